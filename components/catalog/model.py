@@ -1,0 +1,124 @@
+"""The shape of one instance type's facts.
+
+Every fact a component, a validator or a policy needs about an instance type
+lives here and nowhere else. ``None`` means *unknown*: no primary source gave
+the value. Code that depends on an unknown fact must refuse with a clear error
+(see :meth:`InstanceType.require`), never guess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from enum import Enum
+from typing import Optional
+
+
+class AcceleratorKind(str, Enum):
+    GPU = "nvidia-gpu"
+    NEURON = "neuron"
+
+
+class UnknownFactError(ValueError):
+    """A catalog fact needed for a decision is not known from any primary source."""
+
+
+@dataclass(frozen=True)
+class Accelerator:
+    kind: AcceleratorKind
+    name: str
+    count: int
+    """Devices per instance (GPUs, or Trainium/Inferentia chips)."""
+    memory_mib: Optional[int]
+    """Memory per device. GPUs: the usable MiB the EC2 API reports, not the
+    marketing size (A10G is 22888 MiB, not 24 GB). Trainium2: Neuron docs' 96 GiB
+    HBM, because the EC2 API's 524288 MiB per chip contradicts them."""
+    neuron_cores: Optional[int] = None
+    """Physical NeuronCores per instance (Neuron devices only)."""
+
+    @property
+    def resource_names(self) -> tuple[str, ...]:
+        """The Kubernetes extended resources the device plugin advertises."""
+        if self.kind is AcceleratorKind.GPU:
+            return ("nvidia.com/gpu",)
+        return ("aws.amazon.com/neuron", "aws.amazon.com/neuroncore")
+
+
+@dataclass(frozen=True)
+class Network:
+    cards: Optional[int]
+    """Network cards (``MaximumNetworkCards``)."""
+    enis_on_card0: Optional[int]
+    """ENIs the default network card takes; the only card the VPC CNI counts for pods."""
+    ipv4_per_eni: Optional[int]
+    max_pods: Optional[int]
+    """AL2023 nodeadm default: ``enis_on_card0 * (ipv4_per_eni - 1) + 2``."""
+
+
+@dataclass(frozen=True)
+class Efa:
+    supported: bool
+    max_interfaces: Optional[int]
+    """``MaximumEfaInterfaces``; ``None`` when EFA exists but the count is unknown."""
+    cards: Optional[tuple[int, ...]]
+    """Network card indexes that can carry an EFA interface (one EFA per card)."""
+
+
+NO_EFA = Efa(supported=False, max_interfaces=0, cards=())
+
+
+@dataclass(frozen=True)
+class Price:
+    usd_per_hour: float
+    region: str
+    valid_on: date
+    source: str
+
+
+@dataclass(frozen=True)
+class Source:
+    description: str
+    as_of: date
+
+
+@dataclass(frozen=True)
+class InstanceType:
+    name: str
+    arch: str
+    vcpus: Optional[int]
+    memory_gib: Optional[int]
+    accelerator: Optional[Accelerator]
+    network: Network
+    efa: Efa
+    ami_types: tuple[str, ...]
+    """EKS-optimized AMI types that support this type, preferred first."""
+    capacity_block: Optional[bool]
+    """Offered with the ``capacity-block`` usage class (EC2 Capacity Blocks for ML)."""
+    hyperpod: bool
+    """``ml.<name>`` is a SageMaker HyperPod ``ClusterInstanceType``."""
+    hyperpod_training_plan: bool
+    source: Source
+    prices: tuple[Price, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def family(self) -> str:
+        return self.name.split(".")[0]
+
+    @property
+    def hyperpod_name(self) -> str:
+        return f"ml.{self.name}"
+
+    def price(self, region: str) -> Optional[Price]:
+        """The published on-demand price in ``region``, or ``None`` if none is published."""
+        return next((p for p in self.prices if p.region == region), None)
+
+    def require(self, fact: str, value, needed_for: str):
+        """Return ``value``, or refuse ``needed_for`` when the fact is unknown."""
+        if value is None:
+            raise UnknownFactError(
+                f"{self.name}: {fact} is not known from any primary source, "
+                f"so trainstack cannot {needed_for}. "
+                + (" ".join(self.notes) if self.notes else "")
+            )
+        return value

@@ -1,0 +1,79 @@
+"""Typed stack configuration (``trainstack:`` keys) and its validation.
+
+``load_stack_config()`` reads the running program's Pulumi config;
+``validate_stack_config(raw)`` validates a plain mapping of the same keys.
+Both raise :class:`ConfigError`, which names each bad key, its value and the fix.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping, TypeVar
+
+import pulumi
+from pydantic import BaseModel, ValidationError
+
+from .addons import CostConfig, ObservabilityConfig, OperatorsConfig
+from .base import ConfigModel, ConfigValueError
+from .cluster import AddonVersions, EksConfig, SystemNodesConfig
+from .errors import NAMESPACE, ConfigError, ConfigIssue, issues_from_validation_error
+from .hyperpod import HyperPodConfig, InstanceGroupConfig, WorkerGroupConfig
+from .network import ExistingSubnet, ExistingVpc, NetworkConfig
+from .nodegroups import Capacity, NodeGroupConfig, RootVolume, Taint
+from .stack import StackConfig
+from .storage import CheckpointBucketConfig, DataRepositoryConfig, FsxConfig
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def validate_stack_config(raw: Mapping[str, Any]) -> StackConfig:
+    """Validate the ``trainstack:`` keys (without the namespace) as one StackConfig."""
+    return validate(StackConfig, raw, prefix=NAMESPACE, source="the trainstack stack configuration")
+
+
+def validate(model: type[Model], raw: Any, *, prefix: str, source: str | None = None) -> Model:
+    """Validate ``raw`` as ``model``; component Args go through here too, so library callers
+    get the same errors as stack files (paths prefixed with the component's name)."""
+    if isinstance(raw, model):
+        return raw
+    try:
+        return model.model_validate(raw)
+    except ValidationError as error:
+        raise ConfigError(issues_from_validation_error(error, model, prefix),
+                          source or f"{prefix} arguments") from None
+
+
+def load_stack_config() -> StackConfig:
+    """Read every ``trainstack:`` key of the running stack and validate them together.
+
+    All keys of the namespace are read, so a mistyped top-level key
+    (``trainstack:nodegroups``) is an error rather than silently ignored.
+    """
+    config = pulumi.Config(NAMESPACE)
+    raw = {key: _read(config, key) for key in _namespace_keys()}
+    return validate_stack_config(raw)
+
+
+def _namespace_keys() -> list[str]:
+    from pulumi.runtime import config as runtime_config
+
+    keys = set(runtime_config.CONFIG.get()) | set(runtime_config.get_config_env())
+    return sorted(key.split(":", 1)[1] for key in keys if key.startswith(NAMESPACE + ":"))
+
+
+def _read(config: pulumi.Config, key: str) -> Any:
+    """Structured keys arrive as JSON; scalar keys (profile, region) as plain strings."""
+    text = config.get(key)
+    try:
+        return config.require_object(key)
+    except json.JSONDecodeError:
+        return text
+
+
+__all__ = [
+    "AddonVersions", "Capacity", "CheckpointBucketConfig", "ConfigError", "ConfigIssue", "ConfigModel",
+    "ConfigValueError", "CostConfig", "DataRepositoryConfig", "EksConfig", "ExistingSubnet", "ExistingVpc",
+    "FsxConfig", "HyperPodConfig", "InstanceGroupConfig", "NetworkConfig", "NodeGroupConfig",
+    "ObservabilityConfig", "OperatorsConfig", "RootVolume", "StackConfig", "SystemNodesConfig", "Taint",
+    "WorkerGroupConfig", "load_stack_config", "validate", "validate_stack_config",
+]

@@ -1,0 +1,36 @@
+"""Switches for monitoring agents and job operators on EKS clusters."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from .base import ConfigModel
+
+
+class ObservabilityConfig(ConfigModel):
+    container_insights: bool = True
+    """The Amazon CloudWatch Observability add-on (Container Insights with GPU, Neuron and EFA metrics)."""
+    dcgm_exporter: bool = True
+    """NVIDIA DCGM exporter on GPU nodes (skipped where Container Insights already runs one)."""
+    prometheus: bool = False
+    """Prometheus and Grafana (kube-prometheus-stack) with the trainstack GPU dashboard."""
+    neuron_monitor: bool = True
+    """neuron-monitor on Trainium nodes."""
+    retention_days: int = Field(default=15, ge=1, le=3650)
+    """Prometheus and log retention."""
+
+
+class OperatorsConfig(ConfigModel):
+    training_operator: bool = True
+    """Kubeflow training operator (PyTorchJob)."""
+    mpi_operator: bool = False
+    """Kubeflow MPI operator (MPIJob, used by Neuron jobs)."""
+    etcd: bool = False
+    """etcd for elastic PyTorchJob rendezvous."""
+    kueue: bool = False
+    """Kueue job queueing."""
+
+
+class CostConfig(ConfigModel):
+    max_hourly_usd: float | None = Field(default=None, gt=0)
+    """Ceiling on on-demand spend per hour with every group at maxSize; the policy pack enforces it."""

@@ -1,0 +1,136 @@
+"""The EKS control plane, its access, core add-ons and system nodes."""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import Literal, Optional
+
+from pydantic import Field, field_validator
+
+from .. import catalog
+from .base import ConfigModel, ConfigValueError
+
+# Versions in EKS standard or extended support on 2026-11-22 (EKS user guide
+# calendar). 1.31 leaves extended support on 2026-11-26 and is not offered for new
+# clusters; 1.36 dates are unconfirmed.
+EKS_VERSIONS = ("1.32", "1.33", "1.34", "1.35")
+DEFAULT_EKS_VERSION = "1.35"
+
+# VPC CNI 1.18.5 is the first release that can run next to efa-only interfaces
+# (EKS user guide, node-efa).
+VPC_CNI_MIN_FOR_EFA_ONLY = (1, 18, 5)
+
+PRINCIPAL_ARN = re.compile(r"^arn:aws(-cn|-us-gov)?:(iam|sts)::\d{12}:(role|user|assumed-role)/[\w+=,.@/-]+$")
+
+
+class SystemNodesConfig(ConfigModel):
+    """The node group for cluster services (CoreDNS, controllers, operators)."""
+
+    instance_type: str = "c5.2xlarge"
+    """A CPU instance type from the catalog."""
+    min_size: int = Field(default=2, ge=1)
+    desired_size: int = Field(default=2, ge=1)
+    max_size: int = Field(default=4, ge=1)
+
+    @field_validator("instance_type")
+    @classmethod
+    def _cpu_type(cls, value: str) -> str:
+        entry = _catalog_entry(value)
+        if entry.accelerator is not None:
+            raise ConfigValueError(
+                f"'{value}' has accelerators; system nodes run cluster services.",
+                fix="use a CPU type such as c5.2xlarge or m5.2xlarge, and put accelerated "
+                "instances in nodeGroups.",
+            )
+        return value
+
+
+class AddonVersions(ConfigModel):
+    """Pinned EKS managed add-on versions (``v1.19.2-eksbuild.1``); unset means EKS's default for the cluster version."""
+
+    vpc_cni: Optional[str] = None
+    coredns: Optional[str] = None
+    kube_proxy: Optional[str] = None
+    eks_pod_identity_agent: Optional[str] = None
+
+    @field_validator("*")
+    @classmethod
+    def _addon_version(cls, value: Optional[str]) -> Optional[str]:
+        if value is not None and not re.match(r"^v\d+\.\d+\.\d+(-eksbuild\.\d+)?$", value):
+            raise ConfigValueError(f"'{value}' is not an EKS add-on version.",
+                                   fix="write it as EKS lists it, for example v1.19.2-eksbuild.1.")
+        return value
+
+
+class EksConfig(ConfigModel):
+    version: str = DEFAULT_EKS_VERSION
+    """Kubernetes version of the control plane."""
+    endpoint_access: Optional[Literal["private", "public", "publicAndPrivate"]] = None
+    """API server endpoint. Profile default: ``private`` for production (required there),
+    ``publicAndPrivate`` for dev with ``publicAccessCidrs`` as the allowlist. A private
+    endpoint means ``pulumi up`` must run where it can reach the VPC."""
+    public_access_cidrs: list[str] = []
+    """Who may reach a public endpoint (required when the endpoint is public; never 0.0.0.0/0)."""
+    admin_principals: list[str] = []
+    """IAM role or user ARNs granted cluster admin through EKS access entries."""
+    log_types: list[Literal["api", "audit", "authenticator", "controllerManager", "scheduler"]] = [
+        "api", "audit", "authenticator"]
+    """Control plane log types sent to CloudWatch Logs."""
+    system_nodes: SystemNodesConfig = SystemNodesConfig()
+    addon_versions: AddonVersions = AddonVersions()
+
+    @field_validator("version")
+    @classmethod
+    def _version(cls, value: str) -> str:
+        if value not in EKS_VERSIONS:
+            raise ConfigValueError(
+                f"Kubernetes {value} is not a version EKS offers for new clusters.",
+                fix=f"use one of {', '.join(EKS_VERSIONS)} (as a quoted string, e.g. \"{DEFAULT_EKS_VERSION}\").",
+            )
+        return value
+
+    @field_validator("public_access_cidrs")
+    @classmethod
+    def _allowlist(cls, cidrs: list[str]) -> list[str]:
+        for index, cidr in enumerate(cidrs):
+            try:
+                network = ipaddress.ip_network(cidr, strict=True)
+            except ValueError:
+                raise ConfigValueError(f"'{cidr}' is not a CIDR block.", fix="write it as 203.0.113.0/24.",
+                                       path=(index,), value=cidr) from None
+            if network.prefixlen == 0:
+                raise ConfigValueError(
+                    "the whole internet may not reach the Kubernetes API.",
+                    fix="list your office or VPN egress ranges instead of 0.0.0.0/0.",
+                    path=(index,), value=cidr,
+                )
+        return cidrs
+
+    @field_validator("admin_principals")
+    @classmethod
+    def _principals(cls, arns: list[str]) -> list[str]:
+        for index, arn in enumerate(arns):
+            if not PRINCIPAL_ARN.match(arn):
+                raise ConfigValueError(
+                    f"'{arn}' is not an IAM role or user ARN.",
+                    fix="use arn:aws:iam::<12-digit account>:role/<name> (or :user/<name>).",
+                    path=(index,), value=arn,
+                )
+        return arns
+
+
+def vpc_cni_version_tuple(version: str) -> tuple[int, int, int]:
+    major, minor, patch = re.match(r"^v(\d+)\.(\d+)\.(\d+)", version).groups()
+    return int(major), int(minor), int(patch)
+
+
+def _catalog_entry(name: str) -> catalog.InstanceType:
+    try:
+        return catalog.get(name)
+    except catalog.UnknownInstanceTypeError as error:
+        raise ConfigValueError(
+            f"'{name}' is not in the instance catalog.",
+            fix=f"use {' or '.join(error.close_matches)}." if error.close_matches
+            else "use an instance type from the catalog (`trainstack catalog` lists them).",
+        ) from None

@@ -1,0 +1,182 @@
+"""Config errors that name the key, the value and the fix.
+
+Pydantic's errors are turned into :class:`ConfigIssue` records whose path is
+written the way the user wrote the key (``trainstack:nodeGroups[1].instanceType``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import types
+import typing
+from dataclasses import dataclass
+from typing import Any
+
+import pulumi
+from pydantic import BaseModel, ValidationError
+
+from .base import ConfigValueError
+
+NAMESPACE = "trainstack"
+
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class ConfigIssue:
+    path: str
+    value: Any
+    message: str
+    fix: str
+
+    def render(self) -> str:
+        shown = "" if self.value is _MISSING else f" = {self.value!r}"
+        return f"  {self.path}{shown}\n    {self.message}\n    Fix: {self.fix}"
+
+    def as_dict(self) -> dict:
+        return {
+            "path": self.path,
+            "value": None if self.value is _MISSING else self.value,
+            "message": self.message,
+            "fix": self.fix,
+        }
+
+
+class ConfigError(pulumi.RunError):
+    """The stack configuration is invalid. Raised before any resource is registered.
+
+    A ``pulumi.RunError``, so ``pulumi up`` prints the message without a traceback.
+    """
+
+    def __init__(self, issues: list[ConfigIssue], source: str = "the stack configuration"):
+        self.issues = issues
+        self.source = source
+        count = f"{len(issues)} problem{'s' if len(issues) != 1 else ''}"
+        body = "\n".join(issue.render() for issue in issues)
+        super().__init__(f"{source} is invalid ({count}):\n{body}")
+
+
+def format_path(loc: tuple[str | int, ...], prefix: str = NAMESPACE) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return f"{prefix}:{text}" if prefix else text
+
+
+def issues_from_validation_error(
+    error: ValidationError, root: type[BaseModel], prefix: str = NAMESPACE
+) -> list[ConfigIssue]:
+    return [_issue(detail, root, prefix) for detail in error.errors(include_url=False)]
+
+
+def _issue(detail: dict, root: type[BaseModel], prefix: str) -> ConfigIssue:
+    loc = tuple(detail["loc"])
+    kind = detail["type"]
+    value = detail.get("input", _MISSING)
+    ctx = detail.get("ctx") or {}
+    cause = ctx.get("error")
+
+    if isinstance(cause, ConfigValueError):
+        path = loc + cause.path
+        shown = cause.value if cause.value is not None else _lookup(value, cause.path)
+        return ConfigIssue(format_path(path, prefix), shown, cause.message, cause.fix)
+
+    if kind == "extra_forbidden":
+        parent = _model_at(root, loc[:-1])
+        known = sorted(_aliases(parent)) if parent else []
+        unknown = str(loc[-1])
+        close = difflib.get_close_matches(unknown, known, n=1, cutoff=0.5)
+        fix = f"did you mean '{close[0]}'? " if close else ""
+        fix += f"Keys allowed here: {', '.join(known)}." if known else "Remove it."
+        return ConfigIssue(format_path(loc, prefix), value, f"unknown key '{unknown}'.", fix)
+
+    if kind == "missing":
+        parent = _model_at(root, loc[:-1])
+        doc = _field_doc(parent, str(loc[-1])) if parent else None
+        fix = f"add '{loc[-1]}'" + (f" ({doc})" if doc else "") + "."
+        return ConfigIssue(format_path(loc, prefix), _MISSING, "this key is required.", fix)
+
+    if kind == "literal_error":
+        expected = ctx.get("expected", "")
+        return ConfigIssue(format_path(loc, prefix), value, "not an allowed value.", f"use one of {expected}.")
+
+    message = detail["msg"].removeprefix("Value error, ")
+    return ConfigIssue(format_path(loc, prefix), value, message + ".", _generic_fix(kind, ctx))
+
+
+def _generic_fix(kind: str, ctx: dict) -> str:
+    if kind.endswith("_type") or kind.endswith("_parsing"):
+        wanted = kind.removesuffix("_type").removesuffix("_parsing").replace("_", " ")
+        return f"give a {wanted} value."
+    if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
+        bound = next(iter(ctx.values()), "")
+        words = {"greater_than_equal": "at least", "greater_than": "more than",
+                 "less_than_equal": "at most", "less_than": "less than"}
+        return f"use a value {words[kind]} {bound}."
+    if kind == "string_pattern_mismatch":
+        return f"match the pattern {ctx.get('pattern')}."
+    if kind in ("too_short", "too_long"):
+        return "change the number of entries as the message says."
+    return "correct the value as the message says."
+
+
+def _lookup(value: Any, path: tuple) -> Any:
+    for part in path:
+        try:
+            value = value[part]
+        except (KeyError, IndexError, TypeError):
+            try:
+                value = getattr(value, str(part))
+            except AttributeError:
+                return _MISSING
+    return value
+
+
+def _model_at(root: type[BaseModel], loc: tuple) -> type[BaseModel] | None:
+    """The model class that validates the mapping at ``loc`` (to list its keys)."""
+    current: Any = root
+    for part in loc:
+        current = _unwrap(current)
+        if isinstance(part, int):
+            args = typing.get_args(current)
+            current = args[0] if args else None
+        elif isinstance(current, type) and issubclass(current, BaseModel):
+            field = next((f for name, f in current.model_fields.items()
+                          if name == part or f.alias == part), None)
+            current = field.annotation if field else None
+        elif typing.get_origin(current) is dict:
+            current = typing.get_args(current)[1]
+        else:
+            return None
+    current = _unwrap(current)
+    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+
+
+def _unwrap(annotation: Any) -> Any:
+    """Strip Optional[...] and Annotated[...] to reach the container or model type."""
+    while True:
+        origin = typing.get_origin(annotation)
+        if origin is typing.Annotated:
+            annotation = typing.get_args(annotation)[0]
+        elif origin in (typing.Union, types.UnionType):
+            options = [a for a in typing.get_args(annotation) if a is not type(None)]
+            annotation = options[0] if len(options) == 1 else annotation
+            if len(options) != 1:
+                return annotation
+        else:
+            return annotation
+
+
+def _aliases(model: type[BaseModel]) -> list[str]:
+    return [f.alias or name for name, f in model.model_fields.items()]
+
+
+def _field_doc(model: type[BaseModel], key: str) -> str | None:
+    for name, field in model.model_fields.items():
+        if key in (name, field.alias):
+            return (field.description or "").split("\n")[0].rstrip(".") or None
+    return None
+
+
+def issue(path: tuple[str | int, ...], value: Any, message: str, fix: str) -> ConfigIssue:
+    return ConfigIssue(format_path(path), value, message, fix)

@@ -1,0 +1,95 @@
+"""SageMaker HyperPod: instance groups, Slurm partitions, lifecycle options."""
+
+from __future__ import annotations
+
+from typing import Literal, Optional
+
+from pydantic import Field, field_validator, model_validator
+
+from .. import catalog
+from .base import ConfigModel, ConfigValueError
+
+GROUP_NAME = r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$"
+
+
+class InstanceGroupConfig(ConfigModel):
+    name: str = Field(pattern=GROUP_NAME)
+    """Instance group name (letters, digits, dashes)."""
+    instance_type: str
+    """A HyperPod ``ml.`` type, e.g. ml.c5.xlarge or ml.p5.48xlarge."""
+    count: int = Field(ge=1)
+    threads_per_core: Literal[1, 2] = 1
+    """1 disables hyperthreading (the usual choice for training)."""
+    ebs_volume_gib: Optional[int] = Field(default=None, ge=1, le=16384)
+    """Extra EBS volume per instance, mounted at /opt/sagemaker."""
+    deep_health_checks: list[Literal["InstanceStress", "InstanceConnectivity"]] = []
+    """Deep health checks run when instances start (GPU and Trainium groups)."""
+    training_plan_arn: Optional[str] = Field(default=None, pattern=r"^arn:aws[-a-z]*:sagemaker:.*:training-plan/")
+    """A SageMaker training plan that reserves this group's capacity."""
+
+    @field_validator("instance_type")
+    @classmethod
+    def _hyperpod_type(cls, value: str) -> str:
+        valid = catalog.hyperpod_names()
+        if value not in valid:
+            close = catalog.close_matches(value, valid)
+            raise ConfigValueError(
+                f"'{value}' is not a SageMaker HyperPod instance type"
+                + (" (HyperPod types start with 'ml.')" if not value.startswith("ml.") else "") + ".",
+                fix=f"use {' or '.join(close)}." if close else "use an ml. type HyperPod lists, e.g. ml.g5.8xlarge.")
+        return value
+
+
+class WorkerGroupConfig(InstanceGroupConfig):
+    partition: Optional[str] = Field(default=None, pattern=r"^[a-zA-Z0-9_-]{1,64}$")
+    """The Slurm partition of this group (one per group). Default: the group name."""
+
+
+class HyperPodConfig(ConfigModel):
+    orchestrator: Literal["slurm", "eks"] = "slurm"
+    cluster_name: str = Field(pattern=GROUP_NAME)
+    controller: Optional[InstanceGroupConfig] = None
+    """Slurm controller group (exactly one instance); Slurm only."""
+    login: Optional[InstanceGroupConfig] = None
+    """Optional Slurm login group."""
+    workers: list[WorkerGroupConfig] = Field(min_length=1)
+    node_recovery: Literal["Automatic", "None"] = "Automatic"
+    ssh_public_key: Optional[str] = Field(default=None, pattern=r"^(ssh-(ed25519|rsa)|ecdsa-sha2-nistp\d+) ")
+    """A public key installed for the default user, for access through a bastion."""
+
+    @model_validator(mode="after")
+    def _groups(self) -> "HyperPodConfig":
+        if self.orchestrator == "slurm":
+            if self.controller is None:
+                raise ConfigValueError("a Slurm cluster needs a controller group.",
+                                       fix="add controller: {name: controller, instanceType: ml.c5.xlarge, count: 1}.",
+                                       path=("controller",), value=None)
+            if self.controller.count != 1:
+                raise ConfigValueError("the Slurm controller group has exactly one instance.",
+                                       fix="set controller.count: 1.", path=("controller", "count"),
+                                       value=self.controller.count)
+        elif self.controller is not None or self.login is not None:
+            raise ConfigValueError("EKS-orchestrated HyperPod has no Slurm controller or login group.",
+                                   fix="remove controller and login, or use orchestrator: slurm.",
+                                   path=("controller" if self.controller else "login",), value="set")
+        names = [g.name for g in self.groups]
+        duplicate = next((n for n in names if names.count(n) > 1), None)
+        if duplicate:
+            raise ConfigValueError(f"instance group name '{duplicate}' is used twice.",
+                                   fix="give each group its own name.", path=("workers",), value=duplicate)
+        partitions = [w.partition or w.name for w in self.workers]
+        duplicate = next((p for p in partitions if partitions.count(p) > 1), None)
+        if duplicate:
+            raise ConfigValueError(f"Slurm partition '{duplicate}' is used by two worker groups.",
+                                   fix="give each worker group its own partition (HyperPod maps one partition "
+                                   "per group).", path=("workers",), value=duplicate)
+        for index, worker in enumerate(self.workers):
+            if "InstanceConnectivity" in worker.deep_health_checks and worker.count < 2:
+                raise ConfigValueError("the InstanceConnectivity deep health check needs two or more instances.",
+                                       fix="raise count to 2, or run only InstanceStress.",
+                                       path=("workers", index, "deepHealthChecks"), value=worker.deep_health_checks)
+        return self
+
+    @property
+    def groups(self) -> list[InstanceGroupConfig]:
+        return [g for g in (self.controller, self.login) if g is not None] + list(self.workers)

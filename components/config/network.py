@@ -1,0 +1,125 @@
+"""Where the cluster lives: a new VPC, or an existing VPC's subnets."""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import Literal, Optional
+
+from pydantic import Field, field_validator, model_validator
+
+from .base import ConfigModel, ConfigValueError
+
+ZONE_PATTERN = r"^[a-z]{2}(-[a-z]+)+-\d+[a-z]?(-[a-z]+-\d+[a-z])?$"
+
+
+def parse_ipv4_network(value: str) -> ipaddress.IPv4Network:
+    try:
+        return ipaddress.IPv4Network(value, strict=True)
+    except ValueError as error:
+        raise ConfigValueError(
+            f"'{value}' is not an IPv4 CIDR block ({error}).",
+            fix="write it as address/prefix with the host bits zero, for example 10.0.0.0/16.",
+        ) from None
+
+
+class ExistingSubnet(ConfigModel):
+    id: str = Field(pattern=r"^subnet-[0-9a-f]{8,17}$")
+    """Subnet id, ``subnet-…``."""
+    zone: str = Field(pattern=ZONE_PATTERN)
+    """The subnet's availability zone; node groups, reservations and FSx are checked against it."""
+    cidr: str
+    """The subnet's IPv4 CIDR, used to check that node groups at max size fit its IPs."""
+
+    @field_validator("cidr")
+    @classmethod
+    def _cidr(cls, value: str) -> str:
+        parse_ipv4_network(value)
+        return value
+
+
+class ExistingVpc(ConfigModel):
+    vpc_id: str = Field(pattern=r"^vpc-[0-9a-f]{8,17}$")
+    """VPC id, ``vpc-…``."""
+    private_subnets: list[ExistingSubnet] = Field(min_length=1)
+    """Private subnets for nodes, FSx and HyperPod; at least one per zone used."""
+    public_subnets: list[ExistingSubnet] = []
+    """Public subnets (load balancers only); optional."""
+
+
+class NetworkConfig(ConfigModel):
+    """A new VPC (``vpcCidr`` + ``zones``) or an existing one (``existingVpc``)."""
+
+    vpc_cidr: Optional[str] = None
+    """New VPC only: its IPv4 CIDR. Default 10.0.0.0/16."""
+    zones: list[str] = []
+    """New VPC only: availability zones for subnets (EKS needs two or more)."""
+    private_subnet_prefix_length: int = Field(default=18, ge=16, le=26)
+    """New VPC only: size of each zone's private subnet, where nodes and pods take IPs."""
+    public_subnet_prefix_length: int = Field(default=24, ge=16, le=28)
+    """New VPC only: size of each zone's public subnet (NAT gateways, load balancers)."""
+    nat_gateways: Optional[Literal["single", "perZone"]] = None
+    """New VPC only: one NAT gateway for the VPC, or one per zone. Profile default:
+    ``single`` for dev (cost), ``perZone`` for production (a zone outage keeps egress)."""
+    interface_endpoints: bool = False
+    """Add interface endpoints (ECR, STS, EC2, CloudWatch Logs, SSM) for closed networks."""
+    existing_vpc: Optional[ExistingVpc] = None
+    """Use this VPC and its subnets instead of creating one."""
+
+    @field_validator("zones")
+    @classmethod
+    def _zones(cls, zones: list[str]) -> list[str]:
+        for index, zone in enumerate(zones):
+            if not re.match(ZONE_PATTERN, zone):
+                raise ConfigValueError(f"'{zone}' is not an availability zone name.",
+                                       fix="use a zone name such as us-east-1a.", path=(index,), value=zone)
+        if len(set(zones)) != len(zones):
+            raise ConfigValueError("a zone is listed twice.", fix="list each zone once.", value=zones)
+        return zones
+
+    @model_validator(mode="after")
+    def _new_or_existing(self) -> "NetworkConfig":
+        if self.existing_vpc is not None:
+            if self.vpc_cidr is not None or self.zones:
+                raise ConfigValueError(
+                    "existingVpc is set together with vpcCidr/zones; it is one or the other.",
+                    fix="remove vpcCidr and zones (the zones come from the existing subnets), "
+                    "or remove existingVpc to create a new VPC.",
+                    path=("existingVpc",),
+                    value="existingVpc",
+                )
+            return self
+        if len(self.zones) < 2:
+            raise ConfigValueError(
+                "a new VPC needs at least two zones (EKS requires subnets in two availability zones).",
+                fix="list two or more zones, for example [us-east-1a, us-east-1b].",
+                path=("zones",),
+                value=self.zones,
+            )
+        cidr = self.vpc_cidr or "10.0.0.0/16"
+        try:
+            vpc = parse_ipv4_network(cidr)
+        except ConfigValueError as error:
+            raise ConfigValueError(error.message, fix=error.fix, path=("vpcCidr",), value=cidr) from None
+        if not 16 <= vpc.prefixlen <= 24:
+            raise ConfigValueError(f"VPC CIDRs must be /16 to /24, got /{vpc.prefixlen}.",
+                                   fix="use a /16 to /24 block.", path=("vpcCidr",), value=cidr)
+        needed = len(self.zones) * (2 ** (32 - self.private_subnet_prefix_length)
+                                    + 2 ** (32 - self.public_subnet_prefix_length))
+        if needed > vpc.num_addresses:
+            raise ConfigValueError(
+                f"{len(self.zones)} zones x (a /{self.private_subnet_prefix_length} private + "
+                f"/{self.public_subnet_prefix_length} public subnet) need {needed} addresses; "
+                f"{cidr} has {vpc.num_addresses}.",
+                fix="use a larger vpcCidr, fewer zones or smaller subnets (a larger "
+                "privateSubnetPrefixLength).",
+                path=("vpcCidr",), value=cidr,
+            )
+        return self.model_copy(update={"vpc_cidr": cidr})
+
+    @property
+    def private_zones(self) -> list[str]:
+        """Zones that have a private subnet (where nodes, FSx and HyperPod can go)."""
+        if self.existing_vpc is not None:
+            return sorted({subnet.zone for subnet in self.existing_vpc.private_subnets})
+        return list(self.zones)

@@ -1,0 +1,183 @@
+"""Accelerated node groups: instance type, size, zone, EFA and capacity."""
+
+from __future__ import annotations
+
+from typing import Literal, Optional
+
+from pydantic import Field, field_validator, model_validator
+
+from .. import catalog
+from .base import ConfigModel, ConfigValueError
+from .cluster import _catalog_entry
+from .network import ZONE_PATTERN
+
+# EC2 Capacity Blocks hold at most 64 instances each (DescribeCapacityBlockOfferings).
+CAPACITY_BLOCK_MAX_INSTANCES = 64
+
+
+class Capacity(ConfigModel):
+    """Where the group's instances come from.
+
+    * ``none``: regular on-demand capacity.
+    * ``reservation``: an On-Demand Capacity Reservation, by ``reservationId`` or by
+      ``resourceGroupArn`` (a group of reservations).
+    * ``capacityBlock``: an EC2 Capacity Block for ML, by its ``reservationId``.
+    """
+
+    type: Literal["none", "reservation", "capacityBlock"] = "none"
+    reservation_id: Optional[str] = Field(default=None, pattern=r"^cr-[0-9a-f]{8,17}$")
+    """The reservation or capacity block id, ``cr-…``."""
+    resource_group_arn: Optional[str] = Field(default=None, pattern=r"^arn:aws[-a-z]*:resource-groups:")
+    """A resource group of reservations (reservation only)."""
+    zone: Optional[str] = Field(default=None, pattern=ZONE_PATTERN)
+    """The zone the reservation or block is in; must be the node group's zone."""
+    instance_count: Optional[int] = Field(default=None, ge=1)
+    """Instances the reservation or block holds; must cover the group's maxSize."""
+
+    @model_validator(mode="after")
+    def _complete(self) -> "Capacity":
+        if self.type == "none":
+            for key, value in (("reservationId", self.reservation_id), ("resourceGroupArn", self.resource_group_arn),
+                               ("zone", self.zone), ("instanceCount", self.instance_count)):
+                if value is not None:
+                    raise ConfigValueError(f"'{key}' is set but capacity type is 'none'.",
+                                           fix="set type: reservation or type: capacityBlock, or remove the key.",
+                                           path=(key,), value=value)
+            return self
+        if self.type == "reservation" and (self.reservation_id is None) == (self.resource_group_arn is None):
+            raise ConfigValueError("a reservation needs exactly one of reservationId or resourceGroupArn.",
+                                   fix="give the reservation id (cr-…) or the resource group ARN, not both.",
+                                   path=("reservationId",), value=self.reservation_id)
+        if self.type == "capacityBlock":
+            if self.reservation_id is None:
+                raise ConfigValueError("a capacity block needs its reservationId.",
+                                       fix="set reservationId to the block's cr-… id.", path=("reservationId",),
+                                       value=None)
+            if self.resource_group_arn is not None:
+                raise ConfigValueError("capacity blocks are targeted by id, not by resource group.",
+                                       fix="remove resourceGroupArn.", path=("resourceGroupArn",),
+                                       value=self.resource_group_arn)
+        for key, value in (("zone", self.zone), ("instanceCount", self.instance_count)):
+            if value is None:
+                raise ConfigValueError(
+                    f"a {self.type} must declare its {key}, so the plan can check it against the node group.",
+                    fix=f"set {key} as the reservation shows it (aws ec2 describe-capacity-reservations).",
+                    path=(key,), value=None)
+        return self
+
+
+class Taint(ConfigModel):
+    key: str = Field(min_length=1, max_length=316)
+    value: Optional[str] = Field(default=None, max_length=63)
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
+
+
+class RootVolume(ConfigModel):
+    size_gib: int = Field(default=500, ge=20, le=16384)
+    """Root volume size; container images for training are large (the seeds use 500 GiB)."""
+    iops: int = Field(default=3000, ge=3000, le=80000)
+    """gp3 IOPS."""
+    throughput_mibps: int = Field(default=125, ge=125, le=2000)
+    """gp3 throughput."""
+
+
+class NodeGroupConfig(ConfigModel):
+    name: str = Field(pattern=r"^[a-z][a-z0-9-]{0,37}[a-z0-9]$")
+    """Group name: lower case letters, digits and dashes."""
+    instance_type: str
+    """An accelerated instance type from the catalog, e.g. p5.48xlarge or trn1.32xlarge."""
+    min_size: int = Field(default=0, ge=0)
+    desired_size: int = Field(default=0, ge=0)
+    max_size: int = Field(ge=1, le=1000)
+    zone: str = Field(pattern=ZONE_PATTERN)
+    """The one zone the group runs in (EFA traffic does not cross zones)."""
+    efa: Optional[bool] = None
+    """Attach EFA interfaces. Default: on when the instance type supports EFA."""
+    capacity: Capacity = Capacity()
+    placement_group: Optional[bool] = None
+    """A cluster placement group. Default: on for EFA groups on plain on-demand capacity;
+    never with reservations or capacity blocks, whose launches fail with a new group."""
+    root_volume: RootVolume = RootVolume()
+    labels: dict[str, str] = {}
+    """Extra Kubernetes node labels."""
+    taints: list[Taint] = []
+    """Extra taints, besides the accelerator taint the library adds."""
+
+    @field_validator("instance_type")
+    @classmethod
+    def _accelerated(cls, value: str) -> str:
+        entry = _catalog_entry(value)
+        if entry.accelerator is None:
+            raise ConfigValueError(f"'{value}' has no accelerator.",
+                                   fix="use eks.systemNodes for CPU nodes; node groups here are GPU or Trainium.")
+        return value
+
+    @property
+    def instance(self) -> catalog.InstanceType:
+        return catalog.get(self.instance_type)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "NodeGroupConfig":
+        if not self.min_size <= self.desired_size <= self.max_size:
+            raise ConfigValueError(
+                f"sizes must satisfy minSize <= desiredSize <= maxSize, got "
+                f"{self.min_size} / {self.desired_size} / {self.max_size}.",
+                fix="change minSize, desiredSize or maxSize so they are in order.",
+                path=("desiredSize",), value=self.desired_size)
+        efa = self._resolve_efa()
+        self._check_capacity()
+        if self.placement_group and self.capacity.type != "none":
+            why = ("capacity blocks are already co-located in an UltraCluster"
+                   if self.capacity.type == "capacityBlock"
+                   else "an existing reservation cannot move into a new placement group")
+            raise ConfigValueError(f"a placement group cannot be used with a {self.capacity.type}: {why}.",
+                                   fix="set placementGroup: false (or remove it).", path=("placementGroup",),
+                                   value=True)
+        return self.model_copy(update={"efa": efa})
+
+    def _resolve_efa(self) -> bool:
+        instance = self.instance
+        if not instance.efa.supported:
+            if self.efa:
+                efa_types = [t.name for t in catalog.INSTANCE_TYPES
+                             if t.efa.supported and t.family == instance.family]
+                raise ConfigValueError(
+                    f"{self.instance_type} has no EFA.",
+                    fix="set efa: false, or use an EFA type"
+                    + (f" such as {', '.join(efa_types)}." if efa_types else " (p4d, p5, trn1.32xlarge, …)."),
+                    path=("efa",), value=True)
+            return False
+        if instance.efa.max_interfaces is None and self.efa is not False:
+            raise ConfigValueError(
+                f"EFA facts for {self.instance_type} are unknown, so its EFA interfaces cannot be laid out. "
+                + " ".join(instance.notes),
+                fix="set efa: false to run without EFA until the catalog has the facts.",
+                path=("efa",), value=self.efa)
+        return True if self.efa is None else self.efa
+
+    def _check_capacity(self) -> None:
+        capacity = self.capacity
+        if capacity.type == "none":
+            return
+        if capacity.zone != self.zone:
+            raise ConfigValueError(
+                f"the {capacity.type} is in {capacity.zone} but the node group is in {self.zone}; "
+                "instances can only launch into a reservation in its own zone.",
+                fix=f"set zone: {capacity.zone} on the node group (and its subnet), or use a "
+                f"reservation in {self.zone}.", path=("capacity", "zone"), value=capacity.zone)
+        if capacity.instance_count < self.max_size:
+            raise ConfigValueError(
+                f"the {capacity.type} holds {capacity.instance_count} instances but maxSize is {self.max_size}.",
+                fix=f"set maxSize to at most {capacity.instance_count}, or declare the real instanceCount.",
+                path=("maxSize",), value=self.max_size)
+        if capacity.type == "capacityBlock":
+            if not self.instance.capacity_block:
+                raise ConfigValueError(
+                    f"{self.instance_type} is not sold as EC2 Capacity Blocks.",
+                    fix="use an on-demand reservation, or a capacity-block type (p4d, p5, p5e, p5en, "
+                    "p6-b200, p6-b300, trn1.32xlarge, trn2).", path=("capacity", "type"), value=capacity.type)
+            if capacity.instance_count > CAPACITY_BLOCK_MAX_INSTANCES:
+                raise ConfigValueError(
+                    f"a capacity block holds at most {CAPACITY_BLOCK_MAX_INSTANCES} instances.",
+                    fix="split the capacity over several blocks and node groups.",
+                    path=("capacity", "instanceCount"), value=capacity.instance_count)

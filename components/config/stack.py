@@ -1,0 +1,157 @@
+"""StackConfig: one validated model of a stack's ``trainstack:`` configuration.
+
+Each top-level field is one Pulumi config key (``trainstack:nodeGroups`` …).
+Validation runs once, before any resource is registered; the cross-field checks
+here are the ones that need more than one block (zones against the network,
+reservations against node groups, profile rules).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal, Optional
+
+from pydantic import Field, field_validator, model_validator
+
+from .addons import CostConfig, ObservabilityConfig, OperatorsConfig
+from .base import ConfigModel, ConfigValueError
+from .cluster import VPC_CNI_MIN_FOR_EFA_ONLY, EksConfig, vpc_cni_version_tuple
+from .hyperpod import HyperPodConfig
+from .network import NetworkConfig
+from .nodegroups import NodeGroupConfig
+from .storage import CheckpointBucketConfig, FsxConfig
+
+REGION_PATTERN = r"^[a-z]{2}(-gov)?-[a-z]+-\d$"
+
+
+class StackConfig(ConfigModel):
+    profile: Literal["dev", "production"]
+    """``dev``: cheap and reachable (one NAT, public endpoint with an allowlist, groups scale to
+    zero). ``production``: private endpoint, NAT per zone, PERSISTENT_2 only."""
+    region: str = Field(pattern=REGION_PATTERN)
+    """AWS region of every resource in the stack."""
+    network: NetworkConfig
+    eks: Optional[EksConfig] = None
+    """An EKS cluster; required for nodeGroups."""
+    node_groups: list[NodeGroupConfig] = []
+    """Accelerated node groups (GPU or Trainium)."""
+    fsx: Optional[FsxConfig] = None
+    """FSx for Lustre; omit for none."""
+    checkpoint_bucket: CheckpointBucketConfig = CheckpointBucketConfig()
+    hyperpod: Optional[HyperPodConfig] = None
+    observability: ObservabilityConfig = ObservabilityConfig()
+    operators: OperatorsConfig = OperatorsConfig()
+    cost: CostConfig = CostConfig()
+    tags: dict[str, str] = {}
+    """Tags on every AWS resource (provider default tags)."""
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, tags: dict[str, str]) -> dict[str, str]:
+        for key, value in tags.items():
+            if key.lower().startswith("aws:") or not 1 <= len(key) <= 128 or len(value) > 256:
+                raise ConfigValueError(
+                    "tag keys are 1-128 characters and may not start with 'aws:'; values are at most 256.",
+                    fix="rename or shorten the tag.", path=(key,), value=value)
+            if not re.match(r"^[\w .:/=+\-@]*$", key + value):
+                raise ConfigValueError("tags may contain letters, digits, spaces and _ . : / = + - @ only.",
+                                       fix="remove the other characters.", path=(key,), value=value)
+        return tags
+
+    @model_validator(mode="after")
+    def _cross_checks(self) -> "StackConfig":
+        self._check_zones()
+        self._check_node_groups()
+        self._check_fsx()
+        if self.hyperpod is not None and self.hyperpod.orchestrator == "eks" and self.eks is None:
+            raise ConfigValueError("HyperPod with EKS orchestration needs the EKS cluster.",
+                                   fix="add an eks block, or use orchestrator: slurm.",
+                                   path=("hyperpod", "orchestrator"), value="eks")
+        return self._with_profile_defaults()
+
+    def _check_zones(self) -> None:
+        zones = self.network.zones or [s.zone for s in self.network.existing_vpc.private_subnets]
+        for index, zone in enumerate(zones):
+            if not zone.startswith(self.region):
+                path = ("network", "zones", index) if self.network.zones else (
+                    "network", "existingVpc", "privateSubnets", index, "zone")
+                raise ConfigValueError(f"zone {zone} is not in region {self.region}.",
+                                       fix=f"use zones of {self.region} (e.g. {self.region}a), or change region.",
+                                       path=path, value=zone)
+
+    def _check_node_groups(self) -> None:
+        if self.node_groups and self.eks is None:
+            raise ConfigValueError("node groups need an EKS cluster.",
+                                   fix="add an eks block (eks: {} takes every default).",
+                                   path=("nodeGroups",), value=[g.name for g in self.node_groups])
+        seen: set[str] = set()
+        for index, group in enumerate(self.node_groups):
+            if group.name in seen:
+                raise ConfigValueError(f"node group name '{group.name}' is used twice.",
+                                       fix="give each node group its own name.",
+                                       path=("nodeGroups", index, "name"), value=group.name)
+            seen.add(group.name)
+            if group.zone not in self.network.private_zones:
+                raise ConfigValueError(
+                    f"node group zone {group.zone} has no private subnet in the network "
+                    f"(zones: {', '.join(self.network.private_zones)}).",
+                    fix=f"add {group.zone} to network.zones (or an existing subnet in it), or move the group.",
+                    path=("nodeGroups", index, "zone"), value=group.zone)
+        pinned_cni = self.eks.addon_versions.vpc_cni if self.eks else None
+        if pinned_cni and any(g.efa for g in self.node_groups) and \
+                vpc_cni_version_tuple(pinned_cni) < VPC_CNI_MIN_FOR_EFA_ONLY:
+            raise ConfigValueError(
+                f"vpc-cni {pinned_cni} cannot run beside efa-only interfaces (needs 1.18.5 or later).",
+                fix="pin vpc-cni v1.18.5-eksbuild.1 or later, or remove the pin.",
+                path=("eks", "addonVersions", "vpcCni"), value=pinned_cni)
+
+    def _check_fsx(self) -> None:
+        if self.fsx is None:
+            return
+        if self.fsx.zone not in self.network.private_zones:
+            raise ConfigValueError(f"FSx zone {self.fsx.zone} has no private subnet in the network.",
+                                   fix=f"use one of {', '.join(self.network.private_zones)}.",
+                                   path=("fsx", "zone"), value=self.fsx.zone)
+        for group in self.node_groups:
+            if group.zone != self.fsx.zone:
+                raise ConfigValueError(
+                    f"FSx is in {self.fsx.zone} but node group '{group.name}' is in {group.zone}; "
+                    "Lustre traffic across zones is slow and billed.",
+                    fix=f"put the file system in {group.zone}, or the node group in {self.fsx.zone}.",
+                    path=("fsx", "zone"), value=self.fsx.zone)
+        if self.fsx.efa and any(g.instance.family == "trn2" for g in self.node_groups):
+            raise ConfigValueError("EFA-enabled FSx does not support trn2 clients.",
+                                   fix="set fsx.efa: false for stacks with trn2 node groups.",
+                                   path=("fsx", "efa"), value=True)
+        if self.fsx.deployment_type == "SCRATCH_2" and self.profile == "production":
+            raise ConfigValueError("SCRATCH_2 keeps no replica and no backup; production data needs PERSISTENT_2.",
+                                   fix="use deploymentType: PERSISTENT_2, or profile: dev.",
+                                   path=("fsx", "deploymentType"), value="SCRATCH_2")
+
+    def _with_profile_defaults(self) -> "StackConfig":
+        """Fill what the user left unset from the profile, and refuse what the profile forbids."""
+        production = self.profile == "production"
+        updates = {}
+        if self.network.existing_vpc is None and self.network.nat_gateways is None:
+            updates["network"] = self.network.model_copy(
+                update={"nat_gateways": "perZone" if production else "single"})
+        if self.eks is not None:
+            access = self.eks.endpoint_access or ("private" if production else "publicAndPrivate")
+            if production and access != "private":
+                raise ConfigValueError(
+                    "production stacks keep the Kubernetes API private.",
+                    fix="remove endpointAccess (or set it to private) and run `pulumi up` from inside the VPC "
+                    "(a bastion, VPN or CI runner there), or use profile: dev.",
+                    path=("eks", "endpointAccess"), value=access)
+            if access != "private" and not self.eks.public_access_cidrs:
+                raise ConfigValueError(
+                    f"endpointAccess '{access}' opens the API server, but no allowlist is given.",
+                    fix="set eks.publicAccessCidrs to your egress ranges (e.g. [203.0.113.0/24]), "
+                    "or set endpointAccess: private.",
+                    path=("eks", "publicAccessCidrs"), value=[])
+            updates["eks"] = self.eks.model_copy(update={"endpoint_access": access})
+        return self.model_copy(update=updates)
+
+    @property
+    def zones(self) -> list[str]:
+        return self.network.private_zones

@@ -1,0 +1,92 @@
+"""Shared storage: FSx for Lustre and the checkpoint bucket."""
+
+from __future__ import annotations
+
+from typing import Literal, Optional
+
+from pydantic import Field, model_validator
+
+from .base import ConfigModel, ConfigValueError
+from .network import ZONE_PATTERN
+
+# PERSISTENT_2 SSD per-unit throughput tiers, MB/s per TiB (FSx API model).
+PERSISTENT_2_THROUGHPUTS = (125, 250, 500, 1000)
+
+
+class DataRepositoryConfig(ConfigModel):
+    """An S3 data repository association: the bucket prefix mirrored into the file system."""
+
+    s3_path: str = Field(pattern=r"^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?$")
+    """``s3://bucket/prefix/`` to import from and export to."""
+    file_system_path: str = Field(default="/", pattern=r"^/")
+    """Where the prefix appears in the file system."""
+    auto_import: list[Literal["NEW", "CHANGED", "DELETED"]] = ["NEW", "CHANGED", "DELETED"]
+    auto_export: list[Literal["NEW", "CHANGED", "DELETED"]] = []
+
+
+class FsxConfig(ConfigModel):
+    """FSx for Lustre for datasets, scripts, compile caches and checkpoints.
+
+    Changing ``deploymentType``, ``zone``, ``efa``, ``kmsKeyArn`` or shrinking
+    ``storageCapacityGiB`` replaces the file system (and its data); ``protect`` then
+    stops the update instead.
+    """
+
+    deployment_type: Literal["PERSISTENT_2", "SCRATCH_2"] = "PERSISTENT_2"
+    """PERSISTENT_2 (replicated, backed up). SCRATCH_2 is dev-only: no replication, no backups."""
+    storage_capacity_gib: int = Field(default=1200, ge=1200)
+    """Capacity in GiB: 1200, 2400, then multiples of 2400."""
+    per_unit_storage_throughput: Optional[int] = None
+    """PERSISTENT_2: MB/s per TiB, one of 125, 250, 500, 1000. Default 250."""
+    zone: str = Field(pattern=ZONE_PATTERN)
+    """The zone (and so the subnet) of the file system: the accelerated node groups' zone."""
+    efa: bool = False
+    """EFA-enabled file system (PERSISTENT_2 with metadata configuration; not for trn2 clients)."""
+    metadata_iops: Optional[int] = None
+    """User-provisioned metadata IOPS; unset means AUTOMATIC."""
+    kms_key_arn: Optional[str] = Field(default=None, pattern=r"^arn:aws[-a-z]*:kms:")
+    """Customer managed KMS key; unset means the AWS managed key."""
+    backup_retention_days: int = Field(default=7, ge=0, le=90)
+    """Automatic daily backups (persistent types)."""
+    data_repository: Optional[DataRepositoryConfig] = None
+    mount_path: str = Field(default="/fsx", pattern=r"^/")
+    """Where jobs mount the file system."""
+    protect: bool = True
+    """Pulumi ``protect``: the file system cannot be deleted or replaced until this is false."""
+
+    @model_validator(mode="after")
+    def _deployment(self) -> "FsxConfig":
+        capacity = self.storage_capacity_gib
+        if capacity != 1200 and capacity % 2400 != 0:
+            lower = max(2400, capacity // 2400 * 2400)
+            raise ConfigValueError(
+                f"{self.deployment_type} SSD capacity must be 1200, 2400 or a multiple of 2400 GiB.",
+                fix=f"use {lower} or {lower + 2400}.", path=("storageCapacityGiB",), value=capacity)
+        if self.deployment_type == "SCRATCH_2":
+            if self.per_unit_storage_throughput is not None:
+                raise ConfigValueError("SCRATCH_2 has a fixed throughput (200 MB/s/TiB baseline).",
+                                       fix="remove perUnitStorageThroughput, or use PERSISTENT_2.",
+                                       path=("perUnitStorageThroughput",), value=self.per_unit_storage_throughput)
+            if self.efa:
+                raise ConfigValueError("EFA-enabled file systems must be PERSISTENT_2.",
+                                       fix="use deploymentType: PERSISTENT_2 or set efa: false.",
+                                       path=("efa",), value=True)
+            return self
+        throughput = self.per_unit_storage_throughput or 250
+        if throughput not in PERSISTENT_2_THROUGHPUTS:
+            raise ConfigValueError(f"PERSISTENT_2 throughput must be one of {PERSISTENT_2_THROUGHPUTS} MB/s/TiB.",
+                                   fix=f"use one of {', '.join(map(str, PERSISTENT_2_THROUGHPUTS))}.",
+                                   path=("perUnitStorageThroughput",), value=throughput)
+        return self.model_copy(update={"per_unit_storage_throughput": throughput})
+
+
+class CheckpointBucketConfig(ConfigModel):
+    """The S3 bucket that holds checkpoints: versioned, encrypted, private, protected."""
+
+    enabled: bool = True
+    protect: bool = True
+    """Pulumi ``protect``: the bucket cannot be deleted or replaced until this is false."""
+    noncurrent_version_days: int = Field(default=30, ge=1)
+    """Days an overwritten or deleted checkpoint version is kept before it expires."""
+    kms_key_arn: Optional[str] = Field(default=None, pattern=r"^arn:aws[-a-z]*:kms:")
+    """Customer managed KMS key; unset means SSE-KMS with the AWS managed key."""
