@@ -7,7 +7,6 @@ Both raise :class:`ConfigError`, which names each bad key, its value and the fix
 
 from __future__ import annotations
 
-import json
 from typing import Any, Mapping, TypeVar
 
 import pulumi
@@ -63,11 +62,10 @@ def _namespace_keys() -> list[str]:
 
 def _read(config: pulumi.Config, key: str) -> Any:
     """Structured keys arrive as JSON; scalar keys (profile, region) as plain strings."""
-    text = config.get(key)
     try:
         return config.require_object(key)
-    except json.JSONDecodeError:
-        return text
+    except pulumi.ConfigTypeError:
+        return config.get(key)
 
 
 __all__ = [

@@ -20,7 +20,7 @@ class InstanceGroupConfig(ConfigModel):
     count: int = Field(ge=1)
     threads_per_core: Literal[1, 2] = 1
     """1 disables hyperthreading (the usual choice for training)."""
-    ebs_volume_gib: Optional[int] = Field(default=None, ge=1, le=16384)
+    ebs_volume_gib: Optional[int] = Field(default=None, alias="ebsVolumeGiB", ge=1, le=16384)
     """Extra EBS volume per instance, mounted at /opt/sagemaker."""
     deep_health_checks: list[Literal["InstanceStress", "InstanceConnectivity"]] = []
     """Deep health checks run when instances start (GPU and Trainium groups)."""

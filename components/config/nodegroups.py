@@ -73,11 +73,11 @@ class Taint(ConfigModel):
 
 
 class RootVolume(ConfigModel):
-    size_gib: int = Field(default=500, ge=20, le=16384)
+    size_gib: int = Field(default=500, alias="sizeGiB", ge=20, le=16384)
     """Root volume size; container images for training are large (the seeds use 500 GiB)."""
     iops: int = Field(default=3000, ge=3000, le=80000)
     """gp3 IOPS."""
-    throughput_mibps: int = Field(default=125, ge=125, le=2000)
+    throughput_mibps: int = Field(default=125, alias="throughputMiBps", ge=125, le=2000)
     """gp3 throughput."""
 
 

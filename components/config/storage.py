@@ -34,7 +34,7 @@ class FsxConfig(ConfigModel):
 
     deployment_type: Literal["PERSISTENT_2", "SCRATCH_2"] = "PERSISTENT_2"
     """PERSISTENT_2 (replicated, backed up). SCRATCH_2 is dev-only: no replication, no backups."""
-    storage_capacity_gib: int = Field(default=1200, ge=1200)
+    storage_capacity_gib: int = Field(default=1200, alias="storageCapacityGiB", ge=1200)
     """Capacity in GiB: 1200, 2400, then multiples of 2400."""
     per_unit_storage_throughput: Optional[int] = None
     """PERSISTENT_2: MB/s per TiB, one of 125, 250, 500, 1000. Default 250."""

@@ -1,0 +1,111 @@
+"""The ``trainstack`` command.
+
+Exit codes: 0 ok; 1 a mandatory policy failed; 2 the project or its config is
+invalid; 3 the program failed for another reason (``--debug`` shows the traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import traceback
+from pathlib import Path
+
+from . import catalog
+from .config import ConfigError
+
+EXIT_OK, EXIT_POLICY, EXIT_CONFIG, EXIT_FAILURE = 0, 1, 2, 3
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return EXIT_CONFIG
+    try:
+        return args.handler(args)
+    except BrokenPipeError:  # output piped into `head`
+        return EXIT_OK
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="trainstack", description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command")
+
+    plan = commands.add_parser("plan", help="plan a stack offline: resource tree, inputs, options, outputs")
+    plan.add_argument("--stack", "-s", default="dev", help="stack name (stacks/Pulumi.<stack>.yaml); default dev")
+    plan.add_argument("--cwd", type=Path, default=Path.cwd(), help="start the Pulumi.yaml search here")
+    plan.add_argument("--json", action="store_true", help="print the plan record as one JSON document")
+    plan.add_argument("--debug", action="store_true", help="show tracebacks of unexpected failures")
+    plan.set_defaults(handler=_plan)
+
+    listing = commands.add_parser("catalog", help="list the instance catalog")
+    listing.add_argument("--json", action="store_true")
+    listing.set_defaults(handler=_catalog)
+    return parser
+
+
+def _plan(args: argparse.Namespace) -> int:
+    from .plan import ProjectError, find_project, render_json, render_text, run_plan
+
+    try:
+        project = find_project(args.cwd)
+        plan = run_plan(project, args.stack)
+    except ConfigError as error:
+        return _config_failure(error, args.json)
+    except ProjectError as error:
+        return _report(args.json, "project", str(error), EXIT_CONFIG)
+    except Exception as error:  # noqa: BLE001 - the CLI reports, it does not crash
+        if args.debug:
+            traceback.print_exc()
+        return _report(args.json, "program", f"{type(error).__name__}: {error}", EXIT_FAILURE)
+    print(render_json(plan) if args.json else render_text(plan))
+    return EXIT_OK
+
+
+def _config_failure(error: ConfigError, as_json: bool) -> int:
+    if as_json:
+        print(json.dumps({"error": {"kind": "config", "issues": [i.as_dict() for i in error.issues]}}, indent=2))
+    else:
+        print(f"error: {error}", file=sys.stderr)
+    return EXIT_CONFIG
+
+
+def _report(as_json: bool, kind: str, message: str, code: int) -> int:
+    if as_json:
+        print(json.dumps({"error": {"kind": kind, "message": message}}, indent=2))
+    else:
+        print(f"error: {message}", file=sys.stderr)
+        if code == EXIT_FAILURE:
+            print("(run again with --debug for the traceback)", file=sys.stderr)
+    return code
+
+
+def _catalog(args: argparse.Namespace) -> int:
+    rows = []
+    for entry in catalog.INSTANCE_TYPES:
+        accelerator = entry.accelerator
+        price = entry.price("us-east-1")
+        rows.append({
+            "instanceType": entry.name,
+            "accelerator": f"{accelerator.count} x {accelerator.name}" if accelerator else "-",
+            "efaInterfaces": "unknown" if entry.efa.max_interfaces is None else entry.efa.max_interfaces,
+            "maxPods": "unknown" if entry.network.max_pods is None else entry.network.max_pods,
+            "hyperpod": entry.hyperpod,
+            "usdPerHourUsEast1": price.usd_per_hour if price else "no published price",
+        })
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return EXIT_OK
+    header = f"{'instance type':<20} {'accelerators':<18} {'EFA':>7} {'max pods':>8}  {'HyperPod':<8}  us-east-1 $/h"
+    print(header)
+    for row in rows:
+        print(f"{row['instanceType']:<20} {row['accelerator']:<18} {row['efaInterfaces']!s:>7} "
+              f"{row['maxPods']!s:>8}  {'yes' if row['hyperpod'] else 'no':<8}  {row['usdPerHourUsEast1']}")
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,309 @@
+"""Realistic outputs for the offline plan's mocks: the one place they are made.
+
+Ids, ARNs, DNS names and the flat outputs of remote components look like what
+AWS returns, derived deterministically from the resource's type and name so two
+plans of the same program are identical. Provider functions (invokes) the
+program calls must be listed here: an unknown one is an error, so a new
+dependency on cloud data is noticed rather than silently answered with nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Callable
+
+ACCOUNT_ID = "123456789012"
+DEFAULT_REGION = "us-east-1"
+
+
+def _hex(seed: str, length: int = 17) -> str:
+    return hashlib.sha256(seed.encode()).hexdigest()[:length]
+
+
+class UnknownInvokeError(Exception):
+    pass
+
+
+class Fixtures:
+    """Computes a resource's outputs from its inputs, as AWS would."""
+
+    def __init__(self, default_region: str = DEFAULT_REGION):
+        self.default_region = default_region
+        self.provider_regions: dict[str, str] = {}
+
+    # -- resources ---------------------------------------------------------
+    def resource(self, type_token: str, name: str, inputs: dict, provider: str | None) -> tuple[str, dict]:
+        region = self._region(provider)
+        if type_token.startswith("pulumi:providers:"):
+            if inputs.get("region"):
+                self.provider_regions[name] = inputs["region"]
+            return f"{name}-provider-id", dict(inputs)
+        make = _RESOURCES.get(type_token)
+        seed = f"{type_token}/{name}"
+        if make is None:
+            return f"{name}-{_hex(seed, 8)}", dict(inputs)
+        resource_id, computed = make(name, inputs, _Context(region, seed))
+        return resource_id, {**inputs, **computed}
+
+    def _region(self, provider: str | None) -> str:
+        if provider:
+            urn = provider.split("::")[-2] if provider.count("::") >= 4 else provider
+            for name, region in self.provider_regions.items():
+                if urn.endswith(f"::{name}"):
+                    return region
+        return self.default_region
+
+    # -- invokes -----------------------------------------------------------
+    def invoke(self, token: str, args: dict) -> dict:
+        handler = _INVOKES.get(token)
+        if handler is None:
+            raise UnknownInvokeError(
+                f"the offline plan has no fixture for provider function {token}; "
+                "add one to trainstack/plan/fixtures.py")
+        return handler(args, self.default_region)
+
+
+class _Context:
+    def __init__(self, region: str, seed: str):
+        self.region = region
+        self.seed = seed
+
+    def hex(self, length: int = 17) -> str:
+        return _hex(self.seed, length)
+
+    def arn(self, service: str, resource: str, *, region: bool = True) -> str:
+        return f"arn:aws:{service}:{self.region if region else ''}:{ACCOUNT_ID}:{resource}"
+
+
+def _named(inputs: dict, key: str, name: str, ctx: _Context) -> str:
+    """Pulumi auto-names resources ``<logical name>-<7 random chars>`` unless a name is given."""
+    if inputs.get(key):
+        return inputs[key]
+    if inputs.get(key + "Prefix"):
+        return inputs[key + "Prefix"] + ctx.hex(20)
+    return f"{name}-{ctx.hex(7)}"
+
+
+def _bucket(name, inputs, ctx):
+    bucket = _named(inputs, "bucket", name, ctx)
+    return bucket, {"bucket": bucket, "arn": f"arn:aws:s3:::{bucket}", "region": ctx.region,
+                    "bucketDomainName": f"{bucket}.s3.amazonaws.com",
+                    "bucketRegionalDomainName": f"{bucket}.s3.{ctx.region}.amazonaws.com"}
+
+
+def _kms_key(name, inputs, ctx):
+    key_id = f"{ctx.hex(8)}-{ctx.hex(4)}-4{ctx.hex(3)}-a{ctx.hex(3)}-{ctx.hex(12)}"
+    return key_id, {"keyId": key_id, "arn": ctx.arn("kms", f"key/{key_id}")}
+
+
+def _iam_role(name, inputs, ctx):
+    role = _named(inputs, "name", name, ctx)
+    return role, {"name": role, "arn": f"arn:aws:iam::{ACCOUNT_ID}:role{inputs.get('path', '/')}{role}",
+                  "uniqueId": "AROA" + ctx.hex(17).upper()}
+
+
+def _iam_policy(name, inputs, ctx):
+    policy = _named(inputs, "name", name, ctx)
+    arn = f"arn:aws:iam::{ACCOUNT_ID}:policy/{policy}"
+    return arn, {"name": policy, "arn": arn, "policyId": "ANPA" + ctx.hex(17).upper()}
+
+
+def _prefixed(prefix: str, service: str, kind: str, extra: Callable[[str, dict, _Context], dict] | None = None):
+    def make(name, inputs, ctx):
+        resource_id = f"{prefix}-{ctx.hex()}"
+        computed = {"arn": ctx.arn(service, f"{kind}/{resource_id}")}
+        if extra:
+            computed.update(extra(resource_id, inputs, ctx))
+        return resource_id, computed
+    return make
+
+
+def _vpc_extra(resource_id, inputs, ctx):
+    return {"defaultSecurityGroupId": f"sg-{ctx.hex()[::-1]}", "mainRouteTableId": f"rtb-{ctx.hex()[::-1]}",
+            "ownerId": ACCOUNT_ID}
+
+
+def _subnet_extra(resource_id, inputs, ctx):
+    return {"availabilityZoneId": f"use1-az{int(ctx.hex(2), 16) % 6 + 1}", "ownerId": ACCOUNT_ID}
+
+
+def _eip_extra(resource_id, inputs, ctx):
+    host = bytes.fromhex(ctx.hex(6))
+    return {"publicIp": f"52.{host[0]}.{host[1]}.{host[2]}", "allocationId": resource_id}
+
+
+def _launch_template_extra(resource_id, inputs, ctx):
+    return {"latestVersion": 1, "defaultVersion": 1, "name": inputs.get("name") or f"{resource_id}"}
+
+
+def _security_group_extra(resource_id, inputs, ctx):
+    return {"ownerId": ACCOUNT_ID, "name": inputs.get("name") or f"sg-{ctx.hex(7)}"}
+
+
+def _eks_cluster(name, inputs, ctx):
+    cluster = _named(inputs, "name", name, ctx)
+    endpoint = f"https://{ctx.hex(32).upper()}.gr7.{ctx.region}.eks.amazonaws.com"
+    issuer = f"https://oidc.eks.{ctx.region}.amazonaws.com/id/{ctx.hex(32).upper()}"
+    vpc_config = dict(inputs.get("vpcConfig") or {})
+    vpc_config.update({"clusterSecurityGroupId": f"sg-{ctx.hex()[::-1]}", "vpcId": vpc_config.get("vpcId")})
+    return cluster, {
+        "name": cluster, "arn": ctx.arn("eks", f"cluster/{cluster}"), "endpoint": endpoint, "status": "ACTIVE",
+        "certificateAuthority": {"data": _FAKE_CA}, "platformVersion": "eks.1",
+        "identities": [{"oidcs": [{"issuer": issuer}]}], "vpcConfig": vpc_config,
+    }
+
+
+def _eks_component_cluster(name, inputs, ctx):
+    """pulumi-eks's remote Cluster: only its flat outputs are visible offline."""
+    cluster_id, cluster = _eks_cluster(name, inputs, ctx)
+    kubeconfig = _kubeconfig(cluster["name"], cluster["endpoint"], ctx.region)
+    issuer = cluster["identities"][0]["oidcs"][0]["issuer"]
+    return cluster_id, {
+        "kubeconfig": kubeconfig, "kubeconfigJson": json.dumps(kubeconfig),
+        "clusterSecurityGroupId": cluster["vpcConfig"]["clusterSecurityGroupId"],
+        "nodeSecurityGroupId": f"sg-{ctx.hex()}", "oidcIssuer": issuer.removeprefix("https://"),
+        "oidcProviderArn": f"arn:aws:iam::{ACCOUNT_ID}:oidc-provider/{issuer.removeprefix('https://')}",
+        "oidcProviderUrl": issuer.removeprefix("https://"),
+        "eksCluster": None, "core": None,
+    }
+
+
+def _kubeconfig(cluster: str, endpoint: str, region: str) -> dict:
+    return {
+        "apiVersion": "v1", "kind": "Config", "current-context": "aws",
+        "clusters": [{"name": "kubernetes", "cluster": {"server": endpoint, "certificate-authority-data": _FAKE_CA}}],
+        "contexts": [{"name": "aws", "context": {"cluster": "kubernetes", "user": "aws"}}],
+        "users": [{"name": "aws", "user": {"exec": {
+            "apiVersion": "client.authentication.k8s.io/v1beta1", "command": "aws",
+            "args": ["eks", "get-token", "--cluster-name", cluster, "--region", region, "--output", "json"]}}}],
+    }
+
+
+def _node_group(name, inputs, ctx):
+    group = inputs.get("nodeGroupName") or f"{name}-{ctx.hex(7)}"
+    cluster = inputs.get("clusterName", "cluster")
+    return f"{cluster}:{group}", {
+        "nodeGroupName": group, "status": "ACTIVE",
+        "arn": ctx.arn("eks", f"nodegroup/{cluster}/{group}/{ctx.hex(8)}-{ctx.hex(4)}"),
+        "resources": [{"autoscalingGroups": [{"name": f"eks-{group}-{ctx.hex(8)}"}], "remoteAccessSecurityGroupId": ""}],
+    }
+
+
+def _fsx_lustre(name, inputs, ctx):
+    fs_id = f"fs-{ctx.hex()}"
+    return fs_id, {"arn": ctx.arn("fsx", f"file-system/{fs_id}"), "dnsName": f"{fs_id}.fsx.{ctx.region}.amazonaws.com",
+                   "mountName": ctx.hex(8), "networkInterfaceIds": [f"eni-{ctx.hex()}"], "ownerId": ACCOUNT_ID,
+                   "vpcId": f"vpc-{ctx.hex()[::-1]}"}
+
+
+def _ecr_repository(name, inputs, ctx):
+    repo = _named(inputs, "name", name, ctx)
+    return repo, {"name": repo, "arn": ctx.arn("ecr", f"repository/{repo}"), "registryId": ACCOUNT_ID,
+                  "repositoryUrl": f"{ACCOUNT_ID}.dkr.ecr.{ctx.region}.amazonaws.com/{repo}"}
+
+
+def _hyperpod_cluster(name, inputs, ctx):
+    cluster = inputs.get("clusterName") or name
+    arn = ctx.arn("sagemaker", f"cluster/{ctx.hex(12)}")
+    return arn, {"clusterArn": arn, "clusterStatus": "InService", "clusterName": cluster}
+
+
+def _helm_release(name, inputs, ctx):
+    release = inputs.get("name") or f"{name}-{ctx.hex(8)}"
+    return release, {"name": release, "status": {"name": release, "namespace": inputs.get("namespace", "default"),
+                                                 "status": "deployed", "version": 1,
+                                                 "chart": inputs.get("chart"), "appVersion": inputs.get("version")}}
+
+
+def _placement_group(name, inputs, ctx):
+    group = _named(inputs, "name", name, ctx)
+    return group, {"name": group, "arn": ctx.arn("ec2", f"placement-group/{group}"),
+                   "placementGroupId": f"pg-{ctx.hex()}"}
+
+
+def _plain_id(prefix: str):
+    def make(name, inputs, ctx):
+        return f"{prefix}-{ctx.hex()}", {}
+    return make
+
+
+_RESOURCES: dict[str, Callable[[str, dict, _Context], tuple[str, dict]]] = {
+    "aws:s3/bucket:Bucket": _bucket,
+    "aws:s3/bucketV2:BucketV2": _bucket,
+    "aws:kms/key:Key": _kms_key,
+    "aws:iam/role:Role": _iam_role,
+    "aws:iam/policy:Policy": _iam_policy,
+    "aws:ec2/vpc:Vpc": _prefixed("vpc", "ec2", "vpc", _vpc_extra),
+    "aws:ec2/subnet:Subnet": _prefixed("subnet", "ec2", "subnet", _subnet_extra),
+    "aws:ec2/securityGroup:SecurityGroup": _prefixed("sg", "ec2", "security-group", _security_group_extra),
+    "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule": _prefixed("sgr", "ec2", "security-group-rule"),
+    "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule": _prefixed("sgr", "ec2", "security-group-rule"),
+    "aws:ec2/launchTemplate:LaunchTemplate": _prefixed("lt", "ec2", "launch-template", _launch_template_extra),
+    "aws:ec2/internetGateway:InternetGateway": _prefixed("igw", "ec2", "internet-gateway"),
+    "aws:ec2/natGateway:NatGateway": _prefixed("nat", "ec2", "natgateway"),
+    "aws:ec2/eip:Eip": _prefixed("eipalloc", "ec2", "elastic-ip", _eip_extra),
+    "aws:ec2/routeTable:RouteTable": _prefixed("rtb", "ec2", "route-table"),
+    "aws:ec2/routeTableAssociation:RouteTableAssociation": _plain_id("rtbassoc"),
+    "aws:ec2/route:Route": _plain_id("r-rtb"),
+    "aws:ec2/vpcEndpoint:VpcEndpoint": _prefixed("vpce", "ec2", "vpc-endpoint"),
+    "aws:ec2/placementGroup:PlacementGroup": _placement_group,
+    "aws:eks/cluster:Cluster": _eks_cluster,
+    "eks:index:Cluster": _eks_component_cluster,
+    "aws:eks/nodeGroup:NodeGroup": _node_group,
+    "aws:fsx/lustreFileSystem:LustreFileSystem": _fsx_lustre,
+    "aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation": _prefixed("dra", "fsx", "association"),
+    "aws:ecr/repository:Repository": _ecr_repository,
+    "aws-native:sagemaker:Cluster": _hyperpod_cluster,
+    "kubernetes:helm.sh/v3:Release": _helm_release,
+}
+
+
+# -- provider functions ---------------------------------------------------
+def _policy_document(args: dict, region: str) -> dict:
+    """Render ``aws.iam.get_policy_document`` the way the provider does, so rules can read real JSON."""
+    statements = []
+    for statement in args.get("statements") or []:
+        rendered: dict[str, Any] = {}
+        if statement.get("sid"):
+            rendered["Sid"] = statement["sid"]
+        rendered["Effect"] = statement.get("effect", "Allow")
+        for key, field_name in (("actions", "Action"), ("notActions", "NotAction"),
+                                ("resources", "Resource"), ("notResources", "NotResource")):
+            values = statement.get(key)
+            if values:
+                rendered[field_name] = values[0] if len(values) == 1 else sorted(values, reverse=True)
+        for key, field_name in (("principals", "Principal"), ("notPrincipals", "NotPrincipal")):
+            if statement.get(key):
+                rendered[field_name] = {
+                    p["type"]: p["identifiers"][0] if len(p["identifiers"]) == 1 else p["identifiers"]
+                    for p in statement[key]}
+        if statement.get("conditions"):
+            conditions: dict[str, dict] = {}
+            for condition in statement["conditions"]:
+                values = condition["values"]
+                conditions.setdefault(condition["test"], {})[condition["variable"]] = (
+                    values[0] if len(values) == 1 else values)
+            rendered["Condition"] = conditions
+        statements.append(rendered)
+    document = {"Version": args.get("version", "2012-10-17"), "Statement": statements}
+    return {"json": json.dumps(document, indent=2), "minifiedJson": json.dumps(document, separators=(",", ":")),
+            "id": _hex(json.dumps(document), 10)}
+
+
+_INVOKES: dict[str, Callable[[dict, str], dict]] = {
+    "aws:index/getCallerIdentity:getCallerIdentity": lambda args, region: {
+        "accountId": ACCOUNT_ID, "arn": f"arn:aws:iam::{ACCOUNT_ID}:user/plan", "userId": "AIDAPLAN", "id": ACCOUNT_ID},
+    "aws:index/getPartition:getPartition": lambda args, region: {
+        "partition": "aws", "dnsSuffix": "amazonaws.com", "reverseDnsPrefix": "com.amazonaws", "id": "aws"},
+    "aws:index/getRegion:getRegion": lambda args, region: {
+        "name": args.get("region") or region, "region": args.get("region") or region, "id": region,
+        "endpoint": f"ec2.{region}.amazonaws.com", "description": region},
+    "aws:iam/getPolicyDocument:getPolicyDocument": _policy_document,
+    "aws:ssm/getParameter:getParameter": lambda args, region: {
+        "name": args["name"], "value": f"ami-{_hex(args['name'])}", "type": "String", "version": 1,
+        "arn": f"arn:aws:ssm:{region}::parameter{args['name']}", "id": args["name"]},
+}
+
+# A syntactically valid, non-functional PEM body: the plan never connects to a cluster.
+_FAKE_CA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk9GRkxJTkUtUExBTgotLS0tLUVORCBDRVJUSUZJQ0FURS0tLS0tCg=="
