@@ -104,10 +104,15 @@ def _issue(detail: dict, root: type[BaseModel], prefix: str) -> ConfigIssue:
     return ConfigIssue(format_path(loc, prefix), value, message + ".", _generic_fix(kind, ctx))
 
 
+_KINDS = {"int": "a whole number", "float": "a number", "bool": "true or false", "string": "a string",
+          "list": "a list", "dict": "a mapping of keys to values", "model": "a mapping of keys to values",
+          "literal": "one of the listed values"}
+
+
 def _generic_fix(kind: str, ctx: dict) -> str:
     if kind.endswith("_type") or kind.endswith("_parsing"):
-        wanted = kind.removesuffix("_type").removesuffix("_parsing").replace("_", " ")
-        return f"give a {wanted} value."
+        wanted = kind.removesuffix("_type").removesuffix("_parsing")
+        return f"give {_KINDS.get(wanted, 'a ' + wanted.replace('_', ' '))} here."
     if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
         bound = next(iter(ctx.values()), "")
         words = {"greater_than_equal": "at least", "greater_than": "more than",
@@ -174,7 +179,8 @@ def _aliases(model: type[BaseModel]) -> list[str]:
 def _field_doc(model: type[BaseModel], key: str) -> str | None:
     for name, field in model.model_fields.items():
         if key in (name, field.alias):
-            return (field.description or "").split("\n")[0].rstrip(".") or None
+            text = " ".join((field.description or "").replace("``", "").split())
+            return text.split(". ")[0].rstrip(".") or None
     return None
 
 

@@ -71,7 +71,8 @@ class HyperPodConfig(ConfigModel):
         elif self.controller is not None or self.login is not None:
             raise ConfigValueError("EKS-orchestrated HyperPod has no Slurm controller or login group.",
                                    fix="remove controller and login, or use orchestrator: slurm.",
-                                   path=("controller" if self.controller else "login",), value="set")
+                                   path=("controller" if self.controller else "login",),
+                                   value=(self.controller or self.login).name)
         names = [g.name for g in self.groups]
         duplicate = next((n for n in names if names.count(n) > 1), None)
         if duplicate:

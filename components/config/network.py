@@ -86,7 +86,7 @@ class NetworkConfig(ConfigModel):
                     fix="remove vpcCidr and zones (the zones come from the existing subnets), "
                     "or remove existingVpc to create a new VPC.",
                     path=("existingVpc",),
-                    value="existingVpc",
+                    value={"vpcCidr": self.vpc_cidr, "zones": self.zones},
                 )
             return self
         if len(self.zones) < 2:

@@ -26,10 +26,10 @@ REGION_PATTERN = r"^[a-z]{2}(-gov)?-[a-z]+-\d$"
 
 class StackConfig(ConfigModel):
     profile: Literal["dev", "production"]
-    """``dev``: cheap and reachable (one NAT, public endpoint with an allowlist, groups scale to
+    """dev or production: the profile sets secure and cost defaults. ``dev``: cheap and reachable (one NAT, public endpoint with an allowlist, groups scale to
     zero). ``production``: private endpoint, NAT per zone, PERSISTENT_2 only."""
-    region: str = Field(pattern=REGION_PATTERN)
-    """AWS region of every resource in the stack."""
+    region: str
+    """AWS region of every resource in the stack, e.g. us-east-1."""
     network: NetworkConfig
     eks: Optional[EksConfig] = None
     """An EKS cluster; required for nodeGroups."""
@@ -44,6 +44,14 @@ class StackConfig(ConfigModel):
     cost: CostConfig = CostConfig()
     tags: dict[str, str] = {}
     """Tags on every AWS resource (provider default tags)."""
+
+    @field_validator("region")
+    @classmethod
+    def _region(cls, region: str) -> str:
+        if not re.match(REGION_PATTERN, region):
+            raise ConfigValueError(f"'{region}' is not an AWS region name.",
+                                   fix="use a region such as us-east-1 or us-west-2 (no zone letter).")
+        return region
 
     @field_validator("tags")
     @classmethod

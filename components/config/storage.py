@@ -58,10 +58,11 @@ class FsxConfig(ConfigModel):
     def _deployment(self) -> "FsxConfig":
         capacity = self.storage_capacity_gib
         if capacity != 1200 and capacity % 2400 != 0:
-            lower = max(2400, capacity // 2400 * 2400)
+            lower = capacity // 2400 * 2400
+            nearest = (1200, 2400) if lower < 2400 else (lower, lower + 2400)
             raise ConfigValueError(
                 f"{self.deployment_type} SSD capacity must be 1200, 2400 or a multiple of 2400 GiB.",
-                fix=f"use {lower} or {lower + 2400}.", path=("storageCapacityGiB",), value=capacity)
+                fix=f"use {nearest[0]} or {nearest[1]}.", path=("storageCapacityGiB",), value=capacity)
         if self.deployment_type == "SCRATCH_2":
             if self.per_unit_storage_throughput is not None:
                 raise ConfigValueError("SCRATCH_2 has a fixed throughput (200 MB/s/TiB baseline).",
