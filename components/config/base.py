@@ -12,6 +12,10 @@ class ConfigModel(BaseModel):
     Keys are camelCase in YAML (Pulumi's convention); Python callers may use the
     snake_case field names. A key the model does not know is an error, never
     silently dropped: that is how eksctl lost ``capacityReservationId``.
+
+    Validators that resolve a default from other fields (``efa`` from the instance
+    type, endpoint access from the profile) assign it on the validated model: what a
+    model holds after validation is what the components build.
     """
 
     model_config = ConfigDict(
@@ -19,7 +23,6 @@ class ConfigModel(BaseModel):
         validate_by_name=True,
         validate_by_alias=True,
         extra="forbid",
-        frozen=True,
         use_attribute_docstrings=True,
     )
 

@@ -115,7 +115,8 @@ class NetworkConfig(ConfigModel):
                 "privateSubnetPrefixLength).",
                 path=("vpcCidr",), value=cidr,
             )
-        return self.model_copy(update={"vpc_cidr": cidr})
+        self.vpc_cidr = cidr
+        return self
 
     @property
     def private_zones(self) -> list[str]:

@@ -133,7 +133,8 @@ class NodeGroupConfig(ConfigModel):
             raise ConfigValueError(f"a placement group cannot be used with a {self.capacity.type}: {why}.",
                                    fix="set placementGroup: false (or remove it).", path=("placementGroup",),
                                    value=True)
-        return self.model_copy(update={"efa": efa})
+        self.efa = efa
+        return self
 
     def _resolve_efa(self) -> bool:
         instance = self.instance

@@ -139,10 +139,8 @@ class StackConfig(ConfigModel):
     def _with_profile_defaults(self) -> "StackConfig":
         """Fill what the user left unset from the profile, and refuse what the profile forbids."""
         production = self.profile == "production"
-        updates = {}
         if self.network.existing_vpc is None and self.network.nat_gateways is None:
-            updates["network"] = self.network.model_copy(
-                update={"nat_gateways": "perZone" if production else "single"})
+            self.network.nat_gateways = "perZone" if production else "single"
         if self.eks is not None:
             access = self.eks.endpoint_access or ("private" if production else "publicAndPrivate")
             if production and access != "private":
@@ -157,8 +155,8 @@ class StackConfig(ConfigModel):
                     fix="set eks.publicAccessCidrs to your egress ranges (e.g. [203.0.113.0/24]), "
                     "or set endpointAccess: private.",
                     path=("eks", "publicAccessCidrs"), value=[])
-            updates["eks"] = self.eks.model_copy(update={"endpoint_access": access})
-        return self.model_copy(update=updates)
+            self.eks.endpoint_access = access
+        return self
 
     @property
     def zones(self) -> list[str]:

@@ -78,7 +78,8 @@ class FsxConfig(ConfigModel):
             raise ConfigValueError(f"PERSISTENT_2 throughput must be one of {PERSISTENT_2_THROUGHPUTS} MB/s/TiB.",
                                    fix=f"use one of {', '.join(map(str, PERSISTENT_2_THROUGHPUTS))}.",
                                    path=("perUnitStorageThroughput",), value=throughput)
-        return self.model_copy(update={"per_unit_storage_throughput": throughput})
+        self.per_unit_storage_throughput = throughput
+        return self
 
 
 class CheckpointBucketConfig(ConfigModel):

@@ -1,0 +1,53 @@
+"""The trainstack command: the offline plan's tree, its JSON record, exit codes."""
+
+import json
+
+from trainstack import cli
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_plan_prints_the_resource_tree_of_the_dev_stack(capsys):
+    assert cli.main(["plan", "--cwd", str(REPO / "tests")]) == 0
+    out = capsys.readouterr().out
+    assert "Offline plan of trainstack / dev" in out
+    assert "└─ trainstack:index:TrainingStack  dev" in out
+    assert "aws:s3/bucket:Bucket  dev-checkpoints  bucketPrefix=\"dev-checkpoints-\"  [protected]" in out
+    assert "Resources by type:" in out and "Stack outputs:" in out
+
+
+def test_plan_json_is_the_versioned_record_with_inputs_dependencies_options_and_outputs(capsys):
+    assert cli.main(["plan", "--stack", "nemo-p4de", "--cwd", str(REPO), "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["formatVersion"] == 1 and document["stack"] == "nemo-p4de"
+    versioning = next(r for r in document["resources"] if r["name"] == "nemo-p4de-checkpoints-versioning")
+    bucket = next(r for r in document["resources"] if r["type"] == "aws:s3/bucket:Bucket")
+    assert versioning["inputs"]["versioningConfiguration"] == {"status": "Enabled"}
+    assert versioning["propertyDependencies"]["bucket"] == [bucket["urn"]]
+    assert versioning["options"]["provider"].endswith("nemo-p4de-aws-provider-id")
+    assert bucket["options"]["protect"] is True
+    assert document["outputs"]["region"] == "us-east-1"
+
+
+def test_an_unknown_stack_is_exit_code_2_with_the_known_stacks(capsys):
+    assert cli.main(["plan", "--stack", "prod", "--cwd", str(REPO)]) == 2
+    err = capsys.readouterr().err
+    assert "stack 'prod'" in err and "dev, fsdp-p5, hyperpod, nemo-p4de, trn1" in err
+
+
+def test_a_crashing_program_is_exit_code_3_without_a_traceback(tmp_path, capsys):
+    (tmp_path / "Pulumi.yaml").write_text("name: demo\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")
+    (tmp_path / "__main__.py").write_text("raise RuntimeError('boom')\n")
+    assert cli.main(["plan", "--cwd", str(tmp_path)]) == 3
+    err = capsys.readouterr().err
+    assert "RuntimeError: boom" in err and "Traceback" not in err
+
+
+def test_catalog_lists_types_with_efa_counts_and_unpublished_prices(capsys):
+    assert cli.main(["catalog"]) == 0
+    out = capsys.readouterr().out
+    p5 = next(line for line in out.splitlines() if line.startswith("p5.48xlarge "))
+    assert p5.split()[4:6] == ["32", "100"]
+    assert "no published price" in next(line for line in out.splitlines() if line.startswith("p5e.48xlarge"))
