@@ -3,8 +3,7 @@
 
 import pulumi
 
-from trainstack import load_stack_config
-from trainstack.training_stack import TrainingStack
+from trainstack import TrainingStack, load_stack_config
 
 stack = TrainingStack(pulumi.get_stack(), load_stack_config())
 stack.export_outputs()
