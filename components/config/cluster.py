@@ -11,10 +11,12 @@ from pydantic import Field, field_validator
 from .. import catalog
 from .base import ConfigModel, ConfigValueError
 
-# Versions in EKS standard or extended support on 2026-11-22 (EKS user guide
-# calendar). 1.31 leaves extended support on 2026-11-26 and is not offered for new
-# clusters; 1.36 dates are unconfirmed.
-EKS_VERSIONS = ("1.32", "1.33", "1.34", "1.35")
+# Kubernetes versions a new cluster may use. On 2026-11-22 (EKS user guide
+# calendar) 1.32 and 1.33 are in extended support, billed at $0.60 instead of
+# $0.10 per cluster-hour, and 1.36's dates are unconfirmed. The Cluster Autoscaler
+# is pinned per minor version (cluster/autoscaler.py), so a version is offered only
+# with its autoscaler release.
+EKS_VERSIONS = ("1.34", "1.35")
 DEFAULT_EKS_VERSION = "1.35"
 
 # VPC CNI 1.18.5 is the first release that can run next to efa-only interfaces

@@ -17,6 +17,7 @@ from .addons import CostConfig, ObservabilityConfig, OperatorsConfig
 from .base import ConfigModel, ConfigValueError
 from .cluster import VPC_CNI_MIN_FOR_EFA_ONLY, EksConfig, vpc_cni_version_tuple
 from .hyperpod import HyperPodConfig
+from .ip_budget import check_ip_budget
 from .network import NetworkConfig
 from .nodegroups import NodeGroupConfig
 from .storage import CheckpointBucketConfig, FsxConfig
@@ -70,6 +71,7 @@ class StackConfig(ConfigModel):
     def _cross_checks(self) -> "StackConfig":
         self._check_zones()
         self._check_node_groups()
+        check_ip_budget(self)
         self._check_fsx()
         if self.hyperpod is not None and self.hyperpod.orchestrator == "eks" and self.eks is None:
             raise ConfigValueError("HyperPod with EKS orchestration needs the EKS cluster.",

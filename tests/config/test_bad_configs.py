@@ -196,3 +196,17 @@ def test_config_errors_as_json_name_each_issue(valid_config, scratch_project, ca
     assert issues == [{"path": "trainstack:nodeGroups[0].zone", "value": "us-east-1c",
                        "message": issues[0]["message"], "fix": issues[0]["fix"]}]
     assert "us-east-1c" in issues[0]["fix"]
+
+
+def test_ip_budget_names_the_numbers_per_group(valid_config, scratch_project, capsys):
+    valid_config["network"]["privateSubnetPrefixLength"] = 24
+    valid_config["nodeGroups"][0].update(instanceType="p4d.24xlarge", maxSize=4)
+    project = scratch_project("broken", valid_config)
+
+    assert cli.main(["plan", "--stack", "broken", "--cwd", project]) == 2
+
+    stderr = capsys.readouterr().err
+    assert "trainstack:nodeGroups[0].maxSize = 4" in stderr
+    assert "need 2992 IPs but its private subnets hold 251" in stderr
+    assert "gpu: 4 x (1 interface + 688 pod IPs) = 2756" in stderr
+    assert "system nodes: 4 x (1 + 58) = 236" in stderr

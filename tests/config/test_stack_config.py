@@ -33,9 +33,14 @@ def test_efa_defaults_on_for_efa_types_and_off_for_others(valid_config):
     assert plain_group.efa is False
 
 
-def test_efa_can_be_turned_off_explicitly_even_on_p6e_gb200(valid_config):
+def test_p6e_gb200_without_efa_is_still_refused_while_its_network_facts_are_unknown(valid_config):
     valid_config["nodeGroups"][0].update(instanceType="p6e-gb200.36xlarge", efa=False)
-    assert validate_stack_config(valid_config).node_groups[0].efa is False
+    assert validate(NodeGroupConfig, valid_config["nodeGroups"][0], prefix="group").efa is False
+    with pytest.raises(ConfigError) as raised:
+        validate_stack_config(valid_config)
+    issue = raised.value.issues[0]
+    assert issue.path == "trainstack:nodeGroups[0].instanceType"
+    assert "ENIs on network card 0 is not known" in issue.message
 
 
 def test_a_reservation_in_the_groups_zone_that_covers_max_size_is_accepted(valid_config):

@@ -1,0 +1,69 @@
+"""EFA layouts per type: card 0 a plain interface, then efa-only on every EFA card;
+pods per node from the ENIs the layout leaves on card 0."""
+
+import pytest
+
+from trainstack import catalog
+from trainstack.catalog.efa_layout import (
+    InterfaceSlot, efa_layout, max_pods, node_ip_budget, plain_layout)
+
+EXPECTED_EFA = {
+    "p4d.24xlarge": 4, "p4de.24xlarge": 4, "p5.4xlarge": 1, "p5.48xlarge": 32, "p5e.48xlarge": 32,
+    "p5en.48xlarge": 16, "p6-b200.48xlarge": 8, "p6-b300.48xlarge": 16, "g5.8xlarge": 1, "g5.12xlarge": 1,
+    "g5.16xlarge": 1, "g5.24xlarge": 1, "g5.48xlarge": 1, "g6.48xlarge": 1, "g6e.48xlarge": 4,
+    "trn1.32xlarge": 8, "trn1n.32xlarge": 16, "trn2.3xlarge": 1, "trn2.48xlarge": 16,
+}
+
+
+def test_the_expected_table_covers_every_efa_type_whose_count_is_known():
+    known = {t.name for t in catalog.INSTANCE_TYPES if t.efa.supported and t.efa.max_interfaces is not None}
+    assert known == set(EXPECTED_EFA)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_EFA))
+def test_efa_layout_has_one_efa_only_interface_per_efa_card_behind_a_plain_primary(name):
+    layout = efa_layout(catalog.get(name))
+    assert layout[0] == InterfaceSlot(0, 0, "interface")
+    efa = layout[1:]
+    assert len(efa) == EXPECTED_EFA[name]
+    assert all(slot.interface_type == "efa-only" for slot in efa)
+    assert len({slot.network_card_index for slot in efa}) == len(efa)
+    assert all(slot.device_index == (1 if slot.network_card_index == 0 else 0) for slot in efa)
+
+
+def test_p5_48xlarge_gets_32_efa_interfaces_card_0_at_device_1():
+    layout = efa_layout(catalog.get("p5.48xlarge"))
+    assert layout[1] == InterfaceSlot(0, 1, "efa-only")
+    assert [s.network_card_index for s in layout[1:]] == list(range(32))
+
+
+def test_p6_b300_leaves_card_0_plain_and_puts_efa_on_cards_1_to_16():
+    layout = efa_layout(catalog.get("p6-b300.48xlarge"))
+    assert [s for s in layout if s.network_card_index == 0] == [InterfaceSlot(0, 0, "interface")]
+    assert [s.network_card_index for s in layout[1:]] == list(range(1, 17))
+    assert all(s.device_index == 0 for s in layout[1:])
+
+
+def test_p6e_gb200_has_no_layout_while_its_efa_facts_are_unknown():
+    with pytest.raises(catalog.UnknownFactError, match="p6e-gb200.36xlarge"):
+        efa_layout(catalog.get("p6e-gb200.36xlarge"))
+
+
+@pytest.mark.parametrize("name", [t.name for t in catalog.INSTANCE_TYPES if t.network.max_pods is not None])
+def test_without_efa_max_pods_is_nodeadms_default(name):
+    instance = catalog.get(name)
+    assert max_pods(instance, plain_layout()) == instance.network.max_pods
+
+
+@pytest.mark.parametrize("name, pods", [
+    ("p5.48xlarge", 51), ("p5e.48xlarge", 51), ("trn2.48xlarge", 51),  # card 0 has 2 ENIs: one left for pods
+    ("p4d.24xlarge", 688), ("p5en.48xlarge", 149), ("p6-b300.48xlarge", 198),  # b300: no EFA on card 0
+])
+def test_efa_on_card_0_costs_pods_an_eni(name, pods):
+    instance = catalog.get(name)
+    assert max_pods(instance, efa_layout(instance)) == pods
+
+
+def test_efa_only_interfaces_take_no_subnet_ip():
+    p5 = catalog.get("p5.48xlarge")
+    assert node_ip_budget(p5, efa_layout(p5)) == 1 + 51
