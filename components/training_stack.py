@@ -2,8 +2,8 @@
 
 It composes the parts the stack's config asks for, in the order of the
 architecture (see DESIGN.md): the AWS provider for the stack's region and tags,
-then storage. Network, clusters, node groups, FSx, HyperPod and add-ons join
-here as their components land.
+the network, the EKS cluster with its node groups and add-ons, then storage.
+FSx, HyperPod, observability and operators join here as their components land.
 """
 
 from __future__ import annotations
@@ -14,7 +14,10 @@ import pulumi
 import pulumi_aws as aws
 
 from . import catalog
+from .catalog.efa_layout import layout_for
+from .cluster import GpuEksCluster
 from .config import StackConfig, validate_stack_config
+from .network import Network
 from .storage.checkpoint_bucket import CheckpointBucket
 
 # The version of the outputs the stack exports; bumped on any breaking change.
@@ -39,6 +42,17 @@ class TrainingStack(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self))
         in_region = pulumi.ResourceOptions(parent=self, providers=[self.aws_provider])
 
+        self.network = Network(f"{name}-network", {"settings": config.network, "region": config.region},
+                               opts=in_region)
+        self.cluster = None
+        if config.eks is not None:
+            self.cluster = GpuEksCluster(f"{name}-eks", {
+                "settings": config.eks, "node_groups": config.node_groups, "region": config.region,
+                "cluster_name": f"{pulumi.get_project()}-{name}"[:100],
+                "vpc_id": self.network.vpc_id, "private_subnet_ids": self.network.private_subnet_ids,
+                "public_subnet_ids": self.network.public_subnet_ids,
+            }, opts=in_region)
+
         self.checkpoints = (
             CheckpointBucket(f"{name}-checkpoints", {"settings": config.checkpoint_bucket}, opts=in_region)
             if config.checkpoint_bucket.enabled else None)
@@ -47,6 +61,7 @@ class TrainingStack(pulumi.ComponentResource):
             "outputsVersion": OUTPUTS_VERSION,
             "region": config.region,
             "profile": config.profile,
+            "clusterName": self.cluster.cluster_name if self.cluster else None,
             "checkpointBucket": self.checkpoints.bucket_name if self.checkpoints else None,
             "acceleratedGroups": {group.name: _group_facts(group) for group in config.node_groups},
         }
@@ -66,7 +81,7 @@ def _group_facts(group) -> dict[str, Any]:
         "acceleratorResource": accelerator.resource_names[0],
         "acceleratorsPerNode": accelerator.count,
         "neuronCoresPerNode": accelerator.neuron_cores,
-        "efaInterfacesPerNode": instance.efa.max_interfaces if group.efa else 0,
+        "efaInterfacesPerNode": sum(1 for slot in layout_for(instance, group.efa) if slot.interface_type != "interface"),
         "zone": group.zone,
         "maxNodes": group.max_size,
     }

@@ -14,6 +14,9 @@ from .network import ZONE_PATTERN
 # EC2 Capacity Blocks hold at most 64 instances each (DescribeCapacityBlockOfferings).
 CAPACITY_BLOCK_MAX_INSTANCES = 64
 
+# Labels the node groups set themselves; device plugins select nodes by them.
+RESERVED_LABELS = ("nvidia.com/gpu.present", "vpc.amazonaws.com/efa.present", "aws.amazon.com/neuron.present")
+
 
 class Capacity(ConfigModel):
     """Where the group's instances come from.
@@ -111,6 +114,16 @@ class NodeGroupConfig(ConfigModel):
             raise ConfigValueError(f"'{value}' has no accelerator.",
                                    fix="use eks.systemNodes for CPU nodes; node groups here are GPU or Trainium.")
         return value
+
+    @field_validator("labels")
+    @classmethod
+    def _own_labels(cls, labels: dict[str, str]) -> dict[str, str]:
+        for key in labels:
+            if key.startswith("trainstack.io/") or key in RESERVED_LABELS:
+                raise ConfigValueError(
+                    f"label '{key}' is set by trainstack (device plugins and job launchers select on it).",
+                    fix="use another label key.", path=(key,), value=labels[key])
+        return labels
 
     @property
     def instance(self) -> catalog.InstanceType:

@@ -222,6 +222,27 @@ def _placement_group(name, inputs, ctx):
                    "placementGroupId": f"pg-{ctx.hex()}"}
 
 
+def _eks_addon(name, inputs, ctx):
+    cluster, addon = inputs.get("clusterName", "cluster"), inputs.get("addonName", name)
+    # EKS picks the default version for the cluster's Kubernetes version when none is pinned.
+    return f"{cluster}:{addon}", {"arn": ctx.arn("eks", f"addon/{cluster}/{addon}/{ctx.hex(8)}"),
+                                  "addonVersion": inputs.get("addonVersion") or _DEFAULT_ADDON_VERSIONS.get(addon)}
+
+
+_DEFAULT_ADDON_VERSIONS = {"vpc-cni": "v1.20.4-eksbuild.1", "coredns": "v1.12.4-eksbuild.1",
+                           "kube-proxy": "v1.35.0-eksbuild.2", "eks-pod-identity-agent": "v1.3.9-eksbuild.3"}
+
+
+def _pod_identity_association(name, inputs, ctx):
+    association = f"a-{ctx.hex(17)}"
+    return association, {"associationId": association, "associationArn": ctx.arn(
+        "eks", f"podidentityassociation/{inputs.get('clusterName', 'cluster')}/{association}")}
+
+
+def _kms_alias(name, inputs, ctx):
+    return inputs["name"], {"arn": ctx.arn("kms", inputs["name"]), "targetKeyArn": ctx.arn("kms", f"key/{ctx.hex(8)}")}
+
+
 def _plain_id(prefix: str):
     def make(name, inputs, ctx):
         return f"{prefix}-{ctx.hex()}", {}
@@ -232,6 +253,9 @@ _RESOURCES: dict[str, Callable[[str, dict, _Context], tuple[str, dict]]] = {
     "aws:s3/bucket:Bucket": _bucket,
     "aws:s3/bucketV2:BucketV2": _bucket,
     "aws:kms/key:Key": _kms_key,
+    "aws:kms/alias:Alias": _kms_alias,
+    "aws:eks/addon:Addon": _eks_addon,
+    "aws:eks/podIdentityAssociation:PodIdentityAssociation": _pod_identity_association,
     "aws:iam/role:Role": _iam_role,
     "aws:iam/policy:Policy": _iam_policy,
     "aws:ec2/vpc:Vpc": _prefixed("vpc", "ec2", "vpc", _vpc_extra),

@@ -1,0 +1,54 @@
+"""Device plugins for GPU and EFA nodes, each scheduled only where its devices are.
+
+* NVIDIA device plugin (``nvidia.com/gpu``): the AL2023 NVIDIA AMI ships the
+  driver but not the plugin. MOFED is set off: from v0.19.0 the plugin mounted
+  ``/dev/infiniband`` into GPU pods, which collides with the EFA plugin's devices
+  (EKS user guide, device-management-efa). v0.19.3 reverted that default; the
+  value is set anyway so a chart upgrade cannot bring it back silently.
+* EFA device plugin (``vpc.amazonaws.com/efa``): 0.5.10 or later, since older
+  releases count p6-b200's two NVLink ``ibp*`` devices as EFA (10 instead of 8).
+  It crash-loops on nodes without EFA devices, so it selects EFA nodes only.
+"""
+
+from __future__ import annotations
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from ..helm import Chart, helm_release
+from ..nodegroups.accelerated import EFA_PRESENT_LABEL
+from ..nodegroups.gpu import GPU_PRESENT_LABEL, GPU_TAINT
+
+NVIDIA_DEVICE_PLUGIN = Chart("nvidia-device-plugin", "0.20.0", "https://nvidia.github.io/k8s-device-plugin",
+                             "NVIDIA/k8s-device-plugin tag v0.20.0 (1b826acc)")
+EFA_DEVICE_PLUGIN = Chart("aws-efa-k8s-device-plugin", "v0.5.30", "https://aws.github.io/eks-charts",
+                          "aws/eks-charts @5239609 (appVersion v0.5.20)")
+
+ACCELERATOR_TOLERATIONS = [
+    {"key": GPU_TAINT["key"], "operator": "Exists", "effect": "NoSchedule"},
+    {"key": "aws.amazon.com/neuron", "operator": "Exists", "effect": "NoSchedule"},
+]
+
+
+def nvidia_device_plugin(name: str, *, provider: k8s.Provider, parent: pulumi.Resource,
+                         depends_on: list[pulumi.Resource]) -> k8s.helm.v3.Release:
+    return helm_release(
+        f"{name}-nvidia-device-plugin"[:53], NVIDIA_DEVICE_PLUGIN, namespace="kube-system", provider=provider,
+        parent=parent, depends_on=depends_on,
+        values={
+            "mofedEnabled": False,
+            "nodeSelector": {GPU_PRESENT_LABEL: "true"},
+            "tolerations": [{"key": GPU_TAINT["key"], "operator": "Exists", "effect": "NoSchedule"}],
+            "gfd": {"enabled": False},
+        })
+
+
+def efa_device_plugin(name: str, *, provider: k8s.Provider, parent: pulumi.Resource,
+                      depends_on: list[pulumi.Resource]) -> k8s.helm.v3.Release:
+    return helm_release(
+        f"{name}-efa-device-plugin"[:53], EFA_DEVICE_PLUGIN, namespace="kube-system", provider=provider,
+        parent=parent, depends_on=depends_on,
+        values={
+            "nodeSelector": {EFA_PRESENT_LABEL: "true"},
+            "tolerations": ACCELERATOR_TOLERATIONS,
+        })

@@ -1,0 +1,144 @@
+"""GpuEksCluster: an EKS cluster for accelerated training.
+
+    KMS key (secrets encryption)
+    control plane (pulumi-eks): API authentication mode with access entries,
+        control plane logs, endpoint access from the profile
+    core add-ons: vpc-cni, kube-proxy, eks-pod-identity-agent -> system nodes -> coredns
+    EFA security group (when a group uses EFA)
+    accelerated node groups (GpuNodeGroup per GPU group)
+    device plugins (NVIDIA where GPUs are, EFA where EFA is)
+    Cluster Autoscaler (Pod Identity)
+
+pulumi-eks serves the control plane and kubeconfig; its default node group,
+security groups and add-ons are off, so everything that decides correctness is
+ours and visible in the offline plan. With a private endpoint, ``pulumi up`` must
+run where the VPC is reachable: the Kubernetes resources talk to the API server.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence, TypedDict
+
+import pulumi
+import pulumi_aws as aws
+import pulumi_eks as eks
+import pulumi_kubernetes as k8s
+
+from ..addons.device_plugins import efa_device_plugin, nvidia_device_plugin
+from ..catalog import AcceleratorKind
+from ..config import EksConfig, NodeGroupConfig, validate
+from ..network import efa_security_group
+from ..nodegroups import ClusterAttachment, GpuNodeGroup
+from .autoscaler import cluster_autoscaler
+from .core_addons import AFTER_NODES, BEFORE_NODES, core_addon
+from .iam import node_role
+from .system_nodes import SYSTEM_LABELS, system_node_group
+
+CLUSTER_ADMIN_POLICY = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
+
+
+class GpuEksClusterArgs(TypedDict, total=False):
+    settings: EksConfig | dict
+    """The ``eks`` config block."""
+    node_groups: Sequence[NodeGroupConfig | dict]
+    """Accelerated node groups (the ``nodeGroups`` config list)."""
+    cluster_name: str
+    """The EKS cluster name (unique per account and region)."""
+    region: str
+    vpc_id: pulumi.Input[str]
+    private_subnet_ids: dict[str, pulumi.Input[str]]
+    """Private subnet id per zone: nodes, and the control plane's network interfaces."""
+    public_subnet_ids: dict[str, pulumi.Input[str]]
+
+
+class GpuEksCluster(pulumi.ComponentResource):
+    cluster_name: str
+    kubeconfig: pulumi.Output[str]
+    """Kubeconfig (exec auth through the AWS CLI), a secret."""
+    cluster_security_group_id: pulumi.Output[str]
+    node_groups: dict[str, GpuNodeGroup]
+
+    def __init__(self, name: str, args: GpuEksClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        settings = validate(EksConfig, args.get("settings", {}), prefix=f"GpuEksCluster({name}).settings")
+        groups = [validate(NodeGroupConfig, g, prefix=f"GpuEksCluster({name}).nodeGroups[{i}]")
+                  for i, g in enumerate(args.get("node_groups", []))]
+        super().__init__("trainstack:index:GpuEksCluster", name, {}, opts)
+        self.cluster_name = args["cluster_name"]
+        private_subnets = args["private_subnet_ids"]
+        child = pulumi.ResourceOptions(parent=self)
+
+        key = aws.kms.Key(f"{name}-secrets", description=f"EKS secrets encryption for {self.cluster_name}",
+                          enable_key_rotation=True, deletion_window_in_days=30, opts=child)
+        aws.kms.Alias(f"{name}-secrets", name=f"alias/{self.cluster_name}-eks-secrets", target_key_id=key.key_id,
+                      opts=child)
+        self.eks = self._control_plane(name, settings, key, args)
+        self.cluster_security_group_id = self.eks.cluster_security_group_id
+        self.kubeconfig = pulumi.Output.secret(self.eks.kubeconfig_json)
+        control_plane = [self.eks]
+
+        before_nodes = [core_addon(name, addon, cluster_name=self.cluster_name, versions=settings.addon_versions,
+                                   parent=self, depends_on=control_plane) for addon in BEFORE_NODES]
+        nodes_role = node_role(f"{name}-nodes", parent=self)
+        system = system_node_group(
+            f"{name}-system", settings=settings.system_nodes, cluster_name=self.cluster_name,
+            cluster_security_group_id=self.cluster_security_group_id, node_role_arn=nodes_role.arn,
+            subnet_ids=list(private_subnets.values()), parent=self, depends_on=[*control_plane, *before_nodes])
+        after_nodes = [core_addon(name, addon, cluster_name=self.cluster_name, versions=settings.addon_versions,
+                                  parent=self, depends_on=[system]) for addon in AFTER_NODES]
+
+        self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=child)
+        efa_group = (efa_security_group(f"{name}-efa", args["vpc_id"], parent=self)
+                     if any(g.efa for g in groups) else None)
+        attachment = ClusterAttachment(
+            cluster_name=self.cluster_name, cluster_security_group_id=self.cluster_security_group_id,
+            efa_security_group_id=efa_group.id if efa_group else None, node_role_arn=nodes_role.arn,
+            subnet_ids=private_subnets, depends_on=[*control_plane, *before_nodes])
+        self.node_groups = {
+            g.name: GpuNodeGroup(f"{name}-{g.name}", {"settings": g, "cluster": attachment}, opts=child)
+            for g in groups if g.instance.accelerator.kind is AcceleratorKind.GPU}
+        for g in groups:
+            if g.name not in self.node_groups:
+                pulumi.log.warn(f"node group '{g.name}' ({g.instance_type}) is not created: Trainium node groups "
+                                "are not built yet (TrainiumNodeGroup).", resource=self)
+
+        accelerated = [group.node_group for group in self.node_groups.values()]
+        if self.node_groups:
+            nvidia_device_plugin(name, provider=self.provider, parent=self, depends_on=accelerated)
+        if any(g.efa for g in groups if g.name in self.node_groups):
+            efa_device_plugin(name, provider=self.provider, parent=self, depends_on=accelerated)
+        cluster_autoscaler(name, cluster_name=self.cluster_name, kubernetes_version=settings.version,
+                           region=args["region"], system_node_selector=SYSTEM_LABELS, provider=self.provider,
+                           parent=self, depends_on=[system, *after_nodes, *before_nodes])
+        self.register_outputs({"clusterName": self.cluster_name, "kubeconfig": self.kubeconfig,
+                               "clusterSecurityGroupId": self.cluster_security_group_id})
+
+    def _control_plane(self, name: str, settings: EksConfig, key: aws.kms.Key, args: GpuEksClusterArgs) -> eks.Cluster:
+        access = settings.endpoint_access or "private"
+        return eks.Cluster(
+            name,
+            name=self.cluster_name,
+            version=settings.version,
+            vpc_id=args["vpc_id"],
+            private_subnet_ids=list(args["private_subnet_ids"].values()),
+            public_subnet_ids=list(args.get("public_subnet_ids", {}).values()) or None,
+            endpoint_private_access=access in ("private", "publicAndPrivate"),
+            endpoint_public_access=access in ("public", "publicAndPrivate"),
+            public_access_cidrs=settings.public_access_cidrs if access != "private" else None,
+            # HyperPod on EKS and access entries need API mode; the EKS API default is CONFIG_MAP.
+            authentication_mode=eks.AuthenticationMode.API,
+            access_entries={
+                f"admin-{index}": eks.AccessEntryArgs(principal_arn=arn, access_policies={
+                    "cluster-admin": eks.AccessPolicyAssociationArgs(
+                        policy_arn=CLUSTER_ADMIN_POLICY, access_scope={"type": "cluster"})})
+                for index, arn in enumerate(settings.admin_principals)},
+            encryption_config_key_arn=key.arn,
+            enabled_cluster_log_types=list(settings.log_types),
+            skip_default_node_group=True,
+            skip_default_security_groups=True,
+            bootstrap_self_managed_addons=False,
+            use_default_vpc_cni=True,
+            coredns_addon_options=eks.CoreDnsAddonOptionsArgs(enabled=False),
+            kube_proxy_addon_options=eks.KubeProxyAddonOptionsArgs(enabled=False),
+            create_oidc_provider=False,
+            opts=pulumi.ResourceOptions(parent=self),
+        )

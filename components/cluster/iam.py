@@ -1,0 +1,47 @@
+"""IAM roles for nodes and for pods (EKS Pod Identity)."""
+
+from __future__ import annotations
+
+import json
+
+import pulumi
+import pulumi_aws as aws
+
+# What every EKS node needs: join the cluster, pull images, let the VPC CNI
+# manage ENIs (attached to the node role, the CNI's documented default), and SSM
+# for shell access without SSH keys.
+NODE_POLICIES = (
+    "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
+    "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly",
+    "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy",
+    "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore",
+)
+
+
+def _trust(service: str, actions: list[str]) -> str:
+    return json.dumps({"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Principal": {"Service": service}, "Action": actions}]})
+
+
+def node_role(name: str, parent: pulumi.Resource) -> aws.iam.Role:
+    child = pulumi.ResourceOptions(parent=parent)
+    role = aws.iam.Role(name, assume_role_policy=_trust("ec2.amazonaws.com", ["sts:AssumeRole"]),
+                        description="EKS nodes", opts=child)
+    for policy_arn in NODE_POLICIES:
+        aws.iam.RolePolicyAttachment(f"{name}-{policy_arn.rsplit('/', 1)[1]}", role=role.name,
+                                     policy_arn=policy_arn, opts=child)
+    return role
+
+
+def pod_identity_role(
+    name: str, *, cluster_name: pulumi.Input[str], namespace: str, service_account: str,
+    policy: pulumi.Input[str], parent: pulumi.Resource, depends_on: list[pulumi.Resource],
+) -> aws.eks.PodIdentityAssociation:
+    """A role only ``namespace/service_account`` pods of this cluster receive, through EKS Pod Identity."""
+    child = pulumi.ResourceOptions(parent=parent)
+    role = aws.iam.Role(name, assume_role_policy=_trust("pods.eks.amazonaws.com", ["sts:AssumeRole", "sts:TagSession"]),
+                        description=f"Pod Identity for {namespace}/{service_account}", opts=child)
+    aws.iam.RolePolicy(name, role=role.id, policy=policy, opts=child)
+    return aws.eks.PodIdentityAssociation(
+        name, cluster_name=cluster_name, namespace=namespace, service_account=service_account, role_arn=role.arn,
+        opts=pulumi.ResourceOptions(parent=parent, depends_on=depends_on))

@@ -1,0 +1,38 @@
+"""The system node group: CoreDNS, the autoscaler, operators and controllers.
+
+Spread over every private subnet, on the standard AL2023 AMI, with the same
+launch template rules as accelerated groups (IMDSv2, encrypted gp3 root).
+"""
+
+from __future__ import annotations
+
+import pulumi
+import pulumi_aws as aws
+
+from .. import catalog
+from ..catalog.efa_layout import max_pods, plain_layout
+from ..config import Capacity, RootVolume, SystemNodesConfig
+from ..nodegroups.launch_template import launch_template
+
+SYSTEM_LABELS = {"trainstack.io/node-group": "system"}
+
+
+def system_node_group(name: str, *, settings: SystemNodesConfig, cluster_name: str,
+                      cluster_security_group_id: pulumi.Input[str], node_role_arn: pulumi.Input[str],
+                      subnet_ids: list[pulumi.Input[str]], parent: pulumi.Resource,
+                      depends_on: list[pulumi.Resource]) -> aws.eks.NodeGroup:
+    instance = catalog.get(settings.instance_type)
+    layout = plain_layout()
+    template = launch_template(
+        name, layout=layout, security_group_ids=[cluster_security_group_id],
+        root_volume=RootVolume(size_gib=100), max_pods=max_pods(instance, layout), capacity=Capacity(),
+        placement_group=None, parent=parent)
+    return aws.eks.NodeGroup(
+        name, cluster_name=cluster_name, node_role_arn=node_role_arn, subnet_ids=subnet_ids,
+        instance_types=[instance.name], ami_type=instance.ami_types[0], capacity_type="ON_DEMAND",
+        scaling_config={"min_size": settings.min_size, "desired_size": settings.desired_size,
+                        "max_size": settings.max_size},
+        launch_template={"id": template.id, "version": template.latest_version.apply(str)},
+        labels=SYSTEM_LABELS, update_config={"max_unavailable": 1},
+        opts=pulumi.ResourceOptions(parent=parent, depends_on=depends_on,
+                                    ignore_changes=["scalingConfig.desiredSize"]))

@@ -1,0 +1,46 @@
+"""Helm charts as ``helm.v3.Release``: one resource whose chart, pinned version and
+values the offline plan and the policies can read.
+
+Every release is atomic (a failed install or upgrade rolls back instead of
+leaving a half-installed release that blocks the next ``pulumi up``) and has a
+timeout, so a DaemonSet waiting for nodes that never come cannot hang the update.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional, Sequence
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+RELEASE_TIMEOUT_SECONDS = 600
+
+
+@dataclass(frozen=True)
+class Chart:
+    name: str
+    version: str
+    repository: str
+    source: str
+    """Where the pinned version was read, and when."""
+
+
+def helm_release(
+    name: str, chart: Chart, *, namespace: str, values: dict[str, Any], provider: k8s.Provider,
+    parent: pulumi.Resource, depends_on: Optional[Sequence[pulumi.Resource]] = None,
+) -> k8s.helm.v3.Release:
+    return k8s.helm.v3.Release(
+        name,
+        name=name,
+        chart=chart.name,
+        version=chart.version,
+        repository_opts={"repo": chart.repository},
+        namespace=namespace,
+        values=values,
+        atomic=True,
+        cleanup_on_fail=True,
+        timeout=RELEASE_TIMEOUT_SECONDS,
+        max_history=5,
+        opts=pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=list(depends_on or [])),
+    )

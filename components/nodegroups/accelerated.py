@@ -1,0 +1,141 @@
+"""AcceleratedNodeGroup: the shared base of GPU and Trainium node groups.
+
+One zone and its subnet; a launch template with the type's EFA layout, IMDSv2,
+an encrypted gp3 root volume, the reservation or capacity block, and pods per
+node sized for what the layout leaves on card 0; a cluster placement group only
+on plain on-demand EFA capacity; labels and a taint so only accelerator work
+lands here; and the Auto Scaling group tags that let the Cluster Autoscaler
+scale the group from zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, TypedDict
+
+import pulumi
+import pulumi_aws as aws
+
+from .. import catalog
+from ..catalog.efa_layout import layout_for, max_pods
+from ..config import NodeGroupConfig, validate
+from .launch_template import capacity_settings, launch_template
+
+EFA_RESOURCE = "vpc.amazonaws.com/efa"
+EFA_PRESENT_LABEL = "vpc.amazonaws.com/efa.present"
+
+_TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
+
+
+@dataclass
+class ClusterAttachment:
+    """What a node group needs from its cluster and network."""
+
+    cluster_name: str
+    cluster_security_group_id: pulumi.Input[str]
+    node_role_arn: pulumi.Input[str]
+    subnet_ids: dict[str, pulumi.Input[str]]
+    """Private subnet id per zone."""
+    efa_security_group_id: Optional[pulumi.Input[str]] = None
+    """The EFA security group; required for EFA groups."""
+    depends_on: list[pulumi.Resource] = field(default_factory=list)
+    """The control plane and the VPC CNI add-on: nodes cannot become Ready before them."""
+
+
+class AcceleratedNodeGroupArgs(TypedDict):
+    settings: NodeGroupConfig | dict
+    """One entry of the ``nodeGroups`` config list."""
+    cluster: ClusterAttachment
+
+
+class AcceleratedNodeGroup(pulumi.ComponentResource):
+    TYPE = "trainstack:index:AcceleratedNodeGroup"
+
+    node_group: aws.eks.NodeGroup
+    launch_template: aws.ec2.LaunchTemplate
+    max_pods: int
+    """Pods per node after the EFA layout."""
+
+    def __init__(self, name: str, args: AcceleratedNodeGroupArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        settings = validate(NodeGroupConfig, args["settings"], prefix=f"{type(self).__name__}({name})")
+        instance = catalog.get(settings.instance_type)
+        self._check_accelerator(settings, instance)
+        super().__init__(self.TYPE, name, {}, opts)
+        cluster = args["cluster"]
+        if settings.efa and cluster.efa_security_group_id is None:
+            raise ValueError(f"node group {name} uses EFA but its ClusterAttachment has no efa_security_group_id")
+        child = pulumi.ResourceOptions(parent=self)
+
+        layout = layout_for(instance, settings.efa)
+        self.max_pods = max_pods(instance, layout)
+        placement = None
+        if settings.placement_group if settings.placement_group is not None else (
+                settings.efa and settings.capacity.type == "none"):
+            placement = aws.ec2.PlacementGroup(name, strategy="cluster", opts=child).name
+        security_groups = [cluster.cluster_security_group_id] + (
+            [cluster.efa_security_group_id] if settings.efa else [])
+        self.launch_template = launch_template(
+            name, layout=layout, security_group_ids=security_groups, root_volume=settings.root_volume,
+            max_pods=self.max_pods, capacity=settings.capacity, placement_group=placement, parent=self)
+
+        self.labels = {**settings.labels, **self.accelerator_labels(settings, instance)}
+        self.taints = [*({"key": t.key, "value": t.value, "effect": t.effect} for t in settings.taints),
+                       self.accelerator_taint()]
+        _, _, capacity_type = capacity_settings(settings.capacity)
+        self.node_group = aws.eks.NodeGroup(
+            name,
+            cluster_name=cluster.cluster_name,
+            node_role_arn=cluster.node_role_arn,
+            subnet_ids=[cluster.subnet_ids[settings.zone]],
+            instance_types=[instance.name],
+            ami_type=instance.ami_types[0],
+            capacity_type=capacity_type,
+            scaling_config={"min_size": settings.min_size, "desired_size": settings.desired_size,
+                            "max_size": settings.max_size},
+            launch_template={"id": self.launch_template.id, "version": self.launch_template.latest_version.apply(str)},
+            labels=self.labels,
+            taints=[{**t, "effect": _TAINT_EFFECTS[t["effect"]]} for t in self.taints],
+            update_config={"max_unavailable": 1},
+            tags={"trainstack:node-group": name},
+            # The Cluster Autoscaler and operators move desired size; a later `pulumi up`
+            # must not fight them over it.
+            opts=pulumi.ResourceOptions(parent=self, depends_on=cluster.depends_on,
+                                        ignore_changes=["scalingConfig.desiredSize"]),
+        )
+        self._scale_from_zero_tags(name, instance, settings)
+        self.register_outputs({"nodeGroupName": self.node_group.node_group_name, "maxPods": self.max_pods,
+                               "labels": self.labels, "instanceType": instance.name})
+
+    # -- what GPU and Trainium groups say differently ------------------------
+    def _check_accelerator(self, settings: NodeGroupConfig, instance: catalog.InstanceType) -> None:
+        """Refuse an instance type this kind of group does not run."""
+
+    def accelerator_labels(self, settings: NodeGroupConfig, instance: catalog.InstanceType) -> dict[str, str]:
+        labels = {
+            "trainstack.io/node-group": settings.name,
+            "trainstack.io/accelerator": instance.accelerator.kind.value,
+            "trainstack.io/efa-interfaces": str(instance.efa.max_interfaces if settings.efa else 0),
+        }
+        if settings.efa:
+            labels[EFA_PRESENT_LABEL] = "true"
+        return labels
+
+    def accelerator_taint(self) -> dict:
+        raise NotImplementedError
+
+    def _scale_from_zero_tags(self, name: str, instance: catalog.InstanceType, settings: NodeGroupConfig) -> None:
+        """The Cluster Autoscaler reads labels and taints of managed node groups from EKS, but
+        extended resources only from these ASG tags; without them a group at zero never grows."""
+        resources = {instance.accelerator.resource_names[0]: instance.accelerator.count}
+        if instance.accelerator.neuron_cores:
+            resources["aws.amazon.com/neuroncore"] = instance.accelerator.neuron_cores
+        if settings.efa:
+            resources[EFA_RESOURCE] = instance.efa.max_interfaces
+        asg_name = self.node_group.resources.apply(lambda r: r[0].autoscaling_groups[0].name)
+        for resource, count in resources.items():
+            aws.autoscaling.Tag(
+                f"{name}-template-{resource.replace('/', '-').replace('.', '-')}",
+                autoscaling_group_name=asg_name,
+                tag={"key": f"k8s.io/cluster-autoscaler/node-template/resources/{resource}", "value": str(count),
+                     "propagate_at_launch": False},
+                opts=pulumi.ResourceOptions(parent=self))

@@ -1,0 +1,99 @@
+"""The launch template of an EKS managed node group: interfaces, IMDS, root volume,
+capacity, placement and the kubelet's pods-per-node.
+
+The template carries no subnet (EKS rejects one; the node group's subnet is
+used) and no AMI id (the node group's AMI type picks the EKS-optimized AMI and
+EKS merges its bootstrap with the NodeConfig given here).
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Optional, Sequence
+
+import pulumi
+import pulumi_aws as aws
+
+from ..catalog.efa_layout import InterfaceSlot
+from ..config import Capacity, RootVolume
+
+# IMDSv2 only. A hop limit of 1 keeps pods (one network hop further) away from the
+# node role's credentials; pods get AWS credentials and region through EKS Pod
+# Identity. The EKS docs disagree on the managed default (1 or 2), so it is set.
+IMDS_HOP_LIMIT = 1
+
+
+def nodeadm_user_data(max_pods: int) -> str:
+    """An AL2023 NodeConfig part setting maxPods; EKS merges it with its own bootstrap."""
+    boundary = "TRAINSTACK"
+    document = "\n".join([
+        "MIME-Version: 1.0",
+        f'Content-Type: multipart/mixed; boundary="{boundary}"',
+        "",
+        f"--{boundary}",
+        "Content-Type: application/node.eks.aws",
+        "",
+        "apiVersion: node.eks.aws/v1alpha1",
+        "kind: NodeConfig",
+        "spec:",
+        "  kubelet:",
+        "    config:",
+        f"      maxPods: {max_pods}",
+        "",
+        f"--{boundary}--",
+        "",
+    ])
+    return base64.b64encode(document.encode()).decode()
+
+
+def network_interfaces(layout: Sequence[InterfaceSlot], security_group_ids: Sequence[pulumi.Input[str]]) -> list[dict]:
+    return [{
+        "network_card_index": slot.network_card_index,
+        "device_index": slot.device_index,
+        "interface_type": slot.interface_type,
+        "security_groups": list(security_group_ids),
+        "delete_on_termination": "true",
+    } for slot in layout]
+
+
+def capacity_settings(capacity: Capacity) -> tuple[Optional[dict], Optional[dict], str]:
+    """(capacityReservationSpecification, instanceMarketOptions, the node group's capacity type)."""
+    if capacity.type == "none":
+        return None, None, "ON_DEMAND"
+    if capacity.resource_group_arn:
+        target = {"capacity_reservation_resource_group_arn": capacity.resource_group_arn}
+    else:
+        target = {"capacity_reservation_id": capacity.reservation_id}
+    reservation = {"capacity_reservation_target": target}
+    if capacity.type == "capacityBlock":
+        return reservation, {"market_type": "capacity-block"}, "CAPACITY_BLOCK"
+    return reservation, None, "ON_DEMAND"
+
+
+def launch_template(
+    name: str, *, layout: Sequence[InterfaceSlot], security_group_ids: Sequence[pulumi.Input[str]],
+    root_volume: RootVolume, max_pods: int, capacity: Capacity, placement_group: Optional[pulumi.Input[str]],
+    parent: pulumi.Resource,
+) -> aws.ec2.LaunchTemplate:
+    reservation, market, _ = capacity_settings(capacity)
+    uses_efa = any(slot.interface_type != "interface" for slot in layout)
+    return aws.ec2.LaunchTemplate(
+        name,
+        description=f"EKS nodes {name}",
+        update_default_version=True,
+        metadata_options={"http_endpoint": "enabled", "http_tokens": "required",
+                          "http_put_response_hop_limit": IMDS_HOP_LIMIT},
+        block_device_mappings=[{"device_name": "/dev/xvda", "ebs": {
+            "volume_type": "gp3", "volume_size": root_volume.size_gib, "iops": root_volume.iops,
+            "throughput": root_volume.throughput_mibps, "encrypted": "true", "delete_on_termination": "true"}}],
+        # With interfaces in the template, security groups must sit on the interfaces;
+        # either way EKS then leaves out the cluster security group, so it is listed here.
+        network_interfaces=network_interfaces(layout, security_group_ids) if uses_efa else None,
+        vpc_security_group_ids=None if uses_efa else list(security_group_ids),
+        capacity_reservation_specification=reservation,
+        instance_market_options=market,
+        placement={"group_name": placement_group} if placement_group is not None else None,
+        user_data=nodeadm_user_data(max_pods),
+        tag_specifications=[{"resource_type": kind, "tags": {"Name": name}} for kind in ("instance", "volume")],
+        opts=pulumi.ResourceOptions(parent=parent),
+    )
