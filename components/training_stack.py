@@ -63,7 +63,8 @@ class TrainingStack(pulumi.ComponentResource):
             "profile": config.profile,
             "clusterName": self.cluster.cluster_name if self.cluster else None,
             "checkpointBucket": self.checkpoints.bucket_name if self.checkpoints else None,
-            "acceleratedGroups": {group.name: _group_facts(group) for group in config.node_groups},
+            "acceleratedGroups": {group.name: _group_facts(group) for group in config.node_groups
+                                  if self.cluster and group.name in self.cluster.node_groups},
         }
         self.register_outputs(self.outputs)
 

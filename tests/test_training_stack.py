@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from trainstack import ConfigError, catalog
+from trainstack import ConfigError
 from trainstack.plan import find_project, run_plan, run_program
 from trainstack.training_stack import OUTPUTS_VERSION, TrainingStack
 
@@ -36,12 +36,18 @@ def test_nemo_outputs_describe_the_p4de_group_from_the_catalog():
         "neuronCoresPerNode": None, "efaInterfacesPerNode": 4, "zone": "us-east-1a", "maxNodes": 2}}
 
 
-def test_trn1_outputs_carry_neuron_devices_and_cores():
-    group = run_plan(PROJECT, "trn1").outputs["acceleratedGroups"]["trn1"]
-    trn1 = catalog.get("trn1.32xlarge")
-    assert group["acceleratorResource"] == "aws.amazon.com/neuron"
-    assert (group["acceleratorsPerNode"], group["neuronCoresPerNode"], group["efaInterfacesPerNode"]) == (
-        trn1.accelerator.count, trn1.accelerator.neuron_cores, trn1.efa.max_interfaces) == (16, 32, 8)
+def test_a_trainium_group_is_not_advertised_until_it_is_built_and_the_plan_says_so():
+    plan = run_plan(PROJECT, "trn1")
+    assert plan.outputs["acceleratedGroups"] == {}
+    assert not [g for g in plan.by_type("aws:eks/nodeGroup:NodeGroup") if "trn1" in g.inputs["instanceTypes"]]
+    assert {"severity": "warning", "message": "node group 'trn1' (trn1.32xlarge) is not created: Trainium node "
+            "groups are not built yet (TrainiumNodeGroup)."} in plan.diagnostics
+
+
+def test_dev_outputs_name_the_cluster_and_its_gpu_group():
+    outputs = run_plan(PROJECT, "dev").outputs
+    assert outputs["clusterName"] == "trainstack-dev"
+    assert outputs["acceleratedGroups"]["gpu"]["efaInterfacesPerNode"] == 0
 
 
 def test_the_provider_pins_the_region_and_tags_everything():

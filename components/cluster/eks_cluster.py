@@ -57,6 +57,7 @@ class GpuEksCluster(pulumi.ComponentResource):
     """Kubeconfig (exec auth through the AWS CLI), a secret."""
     cluster_security_group_id: pulumi.Output[str]
     node_groups: dict[str, GpuNodeGroup]
+    """The accelerated node groups created, by config name."""
 
     def __init__(self, name: str, args: GpuEksClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
         settings = validate(EksConfig, args.get("settings", {}), prefix=f"GpuEksCluster({name}).settings")
@@ -87,24 +88,25 @@ class GpuEksCluster(pulumi.ComponentResource):
                                   parent=self, depends_on=[system]) for addon in AFTER_NODES]
 
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=child)
+        gpu_groups = [g for g in groups if g.instance.accelerator.kind is AcceleratorKind.GPU]
+        for g in groups:
+            if g not in gpu_groups:
+                pulumi.log.warn(f"node group '{g.name}' ({g.instance_type}) is not created: Trainium node groups "
+                                "are not built yet (TrainiumNodeGroup).", resource=self)
         efa_group = (efa_security_group(f"{name}-efa", args["vpc_id"], parent=self)
-                     if any(g.efa for g in groups) else None)
+                     if any(g.efa for g in gpu_groups) else None)
         attachment = ClusterAttachment(
             cluster_name=self.cluster_name, cluster_security_group_id=self.cluster_security_group_id,
             efa_security_group_id=efa_group.id if efa_group else None, node_role_arn=nodes_role.arn,
             subnet_ids=private_subnets, depends_on=[*control_plane, *before_nodes])
         self.node_groups = {
             g.name: GpuNodeGroup(f"{name}-{g.name}", {"settings": g, "cluster": attachment}, opts=child)
-            for g in groups if g.instance.accelerator.kind is AcceleratorKind.GPU}
-        for g in groups:
-            if g.name not in self.node_groups:
-                pulumi.log.warn(f"node group '{g.name}' ({g.instance_type}) is not created: Trainium node groups "
-                                "are not built yet (TrainiumNodeGroup).", resource=self)
+            for g in gpu_groups}
 
         accelerated = [group.node_group for group in self.node_groups.values()]
-        if self.node_groups:
+        if gpu_groups:
             nvidia_device_plugin(name, provider=self.provider, parent=self, depends_on=accelerated)
-        if any(g.efa for g in groups if g.name in self.node_groups):
+        if efa_group is not None:
             efa_device_plugin(name, provider=self.provider, parent=self, depends_on=accelerated)
         cluster_autoscaler(name, cluster_name=self.cluster_name, kubernetes_version=settings.version,
                            region=args["region"], system_node_selector=SYSTEM_LABELS, provider=self.provider,

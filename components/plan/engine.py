@@ -9,6 +9,7 @@ and the fixtures answer with realistic outputs. Generic: it names no component.
 from __future__ import annotations
 
 import contextvars
+import logging
 import os
 import runpy
 import sys
@@ -50,6 +51,17 @@ class _PlanMocks(mocks.Mocks):
         return self.fixtures.invoke(args.token, args.args)
 
 
+class _DiagnosticsLog(logging.Handler):
+    """Keeps the program's warnings and errors (``pulumi.log.warn`` ...) in the plan."""
+
+    def __init__(self, plan: Plan):
+        super().__init__(level=logging.WARNING)
+        self.plan = plan
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.plan.diagnostics.append({"severity": record.levelname.lower(), "message": record.getMessage()})
+
+
 class RecordingMonitor(mocks.MockMonitor):
     """A mock monitor that keeps the full registration request of every resource."""
 
@@ -69,7 +81,7 @@ class RecordingMonitor(mocks.MockMonitor):
             custom=bool(request.custom),
             remote=bool(request.remote),
             inputs=inputs,
-            outputs=_struct_to_plain(response.object) if request.custom else {},
+            outputs=_struct_to_plain(response.object) if request.custom or request.remote else {},
             dependencies=list(request.dependencies),
             property_dependencies={k: list(v.urns) for k, v in request.propertyDependencies.items() if v.urns},
             options=_options(request),
@@ -117,7 +129,11 @@ def _run(program: Callable[[], Any], config: dict[str, str], plan: Plan, fixture
     set_all_config(config, plan.secret_config_keys)
     settings.ROOT.set(None)
     monitor = RecordingMonitor(plan, _PlanMocks(fixtures, plan))
-    mocks.set_mocks(monitor.mocks, project=plan.project, stack=plan.stack, preview=False, monitor=monitor)
+    logger = logging.getLogger(f"trainstack.plan.{id(plan)}")
+    logger.propagate = False
+    logger.addHandler(_DiagnosticsLog(plan))
+    mocks.set_mocks(monitor.mocks, project=plan.project, stack=plan.stack, preview=False, monitor=monitor,
+                    logger=logger)
     root = settings.get_root_resource()
     with _program_environment(program_dir):
         _sync_await(run_pulumi_func(program))

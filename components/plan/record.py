@@ -57,6 +57,8 @@ class Plan:
     outputs: dict[str, Any] = field(default_factory=dict)
     secret_config_keys: list[str] = field(default_factory=list)
     """``secure:`` config values the plan replaced by placeholders."""
+    diagnostics: list[dict[str, str]] = field(default_factory=list)
+    """Warnings and errors the program logged (``severity``, ``message``)."""
     invokes: list[dict[str, Any]] = field(default_factory=list)
     """Provider functions the program called (token and arguments)."""
     sections: dict[str, Any] = field(default_factory=dict)
@@ -104,6 +106,7 @@ class Plan:
                           for r in self.resources],
             "outputs": self.outputs,
             "secretConfigKeys": self.secret_config_keys,
+            "diagnostics": self.diagnostics,
             "invokes": self.invokes,
             **self.sections,
         }

@@ -20,6 +20,9 @@ def render_text(plan: Plan) -> str:
     if plan.outputs:
         lines += ["", "Stack outputs:"]
         lines += [f"  {key}: {json.dumps(value)}" for key, value in plan.outputs.items()]
+    if plan.diagnostics:
+        lines += ["", "Diagnostics:"]
+        lines += [f"  {d['severity']}: {d['message']}" for d in plan.diagnostics]
     if plan.secret_config_keys:
         lines += ["", "Secret config values were replaced by placeholders: " + ", ".join(plan.secret_config_keys)]
     for section, body in plan.sections.items():
