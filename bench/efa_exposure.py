@@ -1,0 +1,47 @@
+"""EFA exposure: for every EFA type in the catalog, the EFA interfaces the rendered
+launch template carries against the type's maximum.
+
+    .venv/bin/python bench/efa_exposure.py
+
+Each launch template is rendered the way node groups render it (offline plan,
+Pulumi mocks) and the interfaces are read back from the recorded inputs.
+"""
+
+from __future__ import annotations
+
+import pulumi
+
+from trainstack import catalog
+from trainstack.catalog.efa_layout import efa_layout, max_pods
+from trainstack.config import Capacity, RootVolume
+from trainstack.nodegroups.launch_template import launch_template
+from trainstack.plan import run_program
+
+
+def rendered_efa_interfaces(instance: catalog.InstanceType) -> int:
+    def program():
+        holder = pulumi.ComponentResource("bench:index:Holder", "holder")
+        layout = efa_layout(instance)
+        launch_template("lt", layout=layout, security_group_ids=["sg-cluster", "sg-efa"], root_volume=RootVolume(),
+                        max_pods=max_pods(instance, layout), capacity=Capacity(), placement_group=None, parent=holder)
+
+    plan = run_program(program, project="bench", stack="efa")
+    interfaces = plan.get("aws:ec2/launchTemplate:LaunchTemplate", "lt").inputs["networkInterfaces"]
+    return sum(1 for i in interfaces if i["interfaceType"] in ("efa", "efa-only"))
+
+
+def main() -> None:
+    print(f"{'instance type':<20} {'rendered':>8} {'maximum':>8} {'exposure':>9}")
+    for instance in catalog.INSTANCE_TYPES:
+        if not instance.efa.supported:
+            continue
+        maximum = instance.efa.max_interfaces
+        if maximum is None:
+            print(f"{instance.name:<20} {'-':>8} {'unknown':>8} {'refused':>9}  (EFA facts unknown: no layout)")
+            continue
+        rendered = rendered_efa_interfaces(instance)
+        print(f"{instance.name:<20} {rendered:>8} {maximum:>8} {rendered / maximum:>8.0%}")
+
+
+if __name__ == "__main__":
+    main()
