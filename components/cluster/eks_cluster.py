@@ -73,6 +73,11 @@ class GpuEksCluster(pulumi.ComponentResource):
         aws.kms.Alias(f"{name}-secrets", name=f"alias/{self.cluster_name}-eks-secrets", target_key_id=key.key_id,
                       opts=child)
         self.eks = self._control_plane(name, settings, key, args)
+        if settings.endpoint_access == "private":
+            pulumi.log.warn(
+                f"the API server of {self.cluster_name} is private: run `pulumi up` from inside the VPC (a bastion, "
+                "VPN or in-VPC runner); device plugins and the autoscaler are installed through it and time out "
+                "from outside.", resource=self)
         self.cluster_security_group_id = self.eks.cluster_security_group_id
         self.kubeconfig = pulumi.Output.secret(self.eks.kubeconfig_json)
         control_plane = [self.eks]

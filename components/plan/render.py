@@ -58,7 +58,9 @@ def _label(resource: ResourceRecord) -> str:
 
 def _detail(resource: ResourceRecord) -> Optional[str]:
     """One telling input per resource, so the tree reads as architecture."""
-    for key in ("region", "instanceTypes", "instanceType", "deploymentType", "chart", "cidrBlock",
+    if "chart" in resource.inputs and "version" in resource.inputs:
+        return f"chart={resource.inputs['chart']}@{resource.inputs['version']}"
+    for key in ("region", "instanceTypes", "instanceType", "deploymentType", "cidrBlock",
                 "availabilityZone", "bucketPrefix"):
         if key in resource.inputs:
             return f"{key}={json.dumps(resource.inputs[key])}"

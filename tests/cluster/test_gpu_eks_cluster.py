@@ -144,3 +144,8 @@ def test_pinned_addon_versions_reach_the_addons(tmp_path):
     versions = {a.inputs["addonName"]: a.inputs.get("addonVersion") for a in plan.by_type(ADDON)}
     assert versions == {"vpc-cni": "v1.19.2-eksbuild.1", "kube-proxy": None, "eks-pod-identity-agent": None,
                         "coredns": None}
+
+
+def test_a_private_endpoint_tells_the_user_where_pulumi_up_must_run(nemo, dev):
+    assert any("is private: run `pulumi up` from inside the VPC" in d["message"] for d in nemo.diagnostics)
+    assert not any("is private" in d["message"] for d in dev.diagnostics)
