@@ -20,8 +20,10 @@ RELEASE_TIMEOUT_SECONDS = 600
 @dataclass(frozen=True)
 class Chart:
     name: str
+    """The chart's name in its repository, or its ``oci://`` reference."""
     version: str
-    repository: str
+    repository: Optional[str]
+    """The HTTP chart repository; ``None`` for OCI charts."""
     source: str
     """Where the pinned version was read, and when."""
 
@@ -35,7 +37,7 @@ def helm_release(
         name=name,
         chart=chart.name,
         version=chart.version,
-        repository_opts={"repo": chart.repository},
+        repository_opts={"repo": chart.repository} if chart.repository else None,
         namespace=namespace,
         values=values,
         atomic=True,

@@ -14,6 +14,7 @@ import pulumi
 import pulumi_aws as aws
 
 from . import catalog
+from .addons.device_plugins import NEURON_SCHEDULER_NAME
 from .catalog.efa_layout import layout_for
 from .cluster import GpuEksCluster
 from .config import StackConfig, validate_stack_config
@@ -85,4 +86,6 @@ def _group_facts(group) -> dict[str, Any]:
         "efaInterfacesPerNode": sum(1 for slot in layout_for(instance, group.efa) if slot.interface_type != "interface"),
         "zone": group.zone,
         "maxNodes": group.max_size,
+        # Neuron pods go through the Neuron scheduler extension's scheduler.
+        "schedulerName": NEURON_SCHEDULER_NAME if accelerator.kind is catalog.AcceleratorKind.NEURON else None,
     }

@@ -33,15 +33,16 @@ def test_nemo_outputs_describe_the_p4de_group_from_the_catalog():
     groups = run_plan(PROJECT, "nemo-p4de").outputs["acceleratedGroups"]
     assert groups == {"p4de": {
         "instanceType": "p4de.24xlarge", "acceleratorResource": "nvidia.com/gpu", "acceleratorsPerNode": 8,
-        "neuronCoresPerNode": None, "efaInterfacesPerNode": 4, "zone": "us-east-1a", "maxNodes": 2}}
+        "neuronCoresPerNode": None, "efaInterfacesPerNode": 4, "zone": "us-east-1a", "maxNodes": 2,
+        "schedulerName": None}}
 
 
-def test_a_trainium_group_is_not_advertised_until_it_is_built_and_the_plan_says_so():
-    plan = run_plan(PROJECT, "trn1")
-    assert plan.outputs["acceleratedGroups"] == {}
-    assert not [g for g in plan.by_type("aws:eks/nodeGroup:NodeGroup") if "trn1" in g.inputs["instanceTypes"]]
-    assert {"severity": "warning", "message": "node group 'trn1' (trn1.32xlarge) is not created: Trainium node "
-            "groups are not built yet (TrainiumNodeGroup)."} in plan.diagnostics
+def test_trn1_outputs_carry_neuron_devices_cores_efa_and_the_neuron_scheduler():
+    group = run_plan(PROJECT, "trn1").outputs["acceleratedGroups"]["trn1"]
+    assert group == {
+        "instanceType": "trn1.32xlarge", "acceleratorResource": "aws.amazon.com/neuron", "acceleratorsPerNode": 16,
+        "neuronCoresPerNode": 32, "efaInterfacesPerNode": 8, "zone": "us-east-2b", "maxNodes": 4,
+        "schedulerName": "my-scheduler"}
 
 
 def test_dev_outputs_name_the_cluster_and_its_gpu_group():

@@ -8,6 +8,12 @@
 * EFA device plugin (``vpc.amazonaws.com/efa``): 0.5.10 or later, since older
   releases count p6-b200's two NVLink ``ibp*`` devices as EFA (10 instead of 8).
   It crash-loops on nodes without EFA devices, so it selects EFA nodes only.
+* Neuron device plugin (``aws.amazon.com/neuron``, ``aws.amazon.com/neuroncore``)
+  and the Neuron scheduler extension, from the official Neuron chart. The plugin
+  runs on Trainium nodes only; the extension is a scheduler, so it runs on system
+  nodes. It places multi-device pods on connected devices (trn1 containers take
+  1, 4, 8 or 16 devices); EKS cannot extend its default scheduler, so Neuron pods
+  set ``schedulerName: my-scheduler`` (the chart's custom scheduler).
 """
 
 from __future__ import annotations
@@ -18,15 +24,23 @@ import pulumi_kubernetes as k8s
 from ..helm import Chart, helm_release
 from ..nodegroups.accelerated import EFA_PRESENT_LABEL
 from ..nodegroups.gpu import GPU_PRESENT_LABEL, GPU_TAINT
+from ..nodegroups.trainium import NEURON_PRESENT_LABEL, NEURON_TAINT
 
 NVIDIA_DEVICE_PLUGIN = Chart("nvidia-device-plugin", "0.20.0", "https://nvidia.github.io/k8s-device-plugin",
                              "NVIDIA/k8s-device-plugin tag v0.20.0 (1b826acc)")
 EFA_DEVICE_PLUGIN = Chart("aws-efa-k8s-device-plugin", "v0.5.30", "https://aws.github.io/eks-charts",
                           "aws/eks-charts @5239609 (appVersion v0.5.20)")
 
+# 1.9.0 is the newest release whose values could be read from source
+# (aws-neuron/neuron-helm-charts b77a6f9, Neuron SDK 2.31); 1.10.0 exists but was not read.
+NEURON_CHART = Chart("oci://public.ecr.aws/neuron/neuron-helm-chart", "1.9.0", None,
+                     "aws-neuron/neuron-helm-charts b77a6f9 (appVersion 1.9.0)")
+NEURON_SCHEDULER_NAME = "my-scheduler"
+"""The scheduler Neuron pods name in ``schedulerName`` (the chart's custom kube-scheduler)."""
+
 ACCELERATOR_TOLERATIONS = [
     {"key": GPU_TAINT["key"], "operator": "Exists", "effect": "NoSchedule"},
-    {"key": "aws.amazon.com/neuron", "operator": "Exists", "effect": "NoSchedule"},
+    {"key": NEURON_TAINT["key"], "operator": "Exists", "effect": "NoSchedule"},
 ]
 
 
@@ -51,4 +65,28 @@ def efa_device_plugin(name: str, *, provider: k8s.Provider, parent: pulumi.Resou
         values={
             "nodeSelector": {EFA_PRESENT_LABEL: "true"},
             "tolerations": ACCELERATOR_TOLERATIONS,
+        })
+
+
+def neuron_device_plugin(name: str, *, system_node_selector: dict[str, str], provider: k8s.Provider,
+                         parent: pulumi.Resource, depends_on: list[pulumi.Resource]) -> k8s.helm.v3.Release:
+    return helm_release(
+        f"{name}-neuron"[:53], NEURON_CHART, namespace="kube-system", provider=provider, parent=parent,
+        depends_on=depends_on,
+        values={
+            "devicePlugin": {
+                "enabled": True,
+                "nodeSelector": {NEURON_PRESENT_LABEL: "true"},
+                "tolerations": [{"key": NEURON_TAINT["key"], "operator": "Exists", "effect": "NoSchedule"},
+                                {"key": "CriticalAddonsOnly", "operator": "Exists"}],
+            },
+            "scheduler": {
+                "enabled": True,
+                "nodeSelector": system_node_selector,
+                "customScheduler": {"enabled": True, "fullnameOverride": NEURON_SCHEDULER_NAME,
+                                    "nodeSelector": system_node_selector},
+            },
+            # Node health comes from the EKS node monitoring agent (observability), not a second detector.
+            "npd": {"enabled": False},
+            "draDriver": {"enabled": False},
         })

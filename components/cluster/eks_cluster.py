@@ -5,8 +5,8 @@
         control plane logs, endpoint access from the profile
     core add-ons: vpc-cni, kube-proxy, eks-pod-identity-agent -> system nodes -> coredns
     EFA security group (when a group uses EFA)
-    accelerated node groups (GpuNodeGroup per GPU group)
-    device plugins (NVIDIA where GPUs are, EFA where EFA is)
+    accelerated node groups (GpuNodeGroup / TrainiumNodeGroup per group)
+    device plugins (NVIDIA where GPUs are, Neuron where Trainium is, EFA where EFA is)
     Cluster Autoscaler (Pod Identity)
 
 pulumi-eks serves the control plane and kubeconfig; its default node group,
@@ -24,11 +24,11 @@ import pulumi_aws as aws
 import pulumi_eks as eks
 import pulumi_kubernetes as k8s
 
-from ..addons.device_plugins import efa_device_plugin, nvidia_device_plugin
+from ..addons.device_plugins import efa_device_plugin, neuron_device_plugin, nvidia_device_plugin
 from ..catalog import AcceleratorKind
 from ..config import EksConfig, NodeGroupConfig, validate
 from ..network import efa_security_group
-from ..nodegroups import ClusterAttachment, GpuNodeGroup
+from ..nodegroups import NODE_GROUP_FOR, AcceleratedNodeGroup, ClusterAttachment
 from .autoscaler import cluster_autoscaler
 from .core_addons import AFTER_NODES, BEFORE_NODES, core_addon
 from .iam import node_role
@@ -52,11 +52,13 @@ class GpuEksClusterArgs(TypedDict, total=False):
 
 
 class GpuEksCluster(pulumi.ComponentResource):
+    """An EKS cluster for accelerated training; GPU and Trainium groups may share it."""
+
     cluster_name: str
     kubeconfig: pulumi.Output[str]
     """Kubeconfig (exec auth through the AWS CLI), a secret."""
     cluster_security_group_id: pulumi.Output[str]
-    node_groups: dict[str, GpuNodeGroup]
+    node_groups: dict[str, AcceleratedNodeGroup]
     """The accelerated node groups created, by config name."""
 
     def __init__(self, name: str, args: GpuEksClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
@@ -93,26 +95,29 @@ class GpuEksCluster(pulumi.ComponentResource):
                                   parent=self, depends_on=[system]) for addon in AFTER_NODES]
 
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=child)
-        gpu_groups = [g for g in groups if g.instance.accelerator.kind is AcceleratorKind.GPU]
-        for g in groups:
-            if g not in gpu_groups:
-                pulumi.log.warn(f"node group '{g.name}' ({g.instance_type}) is not created: Trainium node groups "
-                                "are not built yet (TrainiumNodeGroup).", resource=self)
         efa_group = (efa_security_group(f"{name}-efa", args["vpc_id"], parent=self)
-                     if any(g.efa for g in gpu_groups) else None)
+                     if any(g.efa for g in groups) else None)
         attachment = ClusterAttachment(
             cluster_name=self.cluster_name, cluster_security_group_id=self.cluster_security_group_id,
             efa_security_group_id=efa_group.id if efa_group else None, node_role_arn=nodes_role.arn,
             subnet_ids=private_subnets, depends_on=[*control_plane, *before_nodes])
         self.node_groups = {
-            g.name: GpuNodeGroup(f"{name}-{g.name}", {"settings": g, "cluster": attachment}, opts=child)
-            for g in gpu_groups}
+            g.name: NODE_GROUP_FOR[g.instance.accelerator.kind](
+                f"{name}-{g.name}", {"settings": g, "cluster": attachment}, opts=child)
+            for g in groups}
 
-        accelerated = [group.node_group for group in self.node_groups.values()]
-        if gpu_groups:
-            nvidia_device_plugin(name, provider=self.provider, parent=self, depends_on=accelerated)
+        # Each plugin waits for the groups whose devices it serves (the deploy's critical path).
+        def nodes_with(kind: AcceleratorKind) -> list[pulumi.Resource]:
+            return [group.node_group for group in self.node_groups.values() if group.ACCELERATOR is kind]
+
+        if nodes_with(AcceleratorKind.GPU):
+            nvidia_device_plugin(name, provider=self.provider, parent=self, depends_on=nodes_with(AcceleratorKind.GPU))
+        if nodes_with(AcceleratorKind.NEURON):
+            neuron_device_plugin(name, system_node_selector=SYSTEM_LABELS, provider=self.provider, parent=self,
+                                 depends_on=[system, *nodes_with(AcceleratorKind.NEURON)])
         if efa_group is not None:
-            efa_device_plugin(name, provider=self.provider, parent=self, depends_on=accelerated)
+            efa_device_plugin(name, provider=self.provider, parent=self,
+                              depends_on=[self.node_groups[g.name].node_group for g in groups if g.efa])
         cluster_autoscaler(name, cluster_name=self.cluster_name, kubernetes_version=settings.version,
                            region=args["region"], system_node_selector=SYSTEM_LABELS, provider=self.provider,
                            parent=self, depends_on=[system, *after_nodes, *before_nodes])

@@ -17,8 +17,9 @@ import pulumi
 import pulumi_aws as aws
 
 from .. import catalog
+from ..catalog import AcceleratorKind
 from ..catalog.efa_layout import layout_for, max_pods
-from ..config import NodeGroupConfig, validate
+from ..config import ConfigError, ConfigIssue, NodeGroupConfig, validate
 from .launch_template import capacity_settings, launch_template
 
 EFA_RESOURCE = "vpc.amazonaws.com/efa"
@@ -49,7 +50,14 @@ class AcceleratedNodeGroupArgs(TypedDict):
 
 
 class AcceleratedNodeGroup(pulumi.ComponentResource):
-    TYPE = "trainstack:index:AcceleratedNodeGroup"
+    """Subclasses say which accelerator they run and how its nodes are marked."""
+
+    TYPE: str
+    ACCELERATOR: AcceleratorKind
+    PRESENT_LABEL: str
+    """A label the device plugin selects nodes by."""
+    TAINT: dict
+    """Keeps pods that do not ask for the accelerator off these nodes."""
 
     node_group: aws.eks.NodeGroup
     launch_template: aws.ec2.LaunchTemplate
@@ -59,7 +67,11 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
     def __init__(self, name: str, args: AcceleratedNodeGroupArgs, opts: Optional[pulumi.ResourceOptions] = None):
         settings = validate(NodeGroupConfig, args["settings"], prefix=f"{type(self).__name__}({name})")
         instance = catalog.get(settings.instance_type)
-        self._check_accelerator(settings, instance)
+        if instance.accelerator.kind is not self.ACCELERATOR:
+            raise ConfigError([ConfigIssue(
+                f"{type(self).__name__}({name}):instanceType", settings.instance_type,
+                f"{settings.instance_type} has no {self.ACCELERATOR.value} accelerator.",
+                "use GpuNodeGroup for NVIDIA GPU types and TrainiumNodeGroup for Trainium types.")])
         super().__init__(self.TYPE, name, {}, opts)
         cluster = args["cluster"]
         if settings.efa and cluster.efa_security_group_id is None:
@@ -78,9 +90,9 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
             name, layout=layout, security_group_ids=security_groups, root_volume=settings.root_volume,
             max_pods=self.max_pods, capacity=settings.capacity, placement_group=placement, parent=self)
 
-        self.labels = {**settings.labels, **self.accelerator_labels(settings, instance)}
+        self.labels = {**settings.labels, **self._labels(settings, instance)}
         self.taints = [*({"key": t.key, "value": t.value, "effect": t.effect} for t in settings.taints),
-                       self.accelerator_taint()]
+                       dict(self.TAINT)]
         _, _, capacity_type = capacity_settings(settings.capacity)
         self.node_group = aws.eks.NodeGroup(
             name,
@@ -106,22 +118,17 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
         self.register_outputs({"nodeGroupName": self.node_group.node_group_name, "maxPods": self.max_pods,
                                "labels": self.labels, "instanceType": instance.name})
 
-    # -- what GPU and Trainium groups say differently ------------------------
-    def _check_accelerator(self, settings: NodeGroupConfig, instance: catalog.InstanceType) -> None:
-        """Refuse an instance type this kind of group does not run."""
-
-    def accelerator_labels(self, settings: NodeGroupConfig, instance: catalog.InstanceType) -> dict[str, str]:
+    def _labels(self, settings: NodeGroupConfig, instance: catalog.InstanceType) -> dict[str, str]:
         labels = {
             "trainstack.io/node-group": settings.name,
             "trainstack.io/accelerator": instance.accelerator.kind.value,
             "trainstack.io/efa-interfaces": str(instance.efa.max_interfaces if settings.efa else 0),
+            # EKS nodes have no Node Feature Discovery to set this; device plugins select on it.
+            self.PRESENT_LABEL: "true",
         }
         if settings.efa:
             labels[EFA_PRESENT_LABEL] = "true"
         return labels
-
-    def accelerator_taint(self) -> dict:
-        raise NotImplementedError
 
     def _scale_from_zero_tags(self, name: str, instance: catalog.InstanceType, settings: NodeGroupConfig) -> None:
         """The Cluster Autoscaler reads labels and taints of managed node groups from EKS, but

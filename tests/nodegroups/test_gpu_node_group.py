@@ -144,7 +144,7 @@ def test_scale_from_zero_tags_advertise_gpus_and_efa_on_the_autoscaling_group():
 
 
 def test_a_trainium_type_is_not_a_gpu_group():
-    with pytest.raises(ConfigError, match="trn1.32xlarge has no NVIDIA GPU"):
+    with pytest.raises(ConfigError, match="trn1.32xlarge has no nvidia-gpu accelerator"):
         GpuNodeGroup("trn", {"settings": {"name": "trn", "instanceType": "trn1.32xlarge", "zone": "us-east-1a",
                                           "maxSize": 1}, "cluster": ClusterAttachment(**ATTACHMENT)})
 
