@@ -54,6 +54,7 @@ class TrainingStack(pulumi.ComponentResource):
                 "public_subnet_ids": self.network.public_subnet_ids,
             }, opts=in_region)
 
+        self._warn_unbuilt(config)
         self.checkpoints = (
             CheckpointBucket(f"{name}-checkpoints", {"settings": config.checkpoint_bucket}, opts=in_region)
             if config.checkpoint_bucket.enabled else None)
@@ -68,6 +69,21 @@ class TrainingStack(pulumi.ComponentResource):
                                   if self.cluster and group.name in self.cluster.node_groups},
         }
         self.register_outputs(self.outputs)
+
+    def _warn_unbuilt(self, config: StackConfig) -> None:
+        """Config the library validates but cannot build yet must not pass silently."""
+        unbuilt = []
+        if config.fsx is not None:
+            unbuilt.append("fsx (LustreFileSystem)")
+        if config.hyperpod is not None:
+            unbuilt.append("hyperpod (HyperPodCluster)")
+        if config.eks is not None:
+            switches = {**config.observability.model_dump(), **config.operators.model_dump()}
+            on = sorted(key for key, value in switches.items() if value is True)
+            if on:
+                unbuilt.append(f"observability/operators switches ({', '.join(on)})")
+        for part in unbuilt:
+            pulumi.log.warn(f"{part}: validated but not built yet; this stack does not create it.", resource=self)
 
     def export_outputs(self) -> None:
         for key, value in self.outputs.items():

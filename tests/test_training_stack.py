@@ -86,3 +86,9 @@ def test_the_checkpoint_bucket_can_be_left_out():
     plan = run_program(lambda: TrainingStack("lib", {**CONFIG, "checkpointBucket": {"enabled": False}}),
                        project="other", stack="prod")
     assert not plan.by_type("aws:s3/bucket:Bucket")
+
+
+def test_config_for_parts_not_built_yet_is_reported_not_silently_dropped():
+    messages = [d["message"] for d in run_plan(PROJECT, "hyperpod").diagnostics]
+    assert "fsx (LustreFileSystem): validated but not built yet; this stack does not create it." in messages
+    assert "hyperpod (HyperPodCluster): validated but not built yet; this stack does not create it." in messages
