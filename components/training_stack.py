@@ -20,6 +20,7 @@ from .cluster import GpuEksCluster
 from .config import StackConfig, validate_stack_config
 from .network import Network
 from .storage.checkpoint_bucket import CheckpointBucket
+from .storage.lustre import LustreFileSystem
 
 # The version of the outputs the stack exports; bumped on any breaking change.
 OUTPUTS_VERSION = 0
@@ -54,6 +55,7 @@ class TrainingStack(pulumi.ComponentResource):
                 "public_subnet_ids": self.network.public_subnet_ids,
             }, opts=in_region)
 
+        self.lustre = self._lustre(name, config, in_region) if config.fsx is not None else None
         self._warn_unbuilt(config)
         self.checkpoints = (
             CheckpointBucket(f"{name}-checkpoints", {"settings": config.checkpoint_bucket}, opts=in_region)
@@ -65,20 +67,40 @@ class TrainingStack(pulumi.ComponentResource):
             "profile": config.profile,
             "clusterName": self.cluster.cluster_name if self.cluster else None,
             "checkpointBucket": self.checkpoints.bucket_name if self.checkpoints else None,
+            "storage": {
+                "claimName": self.lustre.claim_name, "mountPath": self.lustre.mount_path,
+                "dnsName": self.lustre.dns_name, "mountName": self.lustre.mount_name,
+                "fileSystemId": self.lustre.file_system_id, "throughputMBps": self.lustre.throughput_mbps,
+            } if self.lustre else None,
             "acceleratedGroups": {group.name: _group_facts(group) for group in config.node_groups
                                   if self.cluster and group.name in self.cluster.node_groups},
         }
         self.register_outputs(self.outputs)
 
+    def _lustre(self, name: str, config: StackConfig, opts: pulumi.ResourceOptions) -> LustreFileSystem:
+        args = {"settings": config.fsx, "vpc_id": self.network.vpc_id,
+                "subnet_id": self.network.private_subnet_ids[config.fsx.zone]}
+        if self.cluster is not None:
+            args["client_security_group_ids"] = [self.cluster.cluster_security_group_id]
+            args["eks"] = {"cluster_name": self.cluster.cluster_name, "provider": self.cluster.provider,
+                           "depends_on": self.cluster.ready_for_workloads}
+        lustre = LustreFileSystem(f"{name}-fsx", args, opts=opts)
+        accelerators = sum(g.max_size * g.instance.accelerator.count for g in config.node_groups)
+        floor = config.fsx.min_throughput_per_accelerator_mbps
+        if accelerators and lustre.throughput_mbps / accelerators < floor:
+            pulumi.log.warn(
+                f"fsx: {lustre.throughput_mbps} MB/s for {accelerators} accelerators at max size is "
+                f"{lustre.throughput_mbps / accelerators:.1f} MB/s each, below fsx.minThroughputPerAcceleratorMBps "
+                f"({floor:g}); raise storageCapacityGiB or perUnitStorageThroughput.", resource=self)
+        return lustre
+
     def _warn_unbuilt(self, config: StackConfig) -> None:
         """Config the library validates but cannot build yet must not pass silently."""
         unbuilt = []
-        if config.fsx is not None:
-            unbuilt.append("fsx (LustreFileSystem)")
         if config.hyperpod is not None:
             unbuilt.append("hyperpod (HyperPodCluster)")
         if config.eks is not None:
-            switches = {**config.observability.model_dump(), **config.operators.model_dump()}
+            switches = {**config.observability.model_dump(by_alias=True), **config.operators.model_dump(by_alias=True)}
             on = sorted(key for key, value in switches.items() if value is True)
             if on:
                 unbuilt.append(f"observability/operators switches ({', '.join(on)})")

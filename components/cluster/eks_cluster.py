@@ -93,6 +93,8 @@ class GpuEksCluster(pulumi.ComponentResource):
             subnet_ids=list(private_subnets.values()), parent=self, depends_on=[*control_plane, *before_nodes])
         after_nodes = [core_addon(name, addon, cluster_name=self.cluster_name, versions=settings.addon_versions,
                                   parent=self, depends_on=[system]) for addon in AFTER_NODES]
+        self.ready_for_workloads: list[pulumi.Resource] = [system, *after_nodes]
+        """Add-ons that run pods (CSI drivers, operators) wait for these."""
 
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=child)
         efa_group = (efa_security_group(f"{name}-efa", args["vpc_id"], parent=self)

@@ -11,6 +11,11 @@ from .network import ZONE_PATTERN
 
 # PERSISTENT_2 SSD per-unit throughput tiers, MB/s per TiB (FSx API model).
 PERSISTENT_2_THROUGHPUTS = (125, 250, 500, 1000)
+# EFA-enabled file systems grow in larger steps per tier (FSx Lustre guide, getting
+# started and storage capacity pages): GiB per increment, by MB/s/TiB.
+EFA_CAPACITY_INCREMENTS = {1000: 4800, 500: 9600, 250: 19200, 125: 38400}
+# User-provisioned metadata IOPS on SSD (FSx API model, MetadataIops).
+METADATA_IOPS = (1500, 3000, 6000, *range(12000, 192001, 12000))
 
 
 class DataRepositoryConfig(ConfigModel):
@@ -27,9 +32,11 @@ class DataRepositoryConfig(ConfigModel):
 class FsxConfig(ConfigModel):
     """FSx for Lustre for datasets, scripts, compile caches and checkpoints.
 
-    Changing ``deploymentType``, ``zone``, ``efa``, ``kmsKeyArn`` or shrinking
-    ``storageCapacityGiB`` replaces the file system (and its data); ``protect`` then
-    stops the update instead.
+    These changes replace the file system, and with it its data: ``deploymentType``,
+    ``zone`` (its subnet), ``efa``, ``kmsKeyArn``, a smaller ``storageCapacityGiB``, a
+    lower ``metadataIops``. With ``protect`` (the default) Pulumi stops such an update
+    instead. Growing capacity, throughput (not on EFA file systems), backups, the S3
+    association and compression change in place.
     """
 
     deployment_type: Literal["PERSISTENT_2", "SCRATCH_2"] = "PERSISTENT_2"
@@ -51,6 +58,13 @@ class FsxConfig(ConfigModel):
     data_repository: Optional[DataRepositoryConfig] = None
     mount_path: str = Field(default="/fsx", pattern=r"^/")
     """Where jobs mount the file system."""
+    claim_name: str = Field(default="fsx-claim", pattern=r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+    """EKS: the PersistentVolumeClaim jobs mount the file system by."""
+    namespace: str = Field(default="default", pattern=r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+    """EKS: the namespace of the claim (where training jobs run)."""
+    min_throughput_per_accelerator_mbps: float = Field(default=10, ge=0)
+    """Warn when aggregate throughput divided by the accelerators at max size falls below
+    this (MB/s). A team's floor for streaming data and checkpoints, not an AWS figure."""
     protect: bool = True
     """Pulumi ``protect``: the file system cannot be deleted or replaced until this is false."""
 
@@ -78,6 +92,18 @@ class FsxConfig(ConfigModel):
             raise ConfigValueError(f"PERSISTENT_2 throughput must be one of {PERSISTENT_2_THROUGHPUTS} MB/s/TiB.",
                                    fix=f"use one of {', '.join(map(str, PERSISTENT_2_THROUGHPUTS))}.",
                                    path=("perUnitStorageThroughput",), value=throughput)
+        if self.metadata_iops is not None and self.metadata_iops not in METADATA_IOPS:
+            raise ConfigValueError(
+                "metadata IOPS must be 1500, 3000, 6000, 12000 or a multiple of 12000 up to 192000.",
+                fix="use one of those values, or remove metadataIops for AUTOMATIC mode.",
+                path=("metadataIops",), value=self.metadata_iops)
+        step = EFA_CAPACITY_INCREMENTS[throughput]
+        if self.efa and capacity % step != 0:
+            raise ConfigValueError(
+                f"EFA-enabled file systems at {throughput} MB/s/TiB grow in steps of {step} GiB.",
+                fix=f"use a multiple of {step} GiB (e.g. {max(step, capacity // step * step)}), or another "
+                f"throughput tier ({', '.join(f'{t}: {g} GiB' for t, g in EFA_CAPACITY_INCREMENTS.items())}).",
+                path=("storageCapacityGiB",), value=capacity)
         self.per_unit_storage_throughput = throughput
         return self
 

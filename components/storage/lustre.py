@@ -1,0 +1,161 @@
+"""LustreFileSystem: FSx for Lustre for datasets, compile caches and checkpoints.
+
+    security group (TCP 988 and 1018-1023 with its clients, both ways, by reference;
+                    all traffic for EFA-enabled file systems)
+    file system (Lustre 2.15, LZ4, backups, KMS, metadata configuration), protected
+    optional S3 data repository association
+
+One zone and one subnet: the accelerated node groups' (the config checks it).
+Lustre 2.15 always: AL2023 clients cannot mount 2.10, which SCRATCH_2 would
+otherwise default to.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence, TypedDict
+
+import pulumi
+import pulumi_aws as aws
+import pulumi_kubernetes as k8s
+
+from ..config import FsxConfig, validate
+from .lustre_eks import lustre_claim
+
+LUSTRE_VERSION = "2.15"
+# Lustre clients and servers talk on 988 and 1018-1023; several field tools open
+# only 1021-1023, which leaves clients unable to mount under load.
+LUSTRE_PORTS = ((988, 988), (1018, 1023))
+SCRATCH_2_THROUGHPUT = 200
+"""MB/s per TiB, SCRATCH_2's fixed baseline."""
+
+
+class EksMountArgs(TypedDict):
+    cluster_name: str
+    provider: k8s.Provider
+    """The cluster's Kubernetes provider."""
+    depends_on: list[pulumi.Resource]
+    """What must exist before the CSI add-on can become healthy (nodes)."""
+
+
+class LustreFileSystemArgs(TypedDict, total=False):
+    settings: FsxConfig | dict
+    """The ``fsx`` config block."""
+    vpc_id: pulumi.Input[str]
+    subnet_id: pulumi.Input[str]
+    """The private subnet of ``settings.zone``."""
+    client_security_group_ids: Sequence[pulumi.Input[str]]
+    """Security groups of the clients (the EKS cluster security group, HyperPod's); when
+    empty a client group is created for clients to join."""
+    eks: EksMountArgs
+    """Mount on this EKS cluster: the FSx CSI driver, a PersistentVolume and a claim."""
+
+
+class LustreFileSystem(pulumi.ComponentResource):
+    file_system_id: pulumi.Output[str]
+    dns_name: pulumi.Output[str]
+    mount_name: pulumi.Output[str]
+    mount_path: str
+    client_security_group_ids: list[pulumi.Input[str]]
+    throughput_mbps: int
+    """Aggregate throughput: capacity in TiB x per-unit throughput."""
+
+    def __init__(self, name: str, args: LustreFileSystemArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        settings = validate(FsxConfig, args.get("settings", {}), prefix=f"LustreFileSystem({name}).settings")
+        super().__init__("trainstack:index:LustreFileSystem", name, {}, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        persistent = settings.deployment_type.startswith("PERSISTENT")
+
+        group = aws.ec2.SecurityGroup(name, vpc_id=args["vpc_id"], description=f"FSx for Lustre {name}",
+                                      tags={"Name": name}, opts=child)
+        clients = list(args.get("client_security_group_ids") or [])
+        if not clients:
+            clients = [aws.ec2.SecurityGroup(f"{name}-clients", vpc_id=args["vpc_id"],
+                                             description=f"Clients of FSx for Lustre {name}",
+                                             tags={"Name": f"{name}-clients"}, opts=child).id]
+        self.client_security_group_ids = clients
+        self._rules(name, group.id, clients, efa=settings.efa)
+
+        file_system = aws.fsx.LustreFileSystem(
+            name,
+            deployment_type=settings.deployment_type,
+            storage_type="SSD",
+            storage_capacity=settings.storage_capacity_gib,
+            per_unit_storage_throughput=settings.per_unit_storage_throughput if persistent else None,
+            file_system_type_version=LUSTRE_VERSION,
+            subnet_ids=args["subnet_id"],  # one subnet: pulumi-aws v7 types it as a single id
+            security_group_ids=[group.id],
+            data_compression_type="LZ4",
+            kms_key_id=settings.kms_key_arn,
+            efa_enabled=settings.efa or None,
+            metadata_configuration=_metadata(settings) if persistent else None,
+            automatic_backup_retention_days=settings.backup_retention_days if persistent else None,
+            copy_tags_to_backups=True if persistent else None,
+            # The provider skips the final backup on delete unless told otherwise.
+            skip_final_backup=False if persistent else None,
+            log_configuration={"level": "WARN_ERROR"},
+            tags={"Name": name},
+            opts=pulumi.ResourceOptions(parent=self, protect=settings.protect,
+                                        custom_timeouts=pulumi.CustomTimeouts(create="45m", update="45m")),
+        )
+        if settings.data_repository is not None:
+            repository = settings.data_repository
+            aws.fsx.DataRepositoryAssociation(
+                f"{name}-s3", file_system_id=file_system.id, data_repository_path=repository.s3_path,
+                file_system_path=repository.file_system_path, batch_import_meta_data_on_create=True,
+                s3={"auto_import_policy": {"events": repository.auto_import} if repository.auto_import else None,
+                    "auto_export_policy": {"events": repository.auto_export} if repository.auto_export else None},
+                # Importing a large bucket's metadata takes far longer than the 10-minute default.
+                opts=pulumi.ResourceOptions(parent=self, custom_timeouts=pulumi.CustomTimeouts(create="60m")))
+
+        self.claim_name = None
+        if "eks" in args:
+            eks = args["eks"]
+            lustre_claim(name, file_system_id=file_system.id, dns_name=file_system.dns_name,
+                         mount_name=file_system.mount_name, capacity_gib=settings.storage_capacity_gib,
+                         claim_name=settings.claim_name, namespace=settings.namespace,
+                         cluster_name=eks["cluster_name"], provider=eks["provider"], parent=self,
+                         depends_on=eks["depends_on"])
+            self.claim_name = settings.claim_name
+
+        self.file_system_id = file_system.id
+        self.dns_name = file_system.dns_name
+        self.mount_name = file_system.mount_name
+        self.mount_path = settings.mount_path
+        per_unit = settings.per_unit_storage_throughput if persistent else SCRATCH_2_THROUGHPUT
+        self.throughput_mbps = settings.storage_capacity_gib * per_unit // 1024
+        self.register_outputs({"fileSystemId": self.file_system_id, "dnsName": self.dns_name,
+                               "mountName": self.mount_name, "mountPath": self.mount_path,
+                               "claimName": self.claim_name, "throughputMBps": self.throughput_mbps})
+
+    @property
+    def hyperpod_mount(self) -> dict:
+        """The ``fsx_lustre_config`` a HyperPod instance group's storage takes."""
+        return {"dns_name": self.dns_name, "mount_name": self.mount_name, "mount_path": self.mount_path}
+
+    def _rules(self, name: str, group: pulumi.Output[str], clients: list[pulumi.Input[str]], *, efa: bool) -> None:
+        """Servers among themselves, and each client with the servers, in both directions."""
+        self._allow(f"{name}-self", group, group, efa=efa)
+        for index, client in enumerate(clients):
+            self._allow(f"{name}-to-client{index}", group, client, efa=efa)
+            self._allow(f"{name}-client{index}", client, group, efa=efa)
+
+    def _allow(self, label: str, group: pulumi.Input[str], peer: pulumi.Input[str], *, efa: bool) -> None:
+        """Ingress from and egress to ``peer`` on ``group``: the Lustre ports, or all traffic
+        for EFA-enabled file systems (which CIDR rules cannot satisfy)."""
+        child = pulumi.ResourceOptions(parent=self)
+        ranges = [("all", dict(ip_protocol="-1"))] if efa else [
+            (f"{low}" if low == high else f"{low}-{high}", dict(ip_protocol="tcp", from_port=low, to_port=high))
+            for low, high in LUSTRE_PORTS]
+        for ports, protocol in ranges:
+            aws.vpc.SecurityGroupIngressRule(f"{label}-in-{ports}", security_group_id=group,
+                                             referenced_security_group_id=peer,
+                                             description=f"Lustre {ports} in ({label})", opts=child, **protocol)
+            aws.vpc.SecurityGroupEgressRule(f"{label}-out-{ports}", security_group_id=group,
+                                            referenced_security_group_id=peer,
+                                            description=f"Lustre {ports} out ({label})", opts=child, **protocol)
+
+
+def _metadata(settings: FsxConfig) -> dict:
+    if settings.metadata_iops is None:
+        return {"mode": "AUTOMATIC"}
+    return {"mode": "USER_PROVISIONED", "iops": settings.metadata_iops}

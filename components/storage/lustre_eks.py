@@ -1,0 +1,51 @@
+"""FSx for Lustre on EKS: the CSI driver and a claim jobs mount by name.
+
+The file system is provisioned statically (it already exists, made by
+LustreFileSystem), so the driver makes no FSx API calls and gets no IAM role:
+the add-on is installed without a Pod Identity association. The
+PersistentVolume names the file system by id, DNS name and mount name; ``flock``
+lets training jobs lock files across nodes; ``Retain`` keeps the data when the
+volume object goes.
+"""
+
+from __future__ import annotations
+
+import pulumi
+import pulumi_aws as aws
+import pulumi_kubernetes as k8s
+
+CSI_DRIVER = "fsx.csi.aws.com"
+
+
+def lustre_claim(name: str, *, file_system_id: pulumi.Input[str], dns_name: pulumi.Input[str],
+                 mount_name: pulumi.Input[str], capacity_gib: int, claim_name: str, namespace: str,
+                 cluster_name: str, provider: k8s.Provider, parent: pulumi.Resource,
+                 depends_on: list[pulumi.Resource]) -> k8s.core.v1.PersistentVolumeClaim:
+    driver = aws.eks.Addon(
+        f"{name}-csi", cluster_name=cluster_name, addon_name="aws-fsx-csi-driver",
+        resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="OVERWRITE",
+        opts=pulumi.ResourceOptions(parent=parent, depends_on=depends_on,
+                                    custom_timeouts=pulumi.CustomTimeouts(create="20m", update="20m")))
+    in_cluster = pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=[driver])
+    if namespace not in ("default", "kube-system"):
+        k8s.core.v1.Namespace(f"{name}-namespace", metadata={"name": namespace}, opts=in_cluster)
+    volume = k8s.core.v1.PersistentVolume(
+        f"{name}-pv",
+        metadata={"name": f"{claim_name}-volume"},
+        spec={
+            "capacity": {"storage": f"{capacity_gib}Gi"},
+            "volumeMode": "Filesystem",
+            "accessModes": ["ReadWriteMany"],
+            "persistentVolumeReclaimPolicy": "Retain",
+            "storageClassName": "",
+            "mountOptions": ["flock"],
+            "csi": {"driver": CSI_DRIVER, "volumeHandle": file_system_id,
+                    "volumeAttributes": {"dnsname": dns_name, "mountname": mount_name}},
+        },
+        opts=in_cluster)
+    return k8s.core.v1.PersistentVolumeClaim(
+        f"{name}-pvc",
+        metadata={"name": claim_name, "namespace": namespace},
+        spec={"accessModes": ["ReadWriteMany"], "storageClassName": "", "volumeName": volume.metadata["name"],
+              "resources": {"requests": {"storage": f"{capacity_gib}Gi"}}},
+        opts=in_cluster)
