@@ -137,6 +137,18 @@ BROKEN = {
         "trainstack:fsx.deploymentType", "PERSISTENT_2"),
     "FSx in another zone than the GPU group": (
         fsx(zone="us-east-1b"), "trainstack:fsx.zone", "put the file system in us-east-1a"),
+    "FSx throughput on SCRATCH_2": (
+        fsx(deploymentType="SCRATCH_2", perUnitStorageThroughput=250), "trainstack:fsx.perUnitStorageThroughput",
+        "remove perUnitStorageThroughput"),
+    "EFA FSx off its capacity step": (
+        fsx(efa=True, storageCapacityGiB=2400, perUnitStorageThroughput=250), "trainstack:fsx.storageCapacityGiB",
+        "multiple of 19200 GiB"),
+    "EFA on SCRATCH_2": (fsx(deploymentType="SCRATCH_2", efa=True), "trainstack:fsx.efa", "PERSISTENT_2"),
+    "metadata IOPS off the allowed values": (
+        fsx(metadataIops=2000), "trainstack:fsx.metadataIops", "remove metadataIops for AUTOMATIC"),
+    "EFA FSx with trn2 clients": (
+        lambda c: fsx(efa=True, storageCapacityGiB=19200)(group(c, instanceType="trn2.48xlarge")),
+        "trainstack:fsx.efa", "fsx.efa: false"),
     "HyperPod worker type HyperPod does not offer": (
         hyperpod(workers=[{"name": "w", "instanceType": "ml.trn1.2xlarge", "count": 2}]),
         "trainstack:hyperpod.workers[0].instanceType", "ml.trn1.32xlarge"),
