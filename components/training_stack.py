@@ -18,7 +18,7 @@ from .addons.device_plugins import NEURON_SCHEDULER_NAME
 from .catalog.efa_layout import layout_for
 from .cluster import GpuEksCluster
 from .config import StackConfig, validate_stack_config
-from .network import Network
+from .network import Network, efa_security_group
 from .storage.checkpoint_bucket import CheckpointBucket
 from .storage.lustre import LustreFileSystem
 
@@ -53,9 +53,17 @@ class TrainingStack(pulumi.ComponentResource):
                 "cluster_name": f"{pulumi.get_project()}-{name}"[:100],
                 "vpc_id": self.network.vpc_id, "private_subnet_ids": self.network.private_subnet_ids,
                 "public_subnet_ids": self.network.public_subnet_ids,
+                "external_nodes": [catalog.get(g.instance_type.removeprefix("ml.")) for g in config.hyperpod.groups]
+                if config.hyperpod is not None and config.hyperpod.orchestrator == "eks" else [],
             }, opts=in_region)
 
-        self.lustre = self._lustre(name, config, in_region) if config.fsx is not None else None
+        # HyperPod's security group exists before FSx, which lets it in as a client.
+        hyperpod_group = (efa_security_group(f"{name}-hyperpod", self.network.vpc_id, in_region, https_egress=True)
+                          if config.hyperpod is not None else None)
+        self.lustre = (self._lustre(name, config, in_region, [hyperpod_group.id] if hyperpod_group else [])
+                       if config.fsx is not None else None)
+        self.hyperpod = (self._hyperpod(name, config, hyperpod_group, in_region)
+                         if config.hyperpod is not None else None)
         self._warn_unbuilt(config)
         self.checkpoints = (
             CheckpointBucket(f"{name}-checkpoints", {"settings": config.checkpoint_bucket}, opts=in_region)
@@ -72,16 +80,22 @@ class TrainingStack(pulumi.ComponentResource):
                 "dnsName": self.lustre.dns_name, "mountName": self.lustre.mount_name,
                 "fileSystemId": self.lustre.file_system_id, "throughputMBps": self.lustre.throughput_mbps,
             } if self.lustre else None,
+            "hyperpod": {
+                "clusterName": self.hyperpod.cluster_name, "clusterArn": self.hyperpod.cluster_arn,
+                "partitions": self.hyperpod.partitions, "ssmTargetPrefixes": self.hyperpod.ssm_target_prefixes,
+                "instanceGroups": self.hyperpod.instance_groups,
+            } if self.hyperpod else None,
             "acceleratedGroups": {group.name: _group_facts(group) for group in config.node_groups
                                   if self.cluster and group.name in self.cluster.node_groups},
         }
         self.register_outputs(self.outputs)
 
-    def _lustre(self, name: str, config: StackConfig, opts: pulumi.ResourceOptions) -> LustreFileSystem:
+    def _lustre(self, name: str, config: StackConfig, opts: pulumi.ResourceOptions,
+                clients: list[pulumi.Input[str]]) -> LustreFileSystem:
         args = {"settings": config.fsx, "vpc_id": self.network.vpc_id,
-                "subnet_id": self.network.private_subnet_ids[config.fsx.zone]}
+                "subnet_id": self.network.private_subnet_ids[config.fsx.zone], "client_security_group_ids": clients}
         if self.cluster is not None:
-            args["client_security_group_ids"] = [self.cluster.cluster_security_group_id]
+            args["client_security_group_ids"] = [self.cluster.cluster_security_group_id, *clients]
             args["eks"] = {"cluster_name": self.cluster.cluster_name, "provider": self.cluster.provider,
                            "depends_on": self.cluster.ready_for_workloads}
         lustre = LustreFileSystem(f"{name}-fsx", args, opts=opts)
@@ -94,11 +108,27 @@ class TrainingStack(pulumi.ComponentResource):
                 f"({floor:g}); raise storageCapacityGiB or perUnitStorageThroughput.", resource=self)
         return lustre
 
+    def _hyperpod(self, name: str, config: StackConfig, group, opts: pulumi.ResourceOptions):
+        import pulumi_aws_native as aws_native  # only stacks with HyperPod need it
+
+        from .hyperpod import HyperPodCluster
+
+        native = aws_native.Provider(f"{name}-aws-native", region=config.region,
+                                     opts=pulumi.ResourceOptions(parent=self))
+        args = {"settings": config.hyperpod, "region": config.region,
+                "subnet_id": self.network.private_subnet_ids[config.hyperpod.zone], "security_group_ids": [group.id]}
+        if self.lustre is not None:
+            args["fsx_mount"] = self.lustre.hyperpod_mount
+        if config.hyperpod.orchestrator == "eks":
+            account = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self)).account_id
+            args["eks"] = {"authentication_mode": "API", "cluster_arn": account.apply(
+                lambda a: f"arn:aws:eks:{config.region}:{a}:cluster/{self.cluster.cluster_name}")}
+        return HyperPodCluster(f"{name}-hyperpod", args, opts=pulumi.ResourceOptions.merge(
+            opts, pulumi.ResourceOptions(providers=[self.aws_provider, native])))
+
     def _warn_unbuilt(self, config: StackConfig) -> None:
         """Config the library validates but cannot build yet must not pass silently."""
         unbuilt = []
-        if config.hyperpod is not None:
-            unbuilt.append("hyperpod (HyperPodCluster)")
         if config.eks is not None:
             switches = {**config.observability.model_dump(by_alias=True), **config.operators.model_dump(by_alias=True)}
             on = sorted(key for key, value in switches.items() if value is True)

@@ -38,10 +38,12 @@ NEURON_CHART = Chart("oci://public.ecr.aws/neuron/neuron-helm-chart", "1.9.0", N
 NEURON_SCHEDULER_NAME = "my-scheduler"
 """The scheduler Neuron pods name in ``schedulerName`` (the chart's custom kube-scheduler)."""
 
-ACCELERATOR_TOLERATIONS = [
-    {"key": GPU_TAINT["key"], "operator": "Exists", "effect": "NoSchedule"},
-    {"key": NEURON_TAINT["key"], "operator": "Exists", "effect": "NoSchedule"},
-]
+# HyperPod taints nodes while its deep health checks run; the checks need the devices,
+# so device plugins must keep running there.
+HYPERPOD_HEALTH_TOLERATION = {"key": "sagemaker.amazonaws.com/node-health-status", "operator": "Equal",
+                              "value": "Unschedulable", "effect": "NoSchedule"}
+GPU_TOLERATION = {"key": GPU_TAINT["key"], "operator": "Exists", "effect": "NoSchedule"}
+NEURON_TOLERATION = {"key": NEURON_TAINT["key"], "operator": "Exists", "effect": "NoSchedule"}
 
 
 def nvidia_device_plugin(name: str, *, provider: k8s.Provider, parent: pulumi.Resource,
@@ -52,7 +54,7 @@ def nvidia_device_plugin(name: str, *, provider: k8s.Provider, parent: pulumi.Re
         values={
             "mofedEnabled": False,
             "nodeSelector": {GPU_PRESENT_LABEL: "true"},
-            "tolerations": [{"key": GPU_TAINT["key"], "operator": "Exists", "effect": "NoSchedule"}],
+            "tolerations": [GPU_TOLERATION, HYPERPOD_HEALTH_TOLERATION],
             "gfd": {"enabled": False},
         })
 
@@ -64,7 +66,7 @@ def efa_device_plugin(name: str, *, provider: k8s.Provider, parent: pulumi.Resou
         parent=parent, depends_on=depends_on,
         values={
             "nodeSelector": {EFA_PRESENT_LABEL: "true"},
-            "tolerations": ACCELERATOR_TOLERATIONS,
+            "tolerations": [GPU_TOLERATION, NEURON_TOLERATION, HYPERPOD_HEALTH_TOLERATION],
         })
 
 
@@ -77,7 +79,7 @@ def neuron_device_plugin(name: str, *, system_node_selector: dict[str, str], pro
             "devicePlugin": {
                 "enabled": True,
                 "nodeSelector": {NEURON_PRESENT_LABEL: "true"},
-                "tolerations": [{"key": NEURON_TAINT["key"], "operator": "Exists", "effect": "NoSchedule"},
+                "tolerations": [NEURON_TOLERATION, HYPERPOD_HEALTH_TOLERATION,
                                 {"key": "CriticalAddonsOnly", "operator": "Exists"}],
             },
             "scheduler": {

@@ -25,6 +25,7 @@ import pulumi_eks as eks
 import pulumi_kubernetes as k8s
 
 from ..addons.device_plugins import efa_device_plugin, neuron_device_plugin, nvidia_device_plugin
+from .. import catalog
 from ..catalog import AcceleratorKind
 from ..config import EksConfig, NodeGroupConfig, validate
 from ..network import efa_security_group
@@ -49,6 +50,9 @@ class GpuEksClusterArgs(TypedDict, total=False):
     private_subnet_ids: dict[str, pulumi.Input[str]]
     """Private subnet id per zone: nodes, and the control plane's network interfaces."""
     public_subnet_ids: dict[str, pulumi.Input[str]]
+    external_nodes: Sequence[catalog.InstanceType]
+    """Instance types of nodes that join from elsewhere (HyperPod on EKS): their device
+    plugins are installed too."""
 
 
 class GpuEksCluster(pulumi.ComponentResource):
@@ -97,7 +101,7 @@ class GpuEksCluster(pulumi.ComponentResource):
         """Add-ons that run pods (CSI drivers, operators) wait for these."""
 
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=child)
-        efa_group = (efa_security_group(f"{name}-efa", args["vpc_id"], parent=self)
+        efa_group = (efa_security_group(f"{name}-efa", args["vpc_id"], child)
                      if any(g.efa for g in groups) else None)
         attachment = ClusterAttachment(
             cluster_name=self.cluster_name, cluster_security_group_id=self.cluster_security_group_id,
@@ -112,14 +116,17 @@ class GpuEksCluster(pulumi.ComponentResource):
         def nodes_with(kind: AcceleratorKind) -> list[pulumi.Resource]:
             return [group.node_group for group in self.node_groups.values() if group.ACCELERATOR is kind]
 
-        if nodes_with(AcceleratorKind.GPU):
-            nvidia_device_plugin(name, provider=self.provider, parent=self, depends_on=nodes_with(AcceleratorKind.GPU))
-        if nodes_with(AcceleratorKind.NEURON):
+        external = list(args.get("external_nodes", []))
+        external_kinds = {t.accelerator.kind for t in external if t.accelerator}
+        if nodes_with(AcceleratorKind.GPU) or AcceleratorKind.GPU in external_kinds:
+            nvidia_device_plugin(name, provider=self.provider, parent=self,
+                                 depends_on=[system, *nodes_with(AcceleratorKind.GPU)])
+        if nodes_with(AcceleratorKind.NEURON) or AcceleratorKind.NEURON in external_kinds:
             neuron_device_plugin(name, system_node_selector=SYSTEM_LABELS, provider=self.provider, parent=self,
                                  depends_on=[system, *nodes_with(AcceleratorKind.NEURON)])
-        if efa_group is not None:
+        if efa_group is not None or any(t.efa.supported for t in external):
             efa_device_plugin(name, provider=self.provider, parent=self,
-                              depends_on=[self.node_groups[g.name].node_group for g in groups if g.efa])
+                              depends_on=[system, *(self.node_groups[g.name].node_group for g in groups if g.efa)])
         cluster_autoscaler(name, cluster_name=self.cluster_name, kubernetes_version=settings.version,
                            region=args["region"], system_node_selector=SYSTEM_LABELS, provider=self.provider,
                            parent=self, depends_on=[system, *after_nodes, *before_nodes])

@@ -16,7 +16,7 @@ from .addons import CostConfig, ObservabilityConfig, OperatorsConfig
 from .base import ConfigModel, ConfigValueError
 from .cluster import AddonVersions, EksConfig, SystemNodesConfig
 from .errors import NAMESPACE, ConfigError, ConfigIssue, issues_from_validation_error
-from .hyperpod import HyperPodConfig, InstanceGroupConfig, WorkerGroupConfig
+from .hyperpod import HyperPodConfig, InstanceGroupConfig, PosixUser, WorkerGroupConfig
 from .network import ExistingSubnet, ExistingVpc, NetworkConfig
 from .nodegroups import Capacity, NodeGroupConfig, RootVolume, Taint
 from .stack import StackConfig
@@ -72,6 +72,6 @@ __all__ = [
     "AddonVersions", "Capacity", "CheckpointBucketConfig", "ConfigError", "ConfigIssue", "ConfigModel",
     "ConfigValueError", "CostConfig", "DataRepositoryConfig", "EksConfig", "ExistingSubnet", "ExistingVpc",
     "FsxConfig", "HyperPodConfig", "InstanceGroupConfig", "NetworkConfig", "NodeGroupConfig",
-    "ObservabilityConfig", "OperatorsConfig", "RootVolume", "StackConfig", "SystemNodesConfig", "Taint",
+    "ObservabilityConfig", "OperatorsConfig", "PosixUser", "RootVolume", "StackConfig", "SystemNodesConfig", "Taint",
     "WorkerGroupConfig", "load_stack_config", "validate", "validate_stack_config",
 ]

@@ -45,6 +45,12 @@ class WorkerGroupConfig(InstanceGroupConfig):
     """The Slurm partition of this group (one per group). Default: the group name."""
 
 
+class PosixUser(ConfigModel):
+    name: str = Field(pattern=r"^[a-z_][a-z0-9_-]{0,31}$")
+    uid: int = Field(ge=2000, le=60000)
+    """The same uid on every node (home directories live on the shared file system)."""
+
+
 class HyperPodConfig(ConfigModel):
     orchestrator: Literal["slurm", "eks"] = "slurm"
     cluster_name: str = Field(pattern=GROUP_NAME)
@@ -56,6 +62,10 @@ class HyperPodConfig(ConfigModel):
     node_recovery: Literal["Automatic", "None"] = "Automatic"
     ssh_public_key: Optional[str] = Field(default=None, pattern=r"^(ssh-(ed25519|rsa)|ecdsa-sha2-nistp\d+) ")
     """A public key installed for the default user, for access through a bastion."""
+    users: list[PosixUser] = []
+    """Users created on every node by the lifecycle script."""
+    zone: Optional[str] = Field(default=None, pattern=r"^[a-z]{2}(-[a-z]+)+-\d+[a-z]$")
+    """The one zone of the cluster (EFA does not cross zones). Default: FSx's zone, else the first zone."""
 
     @model_validator(mode="after")
     def _groups(self) -> "HyperPodConfig":
@@ -84,6 +94,12 @@ class HyperPodConfig(ConfigModel):
             raise ConfigValueError(f"Slurm partition '{duplicate}' is used by two worker groups.",
                                    fix="give each worker group its own partition (HyperPod maps one partition "
                                    "per group).", path=("workers",), value=duplicate)
+        for key in ("name", "uid"):
+            values = [getattr(user, key) for user in self.users]
+            duplicate = next((v for v in values if values.count(v) > 1), None)
+            if duplicate is not None:
+                raise ConfigValueError(f"user {key} {duplicate} is listed twice.", fix=f"give each user its own {key}.",
+                                       path=("users",), value=duplicate)
         for index, worker in enumerate(self.workers):
             if "InstanceConnectivity" in worker.deep_health_checks and worker.count < 2:
                 raise ConfigValueError("the InstanceConnectivity deep health check needs two or more instances.",

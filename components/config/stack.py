@@ -73,10 +73,7 @@ class StackConfig(ConfigModel):
         self._check_node_groups()
         check_ip_budget(self)
         self._check_fsx()
-        if self.hyperpod is not None and self.hyperpod.orchestrator == "eks" and self.eks is None:
-            raise ConfigValueError("HyperPod with EKS orchestration needs the EKS cluster.",
-                                   fix="add an eks block, or use orchestrator: slurm.",
-                                   path=("hyperpod", "orchestrator"), value="eks")
+        self._check_hyperpod()
         return self._with_profile_defaults()
 
     def _check_zones(self) -> None:
@@ -137,6 +134,24 @@ class StackConfig(ConfigModel):
             raise ConfigValueError("SCRATCH_2 keeps no replica and no backup; production data needs PERSISTENT_2.",
                                    fix="use deploymentType: PERSISTENT_2, or profile: dev.",
                                    path=("fsx", "deploymentType"), value="SCRATCH_2")
+
+    def _check_hyperpod(self) -> None:
+        if self.hyperpod is None:
+            return
+        if self.hyperpod.orchestrator == "eks" and self.eks is None:
+            raise ConfigValueError("HyperPod with EKS orchestration needs the EKS cluster.",
+                                   fix="add an eks block, or use orchestrator: slurm.",
+                                   path=("hyperpod", "orchestrator"), value="eks")
+        zone = self.hyperpod.zone or (self.fsx.zone if self.fsx else self.network.private_zones[0])
+        if zone not in self.network.private_zones:
+            raise ConfigValueError(f"HyperPod zone {zone} has no private subnet in the network.",
+                                   fix=f"use one of {', '.join(self.network.private_zones)}.",
+                                   path=("hyperpod", "zone"), value=zone)
+        if self.fsx is not None and self.fsx.zone != zone:
+            raise ConfigValueError(
+                f"HyperPod runs in {zone} but FSx is in {self.fsx.zone}; the file system must share the zone.",
+                fix="set hyperpod.zone and fsx.zone to the same zone.", path=("hyperpod", "zone"), value=zone)
+        self.hyperpod.zone = zone
 
     def _with_profile_defaults(self) -> "StackConfig":
         """Fill what the user left unset from the profile, and refuse what the profile forbids."""

@@ -12,8 +12,12 @@ import pulumi
 import pulumi_aws as aws
 
 
-def efa_security_group(name: str, vpc_id: pulumi.Input[str], parent: pulumi.Resource) -> aws.ec2.SecurityGroup:
-    child = pulumi.ResourceOptions(parent=parent)
+def efa_security_group(name: str, vpc_id: pulumi.Input[str], opts: pulumi.ResourceOptions, *,
+                       https_egress: bool = False) -> aws.ec2.SecurityGroup:
+    """``https_egress``: also allow HTTPS out, for members whose only group this is
+    (HyperPod nodes reach AWS APIs and S3 through it); EKS nodes get egress from the
+    cluster security group instead."""
+    child = opts
     group = aws.ec2.SecurityGroup(
         name, vpc_id=vpc_id, description="EFA: all traffic between members (OS bypass)",
         tags={"Name": name}, opts=child)
@@ -23,4 +27,8 @@ def efa_security_group(name: str, vpc_id: pulumi.Input[str], parent: pulumi.Reso
     aws.vpc.SecurityGroupEgressRule(
         f"{name}-out-to-self", security_group_id=group.id, referenced_security_group_id=group.id,
         ip_protocol="-1", description="EFA: all outbound to members", opts=child)
+    if https_egress:
+        aws.vpc.SecurityGroupEgressRule(
+            f"{name}-out-https", security_group_id=group.id, cidr_ipv4="0.0.0.0/0", ip_protocol="tcp",
+            from_port=443, to_port=443, description="HTTPS to AWS APIs and S3", opts=child)
     return group

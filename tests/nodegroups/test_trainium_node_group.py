@@ -101,8 +101,10 @@ def test_in_a_mixed_cluster_each_device_plugin_selects_only_nodes_with_its_devic
 def test_the_efa_plugin_tolerates_both_accelerator_taints_and_each_plugin_only_its_own(mixed):
     releases = {r.inputs["chart"]: r.inputs["values"] for r in mixed.by_type(RELEASE)}
     keys = lambda tolerations: {t["key"] for t in tolerations}  # noqa: E731
-    assert keys(releases["aws-efa-k8s-device-plugin"]["tolerations"]) == {"nvidia.com/gpu", "aws.amazon.com/neuron"}
-    assert keys(releases["nvidia-device-plugin"]["tolerations"]) == {"nvidia.com/gpu"}
+    health = "sagemaker.amazonaws.com/node-health-status"
+    assert keys(releases["aws-efa-k8s-device-plugin"]["tolerations"]) == {
+        "nvidia.com/gpu", "aws.amazon.com/neuron", health}
+    assert keys(releases["nvidia-device-plugin"]["tolerations"]) == {"nvidia.com/gpu", health}
     neuron = releases["oci://public.ecr.aws/neuron/neuron-helm-chart"]
     assert "nvidia.com/gpu" not in keys(neuron["devicePlugin"]["tolerations"])
 

@@ -1,0 +1,126 @@
+"""HyperPodCluster: SageMaker HyperPod with Slurm or EKS orchestration.
+
+    execution role (managed instance policy + scoped network grants)
+    lifecycle scripts in a sagemaker-* bucket, addressed by content hash (Slurm)
+    the cluster (pulumi-aws-native; pulumi-aws has no HyperPod resource):
+        instance groups from config, Slurm configured through the API,
+        FSx mounted through instance storage, automatic node recovery
+
+The cluster lives in one private subnet (EFA does not cross zones) with the
+security groups it is given (the EFA group, and FSx's client group).
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence, TypedDict
+
+import pulumi
+
+from ..config import ConfigError, ConfigIssue, HyperPodConfig, validate
+from .iam import execution_role
+from .instance_groups import partition_of, render_instance_groups
+from .lifecycle import upload_lifecycle
+
+HYPERPOD_AUTH_MODES = ("API", "API_AND_CONFIG_MAP")
+
+# HyperPod's own Kubernetes dependencies (health monitoring agent, deep health check and
+# job auto-restart RBAC) ship only as a chart in a git repository, with no published
+# release; trainstack does not vendor it. The device plugins it would also install come
+# from trainstack, so they are turned off here.
+HYPERPOD_CHART_COMMIT = "40eb213ed5fe90a4d16f1664db07d174b9b3d69d"
+HYPERPOD_DEPENDENCIES_COMMAND = (
+    "git clone https://github.com/aws/sagemaker-hyperpod-cli.git && "
+    f"git -C sagemaker-hyperpod-cli checkout {HYPERPOD_CHART_COMMIT} && "
+    "cd sagemaker-hyperpod-cli/helm_chart && helm dependencies update HyperPodHelmChart && "
+    "helm install hyperpod-dependencies HyperPodHelmChart --namespace kube-system "
+    "--set nvidia-device-plugin.devicePlugin.enabled=false "
+    "--set aws-efa-k8s-device-plugin.devicePlugin.enabled=false "
+    "--set neuron-device-plugin.devicePlugin.enabled=false")
+
+
+class HyperPodEksArgs(TypedDict):
+    cluster_arn: pulumi.Input[str]
+    authentication_mode: str
+    """The EKS cluster's authentication mode; HyperPod needs access entries (API modes)."""
+
+
+class HyperPodClusterArgs(TypedDict, total=False):
+    settings: HyperPodConfig | dict
+    """The ``hyperpod`` config block."""
+    region: str
+    subnet_id: pulumi.Input[str]
+    """The private subnet of the cluster's zone."""
+    security_group_ids: Sequence[pulumi.Input[str]]
+    fsx_mount: dict
+    """``{dns_name, mount_name, mount_path}`` (LustreFileSystem.hyperpod_mount)."""
+    eks: HyperPodEksArgs
+    """Required for EKS orchestration."""
+
+
+class HyperPodCluster(pulumi.ComponentResource):
+    cluster_name: str
+    cluster_arn: pulumi.Output[str]
+    partitions: dict[str, str]
+    """Slurm partition per worker group."""
+    ssm_target_prefixes: pulumi.Output[dict]
+    """Per group, the SSM target prefix: ``sagemaker-cluster:<cluster-id>_<group>-`` + instance id."""
+
+    def __init__(self, name: str, args: HyperPodClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        settings = validate(HyperPodConfig, args.get("settings", {}), prefix=f"HyperPodCluster({name}).settings")
+        eks = args.get("eks")
+        self._check_orchestrator(name, settings, eks)
+        super().__init__("trainstack:index:HyperPodCluster", name, {}, opts)
+        import pulumi_aws_native as aws_native  # only stacks with HyperPod need it
+
+        if settings.orchestrator == "eks":
+            pulumi.log.warn("HyperPod on EKS needs HyperPod's dependencies chart, which has no published "
+                            f"release; install it once per cluster before pulumi up: {HYPERPOD_DEPENDENCIES_COMMAND}",
+                            resource=self)
+
+        security_groups = list(args.get("security_group_ids", []))
+        role = execution_role(f"{name}-nodes", region=args["region"], subnet_ids=[args["subnet_id"]],
+                              security_group_ids=security_groups, parent=self)
+        fsx_mount = args.get("fsx_mount")
+        lifecycle_uri = None
+        if settings.orchestrator == "slurm":
+            lifecycle_uri = upload_lifecycle(name, settings, fsx_mount["mount_path"] if fsx_mount else None,
+                                             parent=self)
+        orchestrator = ({"slurm": {"slurm_config_strategy": "Managed"}} if settings.orchestrator == "slurm"
+                        else {"eks": {"cluster_arn": eks["cluster_arn"]}})
+        cluster = aws_native.sagemaker.Cluster(
+            name,
+            cluster_name=settings.cluster_name,
+            orchestrator=orchestrator,
+            instance_groups=render_instance_groups(settings, execution_role_arn=role.arn,
+                                                   lifecycle_uri=lifecycle_uri, fsx_mount=fsx_mount),
+            node_recovery=settings.node_recovery,
+            vpc_config={"subnets": [args["subnet_id"]], "security_group_ids": security_groups},
+            opts=pulumi.ResourceOptions(parent=self, custom_timeouts=pulumi.CustomTimeouts(create="180m",
+                                                                                           update="180m")),
+        )
+        self.cluster_name = settings.cluster_name
+        self.cluster_arn = cluster.cluster_arn
+        self.partitions = {w.name: partition_of(w) for w in settings.workers} if settings.orchestrator == "slurm" else {}
+        group_names = [g.name for g in settings.groups]
+        self.ssm_target_prefixes = cluster.cluster_arn.apply(
+            lambda arn: {g: f"sagemaker-cluster:{arn.rsplit('/', 1)[-1]}_{g}-" for g in group_names})
+        self.instance_groups = [{"name": g.name, "instanceType": g.instance_type, "count": g.count}
+                                for g in settings.groups]
+        self.register_outputs({"clusterName": self.cluster_name, "clusterArn": self.cluster_arn,
+                               "partitions": self.partitions, "ssmTargetPrefixes": self.ssm_target_prefixes,
+                               "instanceGroups": self.instance_groups})
+
+    @staticmethod
+    def _check_orchestrator(name: str, settings: HyperPodConfig, eks: Optional[HyperPodEksArgs]) -> None:
+        if settings.orchestrator != "eks":
+            return
+        if eks is None:
+            raise ConfigError([ConfigIssue(f"HyperPodCluster({name}):eks", None,
+                                           "EKS orchestration needs the EKS cluster.",
+                                           "pass eks={'cluster_arn': ..., 'authentication_mode': ...}.")])
+        if eks["authentication_mode"] not in HYPERPOD_AUTH_MODES:
+            raise ConfigError([ConfigIssue(
+                f"HyperPodCluster({name}):eks.authenticationMode", eks["authentication_mode"],
+                "HyperPod creates EKS access entries for its nodes, which CONFIG_MAP clusters do not have.",
+                "switch the EKS cluster to API (or API_AND_CONFIG_MAP) authentication; trainstack's "
+                "GpuEksCluster always uses API.")])

@@ -1,0 +1,59 @@
+"""The HyperPod execution role: what every cluster node runs as.
+
+AWS's managed ``AmazonSageMakerClusterInstanceRolePolicy`` covers logs, metrics,
+SSM sessions and reading ``sagemaker-*`` buckets. Nodes in a VPC also need to
+manage their network interfaces; those grants are scoped to this VPC's subnets,
+security groups and to network interfaces, except the EC2 Describe calls, which
+AWS does not allow to scope (resource ``*``). Image pulls from ECR follow the
+same rule: the token call cannot be scoped, the layer reads are scoped to
+repositories in this account and region.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Sequence
+
+import pulumi
+import pulumi_aws as aws
+
+MANAGED_POLICY = "arn:aws:iam::aws:policy/AmazonSageMakerClusterInstanceRolePolicy"
+
+DESCRIBE = ["ec2:DescribeNetworkInterfaces", "ec2:DescribeVpcs", "ec2:DescribeDhcpOptions", "ec2:DescribeSubnets",
+            "ec2:DescribeSecurityGroups"]
+ENI = ["ec2:DeleteNetworkInterface", "ec2:CreateNetworkInterfacePermission",
+       "ec2:DeleteNetworkInterfacePermission", "ec2:DetachNetworkInterface"]
+ECR_PULL = ["ecr:BatchCheckLayerAvailability", "ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer"]
+
+
+def policy_document(*, region: str, account: str, subnet_ids: Sequence[str], security_group_ids: Sequence[str]) -> str:
+    ec2 = f"arn:aws:ec2:{region}:{account}"
+    interfaces = f"{ec2}:network-interface/*"
+    statements = [
+        {"Sid": "DescribeNetwork", "Effect": "Allow", "Action": DESCRIBE, "Resource": "*"},
+        {"Sid": "CreateInterfacesInThisNetwork", "Effect": "Allow", "Action": "ec2:CreateNetworkInterface",
+         "Resource": [interfaces, *(f"{ec2}:subnet/{s}" for s in subnet_ids),
+                      *(f"{ec2}:security-group/{g}" for g in security_group_ids)]},
+        {"Sid": "ManageInterfaces", "Effect": "Allow", "Action": ENI, "Resource": interfaces},
+        {"Sid": "TagNewInterfaces", "Effect": "Allow", "Action": "ec2:CreateTags", "Resource": interfaces,
+         "Condition": {"StringEquals": {"ec2:CreateAction": "CreateNetworkInterface"}}},
+        {"Sid": "EcrToken", "Effect": "Allow", "Action": "ecr:GetAuthorizationToken", "Resource": "*"},
+        {"Sid": "EcrPull", "Effect": "Allow", "Action": ECR_PULL,
+         "Resource": f"arn:aws:ecr:{region}:{account}:repository/*"},
+    ]
+    return json.dumps({"Version": "2012-10-17", "Statement": statements}, indent=2)
+
+
+def execution_role(name: str, *, region: str, subnet_ids: Sequence[pulumi.Input[str]],
+                   security_group_ids: Sequence[pulumi.Input[str]], parent: pulumi.Resource) -> aws.iam.Role:
+    child = pulumi.ResourceOptions(parent=parent)
+    role = aws.iam.Role(name, description="SageMaker HyperPod cluster nodes", assume_role_policy=json.dumps({
+        "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Service": "sagemaker.amazonaws.com"},
+                                                "Action": "sts:AssumeRole"}]}), opts=child)
+    aws.iam.RolePolicyAttachment(f"{name}-managed", role=role.name, policy_arn=MANAGED_POLICY, opts=child)
+    account = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=parent)).account_id
+    policy = pulumi.Output.all(account, pulumi.Output.all(*subnet_ids), pulumi.Output.all(*security_group_ids)).apply(
+        lambda values: policy_document(region=region, account=values[0], subnet_ids=values[1],
+                                       security_group_ids=values[2]))
+    aws.iam.RolePolicy(f"{name}-network", role=role.id, policy=policy, opts=child)
+    return role
