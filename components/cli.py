@@ -39,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     plan.add_argument("--cwd", type=Path, default=Path.cwd(), help="start the Pulumi.yaml search here")
     plan.add_argument("--json", action="store_true", help="print the plan record as one JSON document")
     plan.add_argument("--debug", action="store_true", help="show tracebacks of unexpected failures")
+    plan.add_argument("--policy-config", type=Path,
+                      help="policy pack configuration (JSON, CrossGuard's shape) on top of the stack's own")
     plan.set_defaults(handler=_plan)
 
     listing = commands.add_parser("catalog", help="list the instance catalog")
@@ -53,6 +55,7 @@ def _plan(args: argparse.Namespace) -> int:
     try:
         project = find_project(args.cwd)
         plan = run_plan(project, args.stack)
+        policy_config = _policy_config(project, args.stack, args.policy_config)
     except ConfigError as error:
         return _config_failure(error, args.json)
     except ProjectError as error:
@@ -61,8 +64,38 @@ def _plan(args: argparse.Namespace) -> int:
         if args.debug:
             traceback.print_exc()
         return _report(args.json, "program", f"{type(error).__name__}: {error}", EXIT_FAILURE)
+    from .policy import evaluate, stack_from_plan
+
+    report = evaluate(stack_from_plan(plan), policy_config)
+    plan.sections["policies"] = {**report.as_dict(), "text": report.render()}
     print(render_json(plan) if args.json else render_text(plan))
-    return EXIT_OK
+    return EXIT_POLICY if report.mandatory_failures else EXIT_OK
+
+
+def _policy_config(project, stack: str, extra: Path | None) -> dict:
+    """Stack-wide policy settings from the stack's own config, then the given file."""
+    from .config import validate_stack_config
+    from .plan import ProjectError, load_stack
+
+    raw = {}
+    for key, value in load_stack(project, stack).config.items():
+        if key.startswith("trainstack:"):
+            try:
+                raw[key.split(":", 1)[1]] = json.loads(value)
+            except ValueError:
+                raw[key.split(":", 1)[1]] = value
+    config: dict = {}
+    if raw:
+        stack_config = validate_stack_config(raw)
+        config["profile"] = stack_config.profile
+        if stack_config.cost.max_hourly_usd:
+            config["maxHourlyUsd"] = stack_config.cost.max_hourly_usd
+    if extra is not None:
+        try:
+            config.update(json.loads(extra.read_text()))
+        except (OSError, ValueError) as error:
+            raise ProjectError(f"policy config {extra}: {error}") from None
+    return config
 
 
 def _config_failure(error: ConfigError, as_json: bool) -> int:

@@ -38,10 +38,9 @@ class TrainingStack(pulumi.ComponentResource):
 
         # One explicit provider: the region comes from our validated config, not from
         # whatever AWS_REGION the machine running `pulumi up` happens to have.
-        self.aws_provider = aws.Provider(
-            f"{name}-aws", region=config.region,
-            default_tags={"tags": {**config.tags, "trainstack:stack": name, "trainstack:profile": config.profile}},
-            opts=pulumi.ResourceOptions(parent=self))
+        self.tags = {**config.tags, "trainstack:stack": name, "trainstack:profile": config.profile}
+        self.aws_provider = aws.Provider(f"{name}-aws", region=config.region, default_tags={"tags": self.tags},
+                                         opts=pulumi.ResourceOptions(parent=self))
         in_region = pulumi.ResourceOptions(parent=self, providers=[self.aws_provider])
 
         self.network = Network(f"{name}-network", {"settings": config.network, "region": config.region},
@@ -113,7 +112,7 @@ class TrainingStack(pulumi.ComponentResource):
 
         from .hyperpod import HyperPodCluster
 
-        native = aws_native.Provider(f"{name}-aws-native", region=config.region,
+        native = aws_native.Provider(f"{name}-aws-native", region=config.region, default_tags={"tags": self.tags},
                                      opts=pulumi.ResourceOptions(parent=self))
         args = {"settings": config.hyperpod, "region": config.region,
                 "subnet_id": self.network.private_subnet_ids[config.hyperpod.zone], "security_group_ids": [group.id]}

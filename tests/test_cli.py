@@ -51,3 +51,33 @@ def test_catalog_lists_types_with_efa_counts_and_unpublished_prices(capsys):
     p5 = next(line for line in out.splitlines() if line.startswith("p5.48xlarge "))
     assert p5.split()[4:6] == ["32", "100"]
     assert "no published price" in next(line for line in out.splitlines() if line.startswith("p5e.48xlarge"))
+
+
+def _dev_like(tmp_path, **cost):
+    import yaml
+
+    document = yaml.safe_load((REPO / "stacks" / "Pulumi.dev.yaml").read_text())
+    document["config"]["trainstack:cost"] = cost
+    (tmp_path / "Pulumi.yaml").write_text(f"name: trainstack\nruntime: python\nmain: {REPO / 'stacks'}\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text(yaml.safe_dump(document))
+    return str(tmp_path)
+
+
+def test_a_mandatory_policy_failure_prints_the_table_and_exits_1(tmp_path, capsys):
+    assert cli.main(["plan", "--cwd", _dev_like(tmp_path, maxHourlyUsd=1)]) == 1
+    out = capsys.readouterr().out
+    assert "  FAIL     mandatory   cost         hourly-cost-ceiling" in out
+    assert "above the ceiling of $1.0/h" in out and "1 mandatory policy failed" in out
+
+
+def test_policy_config_can_make_a_rule_advisory(tmp_path, capsys):
+    config = tmp_path / "policy.json"
+    config.write_text('{"hourly-cost-ceiling": {"enforcementLevel": "advisory"}}')
+    assert cli.main(["plan", "--cwd", _dev_like(tmp_path, maxHourlyUsd=1), "--policy-config", str(config)]) == 0
+    assert "  FAIL     advisory    cost         hourly-cost-ceiling" in capsys.readouterr().out
+
+
+def test_plan_json_carries_the_policy_results(capsys):
+    assert cli.main(["plan", "--cwd", str(REPO), "--json"]) == 0
+    policies = json.loads(capsys.readouterr().out)["policies"]
+    assert policies["mandatoryFailures"] == 0 and len(policies["rules"]) >= 19

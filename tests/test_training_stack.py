@@ -53,7 +53,7 @@ def test_dev_outputs_name_the_cluster_and_its_gpu_group():
 
 def test_the_provider_pins_the_region_and_tags_everything():
     provider = run_plan(PROJECT, "dev").get("pulumi:providers:aws", "dev-aws")
-    assert provider.inputs["region"] == "us-west-2"
+    assert provider.inputs["region"] == "us-east-1"
     # Provider inputs reach the engine as JSON strings, as `pulumi preview` shows them.
     tags = json.loads(provider.inputs["defaultTags"])["tags"]
     assert tags == {"team": "ml-platform", "environment": "dev", "trainstack:stack": "dev",

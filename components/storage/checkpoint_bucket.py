@@ -35,6 +35,8 @@ class CheckpointBucket(pulumi.ComponentResource):
             name,
             bucket_prefix=_bucket_prefix(name),
             force_destroy=False,
+            # Policies find checkpoint buckets by this tag (versioning, protection).
+            tags={"trainstack:purpose": "checkpoints"},
             opts=pulumi.ResourceOptions(parent=self, protect=settings.protect),
         )
         aws.s3.BucketOwnershipControls(

@@ -1,0 +1,122 @@
+"""What a policy rule sees and says.
+
+Rules read resources as the Pulumi engine hands them over: a type token, the
+properties (camelCase), ``protect``, the provider's properties, and the URNs
+each property depends on. The same view is built from the offline plan's record
+and from CrossGuard's ``StackValidationArgs``, so one rule function serves both.
+Values a preview does not know yet are skipped, never failed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, Literal, Optional
+
+Enforcement = Literal["mandatory", "advisory", "disabled"]
+
+
+@dataclass(frozen=True)
+class Resource:
+    type: str
+    name: str
+    urn: str
+    props: dict[str, Any]
+    protect: bool = False
+    provider: Optional[dict[str, Any]] = None
+    """The properties of the resource's provider (region, defaultTags)."""
+    property_dependencies: dict[str, list[str]] = field(default_factory=dict)
+    """Property name -> URNs of the resources its value came from."""
+    id: Optional[str] = None
+
+
+class Stack:
+    """All resources of one stack, with lookups across references."""
+
+    def __init__(self, resources: Iterable[Resource]):
+        self.resources = list(resources)
+        self._by_urn = {r.urn: r for r in self.resources}
+
+    def of_type(self, *types: str) -> list[Resource]:
+        return [r for r in self.resources if r.type in types]
+
+    def referenced(self, resource: Resource, prop: str, *types: str) -> list[Resource]:
+        """The resources ``resource.prop`` was computed from, optionally of some types."""
+        found = [self._by_urn[u] for u in resource.property_dependencies.get(prop, []) if u in self._by_urn]
+        return [r for r in found if not types or r.type in types]
+
+    def referencing(self, target: Resource, prop: str, *types: str) -> list[Resource]:
+        """Resources whose ``prop`` was computed from ``target``."""
+        return [r for r in self.resources if (not types or r.type in types)
+                and target.urn in r.property_dependencies.get(prop, [])]
+
+    def providers(self) -> Iterator[dict[str, Any]]:
+        """Properties of the AWS providers in use (those with a region)."""
+        seen = set()
+        for resource in self.resources:
+            if resource.provider is not None and "region" in resource.provider and id(resource.provider) not in seen:
+                seen.add(id(resource.provider))
+                yield resource.provider
+
+    def profile(self, config: dict) -> Optional[str]:
+        """The trainstack profile: from the policy config, else the provider's default tags."""
+        if config.get("profile"):
+            return config["profile"]
+        for provider in self.providers():
+            tags = default_tags(provider)
+            if "trainstack:profile" in tags:
+                return tags["trainstack:profile"]
+        return None
+
+
+def default_tags(provider: dict[str, Any]) -> dict[str, str]:
+    import json
+
+    value = provider.get("defaultTags") or {}
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return {}
+    return dict((value or {}).get("tags") or {})
+
+
+@dataclass(frozen=True)
+class Violation:
+    urn: Optional[str]
+    message: str
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    description: str
+    enforcement: Enforcement
+    check: Callable[[Stack, dict], Iterable[Violation]]
+    config: dict[str, dict] = field(default_factory=dict)
+    """JSON schema properties of the rule's settings, with defaults."""
+    area: str = "security"
+
+    def settings(self, pack_config: dict) -> dict:
+        """Defaults, then stack-wide values (profile, ...), then this rule's own block."""
+        own = pack_config.get(self.id) if isinstance(pack_config.get(self.id), dict) else {}
+        merged = {key: schema.get("default") for key, schema in self.config.items()}
+        merged.update({k: v for k, v in pack_config.items() if not isinstance(v, dict) and k != "all"})
+        merged.update({k: v for k, v in own.items() if k != "enforcementLevel"})
+        return merged
+
+    def level(self, pack_config: dict) -> Enforcement:
+        own = pack_config.get(self.id)
+        if isinstance(own, str):
+            return own
+        if isinstance(own, dict) and "enforcementLevel" in own:
+            return own["enforcementLevel"]
+        return pack_config.get("all", self.enforcement)
+
+
+def is_unknown(value: Any) -> bool:
+    return value is None or value == "[unknown]"
+
+
+def truthy(value: Any) -> bool:
+    """Providers pass some booleans as strings ("true")."""
+    return value is True or (isinstance(value, str) and value.lower() == "true")

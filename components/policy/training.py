@@ -1,0 +1,156 @@
+"""Correctness rules for training clusters: EFA layout and security group, one zone,
+FSx next to its clients with Lustre ports open, capacity blocks launched as blocks."""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+from .. import catalog
+from ..catalog.efa_layout import efa_layout
+from .model import Resource, Rule, Stack, Violation
+from .security import FSX_LUSTRE, LAUNCH_TEMPLATE, SECURITY_GROUP
+
+NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+SUBNET = "aws:ec2/subnet:Subnet"
+INGRESS = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
+EGRESS = "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule"
+EFA_TYPES = ("efa", "efa-only")
+LUSTRE_PORTS = ((988, 988), (1018, 1023))
+
+
+def _efa_interfaces(template: Resource) -> list[dict]:
+    return [i for i in template.props.get("networkInterfaces") or [] if i.get("interfaceType") in EFA_TYPES]
+
+
+def _accelerated(group: Resource) -> bool:
+    ami = group.props.get("amiType") or ""
+    return "NVIDIA" in ami or "NEURON" in ami
+
+
+def _template_of(stack: Stack, group: Resource) -> Optional[Resource]:
+    templates = stack.referenced(group, "launchTemplate", LAUNCH_TEMPLATE)
+    return templates[0] if templates else None
+
+
+def _zones(stack: Stack, resource: Resource) -> Optional[set[str]]:
+    """Zones of the subnets a resource sits in; None when its subnets are not in this stack."""
+    subnets = stack.referenced(resource, "subnetIds", SUBNET)
+    if not subnets:
+        return None
+    return {s.props.get("availabilityZone") for s in subnets}
+
+
+def _rules_between(stack: Stack, token: str, group: Resource, peer: Resource) -> list[Resource]:
+    return [r for r in stack.of_type(token)
+            if group.urn in r.property_dependencies.get("securityGroupId", [])
+            and peer.urn in r.property_dependencies.get("referencedSecurityGroupId", [])]
+
+
+def efa_security_group_self_rules(stack: Stack, config: dict) -> Iterator[Violation]:
+    for template in stack.of_type(LAUNCH_TEMPLATE):
+        if not _efa_interfaces(template):
+            continue
+        groups = stack.referenced(template, "networkInterfaces", SECURITY_GROUP)
+        self_referencing = [
+            g for g in groups
+            if any(r.props.get("ipProtocol") == "-1" for r in _rules_between(stack, INGRESS, g, g))
+            and any(r.props.get("ipProtocol") == "-1" for r in _rules_between(stack, EGRESS, g, g))]
+        if not self_referencing:
+            yield Violation(template.urn, f"launch template {template.name} has EFA interfaces but none of their "
+                                          "security groups allows all traffic from and to itself; EFA OS bypass "
+                                          "needs such a group on every EFA interface.")
+
+
+def efa_layout_matches_catalog(stack: Stack, config: dict) -> Iterator[Violation]:
+    for group in stack.of_type(NODE_GROUP):
+        template = _template_of(stack, group)
+        types = group.props.get("instanceTypes") or []
+        if template is None or not types or not _efa_interfaces(template):
+            continue
+        instance = catalog.find(types[0])
+        if instance is None:
+            yield Violation(group.urn, f"{types[0]} is not in the instance catalog; its EFA layout cannot be checked.")
+            continue
+        rendered = [(i.get("networkCardIndex"), i.get("deviceIndex"), i.get("interfaceType"))
+                    for i in template.props.get("networkInterfaces") or []]
+        try:
+            expected = [(s.network_card_index, s.device_index, s.interface_type) for s in efa_layout(instance)]
+        except (catalog.UnknownFactError, ValueError) as error:
+            yield Violation(template.urn, f"{instance.name}: {error}")
+            continue
+        if rendered != expected:
+            efa = sum(1 for r in rendered if r[2] in EFA_TYPES)
+            yield Violation(template.urn, f"launch template {template.name} for {instance.name} lays out {efa} EFA "
+                                          f"interfaces as {rendered}; the type takes {instance.efa.max_interfaces} "
+                                          f"as {expected} (card 0 plain interface, then efa-only per EFA card).")
+
+
+def accelerated_groups_single_zone(stack: Stack, config: dict) -> Iterator[Violation]:
+    for group in stack.of_type(NODE_GROUP):
+        zones = _zones(stack, group)
+        if _accelerated(group) and zones is not None and len(zones) > 1:
+            yield Violation(group.urn, f"accelerated node group {group.name} spans zones {sorted(zones)}; EFA and "
+                                       "reservations are zonal: give it the subnet of one zone.")
+
+
+def _opens(stack: Stack, group: Resource, low: int, high: int) -> bool:
+    for rule in stack.of_type(INGRESS):
+        if group.urn not in rule.property_dependencies.get("securityGroupId", []):
+            continue
+        protocol = str(rule.props.get("ipProtocol"))
+        if protocol == "-1" or (protocol in ("tcp", "6") and (rule.props.get("fromPort") or 0) <= low
+                                and high <= (rule.props.get("toPort") or 0)):
+            return True
+    return False
+
+
+def fsx_zone_and_ports(stack: Stack, config: dict) -> Iterator[Violation]:
+    accelerated = [g for g in stack.of_type(NODE_GROUP) if _accelerated(g)]
+    for file_system in stack.of_type(FSX_LUSTRE):
+        zones = _zones(stack, file_system)
+        for group in accelerated:
+            group_zones = _zones(stack, group)
+            if zones is not None and group_zones is not None and not group_zones <= zones:
+                yield Violation(file_system.urn, f"FSx {file_system.name} is in {sorted(zones)} but node group "
+                                                 f"{group.name} is in {sorted(group_zones)}.")
+        groups = stack.referenced(file_system, "securityGroupIds", SECURITY_GROUP)
+        for low, high in LUSTRE_PORTS:
+            if groups and not any(_opens(stack, g, low, high) for g in groups):
+                yield Violation(file_system.urn, f"FSx {file_system.name}'s security groups do not open TCP "
+                                                 f"{low}-{high}, which Lustre clients need.")
+
+
+def capacity_block_market_type(stack: Stack, config: dict) -> Iterator[Violation]:
+    for group in stack.of_type(NODE_GROUP):
+        template = _template_of(stack, group)
+        if template is None:
+            continue
+        market = (template.props.get("instanceMarketOptions") or {}).get("marketType")
+        block = group.props.get("capacityType") == "CAPACITY_BLOCK"
+        if block and market != "capacity-block":
+            yield Violation(template.urn, f"node group {group.name} is a capacity block but its launch template "
+                                          f"has market type {market!r}; set instanceMarketOptions.marketType "
+                                          "capacity-block.")
+        if block and not (template.props.get("capacityReservationSpecification") or {}).get(
+                "capacityReservationTarget"):
+            yield Violation(template.urn, f"capacity-block node group {group.name} does not target its block.")
+        if block and (template.props.get("placement") or {}).get("groupName"):
+            yield Violation(template.urn, f"capacity-block node group {group.name} has a placement group; blocks "
+                                          "are already co-located and launches fail with one.")
+        if market == "capacity-block" and not block:
+            yield Violation(group.urn, f"node group {group.name} launches capacity-block instances but its "
+                                       "capacityType is not CAPACITY_BLOCK.")
+
+
+RULES = [
+    Rule("efa-security-group-self-rules", "EFA interfaces carry a security group allowing all traffic from and "
+         "to itself.", "mandatory", efa_security_group_self_rules, area="training"),
+    Rule("efa-layout-matches-catalog", "Launch templates lay out every EFA interface of their instance type, "
+         "card 0 plain, efa-only on each EFA card.", "mandatory", efa_layout_matches_catalog, area="training"),
+    Rule("accelerated-groups-single-zone", "Accelerated node groups sit in one zone.", "mandatory",
+         accelerated_groups_single_zone, area="training"),
+    Rule("fsx-zone-and-ports", "FSx shares its node groups' zone and opens TCP 988 and 1018-1023.", "mandatory",
+         fsx_zone_and_ports, area="training"),
+    Rule("capacity-block-market-type", "Capacity-block node groups launch with the capacity-block market type, "
+         "their block targeted, and no placement group.", "mandatory", capacity_block_market_type, area="training"),
+]

@@ -1,0 +1,162 @@
+"""A corpus of broken resources, each built as the engine passes it, each caught by the
+rule that names its fault; and every shipped stack passes every mandatory rule."""
+
+import json
+
+import pytest
+
+from trainstack.policy import RULES, Resource, evaluate
+
+from support.policy_stacks import PROJECT, added, changed, find, removed, with_props
+
+LT, NG = "aws:ec2/launchTemplate:LaunchTemplate", "aws:eks/nodeGroup:NodeGroup"
+SG, INGRESS = "aws:ec2/securityGroup:SecurityGroup", "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
+EGRESS = "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule"
+FSX, BUCKET = "aws:fsx/lustreFileSystem:LustreFileSystem", "aws:s3/bucket:Bucket"
+EKS, EKS_CHILD = "eks:index:Cluster", "aws:eks/cluster:Cluster"
+SUBNET = "aws:ec2/subnet:Subnet"
+
+
+@pytest.mark.parametrize("stack", sorted(PROJECT.stacks()))
+def test_every_shipped_stack_passes_every_mandatory_rule(baselines, stack):
+    from trainstack.cli import _policy_config
+
+    report = evaluate(baselines[stack], _policy_config(PROJECT, stack, None))
+    assert not report.mandatory_failures, [(r.rule.id, r.violations) for r in report.mandatory_failures]
+
+
+def test_every_rule_has_an_id_description_enforcement_and_area():
+    assert len({r.id for r in RULES}) == len(RULES) >= 19
+    assert all(r.description and r.enforcement == "mandatory" and r.area for r in RULES)
+
+
+def ingress(name, group_urn, cidr, low, high, protocol="tcp"):
+    return Resource(INGRESS, name, f"urn:test::{name}", {"cidrIpv4": cidr, "fromPort": low, "toPort": high,
+                                                         "ipProtocol": protocol},
+                    property_dependencies={"securityGroupId": [group_urn]})
+
+
+def child_cluster(public: bool, encrypted: bool):
+    props = {"vpcConfig": {"endpointPublicAccess": public, "endpointPrivateAccess": True}}
+    if encrypted:
+        props["encryptionConfig"] = {"resources": ["secrets"], "provider": {"keyArn": "arn:aws:kms:k"}}
+    return Resource(EKS_CHILD, "nemo-p4de-eks", "urn:test::eks-child", props)
+
+
+def iam_policy(actions):
+    document = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": actions, "Resource": "*"}]}
+    return Resource("aws:iam/rolePolicy:RolePolicy", "extra", "urn:test::extra", {"policy": json.dumps(document)})
+
+
+def other_zone_subnet(stack):
+    return Resource(SUBNET, "elsewhere", "urn:test::subnet-b", {"availabilityZone": "us-east-1b"})
+
+
+def _interfaces(types_and_cards):
+    return [{"networkCardIndex": card, "deviceIndex": device, "interfaceType": kind, "securityGroups": ["sg"]}
+            for card, device, kind in types_and_cards]
+
+
+CORPUS = {
+    "IMDSv1 allowed on GPU nodes": ("nemo-p4de", "imdsv2-required", lambda s: with_props(
+        s, LT, "nemo-p4de-eks-p4de", lambda p: p["metadataOptions"].update(httpTokens="optional")), {}),
+    "HTTPS open to the internet": ("nemo-p4de", "no-public-ingress", lambda s: added(s, ingress(
+        "web", find(s, SG, "nemo-p4de-eks-efa").urn, "0.0.0.0/0", 443, 443)), {}),
+    "SSH open to the internet": ("nemo-p4de", "no-ssh-from-internet", lambda s: added(s, ingress(
+        "ssh", find(s, SG, "nemo-p4de-eks-efa").urn, "0.0.0.0/0", 22, 22)), {}),
+    "all traffic from ::/0 includes SSH": ("nemo-p4de", "no-ssh-from-internet", lambda s: added(s, Resource(
+        INGRESS, "all6", "urn:test::all6", {"cidrIpv6": "::/0", "ipProtocol": "-1"})), {}),
+    "EKS secrets not encrypted (pulumi-eks inputs)": ("nemo-p4de", "eks-secrets-encrypted", lambda s: changed(
+        s, EKS, "nemo-p4de-eks", props={k: v for k, v in find(s, EKS, "nemo-p4de-eks").props.items()
+                                        if k != "encryptionConfigKeyArn"}, property_dependencies={}), {}),
+    "EKS secrets not encrypted (engine child resource)": ("nemo-p4de", "eks-secrets-encrypted",
+                                                          lambda s: added(s, child_cluster(False, False)), {}),
+    "public endpoint in production (pulumi-eks inputs)": ("nemo-p4de", "eks-endpoint-private-in-production",
+                                                          lambda s: with_props(s, EKS, "nemo-p4de-eks", lambda p: p.update(
+                                                              endpointPublicAccess=True)), {}),
+    "public endpoint in production (engine child resource)": ("nemo-p4de", "eks-endpoint-private-in-production",
+                                                              lambda s: added(s, child_cluster(True, True)), {}),
+    "unencrypted root volume": ("nemo-p4de", "ebs-encrypted", lambda s: with_props(
+        s, LT, "nemo-p4de-eks-p4de", lambda p: p["blockDeviceMappings"][0]["ebs"].update(encrypted="false")), {}),
+    "FSx on the AWS key where a customer key is required": ("nemo-p4de", "fsx-encrypted", lambda s: s,
+                                                            {"fsx-encrypted": {"requireCustomerKey": True}}),
+    "bucket without encryption": ("nemo-p4de", "s3-encrypted", lambda s: removed(
+        s, "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
+        "nemo-p4de-checkpoints-encryption"), {}),
+    "wildcard IAM action": ("nemo-p4de", "iam-no-wildcard-actions", lambda s: added(s, iam_policy(["s3:*"])), {}),
+    "EFA group without its self egress rule": ("nemo-p4de", "efa-security-group-self-rules", lambda s: removed(
+        s, EGRESS, "nemo-p4de-eks-efa-out-to-self"), {}),
+    "eksctl's layout: efa on every card at device 1": ("nemo-p4de", "efa-layout-matches-catalog", lambda s: with_props(
+        s, LT, "nemo-p4de-eks-p4de", lambda p: p.update(networkInterfaces=_interfaces(
+            [(0, 0, "efa"), (1, 1, "efa"), (2, 1, "efa"), (3, 1, "efa")]))), {}),
+    "p5 sized by 8 cards instead of 32 EFA interfaces": ("fsdp-p5", "efa-layout-matches-catalog", lambda s: with_props(
+        s, LT, "fsdp-p5-eks-p5", lambda p: p.update(networkInterfaces=_interfaces(
+            [(0, 0, "interface")] + [(c, 1 if c == 0 else 0, "efa-only") for c in range(8)]))), {}),
+    "GPU group across two zones": ("nemo-p4de", "accelerated-groups-single-zone", lambda s: changed(
+        added(s, other_zone_subnet(s)), NG, "nemo-p4de-eks-p4de", property_dependencies={
+            **find(s, NG, "nemo-p4de-eks-p4de").property_dependencies,
+            "subnetIds": find(s, NG, "nemo-p4de-eks-p4de").property_dependencies["subnetIds"] + ["urn:test::subnet-b"]}),
+        {}),
+    "FSx in another zone than the GPUs": ("nemo-p4de", "fsx-zone-and-ports", lambda s: changed(
+        added(s, other_zone_subnet(s)), FSX, "nemo-p4de-fsx", property_dependencies={
+            **find(s, FSX, "nemo-p4de-fsx").property_dependencies, "subnetIds": ["urn:test::subnet-b"]}), {}),
+    "FSx opening only 1021-1023": ("nemo-p4de", "fsx-zone-and-ports", lambda s: Stack_with_ports(s, 1021), {}),
+    "capacity block launched on demand": ("nemo-p4de", "capacity-block-market-type", lambda s: with_props(
+        s, NG, "nemo-p4de-eks-p4de", lambda p: p.update(capacityType="CAPACITY_BLOCK")), {}),
+    "capacity block in a placement group": ("nemo-p4de", "capacity-block-market-type", lambda s: with_props(
+        with_props(s, NG, "nemo-p4de-eks-p4de", lambda p: p.update(capacityType="CAPACITY_BLOCK")),
+        LT, "nemo-p4de-eks-p4de", lambda p: p.update(instanceMarketOptions={"marketType": "capacity-block"},
+                                                     placement={"groupName": "pg"})), {}),
+    "unprotected FSx in production": ("nemo-p4de", "storage-protected-in-production", lambda s: changed(
+        s, FSX, "nemo-p4de-fsx", protect=False), {}),
+    "unprotected checkpoint bucket in production": ("nemo-p4de", "storage-protected-in-production", lambda s: changed(
+        s, BUCKET, "nemo-p4de-checkpoints", protect=False), {}),
+    "checkpoint versioning suspended": ("nemo-p4de", "checkpoint-bucket-versioning", lambda s: with_props(
+        s, "aws:s3/bucketVersioning:BucketVersioning", "nemo-p4de-checkpoints-versioning",
+        lambda p: p.update(versioningConfiguration={"status": "Suspended"})), {}),
+    "max size above the spend ceiling": ("dev", "hourly-cost-ceiling", lambda s: s, {"maxHourlyUsd": 1}),
+    "a type with no published price under a ceiling": ("dev", "hourly-cost-ceiling", lambda s: with_props(
+        s, NG, "dev-eks-gpu", lambda p: p.update(instanceTypes=["p5e.48xlarge"])), {"maxHourlyUsd": 500}),
+    "dev GPUs that never scale to zero": ("dev", "dev-groups-scale-to-zero", lambda s: with_props(
+        s, NG, "dev-eks-gpu", lambda p: p["scalingConfig"].update(minSize=1)), {}),
+    "a required tag missing": ("dev", "required-tags", lambda s: s, {"requiredTags": ["cost-center"]}),
+}
+
+
+def Stack_with_ports(stack, low):
+    """Narrow every FSx ingress rule on 1018-1023 to ``low``-1023, as several field tools do."""
+    for rule in [r for r in stack.resources if r.type == INGRESS and r.props.get("fromPort") == 1018]:
+        stack = with_props(stack, INGRESS, rule.name, lambda p: p.update(fromPort=low))
+    return stack
+
+
+@pytest.mark.parametrize("case", list(CORPUS))
+def test_each_broken_resource_is_caught_by_the_rule_that_names_its_fault(baselines, case):
+    stack_name, rule_id, break_it, config = CORPUS[case]
+    baseline = baselines[stack_name]
+    assert not evaluate(baseline).failed(rule_id)
+
+    report = evaluate(break_it(baseline), config)
+
+    assert report.failed(rule_id), report.render()
+    assert rule_id in {r.rule.id for r in report.mandatory_failures}
+
+
+def test_an_allow_listed_action_passes_the_wildcard_rule(baselines):
+    stack = added(baselines["nemo-p4de"], iam_policy(["ec2:Describe*"]))
+    assert evaluate(stack, {"iam-no-wildcard-actions": {"allowedActions": ["ec2:Describe*"]}}).failed(
+        "iam-no-wildcard-actions") is False
+
+
+def test_dev_stacks_may_keep_a_public_endpoint_and_production_may_keep_gpus_warm(baselines):
+    dev = with_props(baselines["dev"], EKS, "dev-eks", lambda p: p.update(endpointPublicAccess=True))
+    assert not evaluate(dev).failed("eks-endpoint-private-in-production")
+    assert not evaluate(baselines["nemo-p4de"]).failed("dev-groups-scale-to-zero")
+
+
+def test_a_rule_can_be_made_advisory_or_disabled_by_config(baselines):
+    stack = with_props(baselines["nemo-p4de"], LT, "nemo-p4de-eks-p4de",
+                       lambda p: p["metadataOptions"].update(httpTokens="optional"))
+    advisory = evaluate(stack, {"imdsv2-required": {"enforcementLevel": "advisory"}})
+    assert advisory.failed("imdsv2-required") and not advisory.mandatory_failures
+    assert not evaluate(stack, {"imdsv2-required": "disabled"}).failed("imdsv2-required")
