@@ -14,21 +14,18 @@ import pulumi
 import pulumi_aws as aws
 
 from . import catalog
-from .addons.device_plugins import NEURON_SCHEDULER_NAME
-from .catalog.efa_layout import layout_for
 from .cluster import GpuEksCluster
 from .config import StackConfig, validate_stack_config
 from .network import Network, efa_security_group
+from .outputs import KUBECONFIG_OUTPUT, OUTPUT_NAME
+from .registry import image_repository
+from .stack_contract import build_contract
 from .storage.checkpoint_bucket import CheckpointBucket
 from .storage.lustre import LustreFileSystem
 
-# The version of the outputs the stack exports; bumped on any breaking change.
-OUTPUTS_VERSION = 0
-
-
 class TrainingStack(pulumi.ComponentResource):
     outputs: dict[str, Any]
-    """The stack outputs the program exports (see ``export_outputs``)."""
+    """The stack outputs: ``trainstack`` (the outputs contract, see outputs.py) and ``kubeconfig`` (secret)."""
 
     def __init__(self, name: str, config: StackConfig | Mapping[str, Any],
                  opts: Optional[pulumi.ResourceOptions] = None):
@@ -68,26 +65,23 @@ class TrainingStack(pulumi.ComponentResource):
             CheckpointBucket(f"{name}-checkpoints", {"settings": config.checkpoint_bucket}, opts=in_region)
             if config.checkpoint_bucket.enabled else None)
 
+        self.repository = (image_repository(f"{name}-images", f"{pulumi.get_project()}-{name}/training".lower(),
+                                            in_region)
+                           if self.cluster is not None or self.hyperpod is not None else None)
+
         self.outputs = {
-            "outputsVersion": OUTPUTS_VERSION,
-            "region": config.region,
-            "profile": config.profile,
-            "clusterName": self.cluster.cluster_name if self.cluster else None,
-            "checkpointBucket": self.checkpoints.bucket_name if self.checkpoints else None,
-            "storage": {
-                "claimName": self.lustre.claim_name, "mountPath": self.lustre.mount_path,
-                "dnsName": self.lustre.dns_name, "mountName": self.lustre.mount_name,
-                "fileSystemId": self.lustre.file_system_id, "throughputMBps": self.lustre.throughput_mbps,
-            } if self.lustre else None,
-            "hyperpod": {
-                "clusterName": self.hyperpod.cluster_name, "clusterArn": self.hyperpod.cluster_arn,
-                "partitions": self.hyperpod.partitions, "ssmTargetPrefixes": self.hyperpod.ssm_target_prefixes,
-                "instanceGroups": self.hyperpod.instance_groups,
-            } if self.hyperpod else None,
-            "acceleratedGroups": {group.name: _group_facts(group) for group in config.node_groups
-                                  if self.cluster and group.name in self.cluster.node_groups},
+            OUTPUT_NAME: build_contract(self, name),
+            KUBECONFIG_OUTPUT: self.cluster.kubeconfig if self.cluster else None,
         }
         self.register_outputs(self.outputs)
+
+    def operators_contract(self) -> dict:
+        """Which job operators the cluster runs (none until the operators land)."""
+        return {"trainingOperator": False, "mpiOperator": False, "etcdEndpoint": None}
+
+    def export_outputs(self) -> None:
+        for key, value in self.outputs.items():
+            pulumi.export(key, value)
 
     def _lustre(self, name: str, config: StackConfig, opts: pulumi.ResourceOptions,
                 clients: list[pulumi.Input[str]]) -> LustreFileSystem:
@@ -135,24 +129,3 @@ class TrainingStack(pulumi.ComponentResource):
                 unbuilt.append(f"observability/operators switches ({', '.join(on)})")
         for part in unbuilt:
             pulumi.log.warn(f"{part}: validated but not built yet; this stack does not create it.", resource=self)
-
-    def export_outputs(self) -> None:
-        for key, value in self.outputs.items():
-            pulumi.export(key, value)
-
-
-def _group_facts(group) -> dict[str, Any]:
-    """What a job launcher needs to know of a group, from the catalog."""
-    instance = catalog.get(group.instance_type)
-    accelerator = instance.accelerator
-    return {
-        "instanceType": instance.name,
-        "acceleratorResource": accelerator.resource_names[0],
-        "acceleratorsPerNode": accelerator.count,
-        "neuronCoresPerNode": accelerator.neuron_cores,
-        "efaInterfacesPerNode": sum(1 for slot in layout_for(instance, group.efa) if slot.interface_type != "interface"),
-        "zone": group.zone,
-        "maxNodes": group.max_size,
-        # Neuron pods go through the Neuron scheduler extension's scheduler.
-        "schedulerName": NEURON_SCHEDULER_NAME if accelerator.kind is catalog.AcceleratorKind.NEURON else None,
-    }

@@ -27,7 +27,7 @@ def test_plan_json_is_the_versioned_record_with_inputs_dependencies_options_and_
     assert versioning["propertyDependencies"]["bucket"] == [bucket["urn"]]
     assert versioning["options"]["provider"].endswith("nemo-p4de-aws-provider-id")
     assert bucket["options"]["protect"] is True
-    assert document["outputs"]["region"] == "us-east-1"
+    assert document["outputs"]["trainstack"]["region"] == "us-east-1"
 
 
 def test_an_unknown_stack_is_exit_code_2_with_the_known_stacks(capsys):

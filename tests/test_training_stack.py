@@ -6,8 +6,9 @@ from pathlib import Path
 import pytest
 
 from trainstack import ConfigError
-from trainstack.plan import find_project, run_plan, run_program
-from trainstack.training_stack import OUTPUTS_VERSION, TrainingStack
+from trainstack.outputs import CONTRACT_VERSION, parse_outputs
+from trainstack.plan import SECRET_MARK, find_project, run_plan, run_program
+from trainstack.training_stack import TrainingStack
 
 PROJECT = find_project(Path(__file__).parent.parent)
 SHIPPED = ["dev", "nemo-p4de", "fsdp-p5", "trn1", "hyperpod"]
@@ -18,37 +19,44 @@ def test_the_project_ships_the_stacks_every_issue_refers_to():
 
 
 @pytest.mark.parametrize("stack", SHIPPED)
-def test_every_shipped_stack_plans_offline(stack):
+def test_every_shipped_stack_plans_offline_and_exports_the_outputs_contract(stack):
     plan = run_plan(PROJECT, stack)
     training = plan.get("trainstack:index:TrainingStack", stack)
     provider = plan.get("pulumi:providers:aws", f"{stack}-aws")
     assert provider.parent == training.urn
-    assert plan.outputs["outputsVersion"] == OUTPUTS_VERSION
-    assert plan.outputs["checkpointBucket"].startswith(f"{stack}-checkpoints-")
     aws_resources = [r for r in plan.resources if r.custom and r.type.startswith("aws:")]
     assert aws_resources and all(r.options.provider.startswith(provider.urn + "::") for r in aws_resources)
 
+    outputs = parse_outputs(plan.outputs)
+    assert (outputs.contract_version, outputs.stack) == (CONTRACT_VERSION, stack)
+    assert outputs.checkpoint_bucket.startswith(f"{stack}-checkpoints-")
+    assert outputs.image_repository.endswith(f".amazonaws.com/trainstack-{stack}/training")
+    assert plan.outputs["kubeconfig"] == (SECRET_MARK if outputs.cluster else None)
+
 
 def test_nemo_outputs_describe_the_p4de_group_from_the_catalog():
-    groups = run_plan(PROJECT, "nemo-p4de").outputs["acceleratedGroups"]
-    assert groups == {"p4de": {
-        "instanceType": "p4de.24xlarge", "acceleratorResource": "nvidia.com/gpu", "acceleratorsPerNode": 8,
-        "neuronCoresPerNode": None, "efaInterfacesPerNode": 4, "zone": "us-east-1a", "maxNodes": 2,
-        "schedulerName": None}}
+    outputs = parse_outputs(run_plan(PROJECT, "nemo-p4de").outputs)
+    group = outputs.accelerated_groups["p4de"]
+    assert (group.instance_type, group.accelerator_resource, group.accelerators_per_node,
+            group.efa_interfaces_per_node, group.max_nodes) == ("p4de.24xlarge", "nvidia.com/gpu", 8, 4, 2)
+    assert group.node_selector == {"trainstack.io/node-group": "p4de"}
+    assert [(t.key, t.value, t.effect) for t in group.tolerations] == [("nvidia.com/gpu", "true", "NoSchedule")]
+    assert outputs.cluster.endpoint.startswith("https://") and outputs.cluster.name == "trainstack-nemo-p4de"
+    assert (outputs.storage.claim_name, outputs.storage.mount_path) == ("fsx-claim", "/fsx")
 
 
 def test_trn1_outputs_carry_neuron_devices_cores_efa_and_the_neuron_scheduler():
-    group = run_plan(PROJECT, "trn1").outputs["acceleratedGroups"]["trn1"]
-    assert group == {
-        "instanceType": "trn1.32xlarge", "acceleratorResource": "aws.amazon.com/neuron", "acceleratorsPerNode": 16,
-        "neuronCoresPerNode": 32, "efaInterfacesPerNode": 8, "zone": "us-east-2b", "maxNodes": 4,
-        "schedulerName": "my-scheduler"}
+    group = parse_outputs(run_plan(PROJECT, "trn1").outputs).accelerated_groups["trn1"]
+    assert (group.accelerator_resource, group.accelerators_per_node, group.neuron_cores_per_node,
+            group.efa_interfaces_per_node, group.scheduler_name) == ("aws.amazon.com/neuron", 16, 32, 8,
+                                                                     "my-scheduler")
 
 
-def test_dev_outputs_name_the_cluster_and_its_gpu_group():
-    outputs = run_plan(PROJECT, "dev").outputs
-    assert outputs["clusterName"] == "trainstack-dev"
-    assert outputs["acceleratedGroups"]["gpu"]["efaInterfacesPerNode"] == 0
+def test_hyperpod_outputs_name_partitions_and_groups():
+    hyperpod = parse_outputs(run_plan(PROJECT, "hyperpod").outputs).hyperpod
+    assert hyperpod.partitions == {"worker-group-1": "dev"}
+    assert [(g.name, g.count, g.accelerators_per_node) for g in hyperpod.instance_groups] == [
+        ("controller-machine", 1, 0), ("worker-group-1", 2, 1)]
 
 
 def test_the_provider_pins_the_region_and_tags_everything():
@@ -65,7 +73,7 @@ CONFIG = {"profile": "dev", "region": "us-east-1", "network": {"zones": ["us-eas
 
 def test_imported_as_a_library_it_takes_a_plain_mapping():
     plan = run_program(lambda: TrainingStack("lib", CONFIG), project="other", stack="prod")
-    assert plan.get("trainstack:index:TrainingStack", "lib").outputs["region"] == "us-east-1"
+    assert plan.get("trainstack:index:TrainingStack", "lib").outputs["trainstack"]["region"] == "us-east-1"
 
 
 def test_a_bad_mapping_is_refused_before_anything_is_registered():

@@ -73,7 +73,7 @@ def test_the_cluster_sits_in_one_private_subnet_with_the_efa_group_that_fsx_lets
 
 
 def test_outputs_give_partitions_groups_and_ssm_targets_named_from_the_same_config(seed):
-    hyperpod = seed.outputs["hyperpod"]
+    hyperpod = seed.outputs["trainstack"]["hyperpod"]
     cluster_id = hyperpod["clusterArn"].rsplit("/", 1)[1]
     assert hyperpod["partitions"] == {"worker-group-1": "dev"}
     assert hyperpod["ssmTargetPrefixes"] == {

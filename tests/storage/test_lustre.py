@@ -151,6 +151,6 @@ def test_on_eks_the_cluster_security_group_is_the_client(on_eks):
 
 
 def test_throughput_below_the_floor_per_accelerator_is_a_warning(on_eks):
-    assert on_eks.get("trainstack:index:TrainingStack", "s").outputs["storage"]["throughputMBps"] == 292
+    assert on_eks.get("trainstack:index:TrainingStack", "s").outputs["trainstack"]["storage"]["throughputMBps"] == 292
     assert any("292 MB/s for 32 accelerators at max size is 9.1 MB/s each" in d["message"]
                for d in on_eks.diagnostics)

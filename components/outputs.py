@@ -1,0 +1,128 @@
+"""The outputs contract: what every stack exports for job launchers.
+
+One typed, versioned structure under the stack output ``trainstack`` (the
+kubeconfig, a secret, is the separate output ``kubeconfig``). Launchers read it
+from ``pulumi stack output --json`` or a StackReference and refuse a contract
+version they do not know, rather than guess at renamed fields.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
+
+CONTRACT_VERSION = 1
+OUTPUT_NAME = "trainstack"
+KUBECONFIG_OUTPUT = "kubeconfig"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, validate_by_name=True, validate_by_alias=True,
+                              extra="forbid")
+
+
+class Toleration(_Model):
+    key: str
+    operator: Literal["Exists", "Equal"] = "Exists"
+    value: Optional[str] = None
+    effect: str = "NoSchedule"
+
+
+class AcceleratedGroup(_Model):
+    instance_type: str
+    accelerator_kind: Literal["nvidia-gpu", "neuron"]
+    accelerator_resource: str
+    """``nvidia.com/gpu`` or ``aws.amazon.com/neuron``."""
+    accelerators_per_node: int
+    neuron_cores_per_node: Optional[int] = None
+    efa_interfaces_per_node: int
+    """EFA interfaces each node advertises as ``vpc.amazonaws.com/efa``."""
+    memory_gib_per_node: int
+    vcpus_per_node: int
+    node_selector: dict[str, str]
+    tolerations: list[Toleration]
+    max_nodes: int
+    zone: str
+    scheduler_name: Optional[str] = None
+    """Neuron pods use the Neuron scheduler extension's scheduler."""
+
+
+class Cluster(_Model):
+    name: str
+    endpoint: str
+
+
+class Storage(_Model):
+    claim_name: Optional[str]
+    """The PersistentVolumeClaim on EKS (None without EKS)."""
+    namespace: Optional[str]
+    mount_path: str
+    dns_name: str
+    mount_name: str
+    file_system_id: str
+    throughput_mbps: int = Field(alias="throughputMBps")
+
+
+class HyperPodGroup(_Model):
+    name: str
+    instance_type: str
+    count: int
+    accelerators_per_node: int = 0
+
+
+class HyperPod(_Model):
+    cluster_name: str
+    cluster_arn: str
+    orchestrator: Literal["slurm", "eks"]
+    partitions: dict[str, str]
+    """Slurm partition per worker group."""
+    ssm_target_prefixes: dict[str, str]
+    instance_groups: list[HyperPodGroup]
+
+
+class Operators(_Model):
+    training_operator: bool = False
+    mpi_operator: bool = False
+    etcd_endpoint: Optional[str] = None
+    """``host:port`` of the etcd for elastic rendezvous, when installed."""
+
+
+class StackOutputs(_Model):
+    contract_version: int
+    stack: str
+    region: str
+    profile: Literal["dev", "production"]
+    cluster: Optional[Cluster] = None
+    kubeconfig_output: str = KUBECONFIG_OUTPUT
+    accelerated_groups: dict[str, AcceleratedGroup] = {}
+    storage: Optional[Storage] = None
+    image_repository: Optional[str] = None
+    checkpoint_bucket: Optional[str] = None
+    hyperpod: Optional[HyperPod] = None
+    operators: Operators = Operators()
+
+
+class ContractError(ValueError):
+    """The outputs are not a trainstack contract this version of the library reads."""
+
+
+def parse_outputs(document: dict[str, Any]) -> StackOutputs:
+    """Read the contract from ``pulumi stack output --json`` (or its ``trainstack`` value)."""
+    contract = document.get(OUTPUT_NAME, document)
+    if not isinstance(contract, dict) or "contractVersion" not in contract:
+        raise ContractError(f"no trainstack outputs here: expected the '{OUTPUT_NAME}' stack output "
+                            "(pulumi stack output --json).")
+    version = contract["contractVersion"]
+    if version != CONTRACT_VERSION:
+        raise ContractError(
+            f"the stack exports outputs contract version {version}; this trainstack reads version "
+            f"{CONTRACT_VERSION}. Fix: " + ("`pulumi up` the stack with this trainstack version."
+                                            if version < CONTRACT_VERSION else "upgrade trainstack."))
+    try:
+        return StackOutputs.model_validate(contract)
+    except ValidationError as error:
+        first = error.errors()[0]
+        raise ContractError(f"the outputs do not match contract version {CONTRACT_VERSION}: "
+                            f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from None

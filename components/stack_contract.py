@@ -1,0 +1,89 @@
+"""Assembling the outputs contract (``outputs.StackOutputs``) from a TrainingStack's parts."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, Optional
+
+import pulumi
+
+from . import catalog
+from .catalog.efa_layout import layout_for
+from .config import NodeGroupConfig
+from .outputs import CONTRACT_VERSION
+
+if TYPE_CHECKING:
+    from .training_stack import TrainingStack
+
+
+def build_contract(stack: "TrainingStack", name: str) -> dict[str, Any]:
+    config = stack.config
+    cluster = stack.cluster
+    return {
+        "contractVersion": CONTRACT_VERSION,
+        "stack": name,
+        "region": config.region,
+        "profile": config.profile,
+        "cluster": {"name": cluster.cluster_name, "endpoint": _endpoint(cluster.kubeconfig)} if cluster else None,
+        "acceleratedGroups": {g.name: group_facts(g, cluster.node_groups[g.name])
+                              for g in config.node_groups if cluster and g.name in cluster.node_groups},
+        "storage": _storage(stack),
+        "imageRepository": stack.repository.repository_url if stack.repository else None,
+        "checkpointBucket": stack.checkpoints.bucket_name if stack.checkpoints else None,
+        "hyperpod": _hyperpod(stack),
+        "operators": stack.operators_contract(),
+    }
+
+
+def group_facts(group: NodeGroupConfig, node_group) -> dict[str, Any]:
+    """What a job launcher needs to place work on the group and size its requests."""
+    from .addons.device_plugins import NEURON_SCHEDULER_NAME
+
+    instance = catalog.get(group.instance_type)
+    accelerator = instance.accelerator
+    return {
+        "instanceType": instance.name,
+        "acceleratorKind": accelerator.kind.value,
+        "acceleratorResource": accelerator.resource_names[0],
+        "acceleratorsPerNode": accelerator.count,
+        "neuronCoresPerNode": accelerator.neuron_cores,
+        "efaInterfacesPerNode": sum(1 for s in layout_for(instance, group.efa) if s.interface_type != "interface"),
+        "memoryGibPerNode": instance.memory_gib,
+        "vcpusPerNode": instance.vcpus,
+        "nodeSelector": {"trainstack.io/node-group": group.name},
+        "tolerations": [{"key": t["key"], "operator": "Equal", "value": t["value"], "effect": t["effect"]}
+                        if t.get("value") else {"key": t["key"], "operator": "Exists", "effect": t["effect"]}
+                        for t in node_group.taints],
+        "maxNodes": group.max_size,
+        "zone": group.zone,
+        "schedulerName": NEURON_SCHEDULER_NAME if accelerator.kind is catalog.AcceleratorKind.NEURON else None,
+    }
+
+
+def _endpoint(kubeconfig: pulumi.Output[str]) -> pulumi.Output[str]:
+    # The server address is not secret; the kubeconfig as a whole is treated as one.
+    return pulumi.Output.unsecret(kubeconfig.apply(
+        lambda text: json.loads(text)["clusters"][0]["cluster"]["server"] if text else None))
+
+
+def _storage(stack: "TrainingStack") -> Optional[dict[str, Any]]:
+    lustre = stack.lustre
+    if lustre is None:
+        return None
+    return {"claimName": lustre.claim_name, "namespace": stack.config.fsx.namespace if lustre.claim_name else None,
+            "mountPath": lustre.mount_path, "dnsName": lustre.dns_name, "mountName": lustre.mount_name,
+            "fileSystemId": lustre.file_system_id, "throughputMBps": lustre.throughput_mbps}
+
+
+def _hyperpod(stack: "TrainingStack") -> Optional[dict[str, Any]]:
+    hyperpod = stack.hyperpod
+    if hyperpod is None:
+        return None
+    groups = []
+    for group in stack.config.hyperpod.groups:
+        accelerator = catalog.get(group.instance_type.removeprefix("ml.")).accelerator
+        groups.append({"name": group.name, "instanceType": group.instance_type, "count": group.count,
+                       "acceleratorsPerNode": accelerator.count if accelerator else 0})
+    return {"clusterName": hyperpod.cluster_name, "clusterArn": hyperpod.cluster_arn,
+            "orchestrator": stack.config.hyperpod.orchestrator, "partitions": hyperpod.partitions,
+            "ssmTargetPrefixes": hyperpod.ssm_target_prefixes, "instanceGroups": groups}
