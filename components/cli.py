@@ -43,6 +43,27 @@ def _parser() -> argparse.ArgumentParser:
                       help="policy pack configuration (JSON, CrossGuard's shape) on top of the stack's own")
     plan.set_defaults(handler=_plan)
 
+    launch = commands.add_parser("launch", help="render a job from the stack's outputs (pulumi stack output --json)")
+    kinds = launch.add_subparsers(dest="kind", required=True)
+    for kind, text in (("pytorchjob", "PyTorchJob for GPU groups (FSDP)"), ("mpijob", "MPIJob for Neuron groups"),
+                       ("sbatch", "sbatch script for a HyperPod Slurm partition"),
+                       ("device-check", "Job checking each node's accelerators and EFA devices"),
+                       ("all-reduce", "PyTorchJob timing NCCL all-reduce against a bandwidth floor")):
+        job = kinds.add_parser(kind, help=text)
+        job.add_argument("--outputs", type=Path, default=Path("-"),
+                         help="file with `pulumi stack output --json` (default: stdin)")
+        job.add_argument("--group", required=True, help="accelerated group (HyperPod: worker group)")
+        job.add_argument("--nodes", type=int, required=True)
+        job.add_argument("--name", default=f"trainstack-{kind}")
+        job.add_argument("--per-node", type=int, help="devices per node (default: all of them)")
+        if kind != "sbatch":
+            job.add_argument("--image", required=True, help="container image (e.g. from the stack's imageRepository)")
+        if kind == "all-reduce":
+            job.add_argument("--floor-gbps", type=float, required=True, help="fail below this bus bandwidth")
+        if kind in ("pytorchjob", "mpijob", "sbatch"):
+            job.add_argument("command", nargs=argparse.REMAINDER, help="-- the command (sbatch: torchrun's script)")
+        job.set_defaults(handler=_launch)
+
     listing = commands.add_parser("catalog", help="list the instance catalog")
     listing.add_argument("--json", action="store_true")
     listing.set_defaults(handler=_catalog)
@@ -114,6 +135,37 @@ def _report(as_json: bool, kind: str, message: str, code: int) -> int:
         if code == EXIT_FAILURE:
             print("(run again with --debug for the traceback)", file=sys.stderr)
     return code
+
+
+def _launch(args: argparse.Namespace) -> int:
+    import yaml
+
+    from .launch import render_all_reduce, render_device_check, render_mpijob, render_pytorchjob, render_sbatch
+    from .outputs import ContractError, parse_outputs
+
+    try:
+        text = sys.stdin.read() if str(args.outputs) == "-" else args.outputs.read_text()
+        outputs = parse_outputs(json.loads(text))
+        command = [part for part in getattr(args, "command", []) if part != "--"]
+        common = {"name": args.name, "group_name": args.group, "nodes": args.nodes}
+        if args.kind == "sbatch":
+            print(render_sbatch(outputs, **common, script=command, gpus_per_node=args.per_node), end="")
+            return EXIT_OK
+        if args.kind == "pytorchjob":
+            job = render_pytorchjob(outputs, **common, image=args.image, command=command, gpus_per_node=args.per_node)
+        elif args.kind == "mpijob":
+            job = render_mpijob(outputs, **common, image=args.image, command=command,
+                                devices_per_worker=args.per_node)
+        elif args.kind == "device-check":
+            job = render_device_check(outputs, **common, image=args.image)
+        else:
+            job = render_all_reduce(outputs, **common, image=args.image, floor_gbps=args.floor_gbps)
+    except (OSError, ValueError) as error:  # ContractError and LaunchError are ValueErrors
+        kind = "outputs" if isinstance(error, (ContractError, OSError, json.JSONDecodeError)) else "launch"
+        print(f"error: {kind}: {error}", file=sys.stderr)
+        return EXIT_CONFIG
+    print(yaml.safe_dump(job, sort_keys=False), end="")
+    return EXIT_OK
 
 
 def _catalog(args: argparse.Namespace) -> int:

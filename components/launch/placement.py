@@ -1,0 +1,84 @@
+"""The pieces every accelerated pod needs, from the outputs contract: where it runs,
+the devices it claims, shared memory, the shared file system, the fabric environment."""
+
+from __future__ import annotations
+
+from ..outputs import AcceleratedGroup, StackOutputs
+
+EFA_RESOURCE = "vpc.amazonaws.com/efa"
+# The EFA driver pre-allocates 2 MiB huge pages; each EFA pod requests them (EKS user
+# guide, node-efa example).
+EFA_HUGEPAGES = "5120Mi"
+# Leave room on the node for the kubelet, system daemons and device plugins.
+NODE_MEMORY_SHARE = 0.85
+SHM_SIZE = "64Gi"
+
+
+class LaunchError(ValueError):
+    """The job cannot be placed on the stack as its outputs describe it."""
+
+
+def group(outputs: StackOutputs, name: str) -> AcceleratedGroup:
+    try:
+        return outputs.accelerated_groups[name]
+    except KeyError:
+        known = ", ".join(outputs.accelerated_groups) or "none"
+        raise LaunchError(f"stack {outputs.stack} has no accelerated group '{name}' (groups: {known}).") from None
+
+
+def check_nodes(target: AcceleratedGroup, name: str, nodes: int) -> None:
+    if not 1 <= nodes <= target.max_nodes:
+        raise LaunchError(f"group '{name}' scales to {target.max_nodes} nodes; {nodes} were asked for.")
+
+
+def devices_per_node(target: AcceleratedGroup, name: str, requested: int | None) -> int:
+    count = target.accelerators_per_node if requested is None else requested
+    if not 1 <= count <= target.accelerators_per_node:
+        raise LaunchError(f"group '{name}' ({target.instance_type}) has {target.accelerators_per_node} "
+                          f"{target.accelerator_resource} per node; {count} were asked for.")
+    return count
+
+
+def resources(target: AcceleratedGroup, devices: int) -> dict:
+    """Whole-node requests: every EFA interface, huge pages, most of the memory.
+
+    Quantities are strings, as the Kubernetes API types them."""
+    limits = {target.accelerator_resource: str(devices)}
+    if target.efa_interfaces_per_node:
+        limits[EFA_RESOURCE] = str(target.efa_interfaces_per_node)
+        limits["hugepages-2Mi"] = EFA_HUGEPAGES
+    memory = f"{int(target.memory_gib_per_node * NODE_MEMORY_SHARE)}Gi"
+    # Huge pages need a memory request; requests equal limits for extended resources.
+    return {"requests": {**limits, "memory": memory}, "limits": {**limits, "memory": memory}}
+
+
+def pod_placement(target: AcceleratedGroup) -> dict:
+    placement = {"nodeSelector": dict(target.node_selector),
+                 "tolerations": [t.model_dump(exclude_none=True) for t in target.tolerations]}
+    if target.scheduler_name:
+        placement["schedulerName"] = target.scheduler_name
+    return placement
+
+
+def volumes(outputs: StackOutputs) -> tuple[list[dict], list[dict]]:
+    """(volumes, mounts): a memory-backed /dev/shm for dataloaders and NCCL, and the FSx claim."""
+    vols = [{"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": SHM_SIZE}}]
+    mounts = [{"name": "shm", "mountPath": "/dev/shm"}]
+    storage = outputs.storage
+    if storage is not None and storage.claim_name:
+        vols.append({"name": "fsx", "persistentVolumeClaim": {"claimName": storage.claim_name}})
+        mounts.append({"name": "fsx", "mountPath": storage.mount_path})
+    return vols, mounts
+
+
+def fabric_env(target: AcceleratedGroup) -> list[dict]:
+    """Only what current aws-ofi-nccl (>= 1.7) and libfabric (>= 1.18) still need.
+
+    FI_PROVIDER, NCCL_PROTO, FI_EFA_USE_DEVICE_RDMA and RDMAV_FORK_SAFE are obsolete or
+    harmful with those versions (aws-ofi-nccl doc/efa-env-var.md). NCCL's socket
+    bootstrap must not pick EKS Pod Identity's link-local interface, on which
+    cross-node NCCL hangs.
+    """
+    if not target.efa_interfaces_per_node:
+        return []
+    return [{"name": "NCCL_SOCKET_IFNAME", "value": "^lo,docker,pod-id-link"}]

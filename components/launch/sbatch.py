@@ -1,0 +1,45 @@
+"""An sbatch script for HyperPod Slurm: one torchrun per node through srun."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Optional, Sequence
+
+from ..outputs import StackOutputs
+from .placement import LaunchError
+
+
+def render_sbatch(outputs: StackOutputs, *, name: str, group_name: str, nodes: int, script: Sequence[str],
+                  gpus_per_node: Optional[int] = None) -> str:
+    hyperpod = outputs.hyperpod
+    if hyperpod is None or hyperpod.orchestrator != "slurm":
+        raise LaunchError(f"stack {outputs.stack} has no Slurm HyperPod cluster.")
+    if group_name not in hyperpod.partitions:
+        known = ", ".join(hyperpod.partitions) or "none"
+        raise LaunchError(f"HyperPod cluster {hyperpod.cluster_name} has no worker group '{group_name}' "
+                          f"(worker groups: {known}).")
+    target = next(g for g in hyperpod.instance_groups if g.name == group_name)
+    if not 1 <= nodes <= target.count:
+        raise LaunchError(f"worker group '{group_name}' has {target.count} instances; {nodes} were asked for.")
+    gpus = target.accelerators_per_node if gpus_per_node is None else gpus_per_node
+    if not 1 <= gpus <= max(target.accelerators_per_node, 1):
+        raise LaunchError(f"{target.instance_type} has {target.accelerators_per_node} accelerators per node; "
+                          f"{gpus} were asked for.")
+    lines = [
+        "#!/bin/bash",
+        f"#SBATCH --job-name={name}",
+        f"#SBATCH --partition={hyperpod.partitions[group_name]}",
+        f"#SBATCH --nodes={nodes}",
+        "#SBATCH --ntasks-per-node=1",
+        "#SBATCH --exclusive",
+        "set -euo pipefail",
+        "",
+        "head_node=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)",
+        "# --auto-resume: HyperPod replaces a faulty node and restarts the step.",
+        "srun --auto-resume=1 torchrun \\",
+        f"  --nnodes={nodes} --nproc-per-node={gpus} \\",
+        "  --rdzv-id=\"$SLURM_JOB_ID\" --rdzv-backend=c10d --rdzv-endpoint=\"$head_node:29500\" \\",
+        "  " + " ".join(shlex.quote(part) for part in script),
+        "",
+    ]
+    return "\n".join(lines)
