@@ -39,6 +39,7 @@ def helm_release(
         version=chart.version,
         repository_opts={"repo": chart.repository} if chart.repository else None,
         namespace=namespace,
+        create_namespace=namespace != "kube-system",
         values=values,
         atomic=True,
         cleanup_on_fail=True,

@@ -14,6 +14,7 @@ import pulumi
 import pulumi_aws as aws
 
 from . import catalog
+from .addons.cluster_addons import ClusterAddons
 from .cluster import GpuEksCluster
 from .config import StackConfig, validate_stack_config
 from .network import Network, efa_security_group
@@ -60,7 +61,10 @@ class TrainingStack(pulumi.ComponentResource):
                        if config.fsx is not None else None)
         self.hyperpod = (self._hyperpod(name, config, hyperpod_group, in_region)
                          if config.hyperpod is not None else None)
-        self._warn_unbuilt(config)
+        self.addons = (ClusterAddons(f"{name}-addons", {"observability": config.observability,
+                                                        "operators": config.operators, "cluster": self.cluster},
+                                     opts=in_region)
+                       if self.cluster is not None else None)
         self.checkpoints = (
             CheckpointBucket(f"{name}-checkpoints", {"settings": config.checkpoint_bucket}, opts=in_region)
             if config.checkpoint_bucket.enabled else None)
@@ -76,8 +80,11 @@ class TrainingStack(pulumi.ComponentResource):
         self.register_outputs(self.outputs)
 
     def operators_contract(self) -> dict:
-        """Which job operators the cluster runs (none until the operators land)."""
-        return {"trainingOperator": False, "mpiOperator": False, "etcdEndpoint": None}
+        """Which job operators the cluster runs, for the launchers."""
+        if self.addons is None:
+            return {"trainingOperator": False, "mpiOperator": False, "etcdEndpoint": None}
+        return {"trainingOperator": self.addons.training_operator, "mpiOperator": self.addons.mpi_operator,
+                "etcdEndpoint": self.addons.etcd_endpoint}
 
     def export_outputs(self) -> None:
         for key, value in self.outputs.items():
@@ -118,14 +125,3 @@ class TrainingStack(pulumi.ComponentResource):
                 lambda a: f"arn:aws:eks:{config.region}:{a}:cluster/{self.cluster.cluster_name}")}
         return HyperPodCluster(f"{name}-hyperpod", args, opts=pulumi.ResourceOptions.merge(
             opts, pulumi.ResourceOptions(providers=[self.aws_provider, native])))
-
-    def _warn_unbuilt(self, config: StackConfig) -> None:
-        """Config the library validates but cannot build yet must not pass silently."""
-        unbuilt = []
-        if config.eks is not None:
-            switches = {**config.observability.model_dump(by_alias=True), **config.operators.model_dump(by_alias=True)}
-            on = sorted(key for key, value in switches.items() if value is True)
-            if on:
-                unbuilt.append(f"observability/operators switches ({', '.join(on)})")
-        for part in unbuilt:
-            pulumi.log.warn(f"{part}: validated but not built yet; this stack does not create it.", resource=self)

@@ -96,7 +96,6 @@ def test_the_checkpoint_bucket_can_be_left_out():
     assert not plan.by_type("aws:s3/bucket:Bucket")
 
 
-def test_config_for_parts_not_built_yet_is_reported_not_silently_dropped():
-    nemo = [d["message"] for d in run_plan(PROJECT, "nemo-p4de").diagnostics]
-    assert ("observability/operators switches (containerInsights, dcgmExporter, neuronMonitor, trainingOperator): "
-            "validated but not built yet; this stack does not create it.") in nemo
+def test_a_production_stack_plans_with_only_the_private_endpoint_reminder():
+    messages = [d["message"] for d in run_plan(PROJECT, "nemo-p4de").diagnostics]
+    assert len(messages) == 1 and "is private: run `pulumi up` from inside the VPC" in messages[0]

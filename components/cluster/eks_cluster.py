@@ -118,6 +118,8 @@ class GpuEksCluster(pulumi.ComponentResource):
 
         external = list(args.get("external_nodes", []))
         external_kinds = {t.accelerator.kind for t in external if t.accelerator}
+        self.accelerator_kinds = {g.ACCELERATOR for g in self.node_groups.values()} | external_kinds
+        """Accelerators on this cluster's nodes, its own groups' and HyperPod's."""
         if nodes_with(AcceleratorKind.GPU) or AcceleratorKind.GPU in external_kinds:
             nvidia_device_plugin(name, provider=self.provider, parent=self,
                                  depends_on=[system, *nodes_with(AcceleratorKind.GPU)])

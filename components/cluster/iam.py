@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Optional, Sequence
 
 import pulumi
 import pulumi_aws as aws
@@ -35,13 +36,18 @@ def node_role(name: str, parent: pulumi.Resource) -> aws.iam.Role:
 
 def pod_identity_role(
     name: str, *, cluster_name: pulumi.Input[str], namespace: str, service_account: str,
-    policy: pulumi.Input[str], parent: pulumi.Resource, depends_on: list[pulumi.Resource],
+    parent: pulumi.Resource, depends_on: list[pulumi.Resource], policy: Optional[pulumi.Input[str]] = None,
+    managed_policy_arns: Sequence[str] = (),
 ) -> aws.eks.PodIdentityAssociation:
-    """A role only ``namespace/service_account`` pods of this cluster receive, through EKS Pod Identity."""
+    """A role only ``namespace/service_account`` pods of this cluster receive, through EKS Pod Identity:
+    an inline ``policy`` and/or AWS managed policies."""
     child = pulumi.ResourceOptions(parent=parent)
     role = aws.iam.Role(name, assume_role_policy=_trust("pods.eks.amazonaws.com", ["sts:AssumeRole", "sts:TagSession"]),
                         description=f"Pod Identity for {namespace}/{service_account}", opts=child)
-    aws.iam.RolePolicy(name, role=role.id, policy=policy, opts=child)
+    if policy is not None:
+        aws.iam.RolePolicy(name, role=role.id, policy=policy, opts=child)
+    for arn in managed_policy_arns:
+        aws.iam.RolePolicyAttachment(f"{name}-{arn.rsplit('/', 1)[1]}", role=role.name, policy_arn=arn, opts=child)
     return aws.eks.PodIdentityAssociation(
         name, cluster_name=cluster_name, namespace=namespace, service_account=service_account, role_arn=role.arn,
         opts=pulumi.ResourceOptions(parent=parent, depends_on=depends_on))

@@ -15,9 +15,11 @@ class ObservabilityConfig(ConfigModel):
     prometheus: bool = False
     """Prometheus and Grafana (kube-prometheus-stack) with the trainstack GPU dashboard."""
     neuron_monitor: bool = True
-    """neuron-monitor on Trainium nodes."""
+    """neuron-monitor on Trainium nodes (it comes with the CloudWatch Observability add-on)."""
     retention_days: int = Field(default=15, ge=1, le=3650)
-    """Prometheus and log retention."""
+    """Prometheus and Alertmanager retention."""
+    prometheus_storage_gib: int = Field(default=100, ge=10, le=16384, alias="prometheusStorageGiB")
+    """Prometheus's persistent volume (gp3, encrypted)."""
 
 
 class OperatorsConfig(ConfigModel):

@@ -89,7 +89,8 @@ def test_efa_interfaces_carry_the_cluster_and_efa_security_groups(nemo):
 
 def test_a_stack_without_efa_has_no_efa_security_group_or_plugin(dev):
     assert not dev.by_type("aws:ec2/securityGroup:SecurityGroup")
-    assert [r.inputs["chart"] for r in dev.by_type(RELEASE)] == ["nvidia-device-plugin", "cluster-autoscaler"]
+    charts = {r.inputs["chart"] for r in dev.by_type(RELEASE)}
+    assert "nvidia-device-plugin" in charts and "aws-efa-k8s-device-plugin" not in charts
 
 
 def test_device_plugins_are_pinned_and_select_only_nodes_with_their_devices(nemo):
@@ -144,7 +145,7 @@ def test_pinned_addon_versions_reach_the_addons(tmp_path):
     plan = run_plan(find_project(tmp_path), "pinned")
     versions = {a.inputs["addonName"]: a.inputs.get("addonVersion") for a in plan.by_type(ADDON)}
     assert versions == {"vpc-cni": "v1.19.2-eksbuild.1", "kube-proxy": None, "eks-pod-identity-agent": None,
-                        "coredns": None, "aws-fsx-csi-driver": None}
+                        "coredns": None, "aws-fsx-csi-driver": None, "amazon-cloudwatch-observability": None}
 
 
 def test_a_private_endpoint_tells_the_user_where_pulumi_up_must_run(nemo, dev):

@@ -51,7 +51,7 @@ def test_fsdp_pytorchjob_asks_for_the_whole_p5_as_the_catalog_gives_it():
 def test_fsdp_pytorchjob_uses_etcd_rendezvous_shm_fsx_and_the_groups_placement():
     job = render_pytorchjob(recorded("fsdp-p5"), name="fsdp", group_name="p5", nodes=2, image="img:1",
                             command=["torchrun", "train.py"])
-    assert job["spec"]["elasticPolicy"] == {"rdzvBackend": "etcd", "rdzvHost": "etcd.kubeflow.svc.cluster.local",
+    assert job["spec"]["elasticPolicy"] == {"rdzvBackend": "etcd", "rdzvHost": "etcd.etcd.svc.cluster.local",
                                             "rdzvPort": 2379, "minReplicas": 2, "maxReplicas": 2}
     pod = job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]
     assert pod["nodeSelector"] == {"trainstack.io/node-group": "p5"}
@@ -156,3 +156,11 @@ def test_cli_renders_from_stdin_and_reports_errors_without_a_traceback(capsys, m
                      "--nodes", "99", "--image", "i", "--", "t"]) == 2
     err = capsys.readouterr().err
     assert "scales to 16 nodes; 99 were asked for" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("stack", ["fsdp-p5", "nemo-p4de", "trn1", "hyperpod"])
+def test_the_recorded_outputs_are_what_the_shipped_stack_exports_today(stack):
+    from trainstack.plan import find_project, run_plan
+
+    fresh = run_plan(find_project(RECORDED), stack).outputs
+    assert json.loads((RECORDED / f"{stack}.json").read_text()) == fresh

@@ -1,0 +1,68 @@
+"""ClusterAddons: monitoring agents and job operators on an EKS cluster, each switchable.
+
+    persistent volumes (EBS CSI + gp3 StorageClass), when Prometheus or etcd needs them
+    CloudWatch Observability add-on (Container Insights, its DCGM exporter and neuron-monitor)
+    DCGM exporter, Prometheus + Grafana with the trainstack GPU dashboard
+    Kubeflow training operator, MPI operator, etcd for elastic rendezvous, Kueue
+"""
+
+from __future__ import annotations
+
+from typing import Optional, TypedDict
+
+import pulumi
+
+from ..catalog import AcceleratorKind
+from ..config import ObservabilityConfig, OperatorsConfig, validate
+from . import observability, operators
+from .persistent_volumes import ebs_storage
+
+
+class ClusterAddonsArgs(TypedDict):
+    observability: ObservabilityConfig | dict
+    operators: OperatorsConfig | dict
+    cluster: "GpuEksCluster"  # noqa: F821 - trainstack.cluster.GpuEksCluster
+
+
+class ClusterAddons(pulumi.ComponentResource):
+    training_operator: bool
+    mpi_operator: bool
+    etcd_endpoint: Optional[str]
+
+    def __init__(self, name: str, args: ClusterAddonsArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        watch = validate(ObservabilityConfig, args.get("observability", {}), prefix=f"ClusterAddons({name}).observability")
+        jobs = validate(OperatorsConfig, args.get("operators", {}), prefix=f"ClusterAddons({name}).operators")
+        super().__init__("trainstack:index:ClusterAddons", name, {}, opts)
+        cluster = args["cluster"]
+        common = dict(provider=cluster.provider, parent=self, depends_on=list(cluster.ready_for_workloads))
+        gpus = AcceleratorKind.GPU in cluster.accelerator_kinds
+        neurons = AcceleratorKind.NEURON in cluster.accelerator_kinds
+
+        storage = []
+        if watch.prometheus or jobs.etcd:
+            storage = ebs_storage(name, cluster_name=cluster.cluster_name, **common)
+
+        if watch.container_insights:
+            observability.container_insights(name, watch, cluster_name=cluster.cluster_name, parent=self,
+                                             depends_on=common["depends_on"])
+        elif neurons and watch.neuron_monitor:
+            pulumi.log.warn("observability.neuronMonitor: neuron-monitor comes with the CloudWatch Observability "
+                            "add-on; turn on observability.containerInsights to run it.", resource=self)
+        if gpus and observability.ours_runs_dcgm(watch):
+            observability.dcgm_exporter(name, watch, **common)
+        if watch.prometheus:
+            observability.prometheus_stack(name, watch, provider=cluster.provider, parent=self,
+                                           depends_on=[*common["depends_on"], *storage])
+
+        self.training_operator, self.mpi_operator, self.etcd_endpoint = jobs.training_operator, jobs.mpi_operator, None
+        if jobs.training_operator:
+            operators.training_operator(name, beside_mpi_operator=jobs.mpi_operator, **common)
+        if jobs.mpi_operator:
+            operators.mpi_operator(name, **common)
+        if jobs.etcd:
+            self.etcd_endpoint = operators.etcd(name, provider=cluster.provider, parent=self,
+                                                depends_on=[*common["depends_on"], *storage])
+        if jobs.kueue:
+            operators.kueue(name, **common)
+        self.register_outputs({"trainingOperator": self.training_operator, "mpiOperator": self.mpi_operator,
+                               "etcdEndpoint": self.etcd_endpoint})

@@ -1,0 +1,90 @@
+"""Job operators: Kubeflow training operator, MPI operator, etcd for elastic
+rendezvous, Kueue. Controllers run on system nodes and tolerate no accelerator taint.
+
+The operators without a maintained Helm chart come from their manifests at a
+release tag, through kustomizations shipped with trainstack that only place the
+controllers and settle the MPIJob CRD both operators claim.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from ..cluster.system_nodes import SYSTEM_LABELS
+from ..helm import Chart, helm_release
+from .persistent_volumes import STORAGE_CLASS
+
+KUEUE = Chart("oci://registry.k8s.io/kueue/charts/kueue", "0.19.2", None, "kubernetes-sigs/kueue tag v0.19.2")
+# PyTorch's etcd rendezvous speaks the etcd v2 API, which etcd 3.6 removed; 3.5 still
+# serves it behind --enable-v2.
+ETCD_IMAGE = "quay.io/coreos/etcd:v3.5.33"
+# Its own namespace: the training operator's manifests own "kubeflow".
+ETCD_NAMESPACE, ETCD_SERVICE, ETCD_PORT = "etcd", "etcd", 2379
+ETCD_ENDPOINT = f"{ETCD_SERVICE}.{ETCD_NAMESPACE}.svc.cluster.local:{ETCD_PORT}"
+
+
+def kustomization(*parts: str) -> str:
+    return str(Path(str(resources.files("trainstack.addons").joinpath("kustomize", *parts))))
+
+
+def training_operator(name: str, *, beside_mpi_operator: bool, provider: k8s.Provider, parent: pulumi.Resource,
+                      depends_on: list[pulumi.Resource]) -> pulumi.Resource:
+    variant = "without-mpijob" if beside_mpi_operator else "standalone"
+    return k8s.kustomize.v2.Directory(
+        f"{name}-training-operator", directory=kustomization("training-operator", variant),
+        opts=pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=depends_on))
+
+
+def mpi_operator(name: str, *, provider: k8s.Provider, parent: pulumi.Resource,
+                 depends_on: list[pulumi.Resource]) -> pulumi.Resource:
+    return k8s.kustomize.v2.Directory(
+        f"{name}-mpi-operator", directory=kustomization("mpi-operator"),
+        opts=pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=depends_on))
+
+
+def etcd(name: str, *, provider: k8s.Provider, parent: pulumi.Resource,
+         depends_on: list[pulumi.Resource]) -> str:
+    """A single-member etcd on a persistent volume; returns its ``host:port``."""
+    opts = pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=depends_on)
+    labels = {"app.kubernetes.io/name": "etcd", "app.kubernetes.io/part-of": "trainstack"}
+    namespace = k8s.core.v1.Namespace(f"{name}-etcd", metadata={"name": ETCD_NAMESPACE}, opts=opts)
+    in_namespace = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[namespace]))
+    k8s.core.v1.Service(
+        f"{name}-etcd", metadata={"name": ETCD_SERVICE, "namespace": ETCD_NAMESPACE, "labels": labels},
+        spec={"selector": labels, "ports": [{"name": "client", "port": ETCD_PORT, "targetPort": ETCD_PORT}]},
+        opts=in_namespace)
+    k8s.apps.v1.StatefulSet(
+        f"{name}-etcd",
+        metadata={"name": ETCD_SERVICE, "namespace": ETCD_NAMESPACE, "labels": labels},
+        spec={
+            "serviceName": ETCD_SERVICE, "replicas": 1, "selector": {"matchLabels": labels},
+            "template": {"metadata": {"labels": labels}, "spec": {
+                "nodeSelector": dict(SYSTEM_LABELS),
+                "containers": [{
+                    "name": "etcd", "image": ETCD_IMAGE,
+                    "command": ["/usr/local/bin/etcd", "--name=etcd", "--data-dir=/var/lib/etcd", "--enable-v2",
+                                f"--listen-client-urls=http://0.0.0.0:{ETCD_PORT}",
+                                f"--advertise-client-urls=http://{ETCD_SERVICE}.{ETCD_NAMESPACE}:{ETCD_PORT}"],
+                    "ports": [{"name": "client", "containerPort": ETCD_PORT}],
+                    "volumeMounts": [{"name": "data", "mountPath": "/var/lib/etcd"}],
+                    "resources": {"requests": {"cpu": "100m", "memory": "256Mi"}, "limits": {"memory": "1Gi"}},
+                    "readinessProbe": {"httpGet": {"path": "/health", "port": ETCD_PORT}},
+                }],
+            }},
+            "volumeClaimTemplates": [{"metadata": {"name": "data"}, "spec": {
+                "storageClassName": STORAGE_CLASS, "accessModes": ["ReadWriteOnce"],
+                "resources": {"requests": {"storage": "10Gi"}}}}],
+        },
+        opts=in_namespace)
+    return ETCD_ENDPOINT
+
+
+def kueue(name: str, *, provider: k8s.Provider, parent: pulumi.Resource,
+          depends_on: list[pulumi.Resource]) -> k8s.helm.v3.Release:
+    return helm_release(
+        f"{name}-kueue"[:53], KUEUE, namespace="kueue-system", provider=provider, parent=parent,
+        depends_on=depends_on, values={"controllerManager": {"nodeSelector": dict(SYSTEM_LABELS)}})

@@ -1,0 +1,32 @@
+"""Persistent volumes for in-cluster state (Prometheus, etcd): the EBS CSI driver as the
+EKS managed add-on, with IAM through Pod Identity, and an encrypted gp3 StorageClass."""
+
+from __future__ import annotations
+
+import pulumi
+import pulumi_aws as aws
+import pulumi_kubernetes as k8s
+
+from ..cluster.iam import pod_identity_role
+
+STORAGE_CLASS = "trainstack-gp3"
+EBS_CSI_POLICY = "arn:aws:iam::aws:policy/service-role/AmazonEBSCSIDriverPolicy"
+
+
+def ebs_storage(name: str, *, cluster_name: str, provider: k8s.Provider, parent: pulumi.Resource,
+                depends_on: list[pulumi.Resource]) -> list[pulumi.Resource]:
+    """Returns what PVC users wait for: the driver add-on and the StorageClass."""
+    association = pod_identity_role(
+        f"{name}-ebs-csi", cluster_name=cluster_name, namespace="kube-system", service_account="ebs-csi-controller-sa",
+        managed_policy_arns=[EBS_CSI_POLICY], parent=parent, depends_on=depends_on)
+    driver = aws.eks.Addon(
+        f"{name}-ebs-csi", cluster_name=cluster_name, addon_name="aws-ebs-csi-driver",
+        resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="OVERWRITE",
+        opts=pulumi.ResourceOptions(parent=parent, depends_on=[association, *depends_on],
+                                    custom_timeouts=pulumi.CustomTimeouts(create="20m", update="20m")))
+    storage_class = k8s.storage.v1.StorageClass(
+        f"{name}-gp3", metadata={"name": STORAGE_CLASS}, provisioner="ebs.csi.aws.com",
+        parameters={"type": "gp3", "encrypted": "true"}, volume_binding_mode="WaitForFirstConsumer",
+        reclaim_policy="Retain", allow_volume_expansion=True,
+        opts=pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=[driver]))
+    return [driver, storage_class]
