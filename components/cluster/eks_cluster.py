@@ -94,7 +94,8 @@ class GpuEksCluster(pulumi.ComponentResource):
         system = system_node_group(
             f"{name}-system", settings=settings.system_nodes, cluster_name=self.cluster_name,
             cluster_security_group_id=self.cluster_security_group_id, node_role_arn=nodes_role.arn,
-            subnet_ids=list(private_subnets.values()), parent=self, depends_on=[*control_plane, *before_nodes])
+            subnet_ids=list(private_subnets.values()), kubernetes_version=settings.version, parent=self,
+            depends_on=[*control_plane, *before_nodes])
         after_nodes = [core_addon(name, addon, cluster_name=self.cluster_name, versions=settings.addon_versions,
                                   parent=self, depends_on=[system]) for addon in AFTER_NODES]
         self.ready_for_workloads: list[pulumi.Resource] = [system, *after_nodes]
@@ -104,7 +105,7 @@ class GpuEksCluster(pulumi.ComponentResource):
         efa_group = (efa_security_group(f"{name}-efa", args["vpc_id"], child)
                      if any(g.efa for g in groups) else None)
         attachment = ClusterAttachment(
-            cluster_name=self.cluster_name, cluster_security_group_id=self.cluster_security_group_id,
+            cluster_name=self.cluster_name, kubernetes_version=settings.version, cluster_security_group_id=self.cluster_security_group_id,
             efa_security_group_id=efa_group.id if efa_group else None, node_role_arn=nodes_role.arn,
             subnet_ids=private_subnets, depends_on=[*control_plane, *before_nodes])
         self.node_groups = {

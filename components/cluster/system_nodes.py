@@ -19,7 +19,7 @@ SYSTEM_LABELS = {"trainstack.io/node-group": "system"}
 
 def system_node_group(name: str, *, settings: SystemNodesConfig, cluster_name: str,
                       cluster_security_group_id: pulumi.Input[str], node_role_arn: pulumi.Input[str],
-                      subnet_ids: list[pulumi.Input[str]], parent: pulumi.Resource,
+                      subnet_ids: list[pulumi.Input[str]], kubernetes_version: str, parent: pulumi.Resource,
                       depends_on: list[pulumi.Resource]) -> aws.eks.NodeGroup:
     instance = catalog.get(settings.instance_type)
     layout = plain_layout()
@@ -29,7 +29,8 @@ def system_node_group(name: str, *, settings: SystemNodesConfig, cluster_name: s
         placement_group=None, parent=parent)
     return aws.eks.NodeGroup(
         name, cluster_name=cluster_name, node_role_arn=node_role_arn, subnet_ids=subnet_ids,
-        instance_types=[instance.name], ami_type=instance.ami_types[0], capacity_type="ON_DEMAND",
+        instance_types=[instance.name], ami_type=instance.ami_types[0], version=kubernetes_version,
+        capacity_type="ON_DEMAND",
         scaling_config={"min_size": settings.min_size, "desired_size": settings.desired_size,
                         "max_size": settings.max_size},
         launch_template={"id": template.id, "version": template.latest_version.apply(str)},

@@ -33,6 +33,8 @@ class ClusterAttachment:
     """What a node group needs from its cluster and network."""
 
     cluster_name: str
+    kubernetes_version: str
+    """Nodes follow the control plane: bumping it rolls the groups to the new version."""
     cluster_security_group_id: pulumi.Input[str]
     node_role_arn: pulumi.Input[str]
     subnet_ids: dict[str, pulumi.Input[str]]
@@ -101,6 +103,7 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
             subnet_ids=[cluster.subnet_ids[settings.zone]],
             instance_types=[instance.name],
             ami_type=instance.ami_types[0],
+            version=cluster.kubernetes_version,
             capacity_type=capacity_type,
             scaling_config={"min_size": settings.min_size, "desired_size": settings.desired_size,
                             "max_size": settings.max_size},

@@ -11,7 +11,7 @@ from trainstack.plan import run_program
 
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
 NG = "aws:eks/nodeGroup:NodeGroup"
-ATTACHMENT = dict(cluster_name="train", cluster_security_group_id="sg-cluster", efa_security_group_id="sg-efa",
+ATTACHMENT = dict(cluster_name="train", kubernetes_version="1.35", cluster_security_group_id="sg-cluster", efa_security_group_id="sg-efa",
                   node_role_arn="arn:aws:iam::123456789012:role/nodes", subnet_ids={"us-east-1a": "subnet-a"})
 
 
@@ -152,3 +152,7 @@ def test_a_trainium_type_is_not_a_gpu_group():
 def test_a_label_trainstack_sets_itself_is_refused():
     with pytest.raises(ConfigError, match="nvidia.com/gpu.present"):
         plan_group(instanceType="p5.48xlarge", labels={"nvidia.com/gpu.present": "false"})
+
+
+def test_nodes_follow_the_control_plane_version():
+    assert plan_group(instanceType="p5.48xlarge").get(NG, "gpu").inputs["version"] == "1.35"

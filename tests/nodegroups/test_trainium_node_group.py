@@ -9,7 +9,7 @@ from trainstack.plan import run_program
 from trainstack.training_stack import TrainingStack
 
 LT, NG, RELEASE = "aws:ec2/launchTemplate:LaunchTemplate", "aws:eks/nodeGroup:NodeGroup", "kubernetes:helm.sh/v3:Release"
-ATTACHMENT = dict(cluster_name="train", cluster_security_group_id="sg-cluster", efa_security_group_id="sg-efa",
+ATTACHMENT = dict(cluster_name="train", kubernetes_version="1.35", cluster_security_group_id="sg-cluster", efa_security_group_id="sg-efa",
                   node_role_arn="arn:aws:iam::123456789012:role/nodes", subnet_ids={"us-east-2b": "subnet-b"})
 
 
