@@ -126,3 +126,15 @@ def parse_outputs(document: dict[str, Any]) -> StackOutputs:
         first = error.errors()[0]
         raise ContractError(f"the outputs do not match contract version {CONTRACT_VERSION}: "
                             f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+
+
+def outputs_from_stack_reference(stack_name: str):
+    """The contract of another stack, for a Pulumi program: ``Output[StackOutputs]``.
+
+        outputs = outputs_from_stack_reference("org/trainstack/fsdp-p5")
+        job = outputs.apply(lambda o: render_pytorchjob(o, ...))
+    """
+    import pulumi
+
+    reference = pulumi.StackReference(stack_name)
+    return reference.require_output(OUTPUT_NAME).apply(lambda contract: parse_outputs({OUTPUT_NAME: contract}))

@@ -6,6 +6,7 @@ import subprocess
 from pathlib import Path
 
 import kubernetes_validate
+import pulumi
 import pytest
 
 from support.openapi_models import ModelMismatch, check
@@ -164,3 +165,33 @@ def test_the_recorded_outputs_are_what_the_shipped_stack_exports_today(stack):
 
     fresh = run_plan(find_project(RECORDED), stack).outputs
     assert json.loads((RECORDED / f"{stack}.json").read_text()) == fresh
+
+
+class ReferenceMocks(pulumi.runtime.Mocks):
+    """Pulumi mocks answering a StackReference with a recorded stack's outputs."""
+
+    def __init__(self, outputs):
+        self.outputs = outputs
+
+    def new_resource(self, args):
+        if args.typ == "pulumi:pulumi:StackReference":
+            return args.name, {"name": args.name, "outputs": self.outputs}
+        return args.name, dict(args.inputs)
+
+    def call(self, args):
+        return {}
+
+
+@pulumi.runtime.test
+def test_another_program_renders_jobs_through_a_stack_reference():
+    from trainstack.outputs import outputs_from_stack_reference
+
+    pulumi.runtime.set_mocks(ReferenceMocks(json.loads((RECORDED / "fsdp-p5.json").read_text())), preview=False)
+    outputs = outputs_from_stack_reference("org/trainstack/fsdp-p5")
+
+    def check_job(contract):
+        job = render_pytorchjob(contract, name="fsdp", group_name="p5", nodes=2, image="img:1", command=["t"])
+        assert job["spec"]["pytorchReplicaSpecs"]["Worker"]["replicas"] == 2
+        assert contract.stack == "fsdp-p5"
+
+    return outputs.apply(check_job)
