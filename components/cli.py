@@ -85,8 +85,13 @@ def _plan(args: argparse.Namespace) -> int:
         if args.debug:
             traceback.print_exc()
         return _report(args.json, "program", f"{type(error).__name__}: {error}", EXIT_FAILURE)
+    from .estimate import critical_path, estimate_cost
     from .policy import evaluate, stack_from_plan
 
+    cost = estimate_cost(plan)
+    plan.sections["cost"] = {**cost.as_dict(), "text": cost.render()}
+    path = critical_path(plan)
+    plan.sections["criticalPath"] = {**path.as_dict(), "text": path.render()}
     report = evaluate(stack_from_plan(plan), policy_config)
     plan.sections["policies"] = {**report.as_dict(), "text": report.render()}
     print(render_json(plan) if args.json else render_text(plan))

@@ -1,0 +1,60 @@
+"""Prices of the services around the instances, each with its source and date.
+
+From shared/research/facts-prices-durations.md section 3 (compiled 2026-11). Most are
+secondary sources (marked); none is invented. Where no price is published (FSx
+PERSISTENT_2 above 125 MB/s/TiB, HyperPod instances other than those below, other
+regions) the estimate says "no published price" instead of counting zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Optional
+
+HOURS_PER_MONTH = 730
+
+
+@dataclass(frozen=True)
+class ServicePrice:
+    usd: float
+    unit: str
+    regions: tuple[str, ...]
+    valid_on: date
+    source: str
+
+
+US = ("us-east-1", "us-west-2")
+
+EKS_CONTROL_PLANE = ServicePrice(0.10, "cluster-hour", ("*",), date(2024, 4, 1),
+                                 "AWS Containers blog, EKS extended support pricing (standard support)")
+NAT_GATEWAY = ServicePrice(0.045, "gateway-hour", US, date(2026, 1, 1), "NAT gateway pricing guides (secondary)")
+PUBLIC_IPV4 = ServicePrice(0.005, "address-hour", ("us-east-1",), date(2026, 2, 1),
+                           "cloudburn.io AWS NAT gateway pricing (secondary)")
+INTERFACE_ENDPOINT = ServicePrice(0.01, "endpoint-AZ-hour", US, date(2026, 5, 1),
+                                  "PrivateLink pricing guides (secondary)")
+GP3_STORAGE = ServicePrice(0.08, "GB-month", ("us-east-1",), date(2026, 1, 1), "gp2-vs-gp3 guides (secondary)")
+FSX_LUSTRE = {
+    ("SCRATCH_2", None): ServicePrice(0.140, "GB-month", ("us-east-1",), date(2026, 1, 1),
+                                      "FSx for Lustre pricing quotes (secondary)"),
+    ("PERSISTENT_2", 125): ServicePrice(0.145, "GB-month", ("us-east-1",), date(2026, 1, 1),
+                                        "c3x.dev FSx for Lustre resource page (secondary)"),
+}
+# HyperPod bills ml.* instances under SageMaker; three rates were found, all secondary.
+HYPERPOD = {
+    ("ml.p4d.24xlarge", "us-west-2"): ServicePrice(25.91001756, "instance-hour", ("us-west-2",), date(2026, 10, 1),
+                                                   "guide quoting the Price List API, USW2-Cluster:ml.p4d.24xlarge"),
+    ("ml.g5.8xlarge", "us-east-1"): ServicePrice(3.06, "instance-hour", ("us-east-1",), date(2026, 9, 16),
+                                                 "cost note quoting USE1-Cluster:ml.g5.8xlarge (secondary)"),
+    ("ml.p5.48xlarge", "us-east-1"): ServicePrice(66.048, "instance-hour", ("us-east-1",), date(2026, 10, 1),
+                                                  "Pricing API stub in a public test (weak secondary)"),
+}
+
+
+def in_region(price: ServicePrice, region: str) -> Optional[ServicePrice]:
+    return price if "*" in price.regions or region in price.regions else None
+
+
+def fsx_price(deployment_type: str, per_unit: Optional[int], region: str) -> Optional[ServicePrice]:
+    price = FSX_LUSTRE.get((deployment_type, per_unit if deployment_type == "PERSISTENT_2" else None))
+    return in_region(price, region) if price else None
