@@ -49,7 +49,7 @@ def critical_path(plan: Plan) -> CriticalPath:
     def finish(urn: str) -> tuple[float, tuple[str, ...]]:
         record = by_urn[urn]
         start, chain = 0.0, ()
-        for dependency in waits_for(record):
+        for dependency in sorted(waits_for(record)):  # sorted: ties resolve the same way every run
             done, dependency_chain = finish(dependency)
             if done > start:
                 start, chain = done, dependency_chain
