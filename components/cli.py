@@ -1,7 +1,8 @@
 """The ``trainstack`` command.
 
-Exit codes: 0 ok; 1 a mandatory policy failed; 2 the project or its config is
-invalid; 3 the program failed for another reason (``--debug`` shows the traceback).
+Exit codes: 0 ok; 1 a mandatory policy (plan) or a preflight check failed; 2 the
+project, its config or the input is invalid; 3 the program failed for another reason
+(``--debug`` shows the traceback).
 """
 
 from __future__ import annotations
@@ -42,6 +43,12 @@ def _parser() -> argparse.ArgumentParser:
     plan.add_argument("--policy-config", type=Path,
                       help="policy pack configuration (JSON, CrossGuard's shape) on top of the stack's own")
     plan.set_defaults(handler=_plan)
+
+    preflight = commands.add_parser("preflight", help="check the stack against the AWS account (read only)")
+    preflight.add_argument("--stack", "-s", default="dev")
+    preflight.add_argument("--cwd", type=Path, default=Path.cwd())
+    preflight.add_argument("--json", action="store_true")
+    preflight.set_defaults(handler=_preflight)
 
     launch = commands.add_parser("launch", help="render a job from the stack's outputs (pulumi stack output --json)")
     kinds = launch.add_subparsers(dest="kind", required=True)
@@ -98,10 +105,10 @@ def _plan(args: argparse.Namespace) -> int:
     return EXIT_POLICY if report.mandatory_failures else EXIT_OK
 
 
-def _policy_config(project, stack: str, extra: Path | None) -> dict:
-    """Stack-wide policy settings from the stack's own config, then the given file."""
+def _stack_config(project, stack: str):
+    """The stack's validated StackConfig, read from its file (None when it has no trainstack keys)."""
     from .config import validate_stack_config
-    from .plan import ProjectError, load_stack
+    from .plan import load_stack
 
     raw = {}
     for key, value in load_stack(project, stack).config.items():
@@ -110,9 +117,16 @@ def _policy_config(project, stack: str, extra: Path | None) -> dict:
                 raw[key.split(":", 1)[1]] = json.loads(value)
             except ValueError:
                 raw[key.split(":", 1)[1]] = value
+    return validate_stack_config(raw) if raw else None
+
+
+def _policy_config(project, stack: str, extra: Path | None) -> dict:
+    """Stack-wide policy settings from the stack's own config, then the given file."""
+    from .plan import ProjectError
+
     config: dict = {}
-    if raw:
-        stack_config = validate_stack_config(raw)
+    stack_config = _stack_config(project, stack)
+    if stack_config is not None:
         config["profile"] = stack_config.profile
         if stack_config.cost.max_hourly_usd:
             config["maxHourlyUsd"] = stack_config.cost.max_hourly_usd
@@ -140,6 +154,28 @@ def _report(as_json: bool, kind: str, message: str, code: int) -> int:
         if code == EXIT_FAILURE:
             print("(run again with --debug for the traceback)", file=sys.stderr)
     return code
+
+
+def _preflight(args: argparse.Namespace, clients=None) -> int:
+    from .plan import ProjectError, find_project
+    from .preflight import Clients, render, run_preflight
+
+    try:
+        project = find_project(args.cwd)
+        config = _stack_config(project, args.stack)
+        if config is None:
+            raise ProjectError(f"stack {args.stack} has no trainstack configuration")
+    except ConfigError as error:
+        return _config_failure(error, args.json)
+    except ProjectError as error:
+        return _report(args.json, "project", str(error), EXIT_CONFIG)
+    checks = run_preflight(config, clients or Clients.for_region(config.region))
+    if args.json:
+        print(json.dumps([c.__dict__ for c in checks], indent=2))
+    else:
+        print(f"Preflight of {project.name} / {args.stack} in {config.region}\n")
+        print(render(checks))
+    return EXIT_POLICY if any(c.status == "fail" for c in checks) else EXIT_OK
 
 
 def _launch(args: argparse.Namespace) -> int:

@@ -8,7 +8,7 @@ land in any one zone, so every zone's budget includes them at max size.
 from __future__ import annotations
 
 import ipaddress
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 from .. import catalog
 from ..catalog.efa_layout import layout_for, max_pods
@@ -44,13 +44,15 @@ def _per_node(instance_type: str, efa: bool, path: tuple) -> tuple[int, int]:
                                path=path, value=instance_type) from None
 
 
-def check_ip_budget(config: "StackConfig") -> None:
+def ip_needs_by_zone(config: "StackConfig") -> dict[str, tuple[int, list[str], Optional[int]]]:
+    """Per zone: (IPs the nodes need at max size, how that adds up, index of the largest group)."""
     if config.eks is None:
-        return
+        return {}
     system = config.eks.system_nodes
     system_interface, system_pods = _per_node(system.instance_type, False, ("eks", "systemNodes", "instanceType"))
     system_need = system.max_size * (system_interface + system_pods)
-    for zone, usable in usable_ips_by_zone(config).items():
+    needs = {}
+    for zone in config.network.private_zones:
         lines = [f"system nodes: {system.max_size} x ({system_interface} + {system_pods}) = {system_need}"]
         need, largest = system_need, None
         for index, group in enumerate(config.node_groups):
@@ -63,8 +65,16 @@ def check_ip_budget(config: "StackConfig") -> None:
             need += group_need
             if largest is None or group_need > largest[1]:
                 largest = (index, group_need)
+        needs[zone] = (need, lines, largest[0] if largest else None)
+    return needs
+
+
+def check_ip_budget(config: "StackConfig") -> None:
+    usable_by_zone = usable_ips_by_zone(config)
+    for zone, (need, lines, largest) in ip_needs_by_zone(config).items():
+        usable = usable_by_zone[zone]
         if need > usable and largest is not None:
-            index = largest[0]
+            index = largest
             raise ConfigValueError(
                 f"at max size the nodes in {zone} need {need} IPs but its private subnets hold {usable} "
                 f"({'; '.join(lines)}).",

@@ -1,0 +1,203 @@
+"""Preflight: can this stack work in this account, before anyone waits on `pulumi up`?
+
+Each check answers pass, fail or could-not-check (no credentials, no permission, an
+API the check cannot see), always with the reason. Reads only; changes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator, Literal, Optional
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from .. import catalog
+from ..config import NodeGroupConfig, StackConfig
+from ..config.ip_budget import ip_needs_by_zone, usable_ips_by_zone
+
+Status = Literal["pass", "fail", "could-not-check"]
+
+# EC2 On-Demand vCPU quotas by instance family class (Service Quotas, service "ec2").
+VCPU_QUOTAS = {
+    "p": ("L-417A185B", "Running On-Demand P instances"),
+    "g": ("L-DB2E81BA", "Running On-Demand G and VT instances"),
+    "trn": ("L-2C3B7624", "Running On-Demand Trn instances"),
+    "inf": ("L-1945791B", "Running On-Demand Inf instances"),
+    "standard": ("L-1216C47A", "Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances"),
+}
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    subject: str
+    status: Status
+    reason: str
+
+
+@dataclass
+class Clients:
+    """boto3 clients; ``capacity`` answers DescribeCapacityReservations (the EC2 client itself in use)."""
+
+    ec2: Any
+    capacity: Any
+    quotas: Any
+
+    @classmethod
+    def for_region(cls, region: str) -> "Clients":
+        import boto3
+        from botocore.config import Config
+
+        # Fail fast where there is no network or no credentials: answers are could-not-check.
+        config = Config(connect_timeout=5, read_timeout=20, retries={"max_attempts": 2})
+        session = boto3.Session(region_name=region)
+        ec2 = session.client("ec2", config=config)
+        return cls(ec2=ec2, capacity=ec2, quotas=session.client("service-quotas", config=config))
+
+
+def run_preflight(config: StackConfig, clients: Clients) -> list[Check]:
+    checks: list[Check] = []
+    for group in config.node_groups:
+        if group.capacity.type != "none":
+            checks.extend(_capacity(group, clients.capacity))
+        checks.append(_offering(group, clients.ec2))
+    checks.extend(_quotas(config, clients.quotas))
+    checks.extend(_subnets(config, clients.ec2))
+    return checks
+
+
+def _unreachable(error: Exception) -> str:
+    if isinstance(error, ClientError):
+        return f"{error.response['Error'].get('Code')}: {error.response['Error'].get('Message')}"
+    return f"{type(error).__name__}: {error}"
+
+
+def _capacity(group: NodeGroupConfig, ec2) -> Iterator[Check]:
+    capacity = group.capacity
+    kind = "capacity block" if capacity.type == "capacityBlock" else "reservation"
+    name, subject = f"{kind}", f"{group.name}: {capacity.reservation_id or capacity.resource_group_arn}"
+    if capacity.reservation_id is None:
+        yield Check(name, subject, "could-not-check", "reservations in a resource group are not inspected; check "
+                                                      "the group's reservations by hand")
+        return
+    try:
+        found = ec2.describe_capacity_reservations(CapacityReservationIds=[capacity.reservation_id])
+    except ClientError as error:
+        if error.response["Error"]["Code"].startswith("InvalidCapacityReservationId"):
+            yield Check(name, subject, "fail", f"{capacity.reservation_id} does not exist in this account and region")
+            return
+        yield Check(name, subject, "could-not-check", _unreachable(error))
+        return
+    except BotoCoreError as error:
+        yield Check(name, subject, "could-not-check", _unreachable(error))
+        return
+    (reservation,) = found["CapacityReservations"]
+    state = reservation.get("State")
+    window = f"starts {reservation.get('StartDate')}, ends {reservation.get('EndDate') or 'when cancelled'}"
+    if state == "active":
+        yield Check(f"{name} state", subject, "pass", f"active; {window}")
+    elif state in ("scheduled", "pending", "payment-pending"):
+        yield Check(f"{name} state", subject, "pass", f"{state}, not active yet: {window}; keep desiredSize 0 "
+                                                      "until it is active")
+    else:
+        yield Check(f"{name} state", subject, "fail", f"{state}: instances cannot launch into it ({window})")
+    is_block = reservation.get("ReservationType") == "capacity-block"
+    if is_block != (capacity.type == "capacityBlock"):
+        yield Check(f"{name} type", subject, "fail",
+                    f"it is {'a capacity block' if is_block else 'an on-demand reservation'}; set capacity.type "
+                    f"to {'capacityBlock' if is_block else 'reservation'}")
+    zone = reservation.get("AvailabilityZone")
+    yield Check(f"{name} zone", subject, "pass" if zone == group.zone else "fail",
+                f"in {zone}" + ("" if zone == group.zone else f"; the node group is in {group.zone}"))
+    instance_type = reservation.get("InstanceType")
+    yield Check(f"{name} instance type", subject, "pass" if instance_type == group.instance_type else "fail",
+                f"for {instance_type}" + ("" if instance_type == group.instance_type
+                                          else f"; the node group runs {group.instance_type}"))
+    total = reservation.get("TotalInstanceCount", 0)
+    yield Check(f"{name} size", subject, "pass" if total >= group.max_size else "fail",
+                f"holds {total} instances; the group grows to {group.max_size}")
+
+
+def _offering(group: NodeGroupConfig, ec2) -> Check:
+    subject = f"{group.name}: {group.instance_type} in {group.zone}"
+    try:
+        offered = ec2.describe_instance_type_offerings(
+            LocationType="availability-zone", Filters=[{"Name": "instance-type", "Values": [group.instance_type]},
+                                                       {"Name": "location", "Values": [group.zone]}])
+    except (ClientError, BotoCoreError) as error:
+        return Check("instance type offered", subject, "could-not-check", _unreachable(error))
+    if offered["InstanceTypeOfferings"]:
+        return Check("instance type offered", subject, "pass", "offered in the zone")
+    return Check("instance type offered", subject, "fail", f"{group.instance_type} is not offered in {group.zone}; "
+                                                          "zone names differ per account: pick a zone that offers it")
+
+
+def _quota_class(instance: catalog.InstanceType) -> str:
+    family = instance.family
+    for prefix in ("trn", "inf", "p", "g"):
+        if family.startswith(prefix):
+            return prefix
+    return "standard"
+
+
+def _quotas(config: StackConfig, quotas) -> Iterator[Check]:
+    needs: dict[str, tuple[int, list[str]]] = {}
+
+    def add(instance_type: str, count: int, label: str) -> None:
+        instance = catalog.get(instance_type)
+        vcpus, lines = needs.get(_quota_class(instance), (0, []))
+        needs[_quota_class(instance)] = (vcpus + count * instance.vcpus, lines + [f"{label} {count} x {instance.vcpus}"])
+
+    if config.eks is not None:
+        add(config.eks.system_nodes.instance_type, config.eks.system_nodes.max_size, "system")
+    for group in config.node_groups:
+        # Capacity blocks are bought capacity, not On-Demand quota.
+        if group.capacity.type != "capacityBlock":
+            add(group.instance_type, group.max_size, group.name)
+    for quota_class, (vcpus, lines) in sorted(needs.items()):
+        code, title = VCPU_QUOTAS[quota_class]
+        subject = f"{title} ({code})"
+        try:
+            value = quotas.get_service_quota(ServiceCode="ec2", QuotaCode=code)["Quota"]["Value"]
+        except (ClientError, BotoCoreError) as error:
+            yield Check("vCPU quota", subject, "could-not-check", _unreachable(error))
+            continue
+        ok = value >= vcpus
+        yield Check("vCPU quota", subject, "pass" if ok else "fail",
+                    f"quota {value:g} vCPUs; max size needs {vcpus} ({', '.join(lines)})"
+                    + ("" if ok else "; request an increase in Service Quotas"))
+
+
+def _subnets(config: StackConfig, ec2) -> Iterator[Check]:
+    needs = ip_needs_by_zone(config)
+    if not needs:
+        return
+    if config.network.existing_vpc is None:
+        usable = usable_ips_by_zone(config)
+        for zone, (need, _, _) in needs.items():
+            yield Check("subnet IPs", f"new private subnet in {zone}", "pass",
+                        f"created by this stack with {usable[zone]} usable IPs; the nodes need {need} at max size")
+        return
+    subnets = config.network.existing_vpc.private_subnets
+    try:
+        found = ec2.describe_subnets(SubnetIds=[s.id for s in subnets])["Subnets"]
+    except (ClientError, BotoCoreError) as error:
+        yield Check("subnet IPs", "existing private subnets", "could-not-check", _unreachable(error))
+        return
+    free: dict[str, int] = {}
+    for subnet in found:
+        free[subnet["AvailabilityZone"]] = free.get(subnet["AvailabilityZone"], 0) + subnet["AvailableIpAddressCount"]
+    for zone, (need, lines, _) in needs.items():
+        available = free.get(zone, 0)
+        yield Check("subnet IPs", f"private subnets in {zone}", "pass" if available >= need else "fail",
+                    f"{available} free IPs; the nodes need {need} at max size ({'; '.join(lines)})")
+
+
+def render(checks: list[Check]) -> str:
+    lines = [f"{'result':<16} {'check':<28} subject", ""]
+    for check in checks:
+        lines.append(f"{check.status:<16} {check.name:<28} {check.subject}\n{'':<16} {check.reason}")
+    failed = sum(1 for c in checks if c.status == "fail")
+    unknown = sum(1 for c in checks if c.status == "could-not-check")
+    lines.append(f"\n{failed} failed, {unknown} could not be checked, {len(checks) - failed - unknown} passed")
+    return "\n".join(lines)
