@@ -49,7 +49,7 @@ def iam_policy(actions):
 
 
 def other_zone_subnet(stack):
-    return Resource(SUBNET, "elsewhere", "urn:test::subnet-b", {"availabilityZone": "us-east-1b"})
+    return Resource(SUBNET, "elsewhere", "urn:test::subnet-b", {"availabilityZone": "us-east-1f"})
 
 
 def _interfaces(types_and_cards):
