@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 from ..outputs import StackOutputs
-from .placement import (LaunchError, check_nodes, devices_per_node, fabric_env, group, pod_placement, resources,
-                        volumes)
+from .placement import (LaunchError, check_nodes, devices_per_node, fabric_env, group, metadata, pod_placement,
+                        resources, volumes)
 
 
 def render_mpijob(outputs: StackOutputs, *, name: str, group_name: str, nodes: int, image: str,
@@ -27,13 +27,9 @@ def render_mpijob(outputs: StackOutputs, *, name: str, group_name: str, nodes: i
     launcher = {"spec": {"containers": [{
         "name": "launcher", "image": image, "command": list(command),
         "resources": {"requests": {"cpu": "1", "memory": "2Gi"}}}]}}
-    metadata = {"name": name}
-    namespace = namespace or (outputs.storage.namespace if outputs.storage else None)
-    if namespace:
-        metadata["namespace"] = namespace
     cores = target.neuron_cores_per_node or 0
     return {
-        "apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": metadata,
+        "apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": metadata(outputs, name, namespace),
         "spec": {
             # One MPI slot per NeuronCore the worker's devices hold.
             "slotsPerWorker": cores * devices // target.accelerators_per_node if cores else devices,

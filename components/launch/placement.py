@@ -71,6 +71,12 @@ def volumes(outputs: StackOutputs) -> tuple[list[dict], list[dict]]:
     return vols, mounts
 
 
+def metadata(outputs: StackOutputs, name: str, namespace: str | None) -> dict:
+    """Jobs run in the namespace of the FSx claim unless told otherwise (claims are namespaced)."""
+    namespace = namespace or (outputs.storage.namespace if outputs.storage else None)
+    return {"name": name, **({"namespace": namespace} if namespace else {})}
+
+
 def fabric_env(target: AcceleratedGroup) -> list[dict]:
     """Only what current aws-ofi-nccl (>= 1.7) and libfabric (>= 1.18) still need.
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 from ..outputs import StackOutputs
-from .placement import (LaunchError, check_nodes, devices_per_node, fabric_env, group, pod_placement, resources,
-                        volumes)
+from .placement import (LaunchError, check_nodes, devices_per_node, fabric_env, group, metadata, pod_placement,
+                        resources, volumes)
 
 
 def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, nodes: int, image: str,
@@ -44,8 +44,5 @@ def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, node
         if nodes > 1:
             spec["pytorchReplicaSpecs"]["Worker"] = {"replicas": nodes - 1, "restartPolicy": "OnFailure",
                                                      "template": pod}
-    metadata = {"name": name}
-    namespace = namespace or (outputs.storage.namespace if outputs.storage else None)
-    if namespace:
-        metadata["namespace"] = namespace
-    return {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": metadata, "spec": spec}
+    return {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": metadata(outputs, name, namespace),
+            "spec": spec}
