@@ -1,9 +1,17 @@
 """TrainingStack: one validated StackConfig in, a training cluster out.
 
 It composes the parts the stack's config asks for, in the order of the
-architecture (see DESIGN.md): the AWS provider for the stack's region and tags,
-the network, the EKS cluster with its node groups and add-ons, then storage.
-FSx, HyperPod, observability and operators join here as their components land.
+architecture (see DESIGN.md):
+
+    AWS provider (the stack's region, default tags)
+    Network
+    GpuEksCluster (control plane, core add-ons, system nodes, GPU/Trainium groups,
+                   device plugins, autoscaler)               when ``eks`` is set
+    LustreFileSystem (FSx, its claim on EKS)                  when ``fsx`` is set
+    HyperPodCluster                                           when ``hyperpod`` is set
+    ClusterAddons (monitoring, job operators)                 with EKS
+    CheckpointBucket, ECR repository
+    outputs: the contract for job launchers (outputs.py) and the kubeconfig
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from .registry import image_repository
 from .stack_contract import build_contract
 from .storage.checkpoint_bucket import CheckpointBucket
 from .storage.lustre import LustreFileSystem
+
 
 class TrainingStack(pulumi.ComponentResource):
     outputs: dict[str, Any]
@@ -120,7 +129,8 @@ class TrainingStack(pulumi.ComponentResource):
         if self.lustre is not None:
             args["fsx_mount"] = self.lustre.hyperpod_mount
         if config.hyperpod.orchestrator == "eks":
-            account = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self)).account_id
+            account = aws.get_caller_identity_output(
+                opts=pulumi.InvokeOutputOptions(parent=self, provider=self.aws_provider)).account_id
             args["eks"] = {"authentication_mode": "API", "cluster_arn": account.apply(
                 lambda a: f"arn:aws:eks:{config.region}:{a}:cluster/{self.cluster.cluster_name}")}
         return HyperPodCluster(f"{name}-hyperpod", args, opts=pulumi.ResourceOptions.merge(

@@ -99,3 +99,10 @@ def test_the_checkpoint_bucket_can_be_left_out():
 def test_a_production_stack_plans_with_only_the_private_endpoint_reminder():
     messages = [d["message"] for d in run_plan(PROJECT, "nemo-p4de").diagnostics]
     assert len(messages) == 1 and "is private: run `pulumi up` from inside the VPC" in messages[0]
+
+
+@pytest.mark.parametrize("stack", SHIPPED)
+def test_provider_functions_run_in_the_stacks_region_not_the_machines(stack):
+    plan = run_plan(PROJECT, stack)
+    provider = plan.get("pulumi:providers:aws", f"{stack}-aws")
+    assert all(invoke["provider"].startswith(provider.urn + "::") for invoke in plan.invokes)

@@ -47,7 +47,7 @@ class _PlanMocks(mocks.Mocks):
         return self.fixtures.resource(args.typ, args.name, args.inputs, args.provider)
 
     def call(self, args: mocks.MockCallArgs):
-        self.plan.invokes.append({"token": args.token, "args": engine_value(args.args)})
+        self.plan.invokes.append({"token": args.token, "args": engine_value(args.args), "provider": args.provider or None})
         return self.fixtures.invoke(args.token, args.args)
 
 
