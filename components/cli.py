@@ -82,6 +82,7 @@ def _plan(args: argparse.Namespace) -> int:
 
     try:
         project = find_project(args.cwd)
+        _refuse_secret_trainstack_keys(project, args.stack)
         plan = run_plan(project, args.stack)
         policy_config = _policy_config(project, args.stack, args.policy_config)
     except ConfigError as error:
@@ -136,6 +137,18 @@ def _policy_config(project, stack: str, extra: Path | None) -> dict:
         except (OSError, ValueError) as error:
             raise ProjectError(f"policy config {extra}: {error}") from None
     return config
+
+
+def _refuse_secret_trainstack_keys(project, stack: str) -> None:
+    """The offline plan cannot decrypt ``secure:`` values; trainstack's own keys hold no secrets,
+    so an encrypted one would only fail validation with a confusing message."""
+    from .plan import ProjectError, load_stack
+
+    secret = [k for k in load_stack(project, stack).secret_keys if k.startswith("trainstack:")]
+    if secret:
+        raise ProjectError(f"{', '.join(secret)} {'is' if len(secret) == 1 else 'are'} secure: the offline plan "
+                           "cannot decrypt it. trainstack keys hold no secrets: keep them in plain text "
+                           "(secrets of other namespaces are fine and become placeholders).")
 
 
 def _config_failure(error: ConfigError, as_json: bool) -> int:

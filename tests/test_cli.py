@@ -81,3 +81,26 @@ def test_plan_json_carries_the_policy_results(capsys):
     assert cli.main(["plan", "--cwd", str(REPO), "--json"]) == 0
     policies = json.loads(capsys.readouterr().out)["policies"]
     assert policies["mandatoryFailures"] == 0 and len(policies["rules"]) >= 19
+
+
+def test_secure_values_of_other_namespaces_become_placeholders_and_the_plan_says_so(tmp_path, capsys):
+    import yaml
+
+    document = yaml.safe_load((REPO / "stacks" / "Pulumi.dev.yaml").read_text())
+    document["config"]["datadog:apiKey"] = {"secure": "AAABADi8f0p0=="}
+    (tmp_path / "Pulumi.yaml").write_text(f"name: trainstack\nruntime: python\nmain: {REPO / 'stacks'}\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text(yaml.safe_dump(document))
+    assert cli.main(["plan", "--cwd", str(tmp_path)]) == 0
+    assert "Secret config values were replaced by placeholders: datadog:apiKey" in capsys.readouterr().out
+
+
+def test_a_secure_trainstack_key_is_refused_with_the_reason(tmp_path, capsys):
+    import yaml
+
+    document = yaml.safe_load((REPO / "stacks" / "Pulumi.dev.yaml").read_text())
+    document["config"]["trainstack:tags"] = {"secure": "AAABADi8f0p0=="}
+    (tmp_path / "Pulumi.yaml").write_text(f"name: trainstack\nruntime: python\nmain: {REPO / 'stacks'}\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text(yaml.safe_dump(document))
+    assert cli.main(["plan", "--cwd", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "trainstack:tags is secure: the offline plan cannot decrypt it" in err and "Traceback" not in err
