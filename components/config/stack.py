@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Literal, Optional
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import field_validator, model_validator
 
 from .addons import CostConfig, ObservabilityConfig, OperatorsConfig
 from .base import ConfigModel, ConfigValueError

@@ -7,7 +7,7 @@ API the check cannot see), always with the reason. Reads only; changes nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator, Literal, Optional
+from typing import Any, Iterator, Literal
 
 from botocore.exceptions import BotoCoreError, ClientError
 
