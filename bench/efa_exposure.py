@@ -12,7 +12,7 @@ from __future__ import annotations
 import pulumi
 
 from trainstack import catalog
-from trainstack.catalog.efa_layout import efa_layout, max_pods
+from trainstack.catalog.efa_layout import EFA_INTERFACE_TYPES, efa_layout, max_pods
 from trainstack.config import Capacity, RootVolume
 from trainstack.nodegroups.launch_template import launch_template
 from trainstack.plan import run_program
@@ -27,7 +27,7 @@ def rendered_efa_interfaces(instance: catalog.InstanceType) -> int:
 
     plan = run_program(program, project="bench", stack="efa")
     interfaces = plan.get("aws:ec2/launchTemplate:LaunchTemplate", "lt").inputs["networkInterfaces"]
-    return sum(1 for i in interfaces if i["interfaceType"] in ("efa", "efa-only"))
+    return sum(1 for i in interfaces if i["interfaceType"] in EFA_INTERFACE_TYPES)
 
 
 def main() -> None:

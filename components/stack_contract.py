@@ -47,7 +47,7 @@ def group_facts(group: NodeGroupConfig, node_group) -> dict[str, Any]:
         "acceleratorResource": accelerator.resource_names[0],
         "acceleratorsPerNode": accelerator.count,
         "neuronCoresPerNode": accelerator.neuron_cores,
-        "efaInterfacesPerNode": sum(1 for s in layout_for(instance, group.efa) if s.interface_type != "interface"),
+        "efaInterfacesPerNode": sum(1 for s in layout_for(instance, group.efa) if s.is_efa),
         "memoryGibPerNode": instance.memory_gib,
         "vcpusPerNode": instance.vcpus,
         "nodeSelector": {"trainstack.io/node-group": group.name},

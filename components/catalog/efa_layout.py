@@ -21,6 +21,7 @@ from typing import Literal
 from .model import InstanceType
 
 InterfaceType = Literal["interface", "efa", "efa-only"]
+EFA_INTERFACE_TYPES = ("efa", "efa-only")
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,10 @@ class InterfaceSlot:
     @property
     def takes_ip(self) -> bool:
         return self.interface_type != "efa-only"
+
+    @property
+    def is_efa(self) -> bool:
+        return self.interface_type in EFA_INTERFACE_TYPES
 
 
 PRIMARY = InterfaceSlot(0, 0, "interface")

@@ -38,7 +38,7 @@ class SystemNodesConfig(ConfigModel):
     @field_validator("instance_type")
     @classmethod
     def _cpu_type(cls, value: str) -> str:
-        entry = _catalog_entry(value)
+        entry = catalog_entry(value)
         if entry.accelerator is not None:
             raise ConfigValueError(
                 f"'{value}' has accelerators; system nodes run cluster services.",
@@ -127,7 +127,7 @@ def vpc_cni_version_tuple(version: str) -> tuple[int, int, int]:
     return int(major), int(minor), int(patch)
 
 
-def _catalog_entry(name: str) -> catalog.InstanceType:
+def catalog_entry(name: str) -> catalog.InstanceType:
     try:
         return catalog.get(name)
     except catalog.UnknownInstanceTypeError as error:

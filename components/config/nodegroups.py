@@ -8,7 +8,7 @@ from pydantic import Field, field_validator, model_validator
 
 from .. import catalog
 from .base import ConfigModel, ConfigValueError
-from .cluster import _catalog_entry
+from .cluster import catalog_entry
 from .network import ZONE_PATTERN
 
 # EC2 Capacity Blocks hold at most 64 instances each (DescribeCapacityBlockOfferings).
@@ -109,7 +109,7 @@ class NodeGroupConfig(ConfigModel):
     @field_validator("instance_type")
     @classmethod
     def _accelerated(cls, value: str) -> str:
-        entry = _catalog_entry(value)
+        entry = catalog_entry(value)
         if entry.accelerator is None:
             raise ConfigValueError(f"'{value}' has no accelerator.",
                                    fix="use eks.systemNodes for CPU nodes; node groups here are GPU or Trainium.")

@@ -76,7 +76,7 @@ def launch_template(
     parent: pulumi.Resource,
 ) -> aws.ec2.LaunchTemplate:
     reservation, market, _ = capacity_settings(capacity)
-    uses_efa = any(slot.interface_type != "interface" for slot in layout)
+    uses_efa = any(slot.is_efa for slot in layout)
     return aws.ec2.LaunchTemplate(
         name,
         description=f"EKS nodes {name}",

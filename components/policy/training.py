@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Iterator, Optional
 
 from .. import catalog
-from ..catalog.efa_layout import efa_layout
+from ..catalog.efa_layout import EFA_INTERFACE_TYPES, efa_layout
 from .model import Resource, Rule, Stack, Violation
 from .security import FSX_LUSTRE, LAUNCH_TEMPLATE, SECURITY_GROUP
 
@@ -14,12 +14,11 @@ NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 SUBNET = "aws:ec2/subnet:Subnet"
 INGRESS = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
 EGRESS = "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule"
-EFA_TYPES = ("efa", "efa-only")
 LUSTRE_PORTS = ((988, 988), (1018, 1023))
 
 
 def _efa_interfaces(template: Resource) -> list[dict]:
-    return [i for i in template.props.get("networkInterfaces") or [] if i.get("interfaceType") in EFA_TYPES]
+    return [i for i in template.props.get("networkInterfaces") or [] if i.get("interfaceType") in EFA_INTERFACE_TYPES]
 
 
 def _accelerated(group: Resource) -> bool:
@@ -79,7 +78,7 @@ def efa_layout_matches_catalog(stack: Stack, config: dict) -> Iterator[Violation
             yield Violation(template.urn, f"{instance.name}: {error}")
             continue
         if rendered != expected:
-            efa = sum(1 for r in rendered if r[2] in EFA_TYPES)
+            efa = sum(1 for r in rendered if r[2] in EFA_INTERFACE_TYPES)
             yield Violation(template.urn, f"launch template {template.name} for {instance.name} lays out {efa} EFA "
                                           f"interfaces as {rendered}; the type takes {instance.efa.max_interfaces} "
                                           f"as {expected} (card 0 plain interface, then efa-only per EFA card).")

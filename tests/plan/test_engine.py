@@ -7,7 +7,6 @@ import pulumi_aws as aws
 import pytest
 
 from trainstack.plan import SECRET_MARK, run_program
-from trainstack.plan.fixtures import UnknownInvokeError
 
 
 def _program():
@@ -129,7 +128,3 @@ def test_runs_in_one_process_do_not_share_resources_or_config():
     assert first.outputs["who"] == "first" and second.outputs["who"] is None
     assert len(second.by_type("aws:s3/bucket:Bucket")) == 1
     assert second.by_type("aws:s3/bucket:Bucket")[0].urn.startswith("urn:pulumi:b::demo::")
-
-
-def test_unknown_invokes_class_is_exported_for_callers():
-    assert issubclass(UnknownInvokeError, Exception)

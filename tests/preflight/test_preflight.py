@@ -64,6 +64,11 @@ class Stubbed:
                                                                      "ServiceCode": "ec2"}},
                                      {"ServiceCode": "ec2", "QuotaCode": code})
 
+    def quotas_for_nemo(self):
+        """Quotas that cover nemo's 2 x p4de (192 P vCPUs) and its system nodes."""
+        self.quota("L-417A185B", 192)
+        self.quota("L-1216C47A", 64)
+
     def run(self, config, endpoint):
         with self.capacity_stub, self.quota_stub:
             checks = run_preflight(config, Clients(ec2=ec2_client(endpoint), capacity=self.capacity,
@@ -93,8 +98,7 @@ def failed(checks):
 def test_everything_passes_for_a_stack_that_fits_the_account(aws):
     stub = Stubbed()
     stub.reservation()
-    stub.quota("L-417A185B", 192)
-    stub.quota("L-1216C47A", 64)
+    stub.quotas_for_nemo()
     checks = stub.run(nemo(), aws)
     assert not failed(checks) and not [c for c in checks if c.status == "could-not-check"]
     assert {("reservation state", "pass"), ("reservation zone", "pass"), ("reservation instance type", "pass"),
@@ -105,8 +109,7 @@ def test_everything_passes_for_a_stack_that_fits_the_account(aws):
 def test_a_missing_reservation_fails(aws):
     stub = Stubbed()
     stub.missing_reservation()
-    stub.quota("L-417A185B", 192)
-    stub.quota("L-1216C47A", 64)
+    stub.quotas_for_nemo()
     (failure,) = failed(stub.run(nemo(), aws))
     assert failure.name == "reservation" and "does not exist" in failure.reason
 
@@ -114,8 +117,7 @@ def test_a_missing_reservation_fails(aws):
 def test_a_reservation_in_another_zone_fails(aws):
     stub = Stubbed()
     stub.reservation(zone="us-east-1c")
-    stub.quota("L-417A185B", 192)
-    stub.quota("L-1216C47A", 64)
+    stub.quotas_for_nemo()
     (failure,) = failed(stub.run(nemo(), aws))
     assert failure.name == "reservation zone" and failure.reason == "in us-east-1c; the node group is in us-east-1b"
 
@@ -123,8 +125,7 @@ def test_a_reservation_in_another_zone_fails(aws):
 def test_a_reservation_for_another_instance_type_fails(aws):
     stub = Stubbed()
     stub.reservation(instance_type="p4d.24xlarge")
-    stub.quota("L-417A185B", 192)
-    stub.quota("L-1216C47A", 64)
+    stub.quotas_for_nemo()
     (failure,) = failed(stub.run(nemo(), aws))
     assert failure.name == "reservation instance type" and "the node group runs p4de.24xlarge" in failure.reason
 
@@ -132,8 +133,7 @@ def test_a_reservation_for_another_instance_type_fails(aws):
 def test_a_reservation_smaller_than_max_size_fails(aws):
     stub = Stubbed()
     stub.reservation(count=1)
-    stub.quota("L-417A185B", 192)
-    stub.quota("L-1216C47A", 64)
+    stub.quotas_for_nemo()
     (failure,) = failed(stub.run(nemo(), aws))
     assert failure.name == "reservation size" and failure.reason == "holds 1 instances; the group grows to 2"
 
@@ -166,8 +166,7 @@ def test_a_vcpu_quota_below_max_size_fails(aws):
 def test_a_type_not_offered_in_the_zone_fails(aws):
     stub = Stubbed()
     stub.reservation(zone="us-east-1a")
-    stub.quota("L-417A185B", 192)
-    stub.quota("L-1216C47A", 64)
+    stub.quotas_for_nemo()
     config = nemo(zones=("us-east-1a", "us-east-1b"), zone="us-east-1a", capacity={
         "type": "reservation", "reservationId": RESERVATION, "zone": "us-east-1a", "instanceCount": 2})
     (failure,) = failed(stub.run(config, aws))
