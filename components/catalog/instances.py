@@ -1,15 +1,32 @@
 """Instance types a training cluster uses, with their sources.
 
-Where the research sources conflict, the choice is made here and said why:
+Most facts are generated: ``ec2_instance_types.json`` is written by
+:mod:`.generate` from the EC2 ``DescribeInstanceTypes`` and
+``DescribeInstanceTypeOfferings`` data moto ships and the SageMaker enums botocore
+ships (its ``sources`` and ``generated_on`` say which versions and when). This
+module reads that package data (moto is not needed at run time) and adds, by hand
+and with sources, only what the data lacks: EKS AMI types, prices, the max-pods
+rule, and the p6e-gb200 entry the data does not have.
+
+Where sources conflict, the choice is made here and said why:
 
 * EFA interface counts, network cards, ENIs and IPs: EC2 ``DescribeInstanceTypes``
-  (moto 5.2.5's snapshot) over eksctl/ParallelCluster, which size EFA by network
-  cards and so get p6-b300 (17 cards, 16 EFA, none on card 0) wrong.
-* Max pods: amazon-eks-ami nodeadm, which counts only the default network card;
-  it agrees with the retired AL2 ``eni-max-pods.txt`` for every type here.
+  over eksctl/ParallelCluster, which size EFA by network cards and so get
+  p6-b300 (17 cards, 16 EFA, none on card 0) wrong. The cards that carry EFA are
+  the cards whose ``InterfaceTypes`` include EFA.
+* Max pods: amazon-eks-ami nodeadm's default, ``enis_on_card0 * (ipv4_per_eni - 1) + 2``
+  counting only the default network card; it agrees with nodeadm @81fec2e and the
+  retired AL2 ``eni-max-pods.txt`` for every type the research checked (41 types).
 * GPU memory: the usable MiB the EC2 API reports (one convention for all GPUs).
 * Trainium2 memory: Neuron docs (96 GiB HBM per chip), not the EC2 API's
-  524288 MiB, which is 5x the physical HBM.
+  524288 MiB, which is 5x the physical HBM. The generated file keeps the API
+  value; the override is applied below.
+* HyperPod: ``hyperpod`` says the SageMaker API's ``ClusterInstanceType`` enum
+  (botocore) accepts ``ml.<name>``: that enum is what every region's API validates
+  against. Which ``ml.`` types a given region offers is narrower, and is AWS's
+  per-region CloudFormation schema for ``AWS::SageMaker::Cluster`` (cfn-lint ships
+  it); that per-region list governs a stack in that region, and is checked where
+  HyperPod inputs are validated, not in this catalog.
 * p6e-gb200: absent from the EC2 snapshot and nodeadm; its EFA count, ENIs,
   IPs, vCPUs and memory are unknown and stay ``None`` (a maintainer comment in
   ParallelCluster is not a primary source). The GPU count of 4 is derived from
@@ -18,7 +35,10 @@ Where the research sources conflict, the choice is made here and said why:
 
 from __future__ import annotations
 
+import json
 from datetime import date
+from importlib import resources
+from typing import Any
 
 from .model import NO_EFA, Accelerator, AcceleratorKind, Efa, InstanceType, Network, Source
 from .prices import ON_DEMAND
@@ -26,15 +46,19 @@ from .prices import ON_DEMAND
 GPU = AcceleratorKind.GPU
 NEURON = AcceleratorKind.NEURON
 
+GENERATED: dict[str, Any] = json.loads(resources.files(__package__).joinpath("ec2_instance_types.json").read_text())
+"""The generated EC2 facts (see :mod:`.generate`)."""
+
+_SOURCES = GENERATED["sources"]
 EC2_SNAPSHOT = Source(
-    "EC2 DescribeInstanceTypes (moto 5.2.5 snapshot); max pods from amazon-eks-ami "
-    "nodeadm @81fec2e; AMI types from the EKS user guide; HyperPod and capacity-block "
-    "availability from botocore 1.44.5",
-    date(2026, 7, 23),
+    f"EC2 DescribeInstanceTypes and DescribeInstanceTypeOfferings (moto {_SOURCES['moto']} snapshot); "
+    f"HyperPod and training-plan enums from botocore {_SOURCES['botocore']}; max pods by the amazon-eks-ami "
+    "nodeadm rule; AMI types from the EKS user guide",
+    date.fromisoformat(GENERATED["generated_on"]),
 )
 NEURON_DOCS = Source(
     EC2_SNAPSHOT.description + "; Trainium2 HBM from the AWS Neuron docs (Trainium2 architecture)",
-    date(2026, 7, 23),
+    EC2_SNAPSHOT.as_of,
 )
 GB200_SECONDARY = Source(
     "botocore 1.44.5 InstanceType and HyperPod enums; EKS AMI table (AL2023 ARM NVIDIA); "
@@ -43,140 +67,89 @@ GB200_SECONDARY = Source(
 )
 
 NVIDIA_AMIS = ("AL2023_x86_64_NVIDIA", "BOTTLEROCKET_x86_64_NVIDIA")
+NVIDIA_ARM_AMIS = ("AL2023_ARM_64_NVIDIA", "BOTTLEROCKET_ARM_64_NVIDIA")
 NEURON_AMIS = ("AL2023_x86_64_NEURON", "BOTTLEROCKET_x86_64")
 STANDARD_AMIS = ("AL2023_x86_64_STANDARD", "BOTTLEROCKET_x86_64")
 
+# EKS-optimized AMI types by family: the EKS user guide's AMI table (eks-optimized
+# AMIs, accelerated; checked at @f600414). The EC2 data has no such field.
+AMI_TYPES_BY_FAMILY: dict[str, tuple[str, ...]] = {
+    **{family: NVIDIA_AMIS for family in (
+        "p3dn", "p4d", "p4de", "p5", "p5e", "p5en", "p6-b200", "p6-b300", "g4dn", "g5", "g6", "g6e", "g7e", "gr6")},
+    "g5g": NVIDIA_ARM_AMIS,
+    **{family: NEURON_AMIS for family in ("inf1", "inf2", "trn1", "trn1n", "trn2")},
+}
+
 TRAINIUM2_HBM_MIB = 96 * 1024
 
+NOTES: dict[str, tuple[str, ...]] = {
+    "p6-b300.48xlarge": ("Card 0 carries only a plain interface; EFA sits on cards 1-16.",),
+}
 
-def _efa_on_all_cards(interfaces: int) -> Efa:
-    return Efa(supported=True, max_interfaces=interfaces, cards=tuple(range(interfaces)))
+
+def max_pods_nodeadm(enis_on_card0: int, ipv4_per_eni: int) -> int:
+    """AL2023 nodeadm's default max pods: only the default card's ENIs count for pods."""
+    return enis_on_card0 * (ipv4_per_eni - 1) + 2
 
 
-def _gpu(name, *, vcpus, memory_gib, gpu, count, gpu_memory_mib, cards, enis_on_card0, ipv4_per_eni,
-         max_pods, efa, capacity_block, hyperpod_training_plan, efa_cards=None, notes=()):
+def _accelerator(facts: dict[str, Any] | None) -> Accelerator | None:
+    if facts is None:
+        return None
+    memory_mib = TRAINIUM2_HBM_MIB if facts["name"] == "Trainium2" else facts["memory_mib"]
+    return Accelerator(AcceleratorKind(facts["kind"]), facts["name"], count=facts["count"],
+                       memory_mib=memory_mib, neuron_cores=facts["neuron_cores"])
+
+
+def _ami_types(name: str, accelerator: Accelerator | None) -> tuple[str, ...]:
+    if accelerator is None:
+        return STANDARD_AMIS
+    family = name.split(".")[0]
+    if family not in AMI_TYPES_BY_FAMILY:
+        raise ValueError(f"{name}: no EKS AMI types recorded for family {family!r}; add it to AMI_TYPES_BY_FAMILY "
+                         "from the EKS user guide, or exclude the type in generate.py with the reason.")
+    return AMI_TYPES_BY_FAMILY[family]
+
+
+def _from_generated(name: str, facts: dict[str, Any]) -> InstanceType:
+    accelerator = _accelerator(facts["accelerator"])
+    efa = (Efa(True, facts["max_efa_interfaces"], tuple(facts["efa_cards"]))
+           if facts["efa_supported"] else NO_EFA)
     return InstanceType(
-        name, arch="x86_64", vcpus=vcpus, memory_gib=memory_gib,
-        accelerator=Accelerator(GPU, gpu, count=count, memory_mib=gpu_memory_mib),
-        network=Network(cards=cards, enis_on_card0=enis_on_card0, ipv4_per_eni=ipv4_per_eni, max_pods=max_pods),
-        efa=(Efa(True, efa, efa_cards) if efa_cards else _efa_on_all_cards(efa)) if efa else NO_EFA,
-        ami_types=NVIDIA_AMIS, capacity_block=capacity_block, hyperpod=True,
-        hyperpod_training_plan=hyperpod_training_plan, source=EC2_SNAPSHOT,
-        prices=ON_DEMAND.get(name, ()), notes=notes,
+        name, arch=facts["arch"], vcpus=facts["vcpus"], memory_gib=facts["memory_gib"], accelerator=accelerator,
+        network=Network(cards=facts["network_cards"], enis_on_card0=facts["enis_on_default_card"],
+                        ipv4_per_eni=facts["ipv4_per_eni"],
+                        max_pods=max_pods_nodeadm(facts["enis_on_default_card"], facts["ipv4_per_eni"])),
+        efa=efa, ami_types=_ami_types(name, accelerator), capacity_block=facts["capacity_block"],
+        hyperpod=facts["hyperpod"], hyperpod_training_plan=facts["hyperpod_training_plan"],
+        source=NEURON_DOCS if accelerator and accelerator.name == "Trainium2" else EC2_SNAPSHOT,
+        prices=ON_DEMAND.get(name, ()), notes=NOTES.get(name, ()), regions=tuple(facts["regions"]),
     )
 
 
-def _neuron(name, *, vcpus, memory_gib, chip, count, chip_memory_mib, neuron_cores, enis_on_card0,
-            ipv4_per_eni, max_pods, efa, capacity_block, hyperpod, hyperpod_training_plan, source=EC2_SNAPSHOT):
-    return InstanceType(
-        name, arch="x86_64", vcpus=vcpus, memory_gib=memory_gib,
-        accelerator=Accelerator(NEURON, chip, count=count, memory_mib=chip_memory_mib, neuron_cores=neuron_cores),
-        network=Network(cards=max(efa, 1), enis_on_card0=enis_on_card0, ipv4_per_eni=ipv4_per_eni, max_pods=max_pods),
-        efa=_efa_on_all_cards(efa) if efa else NO_EFA,
-        ami_types=NEURON_AMIS, capacity_block=capacity_block, hyperpod=hyperpod,
-        hyperpod_training_plan=hyperpod_training_plan, source=source, prices=ON_DEMAND.get(name, ()),
-    )
-
-
-def _cpu(name, *, vcpus, memory_gib, enis, ipv4_per_eni, max_pods):
-    """System, controller and CPU worker types: no accelerator, no EFA, one network card."""
-    return InstanceType(
-        name, arch="x86_64", vcpus=vcpus, memory_gib=memory_gib, accelerator=None,
-        network=Network(cards=1, enis_on_card0=enis, ipv4_per_eni=ipv4_per_eni, max_pods=max_pods),
-        efa=NO_EFA, ami_types=STANDARD_AMIS, capacity_block=False, hyperpod=True,
-        hyperpod_training_plan=False, source=EC2_SNAPSHOT, prices=ON_DEMAND.get(name, ()),
-    )
-
-
-_P_FAMILY = dict(ipv4_per_eni=50, capacity_block=True, hyperpod_training_plan=True)
-_G_FAMILY = dict(capacity_block=False, hyperpod_training_plan=False)
-
-INSTANCE_TYPES: tuple[InstanceType, ...] = (
-    # NVIDIA A100 / H100 / H200 / B200 / B300
-    _gpu("p4d.24xlarge", vcpus=96, memory_gib=1152, gpu="A100", count=8, gpu_memory_mib=40960,
-         cards=4, enis_on_card0=15, max_pods=737, efa=4, **_P_FAMILY),
-    _gpu("p4de.24xlarge", vcpus=96, memory_gib=1152, gpu="A100", count=8, gpu_memory_mib=81920,
-         cards=4, enis_on_card0=15, max_pods=737, efa=4, **_P_FAMILY),
-    _gpu("p5.4xlarge", vcpus=16, memory_gib=256, gpu="H100", count=1, gpu_memory_mib=81920,
-         cards=1, enis_on_card0=4, ipv4_per_eni=30, max_pods=118, efa=1,
-         capacity_block=True, hyperpod_training_plan=True),
-    _gpu("p5.48xlarge", vcpus=192, memory_gib=2048, gpu="H100", count=8, gpu_memory_mib=81920,
-         cards=32, enis_on_card0=2, max_pods=100, efa=32, **_P_FAMILY),
-    _gpu("p5e.48xlarge", vcpus=192, memory_gib=2048, gpu="H200", count=8, gpu_memory_mib=144384,
-         cards=32, enis_on_card0=2, max_pods=100, efa=32, **_P_FAMILY),
-    _gpu("p5en.48xlarge", vcpus=192, memory_gib=2048, gpu="H200", count=8, gpu_memory_mib=144384,
-         cards=16, enis_on_card0=4, max_pods=198, efa=16, **_P_FAMILY),
-    _gpu("p6-b200.48xlarge", vcpus=192, memory_gib=2048, gpu="B200", count=8, gpu_memory_mib=183359,
-         cards=8, enis_on_card0=4, max_pods=198, efa=8, **_P_FAMILY),
-    _gpu("p6-b300.48xlarge", vcpus=192, memory_gib=4096, gpu="B300", count=8, gpu_memory_mib=275040,
-         cards=17, enis_on_card0=4, max_pods=198, efa=16, efa_cards=tuple(range(1, 17)), **_P_FAMILY,
-         notes=("Card 0 carries only a plain interface; EFA sits on cards 1-16.",)),
-    InstanceType(
-        "p6e-gb200.36xlarge", arch="arm64", vcpus=None, memory_gib=None,
-        accelerator=Accelerator(GPU, "GB200", count=4, memory_mib=None),
-        network=Network(cards=None, enis_on_card0=None, ipv4_per_eni=None, max_pods=None),
-        efa=Efa(supported=True, max_interfaces=None, cards=None),
-        ami_types=("AL2023_ARM_64_NVIDIA",), capacity_block=None, hyperpod=True,
-        hyperpod_training_plan=True, source=GB200_SECONDARY,
-        notes=("p6e-gb200 is missing from the EC2 snapshot and nodeadm data; its EFA interfaces, "
-               "network cards, ENIs and IPs are unconfirmed. Check `aws ec2 describe-instance-types "
-               "--instance-types p6e-gb200.36xlarge` and add the facts to the catalog.",),
-    ),
-    # NVIDIA A10G / L4 / L40S
-    _gpu("g5.xlarge", vcpus=4, memory_gib=16, gpu="A10G", count=1, gpu_memory_mib=22888,
-         cards=1, enis_on_card0=4, ipv4_per_eni=15, max_pods=58, efa=0, **_G_FAMILY),
-    _gpu("g5.2xlarge", vcpus=8, memory_gib=32, gpu="A10G", count=1, gpu_memory_mib=22888,
-         cards=1, enis_on_card0=4, ipv4_per_eni=15, max_pods=58, efa=0, **_G_FAMILY),
-    _gpu("g5.4xlarge", vcpus=16, memory_gib=64, gpu="A10G", count=1, gpu_memory_mib=22888,
-         cards=1, enis_on_card0=8, ipv4_per_eni=30, max_pods=234, efa=0, **_G_FAMILY),
-    _gpu("g5.8xlarge", vcpus=32, memory_gib=128, gpu="A10G", count=1, gpu_memory_mib=22888,
-         cards=1, enis_on_card0=8, ipv4_per_eni=30, max_pods=234, efa=1, **_G_FAMILY),
-    _gpu("g5.12xlarge", vcpus=48, memory_gib=192, gpu="A10G", count=4, gpu_memory_mib=22888,
-         cards=1, enis_on_card0=15, ipv4_per_eni=50, max_pods=737, efa=1, **_G_FAMILY),
-    _gpu("g5.16xlarge", vcpus=64, memory_gib=256, gpu="A10G", count=1, gpu_memory_mib=22888,
-         cards=1, enis_on_card0=8, ipv4_per_eni=30, max_pods=234, efa=1, **_G_FAMILY),
-    _gpu("g5.24xlarge", vcpus=96, memory_gib=384, gpu="A10G", count=4, gpu_memory_mib=22888,
-         cards=1, enis_on_card0=15, ipv4_per_eni=50, max_pods=737, efa=1, **_G_FAMILY),
-    _gpu("g5.48xlarge", vcpus=192, memory_gib=768, gpu="A10G", count=8, gpu_memory_mib=22888,
-         cards=1, enis_on_card0=7, ipv4_per_eni=50, max_pods=345, efa=1, **_G_FAMILY),
-    _gpu("g6.48xlarge", vcpus=192, memory_gib=768, gpu="L4", count=8, gpu_memory_mib=22888,
-         cards=1, enis_on_card0=15, ipv4_per_eni=50, max_pods=737, efa=1, **_G_FAMILY),
-    _gpu("g6e.48xlarge", vcpus=192, memory_gib=1536, gpu="L40S", count=8, gpu_memory_mib=45776,
-         cards=4, enis_on_card0=10, ipv4_per_eni=50, max_pods=492, efa=4, **_G_FAMILY),
-    # AWS Trainium / Trainium2 / Inferentia2
-    _neuron("trn1.2xlarge", vcpus=8, memory_gib=32, chip="Trainium", count=1, chip_memory_mib=32768,
-            neuron_cores=2, enis_on_card0=4, ipv4_per_eni=15, max_pods=58, efa=0,
-            capacity_block=False, hyperpod=False, hyperpod_training_plan=False),
-    _neuron("trn1.32xlarge", vcpus=128, memory_gib=512, chip="Trainium", count=16, chip_memory_mib=32768,
-            neuron_cores=32, enis_on_card0=5, ipv4_per_eni=50, max_pods=247, efa=8,
-            capacity_block=True, hyperpod=True, hyperpod_training_plan=True),
-    _neuron("trn1n.32xlarge", vcpus=128, memory_gib=512, chip="Trainium", count=16, chip_memory_mib=32768,
-            neuron_cores=32, enis_on_card0=5, ipv4_per_eni=50, max_pods=247, efa=16,
-            capacity_block=False, hyperpod=True, hyperpod_training_plan=False),
-    _neuron("trn2.3xlarge", vcpus=12, memory_gib=128, chip="Trainium2", count=1, chip_memory_mib=TRAINIUM2_HBM_MIB,
-            neuron_cores=8, enis_on_card0=2, ipv4_per_eni=15, max_pods=30, efa=1,
-            capacity_block=True, hyperpod=True, hyperpod_training_plan=False, source=NEURON_DOCS),
-    _neuron("trn2.48xlarge", vcpus=192, memory_gib=2048, chip="Trainium2", count=16, chip_memory_mib=TRAINIUM2_HBM_MIB,
-            neuron_cores=128, enis_on_card0=2, ipv4_per_eni=50, max_pods=100, efa=16,
-            capacity_block=True, hyperpod=True, hyperpod_training_plan=True, source=NEURON_DOCS),
-    _neuron("inf2.48xlarge", vcpus=192, memory_gib=768, chip="Inferentia2", count=12, chip_memory_mib=32768,
-            neuron_cores=24, enis_on_card0=15, ipv4_per_eni=50, max_pods=737, efa=0,
-            capacity_block=False, hyperpod=False, hyperpod_training_plan=False),
-    # System, controller and login nodes
-    _cpu("c5.large", vcpus=2, memory_gib=4, enis=3, ipv4_per_eni=10, max_pods=29),
-    _cpu("c5.xlarge", vcpus=4, memory_gib=8, enis=4, ipv4_per_eni=15, max_pods=58),
-    _cpu("c5.2xlarge", vcpus=8, memory_gib=16, enis=4, ipv4_per_eni=15, max_pods=58),
-    _cpu("c5.4xlarge", vcpus=16, memory_gib=32, enis=8, ipv4_per_eni=30, max_pods=234),
-    _cpu("c5.9xlarge", vcpus=36, memory_gib=72, enis=8, ipv4_per_eni=30, max_pods=234),
-    _cpu("c5.12xlarge", vcpus=48, memory_gib=96, enis=8, ipv4_per_eni=30, max_pods=234),
-    _cpu("c5.18xlarge", vcpus=72, memory_gib=144, enis=15, ipv4_per_eni=50, max_pods=737),
-    _cpu("c5.24xlarge", vcpus=96, memory_gib=192, enis=15, ipv4_per_eni=50, max_pods=737),
-    _cpu("m5.large", vcpus=2, memory_gib=8, enis=3, ipv4_per_eni=10, max_pods=29),
-    _cpu("m5.xlarge", vcpus=4, memory_gib=16, enis=4, ipv4_per_eni=15, max_pods=58),
-    _cpu("m5.2xlarge", vcpus=8, memory_gib=32, enis=4, ipv4_per_eni=15, max_pods=58),
-    _cpu("m5.4xlarge", vcpus=16, memory_gib=64, enis=8, ipv4_per_eni=30, max_pods=234),
-    _cpu("m5.8xlarge", vcpus=32, memory_gib=128, enis=8, ipv4_per_eni=30, max_pods=234),
-    _cpu("m5.12xlarge", vcpus=48, memory_gib=192, enis=8, ipv4_per_eni=30, max_pods=234),
-    _cpu("m5.16xlarge", vcpus=64, memory_gib=256, enis=15, ipv4_per_eni=50, max_pods=737),
-    _cpu("m5.24xlarge", vcpus=96, memory_gib=384, enis=15, ipv4_per_eni=50, max_pods=737),
+P6E_GB200 = InstanceType(
+    "p6e-gb200.36xlarge", arch="arm64", vcpus=None, memory_gib=None,
+    accelerator=Accelerator(GPU, "GB200", count=4, memory_mib=None),
+    network=Network(cards=None, enis_on_card0=None, ipv4_per_eni=None, max_pods=None),
+    efa=Efa(supported=True, max_interfaces=None, cards=None),
+    ami_types=("AL2023_ARM_64_NVIDIA",), capacity_block=None, hyperpod=True,
+    hyperpod_training_plan=True, source=GB200_SECONDARY,
+    notes=("p6e-gb200 is missing from the EC2 snapshot and nodeadm data; its EFA interfaces, "
+           "network cards, ENIs and IPs are unconfirmed. Check `aws ec2 describe-instance-types "
+           "--instance-types p6e-gb200.36xlarge` and add the facts to the catalog.",),
 )
+"""Kept by hand until the EC2 data has it; if the data gains it, the generated entry wins."""
+
+_KIND_ORDER = {GPU: 0, NEURON: 1}
+
+
+def _listing_order(entry: InstanceType) -> tuple[int, str, int, str]:
+    """Accelerated types first (GPU, then Neuron), then system types; by family, then size."""
+    kind = _KIND_ORDER[entry.accelerator.kind] if entry.accelerator else len(_KIND_ORDER)
+    return (kind, entry.family, entry.vcpus or 0, entry.name)
+
+
+_GENERATED_TYPES = [_from_generated(name, facts) for name, facts in GENERATED["instance_types"].items()]
+INSTANCE_TYPES: tuple[InstanceType, ...] = tuple(sorted(
+    _GENERATED_TYPES + ([P6E_GB200] if P6E_GB200.name not in GENERATED["instance_types"] else []),
+    key=_listing_order,
+))

@@ -100,6 +100,9 @@ class InstanceType:
     source: Source
     prices: tuple[Price, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    regions: Optional[tuple[str, ...]] = None
+    """Regions that offer the type (EC2 ``DescribeInstanceTypeOfferings``, as of
+    :attr:`source`); ``None`` when no offering data covers the type."""
 
     @property
     def family(self) -> str:
@@ -112,6 +115,10 @@ class InstanceType:
     def price(self, region: str) -> Optional[Price]:
         """The published on-demand price in ``region``, or ``None`` if none is published."""
         return next((p for p in self.prices if p.region == region), None)
+
+    def offered_in(self, region: str) -> Optional[bool]:
+        """Whether EC2 offers the type in ``region`` per the catalog's snapshot; ``None`` if unknown."""
+        return None if self.regions is None else region in self.regions
 
     def require(self, fact: str, value, needed_for: str):
         """Return ``value``, or refuse ``needed_for`` when the fact is unknown."""

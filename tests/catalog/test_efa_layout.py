@@ -7,17 +7,28 @@ from trainstack import catalog
 from trainstack.catalog.efa_layout import (
     InterfaceSlot, efa_layout, max_pods, node_ip_budget, plain_layout)
 
+# Checked by hand against the EC2 data (MaximumEfaInterfaces and each card's InterfaceTypes).
 EXPECTED_EFA = {
     "p4d.24xlarge": 4, "p4de.24xlarge": 4, "p5.4xlarge": 1, "p5.48xlarge": 32, "p5e.48xlarge": 32,
     "p5en.48xlarge": 16, "p6-b200.48xlarge": 8, "p6-b300.48xlarge": 16, "g5.8xlarge": 1, "g5.12xlarge": 1,
     "g5.16xlarge": 1, "g5.24xlarge": 1, "g5.48xlarge": 1, "g6.48xlarge": 1, "g6e.48xlarge": 4,
     "trn1.32xlarge": 8, "trn1n.32xlarge": 16, "trn2.3xlarge": 1, "trn2.48xlarge": 16,
+    "g6e.12xlarge": 1, "g6e.24xlarge": 2, "g7e.48xlarge": 4, "p3dn.24xlarge": 1, "g4dn.12xlarge": 1,
 }
+EFA_TYPES = sorted(t.name for t in catalog.INSTANCE_TYPES if t.efa.supported and t.efa.max_interfaces is not None)
 
 
-def test_the_expected_table_covers_every_efa_type_whose_count_is_known():
-    known = {t.name for t in catalog.INSTANCE_TYPES if t.efa.supported and t.efa.max_interfaces is not None}
-    assert known == set(EXPECTED_EFA)
+@pytest.mark.parametrize("name", sorted(EXPECTED_EFA))
+def test_the_catalog_has_the_checked_efa_interface_count(name):
+    assert catalog.get(name).efa.max_interfaces == EXPECTED_EFA[name]
+
+
+@pytest.mark.parametrize("name", EFA_TYPES)
+def test_every_efa_type_lays_out_one_efa_only_interface_per_efa_card(name):
+    instance = catalog.get(name)
+    efa = efa_layout(instance)[1:]
+    assert len(efa) == instance.efa.max_interfaces
+    assert tuple(slot.network_card_index for slot in efa) == instance.efa.cards
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_EFA))

@@ -1,0 +1,180 @@
+"""Regenerate ``ec2_instance_types.json`` from the AWS data that moto and botocore ship.
+
+Run from a checkout with the dev extra installed, whenever moto or botocore move::
+
+    .venv/bin/python -m trainstack.catalog.generate
+
+What comes from where:
+
+* moto's ``ec2/resources/instance_types.json.gz`` is EC2 ``DescribeInstanceTypes``
+  output: vCPUs, memory, accelerators, network cards, ENIs, IPv4 per ENI, EFA
+  support and the cards that carry it, the ``capacity-block`` usage class.
+* moto's ``ec2/resources/instance_type_offerings/region/*.json.gz`` is
+  ``DescribeInstanceTypeOfferings`` per region: where each type is offered.
+* botocore's SageMaker model: ``ClusterInstanceType`` (HyperPod accepts ``ml.<type>``)
+  and ``ReservedCapacityInstanceType`` (HyperPod training plans).
+
+The output holds the source values as AWS reports them; where the catalog departs
+from them (Trainium2 memory), :mod:`.instances` does so and says why. Runtime code
+never imports this module's data sources: moto is a dev dependency, and the
+generated JSON is package data.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from datetime import date
+from importlib import metadata, resources
+from pathlib import Path
+from typing import Any
+
+DATA_FILE = Path(__file__).with_name("ec2_instance_types.json")
+FORMAT_VERSION = 1
+
+# General-purpose and compute families offered for system, controller and login
+# nodes: current x86_64 Intel and AMD generations, so the STANDARD x86_64 AMIs fit.
+# Graviton (c7g, m7g, ...) needs the ARM AMIs and is left out until system nodes
+# choose an AMI by architecture; burstable and "-flex" types are left out because
+# cluster services need steady CPU.
+SYSTEM_FAMILIES = ("c5", "c6i", "c6a", "c7i", "c7a", "m5", "m6i", "m6a", "m7i", "m7a")
+
+# Accelerated types in the EC2 data that the catalog leaves out, with the reason.
+# tests/catalog/test_catalog_against_aws.py fails for any accelerated type in the
+# data that is neither in the catalog nor here.
+EXCLUDED_ACCELERATED: dict[str, str] = {
+    **{name: "Qualcomm AI 100 inference accelerators: no EKS-optimized AMI and no device plugin "
+             "trainstack deploys, so a node group of them could not run a job."
+       for name in ("dl2q.24xlarge",)},
+    **{name: "a fraction of one NVIDIA L4 (EC2 reports GPU Count 0, GpuPartitionSize < 1): the NVIDIA "
+             "device plugin advertises no whole nvidia.com/gpu, and the catalog models whole devices."
+       for name in ("g6f.large", "g6f.xlarge", "g6f.2xlarge", "g6f.4xlarge", "gr6f.4xlarge")},
+    **{name: "NVIDIA RTX PRO 4500: not among the families the EKS-optimized NVIDIA AMIs list "
+             "(EKS user guide AMI table, checked 2026-11), so the catalog has no AMI type to give it; "
+             "add it with its AMI types once EKS lists it."
+       for name in ("g7.2xlarge", "g7.4xlarge", "g7.8xlarge", "g7.12xlarge", "g7.24xlarge", "g7.48xlarge")},
+}
+
+
+def _moto_resource(*parts: str) -> Any:
+    path = resources.files("moto.ec2").joinpath("resources", *parts)
+    with path.open("rb") as raw, gzip.open(raw, "rt") as text:
+        return json.load(text)
+
+
+def _region_offerings() -> dict[str, list[str]]:
+    """Instance type -> regions that offer it (moto's ``DescribeInstanceTypeOfferings`` snapshot)."""
+    folder = resources.files("moto.ec2").joinpath("resources", "instance_type_offerings", "region")
+    offered: dict[str, set[str]] = {}
+    for entry in folder.iterdir():
+        if not entry.name.endswith(".json.gz"):
+            continue
+        for offering in _moto_resource("instance_type_offerings", "region", entry.name):
+            offered.setdefault(offering["InstanceType"], set()).add(offering["Location"])
+    return {name: sorted(regions) for name, regions in offered.items()}
+
+
+def _sagemaker_enum(shape: str) -> set[str]:
+    import botocore.session
+
+    return set(botocore.session.get_session().get_service_model("sagemaker").shape_for(shape).enum)
+
+
+def is_accelerated(description: dict[str, Any]) -> bool:
+    """GPUs, Neuron devices (Trainium, Inferentia) or other inference accelerators."""
+    return any(key in description for key in ("GpuInfo", "NeuronInfo", "InferenceAcceleratorInfo"))
+
+
+def _accelerator(description: dict[str, Any]) -> dict[str, Any] | None:
+    if "GpuInfo" in description:
+        (gpu,) = description["GpuInfo"]["Gpus"]
+        return {"kind": "nvidia-gpu", "name": gpu["Name"], "count": gpu["Count"],
+                "memory_mib": gpu["MemoryInfo"]["SizeInMiB"], "neuron_cores": None}
+    if "NeuronInfo" in description:
+        (device,) = description["NeuronInfo"]["NeuronDevices"]
+        return {"kind": "neuron", "name": device["Name"], "count": device["Count"],
+                "memory_mib": device["MemoryInfo"]["SizeInMiB"],
+                "neuron_cores": device["Count"] * device["CoreInfo"]["Count"]}
+    return None
+
+
+def _arch(description: dict[str, Any]) -> str:
+    architectures = description["ProcessorInfo"]["SupportedArchitectures"]
+    return "x86_64" if "x86_64" in architectures else architectures[0]
+
+
+def _whole_gib(name: str, memory_mib: int) -> int:
+    if memory_mib % 1024:
+        raise ValueError(f"{name}: {memory_mib} MiB is not whole GiB; decide how the catalog rounds it.")
+    return memory_mib // 1024
+
+
+def _facts(description: dict[str, Any], regions: list[str], hyperpod: set[str],
+           training_plan: set[str]) -> dict[str, Any]:
+    network = description["NetworkInfo"]
+    cards = sorted(network["NetworkCards"], key=lambda card: card["NetworkCardIndex"])
+    default_card = next(c for c in cards if c["NetworkCardIndex"] == network.get("DefaultNetworkCardIndex", 0))
+    # One EFA per card, on the cards whose interface types include EFA: that is how
+    # p6-b300 (17 cards, EFA on cards 1-16) is told apart from p6-b200 (EFA on all 8).
+    efa_cards = [c["NetworkCardIndex"] for c in cards
+                 if {"efa", "efa-only"} & set(c.get("InterfaceTypes", ()))] if network.get("EfaSupported") else []
+    memory_mib = description["MemoryInfo"]["SizeInMiB"]
+    name = description["InstanceType"]
+    return {
+        "arch": _arch(description),
+        "vcpus": description["VCpuInfo"]["DefaultVCpus"],
+        "memory_gib": _whole_gib(name, memory_mib),
+        "accelerator": _accelerator(description),
+        "network_cards": network["MaximumNetworkCards"],
+        "enis_on_default_card": default_card["MaximumNetworkInterfaces"],
+        "ipv4_per_eni": network["Ipv4AddressesPerInterface"],
+        "efa_supported": bool(network.get("EfaSupported")),
+        "max_efa_interfaces": network.get("EfaInfo", {}).get("MaximumEfaInterfaces", 0),
+        "efa_cards": efa_cards,
+        "capacity_block": "capacity-block" in description["SupportedUsageClasses"],
+        "hyperpod": f"ml.{name}" in hyperpod,
+        "hyperpod_training_plan": f"ml.{name}" in training_plan,
+        "regions": regions,
+    }
+
+
+def selected(descriptions: dict[str, dict[str, Any]]) -> list[str]:
+    """The types the catalog carries: every accelerated type not excluded, and the system families."""
+    return sorted(name for name, description in descriptions.items()
+                  if (is_accelerated(description) and name not in EXCLUDED_ACCELERATED)
+                  or name.split(".")[0] in SYSTEM_FAMILIES)
+
+
+def build(generated_on: date) -> dict[str, Any]:
+    """The document :data:`DATA_FILE` holds, from the installed moto and botocore."""
+    descriptions: dict[str, dict[str, Any]] = _moto_resource("instance_types.json.gz")
+    regions = _region_offerings()
+    hyperpod = _sagemaker_enum("ClusterInstanceType")
+    training_plan = _sagemaker_enum("ReservedCapacityInstanceType")
+    return {
+        "format": FORMAT_VERSION,
+        "generated_by": "python -m trainstack.catalog.generate",
+        "generated_on": generated_on.isoformat(),
+        "sources": {
+            "moto": metadata.version("moto"),
+            "botocore": metadata.version("botocore"),
+            "ec2": "moto ec2/resources/instance_types.json.gz (EC2 DescribeInstanceTypes) and "
+                   "instance_type_offerings/region (DescribeInstanceTypeOfferings)",
+            "sagemaker": "botocore sagemaker ClusterInstanceType and ReservedCapacityInstanceType enums",
+        },
+        "instance_types": {name: _facts(descriptions[name], regions.get(name, []), hyperpod, training_plan)
+                           for name in selected(descriptions)},
+    }
+
+
+def render(document: dict[str, Any]) -> str:
+    return json.dumps(document, indent=1, sort_keys=True) + "\n"
+
+
+def main() -> None:
+    DATA_FILE.write_text(render(build(date.today())))
+    print(f"wrote {DATA_FILE}")
+
+
+if __name__ == "__main__":
+    main()
