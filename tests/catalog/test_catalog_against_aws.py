@@ -1,0 +1,118 @@
+"""The catalog against AWS's own machine-readable data, not against our research.
+
+* botocore's EC2 model: every EC2 type the catalog lists is an ``InstanceType`` value.
+* botocore's SageMaker model: every ``ml.`` type the catalog allows for HyperPod is a
+  ``ClusterInstanceType`` value, and training-plan types are ``ReservedCapacityInstanceType``.
+* moto's ``DescribeInstanceTypeOfferings`` snapshot: where the catalog says a type
+  is offered in a region (its regions, or a price there), the snapshot agrees.
+* moto's ``DescribeInstanceTypes`` snapshot: every accelerated type is in the
+  catalog or excluded with a recorded reason, and the committed generated file is
+  what the generator makes from the installed data (re-run it when the data moves).
+"""
+
+import gzip
+import json
+from importlib import resources
+
+import botocore.session
+import pytest
+
+from trainstack import catalog
+from trainstack.catalog import generate
+
+MOTO_EC2 = resources.files("moto.ec2").joinpath("resources")
+
+
+def _gz_json(entry):
+    with entry.open("rb") as raw, gzip.open(raw, "rt") as text:
+        return json.load(text)
+
+
+@pytest.fixture(scope="module")
+def ec2_instance_types() -> set[str]:
+    return set(botocore.session.get_session().get_service_model("ec2").shape_for("InstanceType").enum)
+
+
+@pytest.fixture(scope="module")
+def sagemaker() -> botocore.model.ServiceModel:
+    return botocore.session.get_session().get_service_model("sagemaker")
+
+
+@pytest.fixture(scope="module")
+def moto_descriptions() -> dict:
+    return _gz_json(MOTO_EC2.joinpath("instance_types.json.gz"))
+
+
+@pytest.fixture(scope="module")
+def moto_offered() -> dict[str, set[str]]:
+    """Region -> instance types offered there."""
+    folder = MOTO_EC2.joinpath("instance_type_offerings", "region")
+    return {entry.name.removesuffix(".json.gz"): {o["InstanceType"] for o in _gz_json(entry)}
+            for entry in folder.iterdir() if entry.name.endswith(".json.gz")}
+
+
+def test_every_catalog_type_is_an_ec2_instance_type(ec2_instance_types):
+    unknown = [name for name in catalog.names() if name not in ec2_instance_types]
+    assert not unknown, f"not in botocore's EC2 InstanceType enum: {unknown}"
+
+
+def test_every_hyperpod_type_is_a_sagemaker_cluster_instance_type(sagemaker):
+    allowed = set(sagemaker.shape_for("ClusterInstanceType").enum)
+    unknown = [name for name in catalog.hyperpod_names() if name not in allowed]
+    assert not unknown, f"not in botocore's SageMaker ClusterInstanceType enum: {unknown}"
+
+
+def test_hyperpod_is_refused_exactly_where_sagemaker_does_not_list_the_type(sagemaker):
+    allowed = set(sagemaker.shape_for("ClusterInstanceType").enum)
+    missed = [t.name for t in catalog.INSTANCE_TYPES if not t.hyperpod and t.hyperpod_name in allowed]
+    assert not missed, f"SageMaker accepts these for HyperPod but the catalog refuses them: {missed}"
+
+
+def test_training_plan_types_are_sagemaker_reserved_capacity_types(sagemaker):
+    reserved = set(sagemaker.shape_for("ReservedCapacityInstanceType").enum)
+    assert {t.hyperpod_name for t in catalog.INSTANCE_TYPES if t.hyperpod_training_plan} == reserved
+
+
+def test_every_region_the_catalog_names_offers_the_type(moto_offered):
+    wrong = [(t.name, region) for t in catalog.INSTANCE_TYPES for region in t.regions or ()
+             if t.name not in moto_offered.get(region, set())]
+    assert not wrong, f"the catalog says offered, EC2's offering data does not: {wrong}"
+
+
+def test_the_catalog_names_every_region_that_offers_the_type(moto_offered):
+    for entry in catalog.INSTANCE_TYPES:
+        if entry.regions is not None:
+            assert set(entry.regions) == {r for r, types in moto_offered.items() if entry.name in types}, entry.name
+
+
+def test_a_price_is_only_given_where_the_type_is_offered(moto_offered):
+    wrong = [(t.name, p.region) for t in catalog.INSTANCE_TYPES for p in t.prices
+             if t.name not in moto_offered.get(p.region, set())]
+    assert not wrong, f"priced in a region EC2 does not offer it in: {wrong}"
+
+
+def test_every_accelerated_type_in_the_ec2_data_is_in_the_catalog_or_excluded_with_a_reason(moto_descriptions):
+    accelerated = {name for name, d in moto_descriptions.items() if generate.is_accelerated(d)}
+    missing = sorted(accelerated - set(catalog.names()) - set(generate.EXCLUDED_ACCELERATED))
+    assert not missing, (f"accelerated types in the EC2 data but not in the catalog: {missing}; "
+                         "regenerate (python -m trainstack.catalog.generate) or add them to "
+                         "EXCLUDED_ACCELERATED with the reason")
+
+
+def test_exclusions_name_real_accelerated_types_that_the_catalog_does_not_hold(moto_descriptions):
+    for name, reason in generate.EXCLUDED_ACCELERATED.items():
+        assert generate.is_accelerated(moto_descriptions[name]) and reason, name
+        assert catalog.find(name) is None, name
+
+
+def test_every_size_of_the_system_families_is_in_the_catalog(moto_descriptions):
+    system = {n for n in moto_descriptions if n.split(".")[0] in generate.SYSTEM_FAMILIES}
+    assert system <= set(catalog.names())
+    assert all(catalog.get(n).accelerator is None for n in system)
+
+
+def test_the_committed_data_is_what_the_generator_makes_from_the_installed_data():
+    committed = json.loads(generate.DATA_FILE.read_text())
+    fresh = generate.build(generate.date.fromisoformat(committed["generated_on"]))
+    assert generate.render(fresh) == generate.render(committed), (
+        "the EC2 or SageMaker data moved: run `python -m trainstack.catalog.generate` and commit the result")
