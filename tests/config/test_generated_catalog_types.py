@@ -50,6 +50,8 @@ def test_g6e_plans_with_one_efa_only_interface_per_efa_card(valid_config, scratc
                    for r in _of_type(plan, "aws:eks/nodeGroup:NodeGroup")}
     assert node_groups == {name: "AL2023_x86_64_NVIDIA", "m7i.2xlarge": "AL2023_x86_64_STANDARD"}
     assert [r["id"] for r in plan["policies"]["rules"] if not r["passed"]] == []
+    (line,) = [line for line in plan["cost"]["lines"] if line["item"].endswith(f"({name})")]
+    assert line["usdPerHour"] == catalog.get(name).price("us-east-1").usd_per_hour
 
 
 def test_g5g_arm_gpus_get_the_arm_nvidia_ami(valid_config, scratch_project, capsys):
