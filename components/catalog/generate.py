@@ -46,11 +46,12 @@ EXCLUDED_ACCELERATED: dict[str, str] = {
     **{name: "Qualcomm AI 100 inference accelerators: no EKS-optimized AMI and no device plugin "
              "trainstack deploys, so a node group of them could not run a job."
        for name in ("dl2q.24xlarge",)},
-    **{name: "a fraction of one NVIDIA L4 (EC2 reports GPU Count 0, GpuPartitionSize < 1): the NVIDIA "
-             "device plugin advertises no whole nvidia.com/gpu, and the catalog models whole devices."
+    **{name: "a fraction of one NVIDIA L4 (EC2 reports GPU Count 0, GpuPartitionSize < 1); the catalog "
+             "counts whole devices and trainstack's jobs request whole nvidia.com/gpu."
        for name in ("g6f.large", "g6f.xlarge", "g6f.2xlarge", "g6f.4xlarge", "gr6f.4xlarge")},
     **{name: "NVIDIA RTX PRO 4500: not among the families the EKS-optimized NVIDIA AMIs list "
-             "(EKS user guide AMI table, checked 2026-11), so the catalog has no AMI type to give it; "
+             "(EKS user guide AMI table @f600414, shared research facts-instances.md section 6), so the "
+             "catalog has no AMI type to give it; "
              "add it with its AMI types once EKS lists it."
        for name in ("g7.2xlarge", "g7.4xlarge", "g7.8xlarge", "g7.12xlarge", "g7.24xlarge", "g7.48xlarge")},
 }

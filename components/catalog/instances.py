@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import json
 from datetime import date
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from .model import NO_EFA, Accelerator, AcceleratorKind, Efa, InstanceType, Network, Source
@@ -46,7 +46,7 @@ from .prices import ON_DEMAND
 GPU = AcceleratorKind.GPU
 NEURON = AcceleratorKind.NEURON
 
-GENERATED: dict[str, Any] = json.loads(resources.files(__package__).joinpath("ec2_instance_types.json").read_text())
+GENERATED: dict[str, Any] = json.loads(Path(__file__).with_name("ec2_instance_types.json").read_text())
 """The generated EC2 facts (see :mod:`.generate`)."""
 
 _SOURCES = GENERATED["sources"]
