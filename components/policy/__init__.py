@@ -12,10 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from . import data_cost_tags, iam_conformance, security, training
+from . import data_cost_tags, encryption, iam_conformance, security, training
 from .model import Resource, Rule, Stack, Violation
 
-RULES: list[Rule] = [*security.RULES, *iam_conformance.RULES, *training.RULES, *data_cost_tags.RULES]
+RULES: list[Rule] = [*security.RULES, *encryption.RULES, *iam_conformance.RULES, *training.RULES,
+                     *data_cost_tags.RULES]
 
 
 @dataclass

@@ -78,14 +78,22 @@ def required_tags(stack: Stack, config: dict) -> Iterator[Violation]:
 
 RULES = [
     Rule("storage-protected-in-production", "FSx and checkpoint buckets are protected in production stacks.",
-         "mandatory", storage_protected_in_production, area="data safety"),
+         "mandatory", storage_protected_in_production, area="data safety",
+         source="trainstack's stance: Pulumi deletes or replaces unprotected resources on destroy or on "
+         "replacing changes"),
     Rule("checkpoint-bucket-versioning", "Checkpoint buckets are versioned.", "mandatory",
-         checkpoint_bucket_versioning, area="data safety"),
+         checkpoint_bucket_versioning, area="data safety",
+         source="Amazon S3 User Guide, Retaining multiple versions of objects with S3 Versioning (only "
+         "versioning recovers an overwritten object)"),
     Rule("hourly-cost-ceiling", "On-demand spend of the node groups at max size stays under a ceiling.",
          "mandatory", hourly_cost_ceiling, area="cost",
-         config={"maxHourlyUsd": {"type": "number"}}),
+         config={"maxHourlyUsd": {"type": "number"}},
+         source="the catalog's on-demand prices (AWS Price List, dated per entry); a type without a price "
+                "cannot be held under a ceiling"),
     Rule("dev-groups-scale-to-zero", "Accelerated groups in dev stacks scale to zero.", "mandatory",
-         dev_groups_scale_to_zero, area="cost"),
+         dev_groups_scale_to_zero, area="cost",
+         source="trainstack's stance for dev stacks: EC2 bills running instances per second"),
     Rule("required-tags", "Every AWS resource carries the required tags.", "mandatory", required_tags,
-         area="tagging", config={"requiredTags": {"type": "array", "items": {"type": "string"}, "default": []}}),
+         area="tagging", config={"requiredTags": {"type": "array", "items": {"type": "string"}, "default": []}},
+         source="a team's stance (the tag keys it names); provider default tags reach every taggable resource"),
 ]
