@@ -49,19 +49,25 @@ _DISCOVER = [a for a, reason in UNSCOPED_ACTIONS.items() if reason == _NO_RESOUR
 _RESIZE = [a for a, reason in UNSCOPED_ACTIONS.items() if reason == _GENERATED_GROUPS]
 
 
+def _statements(account: str, region: str, cluster_name: str) -> list[aws.iam.GetPolicyDocumentStatementArgsDict]:
+    return [
+        {"sid": "Discover", "actions": _DISCOVER, "resources": ["*"]},
+        # eks:DescribeNodegroup takes the nodegroup resource type: this cluster's groups only.
+        {"sid": "DescribeThisClustersNodegroups", "actions": ["eks:DescribeNodegroup"],
+         "resources": [f"arn:aws:eks:{region}:{account}:nodegroup/{cluster_name}/*/*"]},
+        {"sid": "ResizeThisClustersGroups", "actions": _RESIZE, "resources": ["*"],
+         "conditions": [{"test": "StringEquals", "variable": f"aws:ResourceTag/k8s.io/cluster-autoscaler/{cluster_name}",
+                         "values": ["owned"]}]},
+    ]
+
+
 def cluster_autoscaler(name: str, *, cluster_name: str, kubernetes_version: str, region: str,
                        system_node_selector: dict[str, str], provider: k8s.Provider, parent: pulumi.Resource,
                        depends_on: list[pulumi.Resource]) -> k8s.helm.v3.Release:
     account = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=parent)).account_id
-    policy = aws.iam.get_policy_document_output(statements=[
-        {"sid": "Discover", "actions": _DISCOVER, "resources": ["*"]},
-        # eks:DescribeNodegroup takes the nodegroup resource type: this cluster's groups only.
-        {"sid": "DescribeThisClustersNodegroups", "actions": ["eks:DescribeNodegroup"],
-         "resources": [pulumi.Output.concat("arn:aws:eks:", region, ":", account, ":nodegroup/", cluster_name, "/*/*")]},
-        {"sid": "ResizeThisClustersGroups", "actions": _RESIZE, "resources": ["*"],
-         "conditions": [{"test": "StringEquals", "variable": f"aws:ResourceTag/k8s.io/cluster-autoscaler/{cluster_name}",
-                         "values": ["owned"]}]},
-    ], opts=pulumi.InvokeOutputOptions(parent=parent))
+    policy = aws.iam.get_policy_document_output(
+        statements=account.apply(lambda account_id: _statements(account_id, region, cluster_name)),
+        opts=pulumi.InvokeOutputOptions(parent=parent))
     association = pod_identity_role(
         f"{name}-autoscaler", cluster_name=cluster_name, namespace=NAMESPACE, service_account=SERVICE_ACCOUNT,
         policy=policy.json, parent=parent, depends_on=depends_on)

@@ -20,7 +20,7 @@ for the resources and stack profiles a team names (by default, none).
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from typing import Any, Iterator, Optional
 
 from .model import Resource, Rule, Stack, Violation, is_unknown, truthy
 
@@ -46,7 +46,7 @@ def _set(resource: Resource, prop: str) -> bool:
     return not is_unknown(resource.props.get(prop)) or prop in resource.property_dependencies
 
 
-def ebs_encrypted(stack: Stack, config: dict) -> Iterator[Violation]:
+def ebs_encrypted(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     for template in stack.of_type(LAUNCH_TEMPLATE):
         for mapping in template.props.get("blockDeviceMappings") or []:
             ebs = mapping.get("ebs")
@@ -56,7 +56,7 @@ def ebs_encrypted(stack: Stack, config: dict) -> Iterator[Violation]:
                                               "account opted in to EBS encryption by default. Set ebs.encrypted.")
 
 
-def eks_secrets_encrypted(stack: Stack, config: dict) -> Iterator[Violation]:
+def eks_secrets_encrypted(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     """Only clusters older than 1.28 lack envelope encryption; an unset version is EKS's default (newer)."""
     for cluster in stack.of_type(EKS_COMPONENT, EKS_CLUSTER):
         version = _version(cluster.props.get("version"))
@@ -87,7 +87,7 @@ def _bucket_customer_key(stack: Stack, bucket: Resource) -> bool:
     return False
 
 
-def kms_customer_keys(stack: Stack, config: dict) -> Iterator[Violation]:
+def kms_customer_keys(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     wanted = set(config.get("requireCustomerKeyFor") or [])
     profiles = config.get("profiles") or []
     if not wanted or (profiles and stack.profile(config) not in profiles):

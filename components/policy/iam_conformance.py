@@ -112,7 +112,7 @@ def _documents(resource: Resource) -> Iterator[tuple[str, Optional[str], bool]]:
             yield f"inline policy {inline.get('name')}", inline.get("policy"), False
 
 
-def iam_service_authorization(stack: Stack, config: dict) -> Iterator[Violation]:
+def iam_service_authorization(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     for resource in stack.of_type(*IDENTITY_POLICIES, ROLE):
         for what, text, trust in _documents(resource):
             if is_unknown(text) or not isinstance(text, str):

@@ -51,7 +51,8 @@ def cfn_type(token: str, region: str) -> str:
 
 
 def cfn_schema(type_name: str, region: str) -> dict[str, Any]:
-    return PROVIDER_SCHEMA_MANAGER.get_resource_schema(region, type_name).schema
+    schema: dict[str, Any] = PROVIDER_SCHEMA_MANAGER.get_resource_schema(region, type_name).schema
+    return schema
 
 
 def _resolve(node: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
@@ -90,8 +91,8 @@ def to_cloudformation(value: Any, node: Optional[dict[str, Any]], root: dict[str
         by_folded[name.lower()] = name
     mapped = {}
     for key, item in value.items():
-        name = by_folded.get(key.lower(), key)
-        mapped[name] = to_cloudformation(item, declared.get(name), root)
+        schema_name = by_folded.get(str(key).lower(), str(key))
+        mapped[schema_name] = to_cloudformation(item, declared.get(schema_name), root)
     return mapped
 
 
