@@ -3,62 +3,26 @@ AWS's CloudFormation schema for the stack's region, as cfn-lint ships it: the sh
 and generated variants (Slurm and EKS, several instance types and regions) pass; inputs
 that break the schema fail.
 
-Which list of HyperPod instance types governs what (they disagree):
-
-- The SageMaker API model's ``ClusterInstanceType`` enum (botocore) is the contract
-  CreateCluster validates; the CloudFormation schema declares ``InstanceType`` as a plain
-  string and defers to it. It governs *whether a type is a HyperPod type at all*: every
-  group's type must be in it. It lists p5e.48xlarge and p6e-gb200.36xlarge, which no region
-  enum has; the region enums list inf2 and trn1.2xlarge, which it lacks (the Price List
-  carries those SageMaker prices for other SageMaker features), and those are refused.
-- cfn-lint's per-region enum (rule E3644) is generated from the AWS Price List: the types
-  with an on-demand HyperPod price in that region. It governs *whether a group without a
-  training plan can be launched in the stack's region*.
-- A group with a training plan draws its capacity from the plan, which is bought for one
-  region and may hold types with no on-demand price (p5e, p6e-gb200, trn2.48xlarge outside
-  us-east-2); for those groups the region enum does not apply, only the API's enum.
+How the API model's and the regions' lists of HyperPod types divide the judgement is
+decided, with the reasons, in ``support/cloudformation.py``.
 """
 
 import copy
-from functools import lru_cache
+from pathlib import Path
 
-import botocore.session
 import pytest
 
 from trainstack.hyperpod import HyperPodCluster
 from trainstack.plan import find_project, run_plan, run_program
 from trainstack.policy import stack_from_plan
 
-from support.cloudformation import NATIVE_PREFIX, cfn_errors, template_for
-
-from pathlib import Path
+from support.cloudformation import HYPERPOD_CLUSTER as CLUSTER, NATIVE_PREFIX, native_resource_errors, template_for
 
 PROJECT = find_project(Path(__file__).resolve().parents[2])
-CLUSTER = "aws-native:sagemaker:Cluster"
 FSX = {"dns_name": "fs-0123456789abcdef0.fsx.us-east-1.amazonaws.com", "mount_name": "abcdefgh",
        "mount_path": "/fsx"}
 EKS = {"cluster_arn": "arn:aws:eks:us-east-1:123456789012:cluster/demo", "authentication_mode": "API"}
 PLAN = "arn:aws:sagemaker:us-east-2:123456789012:training-plan/p5e-weekly-plan"
-
-
-@lru_cache(maxsize=1)
-def api_cluster_instance_types() -> frozenset[str]:
-    model = botocore.session.get_session().get_service_model("sagemaker")
-    return frozenset(model.shape_for("ClusterInstanceType").enum)
-
-
-def conformance_errors(token: str, inputs: dict, region: str) -> list[str]:
-    """cfn-lint's errors for the resource, with HyperPod types judged as the docstring decides."""
-    errors = cfn_errors(token, inputs, region)
-    if token != CLUSTER:
-        return errors
-    groups = inputs.get("instanceGroups") or []
-    planned = {i for i, g in enumerate(groups) if g.get("trainingPlanArn")}
-    errors = [e for e in errors if not any(e.startswith(f"E3644 Resources/Rendered/Properties/InstanceGroups/{i}/")
-                                          for i in planned)]
-    errors += [f"InstanceGroups/{i}/InstanceType: {g['instanceType']} is not a ClusterInstanceType in the "
-               "SageMaker API model" for i, g in enumerate(groups) if g["instanceType"] not in api_cluster_instance_types()]
-    return errors
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +42,7 @@ def test_the_shipped_stacks_render_a_hyperpod_cluster(shipped):
 
 def test_every_aws_native_resource_of_the_shipped_stacks_passes_its_regions_schema(shipped):
     for stack, token, name, inputs, region in shipped:
-        assert conformance_errors(token, inputs, region) == [], (stack, name, region)
+        assert native_resource_errors(token, inputs, region) == [], (stack, name, region)
 
 
 def _group(name, instance_type, count=1, **extra):
@@ -116,7 +80,8 @@ def render(region: str, settings: dict, eks: bool) -> dict:
             "security_group_ids": ["sg-0123456789abcdef0"], "fsx_mount": FSX}
     if eks:
         args["eks"] = EKS
-    plan = run_program(lambda: HyperPodCluster("hp", args), project="demo", stack="variant")
+    plan = run_program(lambda: HyperPodCluster("hp", args), project="demo", stack="variant",
+                       config={"aws-native:region": region})
     return plan.get(CLUSTER, "hp").inputs
 
 
@@ -124,7 +89,7 @@ def render(region: str, settings: dict, eks: bool) -> dict:
 def test_generated_variants_pass_their_regions_schema(variant):
     region, settings, eks = VARIANTS[variant]
     inputs = render(region, settings, eks)
-    assert conformance_errors(CLUSTER, inputs, region) == []
+    assert native_resource_errors(CLUSTER, inputs, region) == []
 
 
 @pytest.fixture(scope="module")
@@ -165,7 +130,7 @@ BREAKS = {
 def test_a_hyperpod_input_that_breaks_the_schema_fails(seed_inputs, case):
     inputs, _ = seed_inputs
     edit, rule, where = BREAKS[case]
-    errors = conformance_errors(CLUSTER, broken(inputs, edit), "us-east-1")
+    errors = native_resource_errors(CLUSTER, broken(inputs, edit), "us-east-1")
     assert any(e.startswith(rule) and where in e for e in errors), errors
 
 
@@ -173,7 +138,7 @@ def test_a_training_plan_does_not_admit_a_type_the_api_does_not_list(seed_inputs
     inputs, _ = seed_inputs
     planned = broken(inputs, lambda c: c["instanceGroups"][1].update(instanceType="ml.inf2.48xlarge",
                                                                       trainingPlanArn=PLAN))
-    assert conformance_errors(CLUSTER, planned, "us-east-2") == [
+    assert native_resource_errors(CLUSTER, planned, "us-east-2") == [
         "InstanceGroups/1/InstanceType: ml.inf2.48xlarge is not a ClusterInstanceType in the SageMaker API model"]
 
 

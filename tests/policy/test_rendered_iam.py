@@ -3,19 +3,15 @@ that render other IAM (HyperPod on EKS, every add-on with a Pod Identity role), 
 IAM's Service Authorization Reference; every grant on '*' is named, with its reason, next to
 the code that renders it."""
 
-import json
-
 import pytest
 
-from trainstack.cluster import autoscaler
-from trainstack.hyperpod import iam as hyperpod_iam
 from trainstack.plan import run_program
 from trainstack.policy import Stack, stack_from_plan
 from trainstack.policy.iam_conformance import IDENTITY_POLICIES, ROLE, document_findings
 from trainstack.policy.service_authorization import action
 from trainstack.training_stack import TrainingStack
 
-UNSCOPED = {**hyperpod_iam.UNSCOPED_ACTIONS, **autoscaler.UNSCOPED_ACTIONS}
+from support.conformance import UNSCOPED_ACTIONS as UNSCOPED, policy_documents as documents, star_grants
 
 VARIANTS = {
     "hyperpod-on-eks": {
@@ -37,24 +33,6 @@ def rendered(baselines) -> dict[str, Stack]:
     for name, config in VARIANTS.items():
         stacks[name] = stack_from_plan(run_program(lambda: TrainingStack("v", config), project="demo", stack=name))
     return stacks
-
-
-def documents(stack: Stack):
-    """(where, document, is a trust policy) for every policy document in the stack."""
-    for resource in stack.of_type(*IDENTITY_POLICIES):
-        yield f"{resource.name} policy", json.loads(resource.props["policy"]), False
-    for resource in stack.of_type(ROLE):
-        yield f"{resource.name} trust policy", json.loads(resource.props["assumeRolePolicy"]), True
-        for inline in resource.props.get("inlinePolicies") or []:
-            yield f"{resource.name} inline policy {inline['name']}", json.loads(inline["policy"]), False
-
-
-def star_grants(document):
-    for statement in document["Statement"]:
-        resources = statement.get("Resource")
-        if statement.get("Effect") == "Allow" and "*" in ([resources] if isinstance(resources, str) else resources):
-            actions = statement["Action"]
-            yield from ([actions] if isinstance(actions, str) else actions)
 
 
 def test_the_variants_render_the_iam_the_shipped_stacks_do_not(rendered):

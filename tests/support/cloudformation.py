@@ -14,6 +14,21 @@ The template is then linted by cfn-lint for the stack's region: the resource sch
 (E30xx: types, enums, ranges, patterns, required properties, oneOf branches) and cfn-lint's
 regional checks, among them E3644, SageMaker HyperPod instance types per region, which
 cfn-lint derives from the AWS Price List (``instancetype_enum.json``).
+
+Which list of HyperPod instance types governs what (they disagree):
+
+- The SageMaker API model's ``ClusterInstanceType`` enum (botocore) is the contract
+  CreateCluster validates; the CloudFormation schema declares ``InstanceType`` a plain
+  string and defers to it. It governs *whether a type is a HyperPod type at all*: every
+  group's type must be in it. It lists p5e.48xlarge and p6e-gb200.36xlarge, which no region
+  enum has; the region enums list inf2 and trn1.2xlarge, which it lacks (the Price List
+  carries prices the API does not accept for clusters), and those are refused.
+- cfn-lint's per-region enum (E3644) is generated from the AWS Price List: the types with
+  an on-demand HyperPod price in that region. It governs *whether a group without a
+  training plan can run in the stack's region*.
+- A group with a training plan draws its capacity from the plan, which is bought for one
+  region and may hold types with no on-demand price (p5e, p6e-gb200, trn2.48xlarge outside
+  us-east-2); for those groups the region enum does not apply, only the API's enum.
 """
 
 from __future__ import annotations
@@ -22,12 +37,14 @@ import json
 from functools import lru_cache
 from typing import Any, Optional
 
+import botocore.session
 from cfnlint.config import ConfigMixIn
 from cfnlint.decode import decode_str
 from cfnlint.runner import Runner
 from cfnlint.schema import PROVIDER_SCHEMA_MANAGER
 
 NATIVE_PREFIX = "aws-native:"
+HYPERPOD_CLUSTER = "aws-native:sagemaker:Cluster"
 
 
 @lru_cache(maxsize=None)
@@ -115,5 +132,31 @@ def cfn_errors(token: str, inputs: dict[str, Any], region: str) -> list[str]:
     """cfn-lint's errors (not warnings) for one rendered aws-native resource in ``region``."""
     template, problems = decode_str(json.dumps(template_for(token, inputs, region)))
     matches = list(problems) or list(_runner(region).validate_template(template))
-    return [f"{m.rule.id} {'/'.join(str(p) for p in m.path)}: {m.message}"
+    return [f"{m.rule.id} {'/'.join(str(p) for p in m.path)}: {_shortened(m.message)}"
             for m in matches if m.rule.id.startswith("E")]
+
+
+def _shortened(message: str) -> str:
+    """cfn-lint lists a whole enum (200 instance types); the value and the rule say enough."""
+    return message if len(message) <= 240 else f"{message[:200]} ... {message[-40:]}"
+
+
+@lru_cache(maxsize=1)
+def api_cluster_instance_types() -> frozenset[str]:
+    """The SageMaker API model's ClusterInstanceType enum, as botocore ships it."""
+    model = botocore.session.get_session().get_service_model("sagemaker")
+    return frozenset(model.shape_for("ClusterInstanceType").enum)
+
+
+def native_resource_errors(token: str, inputs: dict[str, Any], region: str) -> list[str]:
+    """cfn-lint's errors for the resource, HyperPod instance types judged as this module's docstring decides."""
+    errors = cfn_errors(token, inputs, region)
+    if token != HYPERPOD_CLUSTER:
+        return errors
+    groups = inputs.get("instanceGroups") or []
+    planned = {i for i, g in enumerate(groups) if g.get("trainingPlanArn")}
+    errors = [e for e in errors if not any(e.startswith(f"E3644 Resources/Rendered/Properties/InstanceGroups/{i}/")
+                                          for i in planned)]
+    errors += [f"InstanceGroups/{i}/InstanceType: {g['instanceType']} is not a ClusterInstanceType in the "
+               "SageMaker API model" for i, g in enumerate(groups) if g["instanceType"] not in api_cluster_instance_types()]
+    return errors
