@@ -6,9 +6,9 @@ Encryption at rest is in ``encryption``; IAM grants against AWS's reference in
 from __future__ import annotations
 
 import json
-from typing import Iterator
+from typing import Any, Iterator
 
-from .model import Rule, Stack, Violation, is_unknown, truthy
+from .model import Resource, Rule, Stack, Violation, is_unknown
 
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
@@ -21,7 +21,7 @@ IAM_POLICIES = ("aws:iam/policy:Policy", "aws:iam/rolePolicy:RolePolicy")
 OPEN = ("0.0.0.0/0", "::/0")
 
 
-def imdsv2_required(stack: Stack, config: dict) -> Iterator[Violation]:
+def imdsv2_required(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     """A template that does not say ``required`` leaves IMDSv1 to the AMI's ImdsSupport flag and the
     account's metadata defaults, neither of which the stack controls or shows."""
     for template in stack.of_type(LAUNCH_TEMPLATE):
@@ -35,7 +35,7 @@ def imdsv2_required(stack: Stack, config: dict) -> Iterator[Violation]:
                                           "metadataOptions.httpTokens to 'required'.")
 
 
-def _open_ingress(stack: Stack) -> Iterator[tuple]:
+def _open_ingress(stack: Stack) -> Iterator[tuple[Resource, Any, Any, Any, str]]:
     """(resource, from port, to port, protocol, cidr) for every ingress open to the internet."""
     for rule in stack.of_type(INGRESS_RULE):
         cidr = rule.props.get("cidrIpv4") or rule.props.get("cidrIpv6")
@@ -60,7 +60,7 @@ def _only_allowed_ports(protocol: object, low: object, high: object, allowed: li
     return set(range(int(str(low)), int(str(high)) + 1)) <= set(allowed)
 
 
-def no_public_ingress(stack: Stack, config: dict) -> Iterator[Violation]:
+def no_public_ingress(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     allowed = [int(p) for p in config.get("allowedPublicPorts") or []]
     for resource, low, high, protocol, cidr in _open_ingress(stack):
         if _only_allowed_ports(protocol, low, high, allowed):
@@ -69,7 +69,7 @@ def no_public_ingress(stack: Stack, config: dict) -> Iterator[Violation]:
                                       "reference a security group or a narrow CIDR instead.")
 
 
-def no_ssh_from_internet(stack: Stack, config: dict) -> Iterator[Violation]:
+def no_ssh_from_internet(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     for resource, low, high, protocol, cidr in _open_ingress(stack):
         everything = str(protocol) in ("-1", "all")
         if everything or (str(protocol) in ("tcp", "6") and (low or 0) <= 22 <= (high if high is not None else 65535)):
@@ -77,7 +77,7 @@ def no_ssh_from_internet(stack: Stack, config: dict) -> Iterator[Violation]:
                                           "Manager or a bastion reached through a narrow range.")
 
 
-def eks_endpoint_private_in_production(stack: Stack, config: dict) -> Iterator[Violation]:
+def eks_endpoint_private_in_production(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     if stack.profile(config) != "production":
         return
     for cluster in stack.of_type(EKS_COMPONENT):
@@ -91,7 +91,7 @@ def eks_endpoint_private_in_production(stack: Stack, config: dict) -> Iterator[V
                                          "production stack.")
 
 
-def _actions(document: dict) -> Iterator[str]:
+def _actions(document: dict[str, Any]) -> Iterator[str]:
     for statement in document.get("Statement") or []:
         if statement.get("Effect", "Allow") != "Allow":
             continue
@@ -99,7 +99,7 @@ def _actions(document: dict) -> Iterator[str]:
         yield from ([actions] if isinstance(actions, str) else actions)
 
 
-def iam_no_wildcard_actions(stack: Stack, config: dict) -> Iterator[Violation]:
+def iam_no_wildcard_actions(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     allowed = set(config.get("allowedActions") or [])
     for policy in stack.of_type(*IAM_POLICIES):
         text = policy.props.get("policy")

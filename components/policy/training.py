@@ -3,7 +3,7 @@ FSx next to its clients with Lustre ports open, capacity blocks launched as bloc
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from typing import Any, Iterator, Optional
 
 from .. import catalog
 from ..catalog.efa_layout import EFA_INTERFACE_TYPES, efa_layout
@@ -45,7 +45,7 @@ def _rules_between(stack: Stack, token: str, group: Resource, peer: Resource) ->
             and peer.urn in r.property_dependencies.get("referencedSecurityGroupId", [])]
 
 
-def efa_security_group_self_rules(stack: Stack, config: dict) -> Iterator[Violation]:
+def efa_security_group_self_rules(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     for template in stack.of_type(LAUNCH_TEMPLATE):
         if not _efa_interfaces(template):
             continue
@@ -60,7 +60,7 @@ def efa_security_group_self_rules(stack: Stack, config: dict) -> Iterator[Violat
                                           "needs such a group on every EFA interface.")
 
 
-def efa_layout_matches_catalog(stack: Stack, config: dict) -> Iterator[Violation]:
+def efa_layout_matches_catalog(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     for group in stack.of_type(NODE_GROUP):
         template = _template_of(stack, group)
         types = group.props.get("instanceTypes") or []
@@ -98,7 +98,7 @@ def _zonal(stack: Stack, group: Resource) -> Optional[str]:
     return None
 
 
-def accelerated_groups_single_zone(stack: Stack, config: dict) -> Iterator[Violation]:
+def accelerated_groups_single_zone(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     """A GPU group without EFA or reserved capacity may span zones (inference, single-node jobs)."""
     for group in stack.of_type(NODE_GROUP):
         zones = _zones(stack, group)
@@ -119,7 +119,7 @@ def _opens(stack: Stack, group: Resource, low: int, high: int) -> bool:
     return False
 
 
-def fsx_zone_and_ports(stack: Stack, config: dict) -> Iterator[Violation]:
+def fsx_zone_and_ports(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     accelerated = [g for g in stack.of_type(NODE_GROUP) if _accelerated(g)]
     for file_system in stack.of_type(FSX_LUSTRE):
         zones = _zones(stack, file_system)
@@ -135,7 +135,7 @@ def fsx_zone_and_ports(stack: Stack, config: dict) -> Iterator[Violation]:
                                                  f"{low}-{high}, which Lustre clients need.")
 
 
-def capacity_block_market_type(stack: Stack, config: dict) -> Iterator[Violation]:
+def capacity_block_market_type(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     for group in stack.of_type(NODE_GROUP):
         template = _template_of(stack, group)
         if template is None:

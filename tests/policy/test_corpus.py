@@ -217,3 +217,15 @@ def test_a_rule_can_be_made_advisory_or_disabled_by_config(baselines):
     advisory = evaluate(stack, {"imdsv2-required": {"enforcementLevel": "advisory"}})
     assert advisory.failed("imdsv2-required") and not advisory.mandatory_failures
     assert not evaluate(stack, {"imdsv2-required": "disabled"}).failed("imdsv2-required")
+
+
+def test_a_config_is_checked_against_the_rules_it_configures():
+    from trainstack.policy import config_problems
+
+    assert config_problems({"all": "advisory", "profile": "production", "maxHourlyUsd": 5,
+                            "kms-customer-keys": {"requireCustomerKeyFor": ["s3"], "enforcementLevel": "advisory"},
+                            "imdsv2-required": "disabled"}) == []
+    (typo,) = config_problems({"imdsv2-requried": "disabled"})
+    assert typo.startswith("imdsv2-requried: no rule has this id")
+    (removed_rule,) = config_problems({"s3-encrypted": "disabled"})
+    assert "S3 encrypts every new object with SSE-S3 since 2023-01-05" in removed_rule
