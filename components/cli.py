@@ -132,10 +132,15 @@ def _policy_config(project, stack: str, extra: Path | None) -> dict:
         if stack_config.cost.max_hourly_usd:
             config["maxHourlyUsd"] = stack_config.cost.max_hourly_usd
     if extra is not None:
+        from .policy import config_problems
+
         try:
             config.update(json.loads(extra.read_text()))
         except (OSError, ValueError) as error:
             raise ProjectError(f"policy config {extra}: {error}") from None
+        problems = config_problems(config)
+        if problems:
+            raise ProjectError(f"policy config {extra}: " + " ".join(problems))
     return config
 
 

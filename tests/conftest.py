@@ -10,3 +10,25 @@ REPO = Path(__file__).parent.parent
 @pytest.fixture(scope="session")
 def instance_facts() -> dict:
     return json.loads((DATA / "instance_facts.json").read_text())
+
+
+@pytest.fixture(autouse=True, scope="session")
+def every_recorded_plan_conforms_to_aws_contracts():
+    """Every plan any test records is checked as it is recorded (support/conformance.py): IAM
+    against the Service Authorization Reference, aws-native resources against CloudFormation.
+    A test whose plan breaks either fails there, naming the resource and the finding."""
+    from trainstack.plan import engine
+
+    from support.conformance import plan_problems
+
+    record = engine._run
+
+    def checked(program, config, plan, fixtures, program_dir):
+        record(program, config, plan, fixtures, program_dir)
+        problems = plan_problems(plan, config, fixtures.default_region)
+        if problems:
+            raise AssertionError(f"plan {plan.project}/{plan.stack} breaks AWS's contracts:\n  " + "\n  ".join(problems))
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(engine, "_run", checked)
+        yield

@@ -77,6 +77,17 @@ def test_policy_config_can_make_a_rule_advisory(tmp_path, capsys):
     assert "  FAIL     advisory    cost         hourly-cost-ceiling" in capsys.readouterr().out
 
 
+def test_a_policy_config_naming_a_removed_rule_or_a_typo_is_refused_with_where_it_went(tmp_path, capsys):
+    config = tmp_path / "policy.json"
+    config.write_text('{"fsx-encrypted": {"requireCustomerKey": true}, "kms-customer-keys": {"requireFor": ["s3"]}}')
+    assert cli.main(["plan", "--cwd", _dev_like(tmp_path), "--policy-config", str(config)]) == 2
+    out = capsys.readouterr()
+    message = out.out + out.err
+    assert "fsx-encrypted: this rule was removed: FSx for Lustre always encrypts at rest" in message
+    assert "requireCustomerKeyFor: [fsx]" in message
+    assert "kms-customer-keys: unknown settings ['requireFor']" in message
+
+
 def test_plan_json_carries_the_policy_results(capsys):
     assert cli.main(["plan", "--cwd", str(REPO), "--json"]) == 0
     policies = json.loads(capsys.readouterr().out)["policies"]

@@ -26,26 +26,48 @@ CHARTS = {
                   "kubernetes/autoscaler cluster-autoscaler-chart-9.52.0 (appVersion 1.34.1)"),
 }
 
-# The README's recommended policy; the two write actions are limited to this cluster's groups.
-_DESCRIBE = [
-    "autoscaling:DescribeAutoScalingGroups", "autoscaling:DescribeAutoScalingInstances",
-    "autoscaling:DescribeLaunchConfigurations", "autoscaling:DescribeScalingActivities",
-    "ec2:DescribeImages", "ec2:DescribeInstanceTypes", "ec2:DescribeLaunchTemplateVersions",
-    "ec2:GetInstanceTypesFromInstanceRequirements", "eks:DescribeNodegroup",
-]
-_RESIZE = ["autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup"]
+# The autoscaler README's recommended policy, each grant as narrow as IAM allows: what stays
+# on "*" is listed here with the reason (tests check it against IAM's Service Authorization
+# Reference and against the rendered policy).
+_NO_RESOURCE_TYPES = "the Service Authorization Reference lists no resource types for it: only '*' matches"
+_GENERATED_GROUPS = ("EKS creates one Auto Scaling group per managed node group with a generated name, unknown "
+                     "before it exists; the aws:ResourceTag condition (a key of the autoScalingGroup resource "
+                     "type) limits the grant to the groups tagged as owned by this cluster")
+UNSCOPED_ACTIONS: dict[str, str] = {
+    "autoscaling:DescribeAutoScalingGroups": _NO_RESOURCE_TYPES,
+    "autoscaling:DescribeAutoScalingInstances": _NO_RESOURCE_TYPES,
+    "autoscaling:DescribeLaunchConfigurations": _NO_RESOURCE_TYPES,
+    "autoscaling:DescribeScalingActivities": _NO_RESOURCE_TYPES,
+    "ec2:DescribeImages": _NO_RESOURCE_TYPES,
+    "ec2:DescribeInstanceTypes": _NO_RESOURCE_TYPES,
+    "ec2:DescribeLaunchTemplateVersions": _NO_RESOURCE_TYPES,
+    "ec2:GetInstanceTypesFromInstanceRequirements": _NO_RESOURCE_TYPES,
+    "autoscaling:SetDesiredCapacity": _GENERATED_GROUPS,
+    "autoscaling:TerminateInstanceInAutoScalingGroup": _GENERATED_GROUPS,
+}
+_DISCOVER = [a for a, reason in UNSCOPED_ACTIONS.items() if reason == _NO_RESOURCE_TYPES]
+_RESIZE = [a for a, reason in UNSCOPED_ACTIONS.items() if reason == _GENERATED_GROUPS]
+
+
+def _statements(account: str, region: str, cluster_name: str) -> list[aws.iam.GetPolicyDocumentStatementArgsDict]:
+    return [
+        {"sid": "Discover", "actions": _DISCOVER, "resources": ["*"]},
+        # eks:DescribeNodegroup takes the nodegroup resource type: this cluster's groups only.
+        {"sid": "DescribeThisClustersNodegroups", "actions": ["eks:DescribeNodegroup"],
+         "resources": [f"arn:aws:eks:{region}:{account}:nodegroup/{cluster_name}/*/*"]},
+        {"sid": "ResizeThisClustersGroups", "actions": _RESIZE, "resources": ["*"],
+         "conditions": [{"test": "StringEquals", "variable": f"aws:ResourceTag/k8s.io/cluster-autoscaler/{cluster_name}",
+                         "values": ["owned"]}]},
+    ]
 
 
 def cluster_autoscaler(name: str, *, cluster_name: str, kubernetes_version: str, region: str,
                        system_node_selector: dict[str, str], provider: k8s.Provider, parent: pulumi.Resource,
                        depends_on: list[pulumi.Resource]) -> k8s.helm.v3.Release:
-    policy = aws.iam.get_policy_document_output(statements=[
-        # Describe calls do not support resource-level permissions.
-        {"sid": "Discover", "actions": _DESCRIBE, "resources": ["*"]},
-        {"sid": "ResizeThisClustersGroups", "actions": _RESIZE, "resources": ["*"],
-         "conditions": [{"test": "StringEquals", "variable": f"aws:ResourceTag/k8s.io/cluster-autoscaler/{cluster_name}",
-                         "values": ["owned"]}]},
-    ], opts=pulumi.InvokeOutputOptions(parent=parent))
+    account = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=parent)).account_id
+    policy = aws.iam.get_policy_document_output(
+        statements=account.apply(lambda account_id: _statements(account_id, region, cluster_name)),
+        opts=pulumi.InvokeOutputOptions(parent=parent))
     association = pod_identity_role(
         f"{name}-autoscaler", cluster_name=cluster_name, namespace=NAMESPACE, service_account=SERVICE_ACCOUNT,
         policy=policy.json, parent=parent, depends_on=depends_on)

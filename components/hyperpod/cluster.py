@@ -69,6 +69,7 @@ class HyperPodCluster(pulumi.ComponentResource):
         settings = validate(HyperPodConfig, args.get("settings", {}), prefix=f"HyperPodCluster({name}).settings")
         eks = args.get("eks")
         self._check_orchestrator(name, settings, eks)
+        self._check_security_groups(name, list(args.get("security_group_ids", [])))
         super().__init__("trainstack:index:HyperPodCluster", name, {}, opts)
         import pulumi_aws_native as aws_native  # only stacks with HyperPod need it
 
@@ -109,6 +110,15 @@ class HyperPodCluster(pulumi.ComponentResource):
         self.register_outputs({"clusterName": self.cluster_name, "clusterArn": self.cluster_arn,
                                "partitions": self.partitions, "ssmTargetPrefixes": self.ssm_target_prefixes,
                                "instanceGroups": self.instance_groups})
+
+    @staticmethod
+    def _check_security_groups(name: str, security_groups: list[pulumi.Input[str]]) -> None:
+        # AWS::SageMaker::Cluster VpcConfig.SecurityGroupIds: 1 to 5 items (CloudFormation schema).
+        if not 1 <= len(security_groups) <= 5:
+            raise ConfigError([ConfigIssue(
+                f"HyperPodCluster({name}):security_group_ids", len(security_groups),
+                "HyperPod's VPC configuration takes 1 to 5 security groups for its nodes' network interfaces.",
+                "pass the EFA security group (and FSx's client group), at most 5.")])
 
     @staticmethod
     def _check_orchestrator(name: str, settings: HyperPodConfig, eks: Optional[HyperPodEksArgs]) -> None:

@@ -3,10 +3,12 @@
 AWS's managed ``AmazonSageMakerClusterInstanceRolePolicy`` covers logs, metrics,
 SSM sessions and reading ``sagemaker-*`` buckets. Nodes in a VPC also need to
 manage their network interfaces; those grants are scoped to this VPC's subnets,
-security groups and to network interfaces, except the EC2 Describe calls, which
-AWS does not allow to scope (resource ``*``). Image pulls from ECR follow the
-same rule: the token call cannot be scoped, the layer reads are scoped to
-repositories in this account and region.
+security groups and to network interfaces. Detaching an interface is checked
+against the interface and the instance it leaves, so that grant names both; the
+instances run in SageMaker's service account, not this one, so the instance ARN
+leaves the account open. Image pulls from ECR are scoped to repositories in this
+account and region. What stays on ``*`` is listed in ``UNSCOPED_ACTIONS`` with the
+reason; tests check every statement against IAM's Service Authorization Reference.
 """
 
 from __future__ import annotations
@@ -19,10 +21,18 @@ import pulumi_aws as aws
 
 MANAGED_POLICY = "arn:aws:iam::aws:policy/AmazonSageMakerClusterInstanceRolePolicy"
 
-DESCRIBE = ["ec2:DescribeNetworkInterfaces", "ec2:DescribeVpcs", "ec2:DescribeDhcpOptions", "ec2:DescribeSubnets",
-            "ec2:DescribeSecurityGroups"]
-ENI = ["ec2:DeleteNetworkInterface", "ec2:CreateNetworkInterfacePermission",
-       "ec2:DeleteNetworkInterfacePermission", "ec2:DetachNetworkInterface"]
+_NO_RESOURCE_TYPES = "the Service Authorization Reference lists no resource types for it: only '*' matches"
+# Actions this role is granted on "*", each with the reason nothing narrower works.
+UNSCOPED_ACTIONS: dict[str, str] = {
+    "ec2:DescribeNetworkInterfaces": _NO_RESOURCE_TYPES,
+    "ec2:DescribeVpcs": _NO_RESOURCE_TYPES,
+    "ec2:DescribeDhcpOptions": _NO_RESOURCE_TYPES,
+    "ec2:DescribeSubnets": _NO_RESOURCE_TYPES,
+    "ec2:DescribeSecurityGroups": _NO_RESOURCE_TYPES,
+    "ecr:GetAuthorizationToken": _NO_RESOURCE_TYPES + " (the token is for the whole registry)",
+}
+DESCRIBE = [a for a in UNSCOPED_ACTIONS if a.startswith("ec2:")]
+ENI = ["ec2:DeleteNetworkInterface", "ec2:CreateNetworkInterfacePermission", "ec2:DeleteNetworkInterfacePermission"]
 ECR_PULL = ["ecr:BatchCheckLayerAvailability", "ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer"]
 
 
@@ -35,6 +45,10 @@ def policy_document(*, region: str, account: str, subnet_ids: Sequence[str], sec
          "Resource": [interfaces, *(f"{ec2}:subnet/{s}" for s in subnet_ids),
                       *(f"{ec2}:security-group/{g}" for g in security_group_ids)]},
         {"Sid": "ManageInterfaces", "Effect": "Allow", "Action": ENI, "Resource": interfaces},
+        # Checked against the interface and the instance it is attached to (both required
+        # resource types); HyperPod instances live in SageMaker's account, hence account "*".
+        {"Sid": "DetachInterfaces", "Effect": "Allow", "Action": "ec2:DetachNetworkInterface",
+         "Resource": [interfaces, f"arn:aws:ec2:{region}:*:instance/*"]},
         {"Sid": "TagNewInterfaces", "Effect": "Allow", "Action": "ec2:CreateTags", "Resource": interfaces,
          "Condition": {"StringEquals": {"ec2:CreateAction": "CreateNetworkInterface"}}},
         {"Sid": "EcrToken", "Effect": "Allow", "Action": "ecr:GetAuthorizationToken", "Resource": "*"},

@@ -12,10 +12,38 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from . import data_cost_tags, security, training
+from . import data_cost_tags, encryption, iam_conformance, security, training
 from .model import Resource, Rule, Stack, Violation
 
-RULES: list[Rule] = [*security.RULES, *training.RULES, *data_cost_tags.RULES]
+RULES: list[Rule] = [*security.RULES, *encryption.RULES, *iam_conformance.RULES, *training.RULES,
+                     *data_cost_tags.RULES]
+
+STACK_WIDE_SETTINGS = ("all", "profile", "maxHourlyUsd")
+# Rules that judged faults AWS no longer lets happen; a config naming them is told where they went.
+REMOVED_RULES = {
+    "s3-encrypted": "S3 encrypts every new object with SSE-S3 since 2023-01-05, so a bucket cannot be unencrypted; "
+                    "to require a customer managed key use kms-customer-keys with requireCustomerKeyFor: [s3]",
+    "fsx-encrypted": "FSx for Lustre always encrypts at rest; to require a customer managed key use "
+                     "kms-customer-keys with requireCustomerKeyFor: [fsx]",
+}
+
+
+def config_problems(config: dict[str, Any]) -> list[str]:
+    """What a pack configuration names that no rule reads (a typo would otherwise be ignored)."""
+    rules = {rule.id: rule for rule in RULES}
+    problems = []
+    for key, value in config.items():
+        if key in REMOVED_RULES:
+            problems.append(f"{key}: this rule was removed: {REMOVED_RULES[key]}.")
+        elif key in rules:
+            known = {*rules[key].config, "enforcementLevel", *STACK_WIDE_SETTINGS[1:]}
+            unknown = sorted(set(value) - known) if isinstance(value, dict) else []
+            if unknown:
+                problems.append(f"{key}: unknown settings {unknown}; it takes {sorted(rules[key].config)}.")
+        elif key not in STACK_WIDE_SETTINGS:
+            problems.append(f"{key}: no rule has this id, and it is not a stack-wide setting "
+                            f"{list(STACK_WIDE_SETTINGS)}.")
+    return problems
 
 
 @dataclass
@@ -91,5 +119,5 @@ def stack_from_crossguard(args) -> Stack:
         id=r.props.get("id")) for r in args.resources)
 
 
-__all__ = ["PolicyReport", "RULES", "Resource", "Rule", "RuleResult", "Stack", "Violation", "evaluate",
-           "stack_from_crossguard", "stack_from_plan"]
+__all__ = ["PolicyReport", "REMOVED_RULES", "RULES", "Resource", "Rule", "RuleResult", "Stack", "Violation",
+           "config_problems", "evaluate", "stack_from_crossguard", "stack_from_plan"]

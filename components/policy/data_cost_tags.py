@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Any, Iterator
 
 from .. import catalog
 from .model import Rule, Stack, Violation, default_tags
@@ -18,7 +18,7 @@ def _checkpoint_buckets(stack: Stack):
     return [b for b in stack.of_type(BUCKET) if (b.props.get("tags") or {}).get(key) == value]
 
 
-def storage_protected_in_production(stack: Stack, config: dict) -> Iterator[Violation]:
+def storage_protected_in_production(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     if stack.profile(config) != "production":
         return
     for resource in stack.of_type(FSX_LUSTRE) + _checkpoint_buckets(stack):
@@ -27,7 +27,7 @@ def storage_protected_in_production(stack: Stack, config: dict) -> Iterator[Viol
                                           "production stack; Pulumi would delete or replace it.")
 
 
-def checkpoint_bucket_versioning(stack: Stack, config: dict) -> Iterator[Violation]:
+def checkpoint_bucket_versioning(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     for bucket in _checkpoint_buckets(stack):
         versioning = stack.referencing(bucket, "bucket", VERSIONING)
         if not any((v.props.get("versioningConfiguration") or {}).get("status") == "Enabled" for v in versioning):
@@ -35,7 +35,7 @@ def checkpoint_bucket_versioning(stack: Stack, config: dict) -> Iterator[Violati
                                         "checkpoint could not be recovered.")
 
 
-def hourly_cost_ceiling(stack: Stack, config: dict) -> Iterator[Violation]:
+def hourly_cost_ceiling(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     ceiling = config.get("maxHourlyUsd")
     if not ceiling:
         return
@@ -57,7 +57,7 @@ def hourly_cost_ceiling(stack: Stack, config: dict) -> Iterator[Violation]:
                               f"the ceiling of ${ceiling}/h.")
 
 
-def dev_groups_scale_to_zero(stack: Stack, config: dict) -> Iterator[Violation]:
+def dev_groups_scale_to_zero(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     if stack.profile(config) != "dev":
         return
     for group in stack.of_type(NODE_GROUP):
@@ -67,7 +67,7 @@ def dev_groups_scale_to_zero(stack: Stack, config: dict) -> Iterator[Violation]:
                                        "dev stack; set minSize 0.")
 
 
-def required_tags(stack: Stack, config: dict) -> Iterator[Violation]:
+def required_tags(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     wanted = config.get("requiredTags") or []
     for provider in stack.providers():
         missing = [t for t in wanted if t not in default_tags(provider)]
@@ -78,14 +78,22 @@ def required_tags(stack: Stack, config: dict) -> Iterator[Violation]:
 
 RULES = [
     Rule("storage-protected-in-production", "FSx and checkpoint buckets are protected in production stacks.",
-         "mandatory", storage_protected_in_production, area="data safety"),
+         "mandatory", storage_protected_in_production, area="data safety",
+         source="trainstack's stance: Pulumi deletes or replaces unprotected resources on destroy or on "
+         "replacing changes"),
     Rule("checkpoint-bucket-versioning", "Checkpoint buckets are versioned.", "mandatory",
-         checkpoint_bucket_versioning, area="data safety"),
+         checkpoint_bucket_versioning, area="data safety",
+         source="Amazon S3 User Guide, Retaining multiple versions of objects with S3 Versioning (only "
+         "versioning recovers an overwritten object)"),
     Rule("hourly-cost-ceiling", "On-demand spend of the node groups at max size stays under a ceiling.",
          "mandatory", hourly_cost_ceiling, area="cost",
-         config={"maxHourlyUsd": {"type": "number"}}),
+         config={"maxHourlyUsd": {"type": "number"}},
+         source="the catalog's on-demand prices (AWS Price List, dated per entry); a type without a price "
+                "cannot be held under a ceiling"),
     Rule("dev-groups-scale-to-zero", "Accelerated groups in dev stacks scale to zero.", "mandatory",
-         dev_groups_scale_to_zero, area="cost"),
+         dev_groups_scale_to_zero, area="cost",
+         source="trainstack's stance for dev stacks: EC2 bills running instances per second"),
     Rule("required-tags", "Every AWS resource carries the required tags.", "mandatory", required_tags,
-         area="tagging", config={"requiredTags": {"type": "array", "items": {"type": "string"}, "default": []}}),
+         area="tagging", config={"requiredTags": {"type": "array", "items": {"type": "string"}, "default": []}},
+         source="a team's stance (the tag keys it names); provider default tags reach every taggable resource"),
 ]

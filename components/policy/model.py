@@ -95,6 +95,8 @@ class Rule:
     config: dict[str, dict] = field(default_factory=dict)
     """JSON schema properties of the rule's settings, with defaults."""
     area: str = "security"
+    source: str = ""
+    """What AWS behaviour the rule judges by, and where AWS says so (or, for a stance, whose)."""
 
     def settings(self, pack_config: dict) -> dict:
         """Defaults, then stack-wide values (profile, ...), then this rule's own block."""

@@ -1,11 +1,14 @@
-"""Security rules: IMDSv2, no internet ingress, encryption, private endpoints, IAM actions."""
+"""Security rules: IMDSv2, no internet ingress, private endpoints, IAM actions.
+
+Encryption at rest is in ``encryption``; IAM grants against AWS's reference in
+``iam_conformance``."""
 
 from __future__ import annotations
 
 import json
-from typing import Iterator
+from typing import Any, Iterator
 
-from .model import Rule, Stack, Violation, is_unknown, truthy
+from .model import Resource, Rule, Stack, Violation, is_unknown
 
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
@@ -14,20 +17,25 @@ LEGACY_RULE = "aws:ec2/securityGroupRule:SecurityGroupRule"
 EKS_COMPONENT, EKS_CLUSTER = "eks:index:Cluster", "aws:eks/cluster:Cluster"
 FSX_LUSTRE = "aws:fsx/lustreFileSystem:LustreFileSystem"
 BUCKET = "aws:s3/bucket:Bucket"
-BUCKET_SSE = "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration"
 IAM_POLICIES = ("aws:iam/policy:Policy", "aws:iam/rolePolicy:RolePolicy")
 OPEN = ("0.0.0.0/0", "::/0")
 
 
-def imdsv2_required(stack: Stack, config: dict) -> Iterator[Violation]:
+def imdsv2_required(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
+    """A template that does not say ``required`` leaves IMDSv1 to the AMI's ImdsSupport flag and the
+    account's metadata defaults, neither of which the stack controls or shows."""
     for template in stack.of_type(LAUNCH_TEMPLATE):
         tokens = (template.props.get("metadataOptions") or {}).get("httpTokens")
-        if tokens != "required":
-            yield Violation(template.urn, f"launch template {template.name} allows IMDSv1 (httpTokens={tokens!r}); "
+        if tokens == "optional":
+            yield Violation(template.urn, f"launch template {template.name} allows IMDSv1 (httpTokens 'optional'); "
                                           "set metadataOptions.httpTokens to 'required'.")
+        elif tokens != "required":
+            yield Violation(template.urn, f"launch template {template.name} does not require IMDSv2: IMDSv1 stays "
+                                          "open unless the AMI or the account default requires tokens; set "
+                                          "metadataOptions.httpTokens to 'required'.")
 
 
-def _open_ingress(stack: Stack) -> Iterator[tuple]:
+def _open_ingress(stack: Stack) -> Iterator[tuple[Resource, Any, Any, Any, str]]:
     """(resource, from port, to port, protocol, cidr) for every ingress open to the internet."""
     for rule in stack.of_type(INGRESS_RULE):
         cidr = rule.props.get("cidrIpv4") or rule.props.get("cidrIpv6")
@@ -45,13 +53,23 @@ def _open_ingress(stack: Stack) -> Iterator[tuple]:
                     yield group, inline.get("fromPort"), inline.get("toPort"), inline.get("protocol"), cidr
 
 
-def no_public_ingress(stack: Stack, config: dict) -> Iterator[Violation]:
+def _only_allowed_ports(protocol: object, low: object, high: object, allowed: list[int]) -> bool:
+    """TCP ingress whose whole port range is allow-listed."""
+    if str(protocol) not in ("tcp", "6") or low is None or high is None:
+        return False
+    return set(range(int(str(low)), int(str(high)) + 1)) <= set(allowed)
+
+
+def no_public_ingress(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
+    allowed = [int(p) for p in config.get("allowedPublicPorts") or []]
     for resource, low, high, protocol, cidr in _open_ingress(stack):
+        if _only_allowed_ports(protocol, low, high, allowed):
+            continue
         yield Violation(resource.urn, f"{resource.name} admits {cidr} ({protocol} {low}-{high}); "
                                       "reference a security group or a narrow CIDR instead.")
 
 
-def no_ssh_from_internet(stack: Stack, config: dict) -> Iterator[Violation]:
+def no_ssh_from_internet(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     for resource, low, high, protocol, cidr in _open_ingress(stack):
         everything = str(protocol) in ("-1", "all")
         if everything or (str(protocol) in ("tcp", "6") and (low or 0) <= 22 <= (high if high is not None else 65535)):
@@ -59,19 +77,7 @@ def no_ssh_from_internet(stack: Stack, config: dict) -> Iterator[Violation]:
                                           "Manager or a bastion reached through a narrow range.")
 
 
-def eks_secrets_encrypted(stack: Stack, config: dict) -> Iterator[Violation]:
-    for cluster in stack.of_type(EKS_COMPONENT):
-        if is_unknown(cluster.props.get("encryptionConfigKeyArn")) and "encryptionConfigKeyArn" not in \
-                cluster.property_dependencies:
-            yield Violation(cluster.urn, f"EKS cluster {cluster.name} has no KMS key for secrets; set "
-                                         "encryptionConfigKeyArn.")
-    for cluster in stack.of_type(EKS_CLUSTER):
-        config_ = cluster.props.get("encryptionConfig") or {}
-        if "secrets" not in (config_.get("resources") or []):
-            yield Violation(cluster.urn, f"EKS cluster {cluster.name} does not encrypt secrets with a KMS key.")
-
-
-def eks_endpoint_private_in_production(stack: Stack, config: dict) -> Iterator[Violation]:
+def eks_endpoint_private_in_production(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     if stack.profile(config) != "production":
         return
     for cluster in stack.of_type(EKS_COMPONENT):
@@ -85,32 +91,7 @@ def eks_endpoint_private_in_production(stack: Stack, config: dict) -> Iterator[V
                                          "production stack.")
 
 
-def ebs_encrypted(stack: Stack, config: dict) -> Iterator[Violation]:
-    for template in stack.of_type(LAUNCH_TEMPLATE):
-        for mapping in template.props.get("blockDeviceMappings") or []:
-            ebs = mapping.get("ebs")
-            if ebs is not None and not truthy(ebs.get("encrypted")):
-                yield Violation(template.urn, f"launch template {template.name} has an unencrypted EBS volume "
-                                              f"({mapping.get('deviceName')}); set ebs.encrypted.")
-
-
-def fsx_encrypted(stack: Stack, config: dict) -> Iterator[Violation]:
-    """FSx for Lustre always encrypts at rest; teams may require their own key."""
-    if not config.get("requireCustomerKey"):
-        return
-    for file_system in stack.of_type(FSX_LUSTRE):
-        if is_unknown(file_system.props.get("kmsKeyId")) and "kmsKeyId" not in file_system.property_dependencies:
-            yield Violation(file_system.urn, f"FSx {file_system.name} uses the AWS managed key; set kmsKeyId.")
-
-
-def s3_encrypted(stack: Stack, config: dict) -> Iterator[Violation]:
-    for bucket in stack.of_type(BUCKET):
-        inline = bucket.props.get("serverSideEncryptionConfiguration")
-        if not inline and not stack.referencing(bucket, "bucket", BUCKET_SSE):
-            yield Violation(bucket.urn, f"bucket {bucket.name} has no server-side encryption configuration.")
-
-
-def _actions(document: dict) -> Iterator[str]:
+def _actions(document: dict[str, Any]) -> Iterator[str]:
     for statement in document.get("Statement") or []:
         if statement.get("Effect", "Allow") != "Allow":
             continue
@@ -118,7 +99,7 @@ def _actions(document: dict) -> Iterator[str]:
         yield from ([actions] if isinstance(actions, str) else actions)
 
 
-def iam_no_wildcard_actions(stack: Stack, config: dict) -> Iterator[Violation]:
+def iam_no_wildcard_actions(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     allowed = set(config.get("allowedActions") or [])
     for policy in stack.of_type(*IAM_POLICIES):
         text = policy.props.get("policy")
@@ -132,19 +113,21 @@ def iam_no_wildcard_actions(stack: Stack, config: dict) -> Iterator[Violation]:
 
 RULES = [
     Rule("imdsv2-required", "Launch templates require IMDSv2 (httpTokens required).", "mandatory",
-         imdsv2_required),
-    Rule("no-public-ingress", "No security group admits 0.0.0.0/0 or ::/0.", "mandatory", no_public_ingress),
-    Rule("no-ssh-from-internet", "No security group opens SSH to the internet.", "mandatory", no_ssh_from_internet),
-    Rule("eks-secrets-encrypted", "EKS clusters encrypt Kubernetes secrets with a KMS key.", "mandatory",
-         eks_secrets_encrypted),
+         imdsv2_required, source="EC2 User Guide, Configure the instance metadata options for new instances "
+         "(without httpTokens the AMI's ImdsSupport and the account default decide)"),
+    Rule("no-public-ingress", "No security group admits 0.0.0.0/0 or ::/0, except on allowedPublicPorts "
+         "(TCP 80 and 443 by default, as AWS Security Hub's EC2.18 authorizes).", "mandatory", no_public_ingress,
+         config={"allowedPublicPorts": {"type": "array", "items": {"type": "integer"}, "default": [80, 443]}},
+         source="AWS Security Hub control EC2.18 (unrestricted ingress only on authorized ports, 80 and 443 "
+         "by default)"),
+    Rule("no-ssh-from-internet", "No security group opens SSH to the internet.", "mandatory", no_ssh_from_internet,
+         source="AWS Security Hub control EC2.13 (no ingress from 0.0.0.0/0 or ::/0 to port 22)"),
     Rule("eks-endpoint-private-in-production", "Production-profile EKS clusters have no public API endpoint.",
          "mandatory", eks_endpoint_private_in_production,
-         config={"profile": {"type": "string", "enum": ["dev", "production"]}}),
-    Rule("ebs-encrypted", "Launch templates encrypt their EBS volumes.", "mandatory", ebs_encrypted),
-    Rule("fsx-encrypted", "FSx file systems are encrypted (with a customer key when required).", "mandatory",
-         fsx_encrypted, config={"requireCustomerKey": {"type": "boolean", "default": False}}),
-    Rule("s3-encrypted", "S3 buckets have server-side encryption.", "mandatory", s3_encrypted),
+         config={"profile": {"type": "string", "enum": ["dev", "production"]}},
+         source="EKS API CreateCluster: endpointPublicAccess defaults to true; AWS Security Hub control EKS.1"),
     Rule("iam-no-wildcard-actions", "IAM policies name their actions; no '*' in actions.", "mandatory",
          iam_no_wildcard_actions,
-         config={"allowedActions": {"type": "array", "items": {"type": "string"}, "default": []}}),
+         config={"allowedActions": {"type": "array", "items": {"type": "string"}, "default": []}},
+         source="IAM User Guide, Security best practices: apply least-privilege permissions"),
 ]

@@ -3,7 +3,7 @@ FSx next to its clients with Lustre ports open, capacity blocks launched as bloc
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from typing import Any, Iterator, Optional
 
 from .. import catalog
 from ..catalog.efa_layout import EFA_INTERFACE_TYPES, efa_layout
@@ -45,7 +45,7 @@ def _rules_between(stack: Stack, token: str, group: Resource, peer: Resource) ->
             and peer.urn in r.property_dependencies.get("referencedSecurityGroupId", [])]
 
 
-def efa_security_group_self_rules(stack: Stack, config: dict) -> Iterator[Violation]:
+def efa_security_group_self_rules(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     for template in stack.of_type(LAUNCH_TEMPLATE):
         if not _efa_interfaces(template):
             continue
@@ -60,7 +60,7 @@ def efa_security_group_self_rules(stack: Stack, config: dict) -> Iterator[Violat
                                           "needs such a group on every EFA interface.")
 
 
-def efa_layout_matches_catalog(stack: Stack, config: dict) -> Iterator[Violation]:
+def efa_layout_matches_catalog(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     for group in stack.of_type(NODE_GROUP):
         template = _template_of(stack, group)
         types = group.props.get("instanceTypes") or []
@@ -68,13 +68,14 @@ def efa_layout_matches_catalog(stack: Stack, config: dict) -> Iterator[Violation
             continue
         instance = catalog.find(types[0])
         if instance is None:
-            yield Violation(group.urn, f"{types[0]} is not in the instance catalog; its EFA layout cannot be checked.")
-            continue
+            continue  # nothing to judge by: missing catalog facts are not a fault of the template
         rendered = [(i.get("networkCardIndex"), i.get("deviceIndex"), i.get("interfaceType"))
                     for i in template.props.get("networkInterfaces") or []]
         try:
             expected = [(s.network_card_index, s.device_index, s.interface_type) for s in efa_layout(instance)]
-        except (catalog.UnknownFactError, ValueError) as error:
+        except catalog.UnknownFactError:
+            continue
+        except ValueError as error:  # EFA interfaces on a type without EFA: the launch fails
             yield Violation(template.urn, f"{instance.name}: {error}")
             continue
         if rendered != expected:
@@ -84,12 +85,27 @@ def efa_layout_matches_catalog(stack: Stack, config: dict) -> Iterator[Violation
                                           f"as {expected} (card 0 plain interface, then efa-only per EFA card).")
 
 
-def accelerated_groups_single_zone(stack: Stack, config: dict) -> Iterator[Violation]:
+def _zonal(stack: Stack, group: Resource) -> Optional[str]:
+    """Why a group must sit in one zone (EFA, a reservation or capacity block), or None."""
+    template = _template_of(stack, group)
+    if template is not None and _efa_interfaces(template):
+        return "EFA traffic does not cross zones"
+    if template is not None and (template.props.get("capacityReservationSpecification") or {}).get(
+            "capacityReservationTarget"):
+        return "its reservation holds capacity in one zone"
+    if group.props.get("capacityType") == "CAPACITY_BLOCK":
+        return "its capacity block is in one zone"
+    return None
+
+
+def accelerated_groups_single_zone(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
+    """A GPU group without EFA or reserved capacity may span zones (inference, single-node jobs)."""
     for group in stack.of_type(NODE_GROUP):
         zones = _zones(stack, group)
-        if _accelerated(group) and zones is not None and len(zones) > 1:
-            yield Violation(group.urn, f"accelerated node group {group.name} spans zones {sorted(zones)}; EFA and "
-                                       "reservations are zonal: give it the subnet of one zone.")
+        reason = _zonal(stack, group)
+        if reason and zones is not None and len(zones) > 1:
+            yield Violation(group.urn, f"node group {group.name} spans zones {sorted(zones)}, but {reason}: give it "
+                                       "the subnet of one zone.")
 
 
 def _opens(stack: Stack, group: Resource, low: int, high: int) -> bool:
@@ -103,7 +119,7 @@ def _opens(stack: Stack, group: Resource, low: int, high: int) -> bool:
     return False
 
 
-def fsx_zone_and_ports(stack: Stack, config: dict) -> Iterator[Violation]:
+def fsx_zone_and_ports(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     accelerated = [g for g in stack.of_type(NODE_GROUP) if _accelerated(g)]
     for file_system in stack.of_type(FSX_LUSTRE):
         zones = _zones(stack, file_system)
@@ -119,7 +135,7 @@ def fsx_zone_and_ports(stack: Stack, config: dict) -> Iterator[Violation]:
                                                  f"{low}-{high}, which Lustre clients need.")
 
 
-def capacity_block_market_type(stack: Stack, config: dict) -> Iterator[Violation]:
+def capacity_block_market_type(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     for group in stack.of_type(NODE_GROUP):
         template = _template_of(stack, group)
         if template is None:
@@ -143,13 +159,24 @@ def capacity_block_market_type(stack: Stack, config: dict) -> Iterator[Violation
 
 RULES = [
     Rule("efa-security-group-self-rules", "EFA interfaces carry a security group allowing all traffic from and "
-         "to itself.", "mandatory", efa_security_group_self_rules, area="training"),
+         "to itself.", "mandatory", efa_security_group_self_rules, area="training",
+         source="EC2 User Guide, Get started with EFA: the security group must allow all inbound and outbound "
+         "traffic to and from itself"),
     Rule("efa-layout-matches-catalog", "Launch templates lay out every EFA interface of their instance type, "
-         "card 0 plain, efa-only on each EFA card.", "mandatory", efa_layout_matches_catalog, area="training"),
-    Rule("accelerated-groups-single-zone", "Accelerated node groups sit in one zone.", "mandatory",
-         accelerated_groups_single_zone, area="training"),
+         "card 0 plain, efa-only on each EFA card (types the catalog lacks are not judged).", "mandatory",
+         efa_layout_matches_catalog, area="training",
+         source="EC2 User Guide, Maximize network bandwidth on accelerated instances (EFA interfaces per "
+         "network card); the catalog's per-type facts"),
+    Rule("accelerated-groups-single-zone", "Node groups with EFA, a reservation or a capacity block sit in one "
+         "zone.", "mandatory", accelerated_groups_single_zone, area="training",
+         source="EC2 User Guide, EFA limitations (no traffic across Availability Zones); Capacity Reservations "
+         "and Capacity Blocks are per Availability Zone"),
     Rule("fsx-zone-and-ports", "FSx shares its node groups' zone and opens TCP 988 and 1018-1023.", "mandatory",
-         fsx_zone_and_ports, area="training"),
+         fsx_zone_and_ports, area="training",
+         source="FSx for Lustre User Guide, File system access control with Amazon VPC (TCP 988, 1018-1023); "
+         "clients in other zones pay cross-zone transfer on every read"),
     Rule("capacity-block-market-type", "Capacity-block node groups launch with the capacity-block market type, "
-         "their block targeted, and no placement group.", "mandatory", capacity_block_market_type, area="training"),
+         "their block targeted, and no placement group.", "mandatory", capacity_block_market_type, area="training",
+         source="EKS User Guide, Capacity Blocks for ML with managed node groups (launch template market type "
+         "capacity-block, capacityType CAPACITY_BLOCK)"),
 ]

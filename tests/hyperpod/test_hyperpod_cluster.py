@@ -18,6 +18,7 @@ from trainstack.plan import find_project, run_plan, run_program
 PROJECT = find_project(Path(__file__).resolve().parents[2])
 CLUSTER = "aws-native:sagemaker:Cluster"
 SCRIPT = Path(__file__).resolve().parents[2] / "components" / "hyperpod" / "scripts" / ENTRYPOINT
+SUBNET, GROUP = "subnet-0123456789abcdef0", "sg-0123456789abcdef0"
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +88,7 @@ def test_group_names_cannot_drift_apart_through_config():
     settings = {"clusterName": "ml", "controller": {"name": "workers", "instanceType": "ml.c5.xlarge", "count": 1},
                 "workers": [{"name": "workers", "instanceType": "ml.g5.8xlarge", "count": 2}]}
     with pytest.raises(ConfigError, match="instance group name 'workers' is used twice"):
-        HyperPodCluster("hp", {"settings": settings, "region": "us-west-2", "subnet_id": "subnet-a"})
+        HyperPodCluster("hp", {"settings": settings, "region": "us-west-2", "subnet_id": SUBNET, "security_group_ids": [GROUP]})
 
 
 def test_execution_role_has_no_wildcard_action_and_scopes_what_aws_allows(seed):
@@ -121,7 +122,7 @@ def test_script_settings_are_shell_quoted():
 def test_changing_the_scripts_settings_moves_the_lifecycle_uri_so_the_cluster_updates():
     def uri(settings):
         plan = run_program(lambda: HyperPodCluster("hp", {"settings": settings, "region": "us-west-2",
-                                                          "subnet_id": "subnet-a"}), project="d", stack="t")
+                                                          "subnet_id": SUBNET, "security_group_ids": [GROUP]}), project="d", stack="t")
         return plan.get(CLUSTER, "hp").inputs["instanceGroups"][0]["lifeCycleConfig"]["sourceS3Uri"]
 
     assert uri(_settings()) != uri(_settings(sshPublicKey="ssh-ed25519 AAAAC3 me@laptop"))
@@ -135,11 +136,19 @@ def test_the_lifecycle_script_passes_bash_n_and_shellcheck():
     assert result.returncode == 0, result.stdout
 
 
+def test_a_cluster_without_a_security_group_is_refused_before_anything_is_registered():
+    with pytest.raises(ConfigError) as raised:
+        HyperPodCluster("hp", {"settings": _settings(), "region": "us-west-2", "subnet_id": SUBNET})
+    issue = raised.value.issues[0]
+    assert issue.path == "HyperPodCluster(hp):security_group_ids" and issue.value == 0
+    assert "1 to 5 security groups" in issue.message
+
+
 def test_eks_orchestration_is_refused_on_a_config_map_cluster():
     settings = {"orchestrator": "eks", "clusterName": "ml",
                 "workers": [{"name": "w", "instanceType": "ml.p5.48xlarge", "count": 2}]}
     with pytest.raises(ConfigError) as raised:
-        HyperPodCluster("hp", {"settings": settings, "region": "us-east-1", "subnet_id": "subnet-a",
+        HyperPodCluster("hp", {"settings": settings, "region": "us-east-1", "subnet_id": SUBNET, "security_group_ids": [GROUP],
                                "eks": {"cluster_arn": "arn:aws:eks:us-east-1:123456789012:cluster/c",
                                        "authentication_mode": "CONFIG_MAP"}})
     issue = raised.value.issues[0]

@@ -25,9 +25,9 @@ def test_every_shipped_stack_passes_every_mandatory_rule(baselines, stack):
     assert not report.mandatory_failures, [(r.rule.id, r.violations) for r in report.mandatory_failures]
 
 
-def test_every_rule_has_an_id_description_enforcement_and_area():
+def test_every_rule_has_an_id_description_enforcement_area_and_source():
     assert len({r.id for r in RULES}) == len(RULES) >= 19
-    assert all(r.description and r.enforcement == "mandatory" and r.area for r in RULES)
+    assert all(r.description and r.enforcement == "mandatory" and r.area and r.source for r in RULES)
 
 
 def ingress(name, group_urn, cidr, low, high, protocol="tcp"):
@@ -36,8 +36,8 @@ def ingress(name, group_urn, cidr, low, high, protocol="tcp"):
                     property_dependencies={"securityGroupId": [group_urn]})
 
 
-def child_cluster(public: bool, encrypted: bool):
-    props = {"vpcConfig": {"endpointPublicAccess": public, "endpointPrivateAccess": True}}
+def child_cluster(public: bool, encrypted: bool, version: str = "1.35"):
+    props = {"version": version, "vpcConfig": {"endpointPublicAccess": public, "endpointPrivateAccess": True}}
     if encrypted:
         props["encryptionConfig"] = {"resources": ["secrets"], "provider": {"keyArn": "arn:aws:kms:k"}}
     return Resource(EKS_CHILD, "nemo-p4de-eks", "urn:test::eks-child", props)
@@ -60,17 +60,22 @@ def _interfaces(types_and_cards):
 CORPUS = {
     "IMDSv1 allowed on GPU nodes": ("nemo-p4de", "imdsv2-required", lambda s: with_props(
         s, LT, "nemo-p4de-eks-p4de", lambda p: p["metadataOptions"].update(httpTokens="optional")), {}),
-    "HTTPS open to the internet": ("nemo-p4de", "no-public-ingress", lambda s: added(s, ingress(
-        "web", find(s, SG, "nemo-p4de-eks-efa").urn, "0.0.0.0/0", 443, 443)), {}),
+    "Postgres open to the internet": ("nemo-p4de", "no-public-ingress", lambda s: added(s, ingress(
+        "db", find(s, SG, "nemo-p4de-eks-efa").urn, "0.0.0.0/0", 5432, 5432)), {}),
+    "HTTPS open to the internet where no public port is allowed": ("nemo-p4de", "no-public-ingress", lambda s: added(
+        s, ingress("web", find(s, SG, "nemo-p4de-eks-efa").urn, "0.0.0.0/0", 443, 443)),
+        {"no-public-ingress": {"allowedPublicPorts": []}}),
     "SSH open to the internet": ("nemo-p4de", "no-ssh-from-internet", lambda s: added(s, ingress(
         "ssh", find(s, SG, "nemo-p4de-eks-efa").urn, "0.0.0.0/0", 22, 22)), {}),
     "all traffic from ::/0 includes SSH": ("nemo-p4de", "no-ssh-from-internet", lambda s: added(s, Resource(
         INGRESS, "all6", "urn:test::all6", {"cidrIpv6": "::/0", "ipProtocol": "-1"})), {}),
-    "EKS secrets not encrypted (pulumi-eks inputs)": ("nemo-p4de", "eks-secrets-encrypted", lambda s: changed(
-        s, EKS, "nemo-p4de-eks", props={k: v for k, v in find(s, EKS, "nemo-p4de-eks").props.items()
-                                        if k != "encryptionConfigKeyArn"}, property_dependencies={}), {}),
-    "EKS secrets not encrypted (engine child resource)": ("nemo-p4de", "eks-secrets-encrypted",
-                                                          lambda s: added(s, child_cluster(False, False)), {}),
+    "EKS 1.27 secrets not encrypted (pulumi-eks inputs)": ("nemo-p4de", "eks-secrets-encrypted", lambda s: changed(
+        s, EKS, "nemo-p4de-eks", props={**{k: v for k, v in find(s, EKS, "nemo-p4de-eks").props.items()
+                                           if k != "encryptionConfigKeyArn"}, "version": "1.27"},
+        property_dependencies={}), {}),
+    "EKS 1.27 secrets not encrypted (engine child resource)": ("nemo-p4de", "eks-secrets-encrypted",
+                                                               lambda s: added(s, child_cluster(False, False, "1.27")),
+                                                               {}),
     "public endpoint in production (pulumi-eks inputs)": ("nemo-p4de", "eks-endpoint-private-in-production",
                                                           lambda s: with_props(s, EKS, "nemo-p4de-eks", lambda p: p.update(
                                                               endpointPublicAccess=True)), {}),
@@ -78,11 +83,14 @@ CORPUS = {
                                                               lambda s: added(s, child_cluster(True, True)), {}),
     "unencrypted root volume": ("nemo-p4de", "ebs-encrypted", lambda s: with_props(
         s, LT, "nemo-p4de-eks-p4de", lambda p: p["blockDeviceMappings"][0]["ebs"].update(encrypted="false")), {}),
-    "FSx on the AWS key where a customer key is required": ("nemo-p4de", "fsx-encrypted", lambda s: s,
-                                                            {"fsx-encrypted": {"requireCustomerKey": True}}),
-    "bucket without encryption": ("nemo-p4de", "s3-encrypted", lambda s: removed(
-        s, "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
-        "nemo-p4de-checkpoints-encryption"), {}),
+    "FSx on the AWS key where a customer key is required": ("nemo-p4de", "kms-customer-keys", lambda s: s,
+                                                            {"kms-customer-keys": {"requireCustomerKeyFor": ["fsx"]}}),
+    "checkpoints on the AWS managed S3 key where a customer key is required": (
+        "nemo-p4de", "kms-customer-keys", lambda s: s, {"kms-customer-keys": {"requireCustomerKeyFor": ["s3"]}}),
+    "root volumes on the default EBS key where a customer key is required": (
+        "nemo-p4de", "kms-customer-keys", lambda s: s, {"kms-customer-keys": {"requireCustomerKeyFor": ["ebs"]}}),
+    "an IAM grant AWS would deny": ("nemo-p4de", "iam-service-authorization", lambda s: added(s, iam_policy(
+        ["eks:DescribeNodegroup"])), {}),
     "wildcard IAM action": ("nemo-p4de", "iam-no-wildcard-actions", lambda s: added(s, iam_policy(["s3:*"])), {}),
     "EFA group without its self egress rule": ("nemo-p4de", "efa-security-group-self-rules", lambda s: removed(
         s, EGRESS, "nemo-p4de-eks-efa-out-to-self"), {}),
@@ -142,6 +150,55 @@ def test_each_broken_resource_is_caught_by_the_rule_that_names_its_fault(baselin
     assert rule_id in {r.rule.id for r in report.mandatory_failures}
 
 
+def test_a_plain_bucket_in_another_program_passes_every_rule(baselines):
+    """S3 encrypts every new object with SSE-S3 since January 2023: a bucket needs no configuration for it."""
+    plain = Resource(BUCKET, "assets", "urn:test::assets", {"bucket": "assets"})
+    for stack in ("dev", "nemo-p4de"):
+        report = evaluate(added(baselines[stack], plain))
+        assert not report.mandatory_failures, report.render()
+
+
+def test_customer_keys_are_required_only_in_the_named_profiles(baselines):
+    wanted = {"kms-customer-keys": {"requireCustomerKeyFor": ["fsx", "s3", "ebs", "eks-secrets"]}}
+    assert not evaluate(baselines["dev"], wanted).failed("kms-customer-keys")
+    assert evaluate(baselines["dev"], {"kms-customer-keys": {**wanted["kms-customer-keys"],
+                                                             "profiles": ["dev"]}}).failed("kms-customer-keys")
+    failed = evaluate(baselines["nemo-p4de"], wanted)
+    (result,) = [r for r in failed.results if r.rule.id == "kms-customer-keys"]
+    assert not any("EKS cluster" in v.message for v in result.violations)  # the stack's own KMS key
+
+
+def test_https_from_the_internet_passes_by_default_as_aws_security_hub_authorizes_it(baselines):
+    stack = added(baselines["nemo-p4de"], ingress("web", find(baselines["nemo-p4de"], SG, "nemo-p4de-eks-efa").urn,
+                                                  "0.0.0.0/0", 443, 443))
+    assert not evaluate(stack).failed("no-public-ingress")
+
+
+def test_eks_clusters_on_default_envelope_encryption_pass_without_a_key(baselines):
+    assert not evaluate(added(baselines["nemo-p4de"], child_cluster(False, False, "1.34"))).failed(
+        "eks-secrets-encrypted")
+
+
+def test_a_gpu_group_without_efa_or_reservation_may_span_zones(baselines):
+    stack = baselines["dev"]
+    group = next(g for g in stack.resources if g.type == NG and g.name == "dev-eks-gpu")
+    subnet = Resource(SUBNET, "elsewhere", "urn:test::subnet-b", {"availabilityZone": "us-east-1b"})
+    spread = changed(added(stack, subnet), NG, "dev-eks-gpu", property_dependencies={
+        **group.property_dependencies, "subnetIds": group.property_dependencies["subnetIds"] + [subnet.urn]})
+    assert not evaluate(spread).failed("accelerated-groups-single-zone")
+
+
+def test_a_launch_template_that_leaves_imds_to_the_ami_fails_with_that_reason(baselines):
+    stack = with_props(baselines["nemo-p4de"], LT, "nemo-p4de-eks-p4de", lambda p: p.update(metadataOptions={}))
+    (result,) = [r for r in evaluate(stack).results if r.rule.id == "imdsv2-required"]
+    assert "unless the AMI or the account default requires tokens" in result.violations[0].message
+
+
+def test_a_type_the_catalog_lacks_is_not_judged_by_the_efa_layout_rule(baselines):
+    stack = with_props(baselines["fsdp-p5"], NG, "fsdp-p5-eks-p5", lambda p: p.update(instanceTypes=["p9.96xlarge"]))
+    assert not evaluate(stack).failed("efa-layout-matches-catalog")
+
+
 def test_an_allow_listed_action_passes_the_wildcard_rule(baselines):
     stack = added(baselines["nemo-p4de"], iam_policy(["ec2:Describe*"]))
     assert evaluate(stack, {"iam-no-wildcard-actions": {"allowedActions": ["ec2:Describe*"]}}).failed(
@@ -160,3 +217,15 @@ def test_a_rule_can_be_made_advisory_or_disabled_by_config(baselines):
     advisory = evaluate(stack, {"imdsv2-required": {"enforcementLevel": "advisory"}})
     assert advisory.failed("imdsv2-required") and not advisory.mandatory_failures
     assert not evaluate(stack, {"imdsv2-required": "disabled"}).failed("imdsv2-required")
+
+
+def test_a_config_is_checked_against_the_rules_it_configures():
+    from trainstack.policy import config_problems
+
+    assert config_problems({"all": "advisory", "profile": "production", "maxHourlyUsd": 5,
+                            "kms-customer-keys": {"requireCustomerKeyFor": ["s3"], "enforcementLevel": "advisory"},
+                            "imdsv2-required": "disabled"}) == []
+    (typo,) = config_problems({"imdsv2-requried": "disabled"})
+    assert typo.startswith("imdsv2-requried: no rule has this id")
+    (removed_rule,) = config_problems({"s3-encrypted": "disabled"})
+    assert "S3 encrypts every new object with SSE-S3 since 2023-01-05" in removed_rule

@@ -44,9 +44,11 @@ def test_public_endpoint_on_the_engines_child_cluster_fails_in_a_production_stac
     assert run("eks-endpoint-private-in-production", [public], {"profile": "dev"}) == []
 
 
-def test_unencrypted_secrets_on_the_engines_child_cluster_fail():
-    bare = resource("aws:eks/cluster:Cluster", "c", {"vpcConfig": {"endpointPublicAccess": False}})
-    assert len(run("eks-secrets-encrypted", [bare])) == 1
+def test_unencrypted_secrets_on_an_engine_child_cluster_before_1_28_fail():
+    old = resource("aws:eks/cluster:Cluster", "c", {"version": "1.27", "vpcConfig": {"endpointPublicAccess": False}})
+    current = resource("aws:eks/cluster:Cluster", "c", {"version": "1.34", "vpcConfig": {"endpointPublicAccess": False}})
+    assert len(run("eks-secrets-encrypted", [old])) == 1
+    assert run("eks-secrets-encrypted", [current]) == []
 
 
 def test_unprotected_file_system_fails_through_crossguard_options():
