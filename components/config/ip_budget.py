@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import ipaddress
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
 from .. import catalog
@@ -66,6 +66,10 @@ class NodeAddresses:
 
     def describe(self) -> str:
         return f"{self.interfaces} interface + {self.extra_enis} ENI + {self.pod_ips} pod IPs"
+
+    def as_dict(self) -> dict[str, int]:
+        return {"interfaces": self.interfaces, "extraEnis": self.extra_enis, "podIps": self.pod_ips,
+                "total": self.total}
 
 
 def addresses_held(instance: catalog.InstanceType, layout: tuple[InterfaceSlot, ...], pods: int,
@@ -149,8 +153,8 @@ class IpBudget:
                     "maxPods": g.max_pods.value, "maxPodsSource": g.max_pods.source,
                     "layoutCeiling": g.max_pods.ceiling, "eksRecommendation": g.max_pods.recommended,
                     "expectedPods": g.expected_pods,
-                    "steadyPerNode": {**asdict(g.steady), "total": g.steady.total},
-                    "worstPerNode": {**asdict(g.worst), "total": g.worst.total},
+                    "steadyPerNode": g.steady.as_dict(),
+                    "worstPerNode": g.worst.as_dict(),
                 } for g in zone.groups],
             } for zone in self.zones],
             "warnings": self.warnings(),

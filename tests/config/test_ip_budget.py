@@ -97,7 +97,7 @@ def test_the_plan_json_records_the_budget_per_zone(scratch_project, capsys):
     p4de = zone["groups"][1]
     assert (p4de["maxPods"], p4de["maxPodsSource"], p4de["layoutCeiling"], p4de["eksRecommendation"]) == (
         250, "default", 688, 250)
-    assert p4de["steadyPerNode"] == {"interfaces": 1, "extra_enis": 0, "pod_ips": 22, "total": 23}
+    assert p4de["steadyPerNode"] == {"interfaces": 1, "extraEnis": 0, "podIps": 22, "total": 23}
     assert len(budget["warnings"]) == 1
 
 
