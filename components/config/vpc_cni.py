@@ -10,7 +10,7 @@ trainstack sets the targets for training nodes instead (amazon-vpc-cni-k8s READM
 
 * ``MINIMUM_IP_TARGET=16``: the floor of addresses a node holds. AWS's advice is
   "slightly higher than the expected number of pods"; a training node runs its
-  DaemonSet pods and one worker per accelerator (about 12 on an 8-GPU node). They
+  DaemonSet pods and one worker per accelerator (about 14 on an 8-GPU node). They
   are assigned when ipamd starts, so the first pods on a node just scaled up get
   an address without waiting for an EC2 call (attaching an ENI takes up to 10 s).
 * ``WARM_IP_TARGET=8``: free addresses kept beyond the pods running. A restarted
