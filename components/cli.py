@@ -100,6 +100,9 @@ def _plan(args: argparse.Namespace) -> int:
     plan.sections["cost"] = {**cost.as_dict(), "text": cost.render()}
     path = critical_path(plan)
     plan.sections["criticalPath"] = {**path.as_dict(), "text": path.render()}
+    budget = _ip_budget(project, args.stack)
+    if budget is not None:
+        plan.sections["ipBudget"] = {**budget.as_dict(), "text": budget.render()}
     report = evaluate(stack_from_plan(plan), policy_config)
     plan.sections["policies"] = {**report.as_dict(), "text": report.render()}
     print(render_json(plan) if args.json else render_text(plan))
@@ -119,6 +122,14 @@ def _stack_config(project, stack: str):
             except ValueError:
                 raw[key.split(":", 1)[1]] = value
     return validate_stack_config(raw) if raw else None
+
+
+def _ip_budget(project, stack: str):
+    """Pods per node and each zone's subnet addresses at max size (None without EKS)."""
+    from .config.ip_budget import ip_budget
+
+    config = _stack_config(project, stack)
+    return ip_budget(config) if config is not None else None
 
 
 def _policy_config(project, stack: str, extra: Path | None) -> dict:

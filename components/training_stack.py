@@ -25,6 +25,7 @@ from . import catalog
 from .addons.cluster_addons import ClusterAddons
 from .cluster import GpuEksCluster
 from .config import StackConfig, validate_stack_config
+from .config.ip_budget import ip_budget
 from .network import Network, efa_security_group
 from .outputs import KUBECONFIG_OUTPUT, OUTPUT_NAME
 from .registry import image_repository
@@ -52,6 +53,10 @@ class TrainingStack(pulumi.ComponentResource):
 
         self.network = Network(f"{name}-network", {"settings": config.network, "region": config.region},
                                opts=in_region)
+        budget = ip_budget(config)
+        # The steady state was checked with the config; the worst case is a warning, not a refusal.
+        for warning in budget.warnings() if budget is not None else []:
+            pulumi.log.warn(warning, resource=self)
         self.cluster = None
         if config.eks is not None:
             self.cluster = GpuEksCluster(f"{name}-eks", {

@@ -13,17 +13,21 @@ from typing import Optional
 import pulumi
 import pulumi_aws as aws
 
-from ..config import AddonVersions
+from ..config import AddonVersions, VpcCniConfig
 
 BEFORE_NODES = ("vpc-cni", "kube-proxy", "eks-pod-identity-agent")
 AFTER_NODES = ("coredns",)
 
 
-def core_addon(name: str, addon: str, *, cluster_name: str, versions: AddonVersions, parent: pulumi.Resource,
-               depends_on: list[pulumi.Resource]) -> aws.eks.Addon:
+def core_addon(name: str, addon: str, *, cluster_name: str, versions: AddonVersions, vpc_cni: VpcCniConfig,
+               parent: pulumi.Resource, depends_on: list[pulumi.Resource]) -> aws.eks.Addon:
     version: Optional[str] = getattr(versions, addon.replace("-", "_"))
+    # The VPC CNI's address targets are set explicitly (config/vpc_cni.py says why):
+    # its defaults keep a spare ENI of addresses on every node.
+    configuration = vpc_cni.configuration_values() if addon == "vpc-cni" else None
     return aws.eks.Addon(
         f"{name}-{addon}", cluster_name=cluster_name, addon_name=addon, addon_version=version,
+        configuration_values=configuration,
         resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="OVERWRITE",
         opts=pulumi.ResourceOptions(parent=parent, depends_on=depends_on,
                                     custom_timeouts=pulumi.CustomTimeouts(create="20m", update="20m")))

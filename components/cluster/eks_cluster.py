@@ -89,7 +89,7 @@ class GpuEksCluster(pulumi.ComponentResource):
         control_plane = [self.eks]
 
         before_nodes = [core_addon(name, addon, cluster_name=self.cluster_name, versions=settings.addon_versions,
-                                   parent=self, depends_on=control_plane) for addon in BEFORE_NODES]
+                                   vpc_cni=settings.vpc_cni, parent=self, depends_on=control_plane) for addon in BEFORE_NODES]
         nodes_role = node_role(f"{name}-nodes", parent=self)
         system = system_node_group(
             f"{name}-system", settings=settings.system_nodes, cluster_name=self.cluster_name,
@@ -97,7 +97,7 @@ class GpuEksCluster(pulumi.ComponentResource):
             subnet_ids=list(private_subnets.values()), kubernetes_version=settings.version, parent=self,
             depends_on=[*control_plane, *before_nodes])
         after_nodes = [core_addon(name, addon, cluster_name=self.cluster_name, versions=settings.addon_versions,
-                                  parent=self, depends_on=[system]) for addon in AFTER_NODES]
+                                  vpc_cni=settings.vpc_cni, parent=self, depends_on=[system]) for addon in AFTER_NODES]
         self.ready_for_workloads: list[pulumi.Resource] = [system, *after_nodes]
         """Add-ons that run pods (CSI drivers, operators) wait for these."""
 

@@ -10,7 +10,7 @@ import pulumi
 import pulumi_aws as aws
 
 from .. import catalog
-from ..catalog.efa_layout import max_pods, plain_layout
+from ..catalog.efa_layout import plain_layout
 from ..config import Capacity, RootVolume, SystemNodesConfig
 from ..nodegroups.launch_template import launch_template
 
@@ -25,7 +25,7 @@ def system_node_group(name: str, *, settings: SystemNodesConfig, cluster_name: s
     layout = plain_layout()
     template = launch_template(
         name, layout=layout, security_group_ids=[cluster_security_group_id],
-        root_volume=RootVolume(size_gib=100), max_pods=max_pods(instance, layout), capacity=Capacity(),
+        root_volume=RootVolume(size_gib=100), max_pods=settings.pods_per_node.value, capacity=Capacity(),
         placement_group=None, parent=parent)
     return aws.eks.NodeGroup(
         name, cluster_name=cluster_name, node_role_arn=node_role_arn, subnet_ids=subnet_ids,

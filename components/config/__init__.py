@@ -21,6 +21,7 @@ from .network import ExistingSubnet, ExistingVpc, NetworkConfig
 from .nodegroups import Capacity, NodeGroupConfig, RootVolume, Taint
 from .stack import StackConfig
 from .storage import CheckpointBucketConfig, DataRepositoryConfig, FsxConfig
+from .vpc_cni import VpcCniConfig
 
 Model = TypeVar("Model", bound=BaseModel)
 
@@ -73,5 +74,5 @@ __all__ = [
     "ConfigValueError", "CostConfig", "DataRepositoryConfig", "EksConfig", "ExistingSubnet", "ExistingVpc",
     "FsxConfig", "HyperPodConfig", "InstanceGroupConfig", "NetworkConfig", "NodeGroupConfig",
     "ObservabilityConfig", "OperatorsConfig", "PosixUser", "RootVolume", "StackConfig", "SystemNodesConfig", "Taint",
-    "WorkerGroupConfig", "load_stack_config", "validate", "validate_stack_config",
+    "VpcCniConfig", "WorkerGroupConfig", "load_stack_config", "validate", "validate_stack_config",
 ]

@@ -6,10 +6,12 @@ import ipaddress
 import re
 from typing import Literal, Optional
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from .. import catalog
 from .base import ConfigModel, ConfigValueError
+from .pods import PodsPerNode, pods_per_node
+from .vpc_cni import VpcCniConfig
 
 # Kubernetes versions a new cluster may use. On 2026-11-22 (EKS user guide
 # calendar) 1.32 and 1.33 are in extended support, billed at $0.60 instead of
@@ -34,6 +36,9 @@ class SystemNodesConfig(ConfigModel):
     min_size: int = Field(default=2, ge=1)
     desired_size: int = Field(default=2, ge=1)
     max_size: int = Field(default=4, ge=1)
+    max_pods: Optional[int] = Field(default=None, ge=1)
+    """The kubelet's maxPods. Default: the smaller of what the type's ENIs hold and the EKS
+    recommendation (110, or 250 above 30 vCPUs); never above the former."""
 
     @field_validator("instance_type")
     @classmethod
@@ -46,6 +51,15 @@ class SystemNodesConfig(ConfigModel):
                 "instances in nodeGroups.",
             )
         return value
+
+    @model_validator(mode="after")
+    def _pods(self) -> "SystemNodesConfig":
+        pods_per_node(self.instance_type, False, self.max_pods)
+        return self
+
+    @property
+    def pods_per_node(self) -> PodsPerNode:
+        return pods_per_node(self.instance_type, False, self.max_pods)
 
 
 class AddonVersions(ConfigModel):
@@ -81,6 +95,8 @@ class EksConfig(ConfigModel):
     """Control plane log types sent to CloudWatch Logs."""
     system_nodes: SystemNodesConfig = SystemNodesConfig()
     addon_versions: AddonVersions = AddonVersions()
+    vpc_cni: VpcCniConfig = VpcCniConfig()
+    """How the VPC CNI holds addresses on every node (the vpc-cni add-on's configuration)."""
 
     @field_validator("version")
     @classmethod

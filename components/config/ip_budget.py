@@ -1,29 +1,186 @@
-"""Do the node groups fit their subnets' IPs at max size?
+"""Do the nodes fit their subnets' addresses at max size?
 
-Each node takes one IP per IP-carrying interface (``efa-only`` takes none) and one
-per pod it can run (pods per node after the EFA layout). System nodes may all
-land in any one zone, so every zone's budget includes them at max size.
+A node takes subnet addresses for its IP-carrying interfaces (the primary ENI;
+``efa-only`` interfaces take none), for every further ENI ipamd attaches (each has
+a primary IP), and for the secondary IPs ipamd holds for pods: the pods running
+plus the warm pool its settings ask for (``config/vpc_cni.py``). That follows the
+VPC CNI's documented behaviour (amazon-vpc-cni-k8s ``docs/eni-and-ip-target.md``):
+
+* IP targets: ``max(pods + WARM_IP_TARGET, MINIMUM_IP_TARGET)`` secondary IPs;
+* ``WARM_ENI_TARGET``: whole ENIs, enough for the pods plus that many free ENIs;
+
+never more than the ENIs left on network card 0 can hold.
+
+Two cases per zone, both at every group's maxSize:
+
+* steady state: accelerated nodes run their expected pods (an estimate: the
+  DaemonSet pods that take a pod IP, plus one worker per accelerator). It must fit,
+  or the config is refused with the numbers.
+* worst case: every node filled to maxPods. Beyond the subnet it is a warning with
+  the numbers and the settings that change it: pods past the subnet's end would
+  stay ContainerCreating for want of an address, but no training layout runs there.
+
+System nodes may all land in any one zone, so each zone counts them at max size,
+and at maxPods in both cases (they run the cluster's services, whose count grows
+with the add-ons).
 """
 
 from __future__ import annotations
 
 import ipaddress
-from typing import TYPE_CHECKING, Optional
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Optional
 
 from .. import catalog
-from ..catalog.efa_layout import layout_for, max_pods
+from ..catalog.efa_layout import PRIMARY, InterfaceSlot, layout_for
 from .base import ConfigValueError
+from .pods import PodsPerNode
+from .vpc_cni import VpcCniConfig
 
 if TYPE_CHECKING:
     from .stack import StackConfig
 
 AWS_RESERVED_PER_SUBNET = 5
 
+# Pods with a pod IP that this stack's DaemonSets put on every accelerated node
+# (device plugins, DCGM exporter, CloudWatch agent and Fluent Bit, CSI node
+# drivers); an estimate, since host-network pods take none and add-ons change.
+DAEMONSET_PODS_WITH_IP = 6
+
+
+@dataclass(frozen=True)
+class NodeAddresses:
+    """Subnet addresses one node holds."""
+
+    interfaces: int
+    """IP-carrying interfaces of the launch template's layout."""
+    extra_enis: int
+    """ENIs ipamd attaches beyond the primary one, one primary IP each."""
+    pod_ips: int
+    """Secondary IPs ipamd holds: pods running plus the warm pool."""
+
+    @property
+    def total(self) -> int:
+        return self.interfaces + self.extra_enis + self.pod_ips
+
+    def describe(self) -> str:
+        return f"{self.interfaces} interface + {self.extra_enis} ENI + {self.pod_ips} pod IPs"
+
+    def as_dict(self) -> dict[str, int]:
+        return {"interfaces": self.interfaces, "extraEnis": self.extra_enis, "podIps": self.pod_ips,
+                "total": self.total}
+
+
+def addresses_held(instance: catalog.InstanceType, layout: tuple[InterfaceSlot, ...], pods: int,
+                   cni: VpcCniConfig) -> NodeAddresses:
+    """What a node of ``instance`` with ``layout`` holds while it runs ``pods`` pods."""
+    enis = instance.require("ENIs on network card 0", instance.network.enis_on_card0, "size subnet addresses")
+    per_eni = instance.require("IPv4 addresses per ENI", instance.network.ipv4_per_eni,
+                               "size subnet addresses") - 1
+    # The VPC CNI attaches pod ENIs on card 0 only; the layout's other slots there are taken.
+    pod_enis = enis - sum(1 for slot in layout if slot.network_card_index == 0 and slot != PRIMARY)
+    if cni.warm_eni_target is not None:
+        attached = min(pod_enis, max(1, math.ceil((pods + cni.warm_eni_target * per_eni) / per_eni)))
+        pod_ips = attached * per_eni
+    else:
+        assert cni.warm_ip_target is not None and cni.minimum_ip_target is not None
+        pod_ips = min(pod_enis * per_eni, max(pods + cni.warm_ip_target, cni.minimum_ip_target))
+        attached = max(1, math.ceil(pod_ips / per_eni))
+    return NodeAddresses(sum(1 for slot in layout if slot.takes_ip), attached - 1, pod_ips)
+
+
+@dataclass(frozen=True)
+class GroupAddresses:
+    group: str
+    instance_type: str
+    zone: Optional[str]
+    """None for the system nodes, which may run in any zone."""
+    nodes: int
+    """maxSize."""
+    max_pods: PodsPerNode
+    expected_pods: int
+    steady: NodeAddresses
+    worst: NodeAddresses
+    index: Optional[int]
+    """Position in nodeGroups (None for the system nodes)."""
+
+
+@dataclass(frozen=True)
+class ZoneBudget:
+    zone: str
+    usable: int
+    """Addresses the zone's private subnets offer (5 per subnet are AWS's)."""
+    groups: tuple[GroupAddresses, ...]
+
+    @property
+    def steady(self) -> int:
+        return sum(g.nodes * g.steady.total for g in self.groups)
+
+    @property
+    def worst(self) -> int:
+        return sum(g.nodes * g.worst.total for g in self.groups)
+
+    def lines(self, case: str) -> list[str]:
+        return [f"{g.group}: {g.nodes} x ({getattr(g, case).describe()}) = {g.nodes * getattr(g, case).total}"
+                for g in self.groups]
+
+
+@dataclass(frozen=True)
+class IpBudget:
+    cni: VpcCniConfig
+    zones: tuple[ZoneBudget, ...]
+
+    def warnings(self) -> list[str]:
+        found = []
+        for zone in self.zones:
+            if zone.worst > zone.usable:
+                found.append(
+                    f"if every node ran maxPods pods, the nodes in {zone.zone} would hold {zone.worst} addresses but "
+                    f"its private subnets hold {zone.usable} ({'; '.join(zone.lines('worst'))}); pods past the "
+                    "subnet's end would wait for an address. To change it: lower nodeGroups[].maxPods or "
+                    "eks.systemNodes.maxPods, lower eks.vpcCni.warmIpTarget, give the zone a larger private "
+                    "subnet (network.privateSubnetPrefixLength or a bigger existing subnet), or lower maxSize.")
+        return found
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "vpcCni": self.cni.env(),
+            "zones": [{
+                "zone": zone.zone, "usable": zone.usable, "steady": zone.steady, "worst": zone.worst,
+                "groups": [{
+                    "group": g.group, "instanceType": g.instance_type, "nodes": g.nodes,
+                    "maxPods": g.max_pods.value, "maxPodsSource": g.max_pods.source,
+                    "layoutCeiling": g.max_pods.ceiling, "eksRecommendation": g.max_pods.recommended,
+                    "expectedPods": g.expected_pods,
+                    "steadyPerNode": g.steady.as_dict(),
+                    "worstPerNode": g.worst.as_dict(),
+                } for g in zone.groups],
+            } for zone in self.zones],
+            "warnings": self.warnings(),
+        }
+
+    def render(self) -> str:
+        lines = [f"Pods per node and subnet addresses (VPC CNI: {self.cni.describe()})"]
+        seen: set[str] = set()
+        for zone in self.zones:
+            for g in zone.groups:
+                if g.group not in seen:
+                    seen.add(g.group)
+                    lines.append(f"  {g.group} ({g.instance_type}): maxPods {g.max_pods.describe()}")
+        for zone in self.zones:
+            flag = "  WARNING: worst case exceeds the subnet" if zone.worst > zone.usable else ""
+            lines.append(f"  {zone.zone}: {zone.usable} usable; steady state {zone.steady}, "
+                         f"worst case (maxPods everywhere) {zone.worst}{flag}")
+            lines += [f"    steady  {line}" for line in zone.lines("steady")]
+            lines += [f"    worst   {line}" for line in zone.lines("worst")]
+        return "\n".join(lines)
+
 
 def usable_ips_by_zone(config: "StackConfig") -> dict[str, int]:
     network = config.network
     if network.existing_vpc is None:
-        per_subnet = 2 ** (32 - network.private_subnet_prefix_length) - AWS_RESERVED_PER_SUBNET
+        per_subnet = 2 ** (32 - network.private_prefix) - AWS_RESERVED_PER_SUBNET
         return {zone: per_subnet for zone in network.zones}
     usable: dict[str, int] = {}
     for subnet in network.existing_vpc.private_subnets:
@@ -32,52 +189,67 @@ def usable_ips_by_zone(config: "StackConfig") -> dict[str, int]:
     return usable
 
 
-def _per_node(instance_type: str, efa: bool, path: tuple) -> tuple[int, int]:
-    """(interface IPs, pod IPs) one node takes."""
+def _group_addresses(name: str, instance_type: str, efa: bool, nodes: int, max_pods: PodsPerNode,
+                     expected_pods: int, cni: VpcCniConfig, zone: Optional[str], index: Optional[int],
+                     path: tuple[str | int, ...]) -> GroupAddresses:
     instance = catalog.get(instance_type)
+    layout = layout_for(instance, efa)
     try:
-        layout = layout_for(instance, efa)
-        return sum(1 for slot in layout if slot.takes_ip), max_pods(instance, layout)
+        steady = addresses_held(instance, layout, min(expected_pods, max_pods.value), cni)
+        worst = addresses_held(instance, layout, max_pods.value, cni)
     except catalog.UnknownFactError as error:
-        raise ConfigValueError(f"{error} Its subnet IPs and pods per node cannot be sized.",
+        raise ConfigValueError(f"{error} Its subnet addresses cannot be sized.",
                                fix="use an instance type whose network facts are in the catalog.",
                                path=path, value=instance_type) from None
+    return GroupAddresses(name, instance_type, zone, nodes, max_pods, min(expected_pods, max_pods.value),
+                          steady, worst, index)
 
 
-def ip_needs_by_zone(config: "StackConfig") -> dict[str, tuple[int, list[str], Optional[int]]]:
-    """Per zone: (IPs the nodes need at max size, how that adds up, index of the largest group)."""
+def ip_budget(config: "StackConfig") -> Optional[IpBudget]:
+    """Per zone, the addresses the nodes hold at max size; None without an EKS cluster."""
     if config.eks is None:
-        return {}
+        return None
+    cni = config.eks.vpc_cni
     system = config.eks.system_nodes
-    system_interface, system_pods = _per_node(system.instance_type, False, ("eks", "systemNodes", "instanceType"))
-    system_need = system.max_size * (system_interface + system_pods)
-    needs = {}
+    system_pods = system.pods_per_node
+    system_row = _group_addresses("system nodes", system.instance_type, False, system.max_size, system_pods,
+                                  system_pods.value, cni, None, None, ("eks", "systemNodes", "instanceType"))
+    usable = usable_ips_by_zone(config)
+    zones = []
     for zone in config.network.private_zones:
-        lines = [f"system nodes: {system.max_size} x ({system_interface} + {system_pods}) = {system_need}"]
-        need, largest = system_need, None
+        rows = [system_row]
         for index, group in enumerate(config.node_groups):
             if group.zone != zone:
                 continue
-            interface_ips, pod_ips = _per_node(group.instance_type, group.efa, ("nodeGroups", index, "instanceType"))
-            group_need = group.max_size * (interface_ips + pod_ips)
-            lines.append(f"{group.name}: {group.max_size} x ({interface_ips} interface + {pod_ips} pod IPs) "
-                         f"= {group_need}")
-            need += group_need
-            if largest is None or group_need > largest[1]:
-                largest = (index, group_need)
-        needs[zone] = (need, lines, largest[0] if largest else None)
-    return needs
+            accelerators = group.instance.accelerator.count if group.instance.accelerator else 0
+            rows.append(_group_addresses(
+                group.name, group.instance_type, bool(group.efa), group.max_size, group.pods_per_node,
+                DAEMONSET_PODS_WITH_IP + accelerators, cni, zone, index, ("nodeGroups", index, "instanceType")))
+        zones.append(ZoneBudget(zone, usable[zone], tuple(rows)))
+    return IpBudget(cni, tuple(zones))
 
 
 def check_ip_budget(config: "StackConfig") -> None:
-    usable_by_zone = usable_ips_by_zone(config)
-    for zone, (need, lines, largest) in ip_needs_by_zone(config).items():
-        usable = usable_by_zone[zone]
-        if need > usable and largest is not None:
-            index = largest
-            raise ConfigValueError(
-                f"at max size the nodes in {zone} need {need} IPs but its private subnets hold {usable} "
-                f"({'; '.join(lines)}).",
-                fix="lower maxSize, give the zone a larger private subnet (network.privateSubnetPrefixLength, "
-                "or a bigger existing subnet), or spread groups over zones.",
-                path=("nodeGroups", index, "maxSize"), value=config.node_groups[index].max_size)
+    """Refuse a config whose nodes cannot hold their steady-state addresses at max size."""
+    budget = ip_budget(config)
+    if budget is None:
+        return
+    for zone in budget.zones:
+        if zone.steady <= zone.usable:
+            continue
+        groups = [g for g in zone.groups if g.index is not None]
+        if groups:
+            largest = max(groups, key=lambda g: g.nodes * g.steady.total)
+            path: tuple[str | int, ...] = ("nodeGroups", largest.index, "maxSize")
+            value: Any = largest.nodes
+        else:
+            assert config.eks is not None
+            path, value = ("eks", "systemNodes", "maxSize"), config.eks.system_nodes.max_size
+        raise ConfigValueError(
+            f"at max size the nodes in {zone.zone} hold {zone.steady} addresses at steady state "
+            f"(VPC CNI {budget.cni.describe()}) but its private subnets hold {zone.usable} "
+            f"({'; '.join(zone.lines('steady'))}).",
+            fix="lower maxSize, give the zone a larger private subnet (network.privateSubnetPrefixLength, "
+            "or a bigger existing subnet), spread groups over zones, or lower eks.vpcCni.minimumIpTarget "
+            "and warmIpTarget.",
+            path=path, value=value)

@@ -23,6 +23,19 @@ def parse_ipv4_network(value: str) -> ipaddress.IPv4Network:
         ) from None
 
 
+def _largest_private_prefix(vpc: ipaddress.IPv4Network, zones: int, public_prefix: int) -> int:
+    """The largest private subnet (smallest prefix length) each zone can have beside its public one.
+
+    Subnets are packed largest first, each aligned to its size (network/subnets.py),
+    so blocks whose sizes add up to no more than the VPC always fit. When none does,
+    the largest allowed prefix is returned and the caller's size check reports it.
+    """
+    for prefix in range(max(16, vpc.prefixlen), 27):
+        if zones * (2 ** (32 - prefix) + 2 ** (32 - public_prefix)) <= vpc.num_addresses:
+            return prefix
+    return 26
+
+
 class ExistingSubnet(ConfigModel):
     id: str = Field(pattern=r"^subnet-[0-9a-f]{8,17}$")
     """Subnet id, ``subnet-…``."""
@@ -54,8 +67,10 @@ class NetworkConfig(ConfigModel):
     """New VPC only: its IPv4 CIDR. Default 10.0.0.0/16."""
     zones: list[str] = []
     """New VPC only: availability zones for subnets (EKS needs two or more)."""
-    private_subnet_prefix_length: int = Field(default=18, ge=16, le=26)
-    """New VPC only: size of each zone's private subnet, where nodes and pods take IPs."""
+    private_subnet_prefix_length: Optional[int] = Field(default=None, ge=16, le=26)
+    """New VPC only: size of each zone's private subnet, where nodes and pods take IPs.
+    Default: the largest block that fits every zone beside its public subnet (/18 for two or
+    three zones of a /16, /19 for four to six)."""
     public_subnet_prefix_length: int = Field(default=24, ge=16, le=28)
     """New VPC only: size of each zone's public subnet (NAT gateways, load balancers)."""
     nat_gateways: Optional[Literal["single", "perZone"]] = None
@@ -104,19 +119,29 @@ class NetworkConfig(ConfigModel):
         if not 16 <= vpc.prefixlen <= 24:
             raise ConfigValueError(f"VPC CIDRs must be /16 to /24, got /{vpc.prefixlen}.",
                                    fix="use a /16 to /24 block.", path=("vpcCidr",), value=cidr)
-        needed = len(self.zones) * (2 ** (32 - self.private_subnet_prefix_length)
-                                    + 2 ** (32 - self.public_subnet_prefix_length))
+        private = self.private_subnet_prefix_length or _largest_private_prefix(
+            vpc, len(self.zones), self.public_subnet_prefix_length)
+        needed = len(self.zones) * (2 ** (32 - private) + 2 ** (32 - self.public_subnet_prefix_length))
         if needed > vpc.num_addresses:
             raise ConfigValueError(
-                f"{len(self.zones)} zones x (a /{self.private_subnet_prefix_length} private + "
+                f"{len(self.zones)} zones x (a /{private} private + "
                 f"/{self.public_subnet_prefix_length} public subnet) need {needed} addresses; "
                 f"{cidr} has {vpc.num_addresses}.",
                 fix="use a larger vpcCidr, fewer zones or smaller subnets (a larger "
-                "privateSubnetPrefixLength).",
-                path=("vpcCidr",), value=cidr,
+                "privateSubnetPrefixLength, or leave it out to size it from the zones).",
+                path=("privateSubnetPrefixLength",) if self.private_subnet_prefix_length else ("vpcCidr",),
+                value=self.private_subnet_prefix_length or cidr,
             )
         self.vpc_cidr = cidr
+        self.private_subnet_prefix_length = private
         return self
+
+    @property
+    def private_prefix(self) -> int:
+        """New VPC only: the private subnets' prefix length, given or sized from the zones."""
+        if self.private_subnet_prefix_length is None:
+            raise ValueError("private_prefix is known for a validated new VPC only")
+        return self.private_subnet_prefix_length
 
     @property
     def private_zones(self) -> list[str]:

@@ -10,6 +10,7 @@ from .. import catalog
 from .base import ConfigModel, ConfigValueError
 from .cluster import catalog_entry
 from .network import ZONE_PATTERN
+from .pods import PodsPerNode, pods_per_node
 
 # EC2 Capacity Blocks hold at most 64 instances each (DescribeCapacityBlockOfferings).
 CAPACITY_BLOCK_MAX_INSTANCES = 64
@@ -96,6 +97,9 @@ class NodeGroupConfig(ConfigModel):
     """The one zone the group runs in (EFA traffic does not cross zones)."""
     efa: Optional[bool] = None
     """Attach EFA interfaces. Default: on when the instance type supports EFA."""
+    max_pods: Optional[int] = Field(default=None, ge=1)
+    """The kubelet's maxPods. Default: the smaller of what the EFA layout leaves on network
+    card 0 and the EKS recommendation (110, or 250 above 30 vCPUs); never above the former."""
     capacity: Capacity = Capacity()
     placement_group: Optional[bool] = None
     """A cluster placement group. Default: on for EFA groups on plain on-demand capacity;
@@ -129,6 +133,11 @@ class NodeGroupConfig(ConfigModel):
     def instance(self) -> catalog.InstanceType:
         return catalog.get(self.instance_type)
 
+    @property
+    def pods_per_node(self) -> PodsPerNode:
+        """The group's maxPods and where it comes from (valid once the model is validated)."""
+        return pods_per_node(self.instance_type, bool(self.efa), self.max_pods)
+
     @model_validator(mode="after")
     def _consistent(self) -> "NodeGroupConfig":
         if not self.min_size <= self.desired_size <= self.max_size:
@@ -138,6 +147,7 @@ class NodeGroupConfig(ConfigModel):
                 fix="change minSize, desiredSize or maxSize so they are in order.",
                 path=("desiredSize",), value=self.desired_size)
         efa = self._resolve_efa()
+        pods_per_node(self.instance_type, efa, self.max_pods)
         self._check_capacity()
         if self.placement_group and self.capacity.type != "none":
             why = ("capacity blocks are already co-located in an UltraCluster"

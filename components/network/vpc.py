@@ -73,7 +73,7 @@ class Network(pulumi.ComponentResource):
         self.private_subnet_ids, self.public_subnet_ids = {}, {}
         private_routes: list[aws.ec2.RouteTable] = []
         nat: Optional[aws.ec2.NatGateway] = None
-        plans = plan_subnets(settings.vpc_cidr, settings.zones, settings.private_subnet_prefix_length,
+        plans = plan_subnets(settings.vpc_cidr, settings.zones, settings.private_prefix,
                              settings.public_subnet_prefix_length)
         for plan in plans:
             zone = plan.zone

@@ -18,7 +18,7 @@ import pulumi_aws as aws
 
 from .. import catalog
 from ..catalog import AcceleratorKind
-from ..catalog.efa_layout import layout_for, max_pods
+from ..catalog.efa_layout import layout_for
 from ..config import ConfigError, ConfigIssue, NodeGroupConfig, validate
 from .launch_template import capacity_settings, launch_template
 
@@ -64,7 +64,8 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
     node_group: aws.eks.NodeGroup
     launch_template: aws.ec2.LaunchTemplate
     max_pods: int
-    """Pods per node after the EFA layout."""
+    """The kubelet's maxPods: the group's own, or what the EFA layout leaves on card 0
+    capped by the EKS recommendation (config/pods.py)."""
 
     def __init__(self, name: str, args: AcceleratedNodeGroupArgs, opts: Optional[pulumi.ResourceOptions] = None):
         settings = validate(NodeGroupConfig, args["settings"], prefix=f"{type(self).__name__}({name})")
@@ -81,7 +82,7 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
 
         layout = layout_for(instance, settings.efa)
-        self.max_pods = max_pods(instance, layout)
+        self.max_pods = settings.pods_per_node.value
         placement = None
         if settings.placement_group if settings.placement_group is not None else (
                 settings.efa and settings.capacity.type == "none"):

@@ -13,7 +13,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from .. import catalog
 from ..config import NodeGroupConfig, StackConfig
-from ..config.ip_budget import ip_needs_by_zone, usable_ips_by_zone
+from ..config.ip_budget import ip_budget
 
 Status = Literal["pass", "fail", "could-not-check"]
 
@@ -169,14 +169,15 @@ def _quotas(config: StackConfig, quotas) -> Iterator[Check]:
 
 
 def _subnets(config: StackConfig, ec2) -> Iterator[Check]:
-    needs = ip_needs_by_zone(config)
-    if not needs:
+    """Free addresses against the steady-state need of the IP budget (config/ip_budget.py)."""
+    budget = ip_budget(config)
+    if budget is None:
         return
     if config.network.existing_vpc is None:
-        usable = usable_ips_by_zone(config)
-        for zone, (need, _, _) in needs.items():
-            yield Check("subnet IPs", f"new private subnet in {zone}", "pass",
-                        f"created by this stack with {usable[zone]} usable IPs; the nodes need {need} at max size")
+        for zone in budget.zones:
+            yield Check("subnet IPs", f"new private subnet in {zone.zone}", "pass",
+                        f"created by this stack with {zone.usable} usable IPs; the nodes hold {zone.steady} "
+                        "at max size")
         return
     subnets = config.network.existing_vpc.private_subnets
     try:
@@ -187,10 +188,11 @@ def _subnets(config: StackConfig, ec2) -> Iterator[Check]:
     free: dict[str, int] = {}
     for subnet in found:
         free[subnet["AvailabilityZone"]] = free.get(subnet["AvailabilityZone"], 0) + subnet["AvailableIpAddressCount"]
-    for zone, (need, lines, _) in needs.items():
-        available = free.get(zone, 0)
-        yield Check("subnet IPs", f"private subnets in {zone}", "pass" if available >= need else "fail",
-                    f"{available} free IPs; the nodes need {need} at max size ({'; '.join(lines)})")
+    for zone in budget.zones:
+        available = free.get(zone.zone, 0)
+        yield Check("subnet IPs", f"private subnets in {zone.zone}", "pass" if available >= zone.steady else "fail",
+                    f"{available} free IPs; the nodes hold {zone.steady} at max size "
+                    f"({'; '.join(zone.lines('steady'))})")
 
 
 def render(checks: list[Check]) -> str:

@@ -151,3 +151,41 @@ def test_pinned_addon_versions_reach_the_addons(tmp_path):
 def test_a_private_endpoint_tells_the_user_where_pulumi_up_must_run(nemo, dev):
     assert any("is private: run `pulumi up` from inside the VPC" in d["message"] for d in nemo.diagnostics)
     assert not any("is private" in d["message"] for d in dev.diagnostics)
+
+
+VPC_CNI_SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "data" / "vpc-cni-addon-configuration.schema.json")
+                            .read_text())
+
+
+def test_the_vpc_cni_holds_addresses_by_the_ip_targets_chosen_for_training_nodes(nemo):
+    import jsonschema
+
+    addons = {a.inputs["addonName"]: a.inputs for a in nemo.by_type(ADDON)}
+    configuration = json.loads(addons["vpc-cni"]["configurationValues"])
+    assert configuration == {"env": {"MINIMUM_IP_TARGET": "16", "WARM_IP_TARGET": "8"}}
+    jsonschema.validate(configuration, VPC_CNI_SCHEMA)  # only the add-on's documented keys, as strings
+    assert "configurationValues" not in addons["kube-proxy"]
+
+
+@pytest.mark.parametrize("settings,env", [
+    ({"warmEniTarget": 1}, {"WARM_ENI_TARGET": "1"}),
+    ({"minimumIpTarget": 30}, {"MINIMUM_IP_TARGET": "30", "WARM_IP_TARGET": "8"}),
+    ({"warmIpTarget": 0, "minimumIpTarget": 12}, {"MINIMUM_IP_TARGET": "12", "WARM_IP_TARGET": "0"}),
+])
+def test_an_overridden_vpc_cni_configuration_keeps_to_the_documented_keys(settings, env):
+    import jsonschema
+
+    from trainstack.config import VpcCniConfig
+
+    configuration = json.loads(VpcCniConfig.model_validate(settings).configuration_values())
+    assert configuration == {"env": env}
+    jsonschema.validate(configuration, VPC_CNI_SCHEMA)
+
+
+def test_the_documented_schema_catches_a_key_the_add_on_does_not_have():
+    import jsonschema
+
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"env": {"MAX_PODS": "250"}}, VPC_CNI_SCHEMA)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"env": {"WARM_IP_TARGET": 8}}, VPC_CNI_SCHEMA)

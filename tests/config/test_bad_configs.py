@@ -108,7 +108,17 @@ BROKEN = {
             {"id": "subnet-0123456789abcdef0", "zone": "us-east-1a", "cidr": "10.0.0.1/18"}]}}),
         "trainstack:network.existingVpc.privateSubnets[0].cidr", "host bits zero"),
     "VPC too small for its subnets": (
-        set_key(("network", "vpcCidr"), "10.0.0.0/20"), "trainstack:network.vpcCidr", "larger vpcCidr"),
+        set_key(("network", "vpcCidr"), "10.0.0.0/24"), "trainstack:network.vpcCidr", "larger vpcCidr"),
+    "explicit private subnets too large for the VPC": (
+        lambda c: {**c, "network": {**c["network"], "vpcCidr": "10.0.0.0/20", "privateSubnetPrefixLength": 18}},
+        "trainstack:network.privateSubnetPrefixLength", "larger vpcCidr"),
+    "maxPods above what the EFA layout leaves on card 0": (
+        lambda c: group(c, maxPods=52), "trainstack:nodeGroups[0].maxPods", "at most 51"),
+    "system nodes' maxPods above their ENIs": (
+        set_key(("eks", "systemNodes"), {"maxPods": 59}), "trainstack:eks.systemNodes.maxPods", "at most 58"),
+    "warm ENI target with IP targets": (
+        set_key(("eks", "vpcCni"), {"warmEniTarget": 1, "warmIpTarget": 2}), "trainstack:eks.vpcCni.warmEniTarget",
+        "keep warmEniTarget alone"),
     "public endpoint in production": (
         lambda c: {**c, "profile": "production", "eks": {**c["eks"], "endpointAccess": "public"}},
         "trainstack:eks.endpointAccess", "run `pulumi up` from inside the VPC"),
@@ -208,17 +218,3 @@ def test_config_errors_as_json_name_each_issue(valid_config, scratch_project, ca
     assert issues == [{"path": "trainstack:nodeGroups[0].zone", "value": "us-east-1c",
                        "message": issues[0]["message"], "fix": issues[0]["fix"]}]
     assert "us-east-1c" in issues[0]["fix"]
-
-
-def test_ip_budget_names_the_numbers_per_group(valid_config, scratch_project, capsys):
-    valid_config["network"]["privateSubnetPrefixLength"] = 24
-    valid_config["nodeGroups"][0].update(instanceType="p4d.24xlarge", maxSize=4)
-    project = scratch_project("broken", valid_config)
-
-    assert cli.main(["plan", "--stack", "broken", "--cwd", project]) == 2
-
-    stderr = capsys.readouterr().err
-    assert "trainstack:nodeGroups[0].maxSize = 4" in stderr
-    assert "need 2992 IPs but its private subnets hold 251" in stderr
-    assert "gpu: 4 x (1 interface + 688 pod IPs) = 2756" in stderr
-    assert "system nodes: 4 x (1 + 58) = 236" in stderr

@@ -190,7 +190,7 @@ def test_an_existing_subnet_with_too_few_free_ips_fails(aws):
     stub.quota("L-1216C47A", 64)
     checks = stub.run(config, aws)
     subnet = next(c for c in checks if c.subject == "private subnets in us-east-1b")
-    assert subnet.status == "fail" and subnet.reason.startswith("251 free IPs; the nodes need 354 at max size")
+    assert subnet.status == "fail" and subnet.reason.startswith("251 free IPs; the nodes hold 276 at max size")
     assert next(c for c in checks if c.subject == "private subnets in us-east-1c").status == "pass"
 
 

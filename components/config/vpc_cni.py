@@ -1,0 +1,100 @@
+"""How the VPC CNI holds addresses on each node: the vpc-cni add-on's configuration.
+
+The VPC CNI's ipamd gives pods secondary IPs of the node's ENIs and keeps a warm
+pool for pods to come. Left at its default (``WARM_ENI_TARGET=1``) it keeps a
+whole spare ENI's addresses on every node: 49 on a p4de/p5 ENI, so a training node
+running a dozen pods holds about 100 addresses of the subnet.
+
+trainstack sets the targets for training nodes instead (amazon-vpc-cni-k8s README,
+"WARM_IP_TARGET" / "MINIMUM_IP_TARGET", and ``docs/eni-and-ip-target.md``):
+
+* ``MINIMUM_IP_TARGET=16``: the floor of addresses a node holds. AWS's advice is
+  "slightly higher than the expected number of pods"; a training node runs its
+  DaemonSet pods and one worker per accelerator (about 14 on an 8-GPU node). They
+  are assigned when ipamd starts, so the first pods on a node just scaled up get
+  an address without waiting for an EC2 call (attaching an ENI takes up to 10 s).
+* ``WARM_IP_TARGET=8``: free addresses kept beyond the pods running. A restarted
+  job replaces every worker on the node at once while the old addresses cool down
+  (``IP_COOLDOWN_PERIOD``); 8 covers an 8-GPU node's workers from the pool.
+  The README warns that warm IP targets add EC2 calls under high pod churn;
+  training nodes have little churn, and the floor keeps the calls few.
+
+Prefix delegation is not offered: each ENI slot would hold /28 prefixes (16
+addresses each), more than a training node needs, and prefixes need contiguous
+free /28 blocks that fragment as nodes come and go.
+
+The keys rendered are the add-on's documented configuration: its schema (``aws eks
+describe-addon-configuration --addon-name vpc-cni``) has an ``env`` object whose
+properties are the CNI's environment variables, each a string. The variables used
+here are documented in the amazon-vpc-cni-k8s README ("CNI configuration
+variables") and named for the managed add-on by AWS re:Post, "How do I prevent
+configuration conflicts when I create or update my Amazon EKS managed add-ons?"
+(WARM_PREFIX_TARGET, WARM_IP_TARGET and MINIMUM_IP_TARGET); WARM_ENI_TARGET is in
+the chart's own ``env`` defaults (charts/aws-vpc-cni/values.yaml), from which the
+add-on's schema is generated.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Literal, Optional
+
+from pydantic import Field, model_validator
+
+from .base import ConfigModel, ConfigValueError
+
+DEFAULT_MINIMUM_IP_TARGET = 16
+DEFAULT_WARM_IP_TARGET = 8
+
+# The add-on's ``env`` properties trainstack may render (see the module docstring for sources).
+ADDON_ENV_KEYS = frozenset({"WARM_ENI_TARGET", "WARM_IP_TARGET", "MINIMUM_IP_TARGET"})
+
+
+class VpcCniConfig(ConfigModel):
+    """How many addresses ipamd holds per node. Either the IP targets (the default, set for
+    training nodes) or ``warmEniTarget`` alone, the VPC CNI's own default mode."""
+
+    minimum_ip_target: Optional[int] = Field(default=None, ge=1, le=1000)
+    """``MINIMUM_IP_TARGET``: addresses every node holds from the start. Default 16."""
+    warm_ip_target: Optional[int] = Field(default=None, ge=0, le=1000)
+    """``WARM_IP_TARGET``: free addresses kept beyond the running pods. Default 8."""
+    warm_eni_target: Optional[int] = Field(default=None, ge=0, le=15)
+    """``WARM_ENI_TARGET``: whole spare ENIs kept per node instead of the IP targets
+    (ipamd ignores it when an IP target is set, so it cannot be combined with them)."""
+
+    @model_validator(mode="after")
+    def _one_mode(self) -> "VpcCniConfig":
+        if self.warm_eni_target is not None:
+            if self.warm_ip_target is not None or self.minimum_ip_target is not None:
+                raise ConfigValueError(
+                    "warmEniTarget is set together with warmIpTarget/minimumIpTarget; ipamd ignores "
+                    "WARM_ENI_TARGET once an IP target is set.",
+                    fix="keep warmEniTarget alone (a whole spare ENI per node), or remove it to use the IP targets.",
+                    path=("warmEniTarget",), value=self.warm_eni_target)
+            return self
+        if self.minimum_ip_target is None:
+            self.minimum_ip_target = DEFAULT_MINIMUM_IP_TARGET
+        if self.warm_ip_target is None:
+            self.warm_ip_target = DEFAULT_WARM_IP_TARGET
+        return self
+
+    @property
+    def mode(self) -> Literal["ipTargets", "eniTarget"]:
+        return "eniTarget" if self.warm_eni_target is not None else "ipTargets"
+
+    def env(self) -> dict[str, str]:
+        """The add-on's ``env`` (the schema types every value as a string)."""
+        if self.warm_eni_target is not None:
+            return {"WARM_ENI_TARGET": str(self.warm_eni_target)}
+        return {"MINIMUM_IP_TARGET": str(self.minimum_ip_target), "WARM_IP_TARGET": str(self.warm_ip_target)}
+
+    def configuration_values(self) -> str:
+        """The vpc-cni add-on's ``configurationValues`` document."""
+        env = self.env()
+        unknown = set(env) - ADDON_ENV_KEYS
+        if unknown:
+            raise ValueError(f"not documented vpc-cni add-on keys: {sorted(unknown)}")
+        return json.dumps({"env": env}, sort_keys=True)
+
+    def describe(self) -> str:
+        return ", ".join(f"{key}={value}" for key, value in sorted(self.env().items()))
