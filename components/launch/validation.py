@@ -7,7 +7,7 @@ their text unchanged and pass the stack's figures as arguments.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from ..outputs import StackOutputs
 from .floors import Floor, default_floor
@@ -26,7 +26,7 @@ VERDICT_RESTART_POLICY = "ExitCode"
 
 
 def render_device_check(outputs: StackOutputs, *, name: str, group_name: str, nodes: int, image: str,
-                        accelerators_per_node: Optional[int] = None) -> dict:
+                        accelerators_per_node: Optional[int] = None) -> dict[str, Any]:
     """A Job with one pod per node, each claiming the node's devices and counting what it was given.
 
     ``accelerators_per_node`` claims fewer accelerators than the node has (default: all);
@@ -66,7 +66,7 @@ def all_reduce_floor(outputs: StackOutputs, *, group_name: str, nodes: int, gpus
 
 def render_all_reduce(outputs: StackOutputs, *, name: str, group_name: str, nodes: int, image: str,
                       floor_gbps: Optional[float] = None, gpus_per_node: Optional[int] = None,
-                      megabytes: int = 1024, iterations: int = 20) -> dict:
+                      megabytes: int = 1024, iterations: int = 20) -> dict[str, Any]:
     """A PyTorchJob timing NCCL all-reduce over the GPUs of the nodes, failing below the floor.
 
     The floor is ``floor_gbps`` or the instance type's default (:mod:`.floors`); the job

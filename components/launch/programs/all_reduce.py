@@ -5,9 +5,10 @@ slowest rank's time is the job's time (the collective ends when its last member
 does), so the ranks reduce their times with MAX before anything is judged. Rank 0
 alone compares the bus bandwidth with the floor and checks the sum was right, and
 broadcasts that verdict: every rank exits with the same code, so every pod of the
-job succeeds or fails together. Exit codes: 0 fast enough and correct, 1 below the
-floor, 2 a wrong sum (below 128, so a PyTorchJob with restartPolicy ExitCode treats
-both as final rather than retrying).
+job succeeds or fails together, and the process group is shut down before exiting.
+Exit codes: 0 fast enough and correct, 1 below the floor, 2 a wrong sum. torchrun
+reports any failed worker as 1, below 128, which a PyTorchJob with restartPolicy
+ExitCode takes as final rather than retrying; rank 0's line says which it was.
 
 Bus bandwidth is nccl-tests' figure (doc/PERFORMANCE.md): for all-reduce over n
 ranks, ``bytes * 2 * (n - 1) / n / seconds``, the per-direction rate each rank's
@@ -47,7 +48,7 @@ def report(measured_gbps: float, floor_gbps: float, expected_gbps: Optional[floa
 
 
 def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description="Time NCCL all-reduce against a bus-bandwidth floor.")
     parser.add_argument("--floor-gbps", type=float, required=True, help="fail below this bus bandwidth")
     parser.add_argument("--expected-gbps", type=float, help="the peak the floor is a share of, printed beside it")
     parser.add_argument("--basis", default="", help="where the expected figure comes from")
