@@ -66,7 +66,9 @@ def _parser() -> argparse.ArgumentParser:
         if kind != "sbatch":
             job.add_argument("--image", required=True, help="container image (e.g. from the stack's imageRepository)")
         if kind == "all-reduce":
-            job.add_argument("--floor-gbps", type=float, required=True, help="fail below this bus bandwidth")
+            job.add_argument("--floor-gbps", type=float,
+                             help="fail below this bus bandwidth (Gbit/s; default: half the type's peak, "
+                                  "see trainstack.launch.floors)")
         if kind in ("pytorchjob", "mpijob", "sbatch"):
             job.add_argument("command", nargs=argparse.REMAINDER, help="-- the command (sbatch: torchrun's script)")
         job.set_defaults(handler=_launch)
@@ -227,9 +229,10 @@ def _launch(args: argparse.Namespace) -> int:
             job = render_mpijob(outputs, **common, image=args.image, command=command,
                                 devices_per_worker=args.per_node)
         elif args.kind == "device-check":
-            job = render_device_check(outputs, **common, image=args.image)
+            job = render_device_check(outputs, **common, image=args.image, accelerators_per_node=args.per_node)
         else:
-            job = render_all_reduce(outputs, **common, image=args.image, floor_gbps=args.floor_gbps)
+            job = render_all_reduce(outputs, **common, image=args.image, floor_gbps=args.floor_gbps,
+                                    gpus_per_node=args.per_node)
     except (OSError, ValueError) as error:  # ContractError and LaunchError are ValueErrors
         kind = "outputs" if isinstance(error, (ContractError, OSError, json.JSONDecodeError)) else "launch"
         print(f"error: {kind}: {error}", file=sys.stderr)

@@ -115,3 +115,21 @@ def test_a_secure_trainstack_key_is_refused_with_the_reason(tmp_path, capsys):
     assert cli.main(["plan", "--cwd", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "trainstack:tags is secure: the offline plan cannot decrypt it" in err and "Traceback" not in err
+
+
+def test_launch_all_reduce_without_a_floor_uses_the_types_default(capsys):
+    import yaml
+
+    outputs = REPO / "tests" / "data" / "outputs" / "fsdp-p5.json"
+    assert cli.main(["launch", "all-reduce", "--outputs", str(outputs), "--group", "p5", "--nodes", "2",
+                     "--image", "img:1"]) == 0
+    job = yaml.safe_load(capsys.readouterr().out)
+    command = job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["command"]
+    assert command[command.index("--floor-gbps") + 1] == "1600"
+
+
+def test_launch_all_reduce_on_one_gpu_is_refused_with_exit_code_2(capsys):
+    outputs = REPO / "tests" / "data" / "outputs" / "fsdp-p5.json"
+    assert cli.main(["launch", "all-reduce", "--outputs", str(outputs), "--group", "p5", "--nodes", "1",
+                     "--per-node", "1", "--image", "img:1"]) == 2
+    assert "error: launch: all-reduce needs at least two GPUs" in capsys.readouterr().err

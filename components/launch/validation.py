@@ -1,65 +1,87 @@
 """Validation jobs: are the devices the outputs advertise really there, and does
-all-reduce across nodes reach a bandwidth floor?"""
+all-reduce across the GPUs reach a bandwidth floor?
+
+The programs the pods run are files of ``trainstack.launch.programs``; the jobs carry
+their text unchanged and pass the stack's figures as arguments.
+"""
 
 from __future__ import annotations
 
+from typing import Any, Optional
+
 from ..outputs import StackOutputs
-from .placement import check_nodes, group, pod_placement, resources
+from .floors import Floor, default_floor
+from .placement import LaunchError, check_nodes, devices_per_node, group, pod_placement, resources
+from .programs import program_text
 from .pytorchjob import render_pytorchjob
 
-DEVICE_CHECK = r"""
-set -eu
-expected_accelerators={accelerators}
-expected_efa={efa}
-if [ "{kind}" = "nvidia-gpu" ]; then found=$(nvidia-smi -L | wc -l); else found=$(ls /dev/neuron* | wc -l); fi
-efa=$(ls -d /sys/class/infiniband/*/ 2>/dev/null | wc -l)
-echo "accelerators: $found of $expected_accelerators; EFA devices: $efa of $expected_efa"
-[ "$found" -eq "$expected_accelerators" ] && [ "$efa" -eq "$expected_efa" ]
-"""
+# `sh -c SCRIPT NAME ARGS...`: the program arrives as $1, is written to a file, and
+# torchrun runs it with the remaining arguments. No quoting or heredoc touches its text.
+ALL_REDUCE_LAUNCH = 'printf "%s" "$1" > /tmp/all_reduce.py && shift && exec torchrun /tmp/all_reduce.py "$@"'
 
-ALL_REDUCE = r"""
-import os, sys, time, torch, torch.distributed as dist
-dist.init_process_group("nccl")
-torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
-tensor = torch.ones({elements}, dtype=torch.float32, device="cuda")
-for _ in range(5):
-    dist.all_reduce(tensor)
-torch.cuda.synchronize()
-start = time.perf_counter()
-for _ in range({iterations}):
-    dist.all_reduce(tensor)
-torch.cuda.synchronize()
-seconds = (time.perf_counter() - start) / {iterations}
-world = dist.get_world_size()
-bus_gbps = tensor.numel() * 4 * 2 * (world - 1) / world / seconds * 8 / 1e9
-if dist.get_rank() == 0:
-    print(f"all-reduce bus bandwidth {{bus_gbps:.1f}} Gbit/s (floor {floor})")
-sys.exit(0 if bus_gbps >= {floor} else 1)
-"""
+# Pod exits 1-127 fail a PyTorchJob replica for good under the training operator's
+# ExitCode policy (128 and above, signals, are retried): a floor missed is a verdict,
+# not a fault to restart from.
+VERDICT_RESTART_POLICY = "ExitCode"
 
 
-def render_device_check(outputs: StackOutputs, *, name: str, group_name: str, nodes: int, image: str) -> dict:
-    """A Job with one pod per node, each claiming the whole node's devices and counting them."""
+def render_device_check(outputs: StackOutputs, *, name: str, group_name: str, nodes: int, image: str,
+                        accelerators_per_node: Optional[int] = None) -> dict[str, Any]:
+    """A Job with one pod per node, each claiming the node's devices and counting what it was given.
+
+    ``accelerators_per_node`` claims fewer accelerators than the node has (default: all);
+    every EFA interface is always claimed, which keeps the pods on separate nodes.
+    """
     target = group(outputs, group_name)
     check_nodes(target, group_name, nodes)
-    script = DEVICE_CHECK.format(accelerators=target.accelerators_per_node, efa=target.efa_interfaces_per_node,
-                                 kind=target.accelerator_kind)
+    accelerators = devices_per_node(target, group_name, accelerators_per_node)
+    command = ["/bin/sh", "-c", program_text("device_check.sh"), "device_check",
+               target.accelerator_kind, str(accelerators), str(target.efa_interfaces_per_node)]
     spec = {**pod_placement(target), "restartPolicy": "Never",
-            # One pod per node: the pods claim every device, so two cannot share a node.
-            "containers": [{"name": "check", "image": image, "command": ["/bin/sh", "-c", script],
-                            "resources": resources(target, target.accelerators_per_node)}]}
+            "containers": [{"name": "check", "image": image, "command": command,
+                            "resources": resources(target, accelerators)}]}
     return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name},
             "spec": {"completions": nodes, "parallelism": nodes, "backoffLimit": 0, "template": {"spec": spec}}}
 
 
-def render_all_reduce(outputs: StackOutputs, *, name: str, group_name: str, nodes: int, image: str,
-                      floor_gbps: float, megabytes: int = 1024, iterations: int = 20) -> dict:
-    """A PyTorchJob timing NCCL all-reduce over every GPU of the nodes; it fails below ``floor_gbps``.
+def all_reduce_floor(outputs: StackOutputs, *, group_name: str, nodes: int, gpus_per_node: Optional[int] = None,
+                     floor_gbps: Optional[float] = None) -> Floor:
+    """The floor the job will hold the group to: ``floor_gbps`` if given, else the type's default."""
+    target = group(outputs, group_name)
+    check_nodes(target, group_name, nodes)
+    gpus = devices_per_node(target, group_name, gpus_per_node)
+    if nodes * gpus < 2:
+        raise LaunchError(f"all-reduce needs at least two GPUs; group '{group_name}' ({target.instance_type}) "
+                          f"gives {gpus} per node and {nodes} node(s) were asked for: ask for more nodes.")
+    if floor_gbps is None:
+        return default_floor(target.instance_type, nodes, gpus)
+    if floor_gbps <= 0:
+        raise LaunchError(f"floor_gbps must be above 0 Gbit/s; {floor_gbps:g} was given.")
+    try:
+        default = default_floor(target.instance_type, nodes, gpus)
+    except LaunchError:
+        return Floor(gbps=floor_gbps, expected_gbps=0, basis="")
+    return Floor(gbps=floor_gbps, expected_gbps=default.expected_gbps, basis=default.basis)
 
-    torchrun takes its node count, rank and rendezvous from the PET_* variables the
-    training operator sets, one process per GPU.
+
+def render_all_reduce(outputs: StackOutputs, *, name: str, group_name: str, nodes: int, image: str,
+                      floor_gbps: Optional[float] = None, gpus_per_node: Optional[int] = None,
+                      megabytes: int = 1024, iterations: int = 20) -> dict[str, Any]:
+    """A PyTorchJob timing NCCL all-reduce over the GPUs of the nodes, failing below the floor.
+
+    The floor is ``floor_gbps`` or the instance type's default (:mod:`.floors`); the job
+    prints it and the expected peak beside the measured bus bandwidth. torchrun takes
+    its node count, rank and rendezvous from the PET_* variables the training operator
+    sets, one process per GPU.
     """
-    program = ALL_REDUCE.format(elements=megabytes * 1024 * 1024 // 4, iterations=iterations, floor=floor_gbps)
-    shell = f"cat > /tmp/all_reduce.py <<'PROGRAM'\n{program}\nPROGRAM\nexec torchrun /tmp/all_reduce.py"
-    return render_pytorchjob(outputs, name=name, group_name=group_name, nodes=nodes, image=image,
-                             command=["/bin/sh", "-c", shell])
+    floor = all_reduce_floor(outputs, group_name=group_name, nodes=nodes, gpus_per_node=gpus_per_node,
+                             floor_gbps=floor_gbps)
+    args = ["--floor-gbps", f"{floor.gbps:g}", "--megabytes", str(megabytes), "--iterations", str(iterations)]
+    if floor.expected_gbps:
+        args += ["--expected-gbps", f"{floor.expected_gbps:g}", "--basis", floor.basis]
+    command = ["/bin/sh", "-c", ALL_REDUCE_LAUNCH, "all-reduce", program_text("all_reduce.py"), *args]
+    job = render_pytorchjob(outputs, name=name, group_name=group_name, nodes=nodes, image=image,
+                            command=command, gpus_per_node=gpus_per_node)
+    for replica in job["spec"]["pytorchReplicaSpecs"].values():
+        replica["restartPolicy"] = VERDICT_RESTART_POLICY
+    return job

@@ -11,8 +11,7 @@ import pytest
 
 from support.openapi_models import ModelMismatch, check
 from trainstack import catalog
-from trainstack.launch import (LaunchError, render_all_reduce, render_device_check, render_mpijob,
-                               render_pytorchjob, render_sbatch)
+from trainstack.launch import LaunchError, render_mpijob, render_pytorchjob, render_sbatch
 from trainstack.outputs import ContractError, parse_outputs
 
 RECORDED = Path(__file__).resolve().parents[1] / "data" / "outputs"
@@ -96,22 +95,6 @@ def test_hyperpod_sbatch_targets_the_partition_with_srun_torchrun(tmp_path):
     path = tmp_path / "job.sbatch"
     path.write_text(script)
     subprocess.run(["bash", "-n", str(path)], check=True)
-
-
-def test_device_check_is_a_valid_job_counting_what_the_outputs_advertise():
-    job = render_device_check(recorded("fsdp-p5"), name="check", group_name="p5", nodes=2, image="img:1")
-    kubernetes_validate.validate(job, K8S_VERSION, strict=True)
-    script = job["spec"]["template"]["spec"]["containers"][0]["command"][2]
-    assert "expected_accelerators=8" in script and "expected_efa=32" in script
-    assert job["spec"]["completions"] == job["spec"]["parallelism"] == 2
-
-
-def test_all_reduce_job_runs_torchrun_over_every_gpu_with_the_floor():
-    job = render_all_reduce(recorded("fsdp-p5"), name="nccl", group_name="p5", nodes=2, image="img:1",
-                            floor_gbps=800)
-    check(job, "KubeflowOrgV1PyTorchJob")
-    shell = container(job, "Worker")["command"][2]
-    assert "exec torchrun /tmp/all_reduce.py" in shell and "bus_gbps >= 800" in shell
 
 
 def test_the_model_check_refuses_a_misspelled_field():

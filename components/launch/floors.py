@@ -1,0 +1,67 @@
+"""What "fast enough" means for the all-reduce job: a default bus-bandwidth floor for
+an instance type and a node count, and the peak it is a share of.
+
+* One node: the GPUs all-reduce over their own links (NVLink, or PCIe without it), so
+  the peak is the GPU model's per-direction link bandwidth (NVIDIA's figure: an
+  estimate for an AWS instance, see ``trainstack.catalog.interconnect``).
+* Several nodes: in a ring all-reduce each node sends what one rank sends, so the bus
+  bandwidth cannot pass the node's network bandwidth (nor its GPU links): the peak is
+  the smaller of EC2's network figure for the type, which EFA uses, and the GPU link.
+
+The floor is a share of that peak, chosen to catch a broken fabric, not to tune one.
+A healthy node gets well above half: two H200s reached about 2,600 Gbit/s of 3,600
+(72 %) in this project's runs (README, Validation); multi-node shares on EFA have not
+been measured here. What a broken fabric gives sits far below: NCCL falling back to TCP sockets instead
+of EFA, or GPUs without peer-to-peer access staging through host memory (missing EFA
+interfaces are the device check's to find). So half the peak: a healthy cluster
+passes with room, those failures do not. It is a judgment, stated as one; pass
+``floor_gbps`` to hold a cluster to a figure of one's own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..catalog import find
+from ..catalog.interconnect import NETWORK_SOURCE, efa_network_gbps, gpu_peer_link
+from .placement import LaunchError
+
+SHARE_OF_PEAK = 0.5
+
+
+@dataclass(frozen=True)
+class Floor:
+    gbps: float
+    """Fail below this bus bandwidth (Gbit/s)."""
+    expected_gbps: float
+    """The peak the floor is a share of (Gbit/s)."""
+    basis: str
+    """Where the peak comes from, printed beside the measured figure."""
+
+
+def default_floor(instance_type: str, nodes: int, gpus_per_node: int) -> Floor:
+    """Half the peak bus bandwidth of ``nodes`` instances of ``instance_type``, or a
+    :class:`LaunchError` saying why there is none and asking for ``--floor-gbps``."""
+    ask = "pass --floor-gbps to set one."
+    entry = find(instance_type)
+    if entry is None or entry.accelerator is None:
+        raise LaunchError(f"{instance_type} is not a GPU type in the catalog, so there is no default floor; {ask}")
+    link = gpu_peer_link(entry.accelerator.name)
+    if nodes == 1:
+        if link is None:
+            raise LaunchError(f"the catalog has no GPU link bandwidth for {entry.accelerator.name} "
+                              f"({instance_type}), so there is no default floor for one node; {ask}")
+        return _share(link.gbps, f"{link.link} peak per direction, estimate: {link.source}")
+    network = efa_network_gbps(instance_type)
+    if network is None:
+        raise LaunchError(f"the catalog has no EFA bandwidth for {instance_type}, so there is no default floor "
+                          f"across {nodes} nodes; {ask}")
+    basis = f"{instance_type} network {network:g} Gbit/s, {NETWORK_SOURCE}"
+    if link is not None and gpus_per_node > 1 and link.gbps < network:
+        return _share(link.gbps, f"{link.link} peak per direction, below the network's {network:g} Gbit/s; "
+                                 f"estimate: {link.source}")
+    return _share(network, basis)
+
+
+def _share(peak: float, basis: str) -> Floor:
+    return Floor(gbps=round(peak * SHARE_OF_PEAK), expected_gbps=peak, basis=basis)

@@ -1,0 +1,48 @@
+#!/bin/sh
+# Does this pod see the accelerators and EFA devices its node group advertises?
+# Usage: device_check.sh KIND ACCELERATORS EFA_DEVICES
+#   KIND is nvidia-gpu or neuron; the counts are what the pod asked for.
+#   EFA_DEVICE_DIR (default /dev/infiniband) is where the EFA devices appear.
+# Prints one line per check; exits 0 only when every count matches.
+set -u
+
+kind=$1
+expected_accelerators=$2
+expected_efa=$3
+efa_dir=${EFA_DEVICE_DIR:-/dev/infiniband}
+status=0
+
+if [ "$kind" = "nvidia-gpu" ]; then
+    # One line per GPU. `nvidia-smi -L` would also list each MIG device under its GPU.
+    found=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
+else
+    found=$(find /dev -maxdepth 1 -name 'neuron[0-9]*' | wc -l)
+fi
+echo "accelerators ($kind): $found of $expected_accelerators"
+[ "$found" -eq "$expected_accelerators" ] || status=1
+
+# The EFA device plugin hands a pod the devices it requested (vpc.amazonaws.com/efa)
+# as /dev/infiniband/uverbsN; /sys/class/infiniband lists every device of the host
+# (and on p6-b200 NVLink's ibp devices too), so it is not what the pod was given.
+efa=$(find "$efa_dir" -maxdepth 1 -name 'uverbs*' 2>/dev/null | wc -l)
+if [ "$expected_efa" -eq 0 ]; then
+    echo "EFA devices: none expected ($efa in $efa_dir)"
+elif [ "$efa" -eq 0 ]; then
+    echo "EFA devices: 0 of $expected_efa: EFA ABSENT, no $efa_dir/uverbs* in this pod" \
+        "(no vpc.amazonaws.com/efa devices were given to it: is the EFA device plugin running on an EFA node?)"
+    status=1
+else
+    echo "EFA devices: $efa of $expected_efa ($efa_dir/uverbs*)"
+    [ "$efa" -eq "$expected_efa" ] || status=1
+    if command -v fi_info >/dev/null 2>&1; then
+        # libfabric's view: one RDM domain per EFA device it can open.
+        usable=$(fi_info -p efa -t FI_EP_RDM 2>/dev/null | awk '$1 == "domain:" {print $2}' | sort -u | wc -l)
+        echo "libfabric EFA domains: $usable of $efa"
+        [ "$usable" -eq "$efa" ] || status=1
+    else
+        echo "libfabric EFA domains: not checked (no fi_info in the image)"
+    fi
+fi
+
+if [ "$status" -eq 0 ]; then echo "device check: PASS"; else echo "device check: FAIL"; fi
+exit "$status"

@@ -1,0 +1,168 @@
+"""The validation jobs carry the package's program files unchanged, pass the stack's
+figures as arguments, and end with one verdict."""
+
+import json
+import sys
+import stat
+import subprocess
+from pathlib import Path
+
+import kubernetes_validate
+import pytest
+
+from support.openapi_models import check
+from trainstack.launch import LaunchError, render_all_reduce, render_device_check
+from trainstack.launch.programs import program_text
+from trainstack.outputs import parse_outputs
+
+RECORDED = Path(__file__).resolve().parents[1] / "data" / "outputs"
+PROGRAMS = Path(__file__).resolve().parents[2] / "components" / "launch" / "programs"
+K8S_VERSION = "1.33"
+
+
+def recorded(stack):
+    return parse_outputs(json.loads((RECORDED / f"{stack}.json").read_text()))
+
+
+def executable(path: Path, text: str) -> None:
+    path.write_text(text)
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+
+
+def worker_command(job):
+    return job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["command"]
+
+
+def test_device_check_is_a_valid_job_running_the_packaged_script_with_the_groups_counts():
+    job = render_device_check(recorded("fsdp-p5"), name="check", group_name="p5", nodes=2, image="img:1")
+    kubernetes_validate.validate(job, K8S_VERSION, strict=True)
+    command = job["spec"]["template"]["spec"]["containers"][0]["command"]
+    assert command == ["/bin/sh", "-c", (PROGRAMS / "device_check.sh").read_text(), "device_check",
+                       "nvidia-gpu", "8", "32"]
+    assert job["spec"]["completions"] == job["spec"]["parallelism"] == 2 and job["spec"]["backoffLimit"] == 0
+
+
+def test_device_check_for_fewer_gpus_claims_and_expects_that_many_and_every_efa_interface():
+    job = render_device_check(recorded("fsdp-p5"), name="check", group_name="p5", nodes=1, image="img:1",
+                              accelerators_per_node=2)
+    container = job["spec"]["template"]["spec"]["containers"][0]
+    assert container["command"][-3:] == ["nvidia-gpu", "2", "32"]
+    assert container["resources"]["limits"]["nvidia.com/gpu"] == "2"
+    assert container["resources"]["limits"]["vpc.amazonaws.com/efa"] == "32"
+
+
+def test_the_device_check_script_passes_shellcheck():
+    subprocess.run([str(Path(sys.executable).parent / "shellcheck"), str(PROGRAMS / "device_check.sh")],
+                   check=True)
+
+
+@pytest.fixture
+def pod(tmp_path):
+    """A fake pod: nvidia-smi and fi_info on PATH, an EFA device folder, and a runner."""
+    bin_dir, efa_dir = tmp_path / "bin", tmp_path / "infiniband"
+    bin_dir.mkdir()
+    efa_dir.mkdir()
+    # Two GPUs, one split into MIG devices: -L lists 4 lines, the GPU query 2.
+    executable(bin_dir / "nvidia-smi", """#!/bin/sh
+if [ "$1" = "-L" ]; then
+  printf 'GPU 0: NVIDIA H200 (UUID: GPU-0)\\n  MIG 3g.71gb Device 0: (UUID: MIG-0)\\n'
+  printf '  MIG 3g.71gb Device 1: (UUID: MIG-1)\\nGPU 1: NVIDIA H200 (UUID: GPU-1)\\n'
+else
+  printf '0\\n1\\n'
+fi
+""")
+
+    def run(*args: str, efa_devices: int = 0, domains: tuple[str, ...] | None = None):
+        for index in range(efa_devices):
+            (efa_dir / f"uverbs{index}").touch()
+        if domains is not None:
+            # fi_info lists a domain once per fabric that offers it (efa and efa-direct).
+            lines = "".join(f"provider: efa\\n    domain: {d}\\nprovider: efa\\n    domain: {d}\\n" for d in domains)
+            executable(bin_dir / "fi_info", f"#!/bin/sh\nprintf '{lines}'\n")
+        env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "EFA_DEVICE_DIR": str(efa_dir)}
+        return subprocess.run(["/bin/sh", "-c", program_text("device_check.sh"), "device_check", *args],
+                              capture_output=True, text=True, env=env)
+
+    return run
+
+
+def test_device_check_counts_gpus_not_the_mig_devices_listed_under_them(pod):
+    result = pod("nvidia-gpu", "2", "0")
+    assert "accelerators (nvidia-gpu): 2 of 2" in result.stdout and result.returncode == 0
+
+
+def test_device_check_fails_when_the_pod_was_given_no_efa_devices_and_says_so(pod):
+    result = pod("nvidia-gpu", "2", "16")
+    assert "EFA devices: 0 of 16: EFA ABSENT" in result.stdout and "vpc.amazonaws.com/efa" in result.stdout
+    assert result.returncode == 1
+
+
+def test_device_check_passes_with_the_pods_efa_devices_all_usable_by_libfabric(pod):
+    result = pod("nvidia-gpu", "2", "2", efa_devices=2, domains=("rdmap16s27-rdm", "rdmap32s27-rdm"))
+    assert "EFA devices: 2 of 2" in result.stdout and "libfabric EFA domains: 2 of 2" in result.stdout
+    assert result.returncode == 0
+
+
+def test_device_check_fails_when_libfabric_cannot_open_every_efa_device(pod):
+    result = pod("nvidia-gpu", "2", "2", efa_devices=2, domains=("rdmap16s27-rdm",))
+    assert "libfabric EFA domains: 1 of 2" in result.stdout and result.returncode == 1
+
+
+def test_device_check_fails_on_a_missing_gpu(pod):
+    result = pod("nvidia-gpu", "8", "0")
+    assert "accelerators (nvidia-gpu): 2 of 8" in result.stdout and result.returncode == 1
+
+
+def test_all_reduce_job_runs_the_packaged_program_with_the_default_floor_and_expected_figure():
+    job = render_all_reduce(recorded("fsdp-p5"), name="nccl", group_name="p5", nodes=2, image="img:1")
+    check(job, "KubeflowOrgV1PyTorchJob")
+    command = worker_command(job)
+    assert command[:5] == ["/bin/sh", "-c", command[2], "all-reduce", (PROGRAMS / "all_reduce.py").read_text()]
+    args = command[5:]
+    # Two p5.48xlarge: half the 3200 Gbit/s network EC2 gives the type.
+    assert args[args.index("--floor-gbps") + 1] == "1600" and args[args.index("--expected-gbps") + 1] == "3200"
+    assert "p5.48xlarge network 3200 Gbit/s" in args[args.index("--basis") + 1]
+
+
+def test_all_reduce_on_one_node_is_held_to_half_the_nvlink_peak():
+    job = render_all_reduce(recorded("fsdp-p5"), name="nccl", group_name="p5", nodes=1, image="img:1")
+    args = worker_command(job)[5:]
+    assert args[args.index("--floor-gbps") + 1] == "1800" and args[args.index("--expected-gbps") + 1] == "3600"
+    assert "NVLink 4" in args[args.index("--basis") + 1] and "estimate" in args[args.index("--basis") + 1]
+
+
+def test_an_explicit_floor_replaces_the_default_and_keeps_the_expected_figure():
+    job = render_all_reduce(recorded("fsdp-p5"), name="nccl", group_name="p5", nodes=2, image="img:1",
+                            floor_gbps=2500)
+    args = worker_command(job)[5:]
+    assert args[args.index("--floor-gbps") + 1] == "2500" and args[args.index("--expected-gbps") + 1] == "3200"
+
+
+def test_a_missed_floor_fails_the_job_for_good_instead_of_restarting_it():
+    job = render_all_reduce(recorded("nemo-p4de"), name="nccl", group_name="p4de", nodes=2, image="img:1")
+    check(job, "KubeflowOrgV1PyTorchJob")
+    assert {spec["restartPolicy"] for spec in job["spec"]["pytorchReplicaSpecs"].values()} == {"ExitCode"}
+
+
+def test_the_rendered_launcher_hands_torchrun_the_program_unchanged(tmp_path):
+    job = render_all_reduce(recorded("fsdp-p5"), name="nccl", group_name="p5", nodes=2, image="img:1",
+                            floor_gbps=100)
+    executable(tmp_path / "torchrun", '#!/bin/sh\ncat "$1"\nshift\nprintf "%s|" "$@"\n')
+    result = subprocess.run(worker_command(job), capture_output=True, text=True, check=True,
+                            env={"PATH": f"{tmp_path}:/usr/bin:/bin"})
+    program = (PROGRAMS / "all_reduce.py").read_text()
+    assert result.stdout.startswith(program)
+    assert result.stdout[len(program):].startswith("--floor-gbps|100|--megabytes|1024|--iterations|20|")
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda o: render_all_reduce(o, name="x", group_name="p5", nodes=1, image="i", gpus_per_node=1),
+     "all-reduce needs at least two GPUs; group 'p5' \\(p5.48xlarge\\) gives 1 per node"),
+    (lambda o: render_all_reduce(o, name="x", group_name="p5", nodes=2, image="i", floor_gbps=0),
+     "floor_gbps must be above 0 Gbit/s; 0 was given"),
+    (lambda o: render_all_reduce(o, name="x", group_name="p5", nodes=17, image="i"),
+     "scales to 16 nodes; 17 were asked for"),
+])
+def test_all_reduce_refuses_what_it_cannot_measure_with_the_numbers(call, message):
+    with pytest.raises(LaunchError, match=message):
+        call(recorded("fsdp-p5"))
