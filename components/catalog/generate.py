@@ -7,7 +7,7 @@ Run from a checkout with the dev extra installed, whenever moto or botocore move
 What comes from where:
 
 * moto's ``ec2/resources/instance_types.json.gz`` is EC2 ``DescribeInstanceTypes``
-  output: vCPUs, memory, accelerators, network cards, ENIs, IPv4 per ENI, EFA
+  output: vCPUs, memory, accelerators, network cards and bandwidth, ENIs, IPv4 per ENI, EFA
   support and the cards that carry it, the ``capacity-block`` usage class.
 * moto's ``ec2/resources/instance_type_offerings/region/*.json.gz`` is
   ``DescribeInstanceTypeOfferings`` per region: where each type is offered.
@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from datetime import date
 from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
 DATA_FILE = Path(__file__).with_name("ec2_instance_types.json")
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 # General-purpose and compute families offered for system, controller and login
 # nodes: current x86_64 Intel and AMD generations, so the STANDARD x86_64 AMIs fit.
@@ -99,6 +100,18 @@ def _accelerator(description: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+def network_gbps(network_performance: str) -> float | None:
+    """EC2's ``NetworkPerformance`` in Gbit/s: '3200 Gigabit' -> 3200, '4x 100 Gigabit' -> 400.
+
+    ``None`` for burstable figures ('Up to 25 Gigabit') and words ('Moderate'): neither is
+    a bandwidth an instance holds, so nothing downstream may judge a measurement by it.
+    """
+    match = re.fullmatch(r"(?:(\d+)x )?(\d+(?:\.\d+)?) Gigabit", network_performance)
+    if match is None:
+        return None
+    return int(match.group(1) or 1) * float(match.group(2))
+
+
 def _arch(description: dict[str, Any]) -> str:
     architectures = description["ProcessorInfo"]["SupportedArchitectures"]
     return "x86_64" if "x86_64" in architectures else architectures[0]
@@ -129,6 +142,7 @@ def _facts(description: dict[str, Any], regions: list[str], hyperpod: set[str],
         "network_cards": network["MaximumNetworkCards"],
         "enis_on_default_card": default_card["MaximumNetworkInterfaces"],
         "ipv4_per_eni": network["Ipv4AddressesPerInterface"],
+        "network_gbps": network_gbps(network["NetworkPerformance"]),
         "efa_supported": bool(network.get("EfaSupported")),
         "max_efa_interfaces": network.get("EfaInfo", {}).get("MaximumEfaInterfaces", 0),
         "efa_cards": efa_cards,

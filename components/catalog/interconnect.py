@@ -6,14 +6,15 @@ all-reduce``). Both are per direction, in Gbit/s, the unit NCCL's bus bandwidth 
 reported in once bytes are counted as bits (nccl-tests ``doc/PERFORMANCE.md``: bus
 bandwidth is a unidirectional figure meant to be compared with the hardware's peak).
 
-* Network: the EC2 API's ``NetworkInfo.NetworkPerformance`` for the instance (moto 5.2.5's
-  snapshot of ``DescribeInstanceTypes``; tests check every entry against it). EFA and IP
-  traffic share it. Where it disagrees with the sum of the network cards' peaks
-  (p6-b200: 3200 against 8 x 200; g6e.48xlarge: 400 against 4 x 400), the headline figure
-  governs: it is what AWS sells the type as, and the card peaks of those types are
-  themselves unreconciled in the research (facts-instances.md, open questions 2).
-  Only EFA-capable types are listed: a network test between instances without EFA runs
-  over TCP and has no floor trainstack could defend.
+* Network: the EC2 API's ``NetworkInfo.NetworkPerformance`` for the instance, as the
+  generated catalog carries it (:attr:`Network.bandwidth_gbps`, from moto's snapshot of
+  ``DescribeInstanceTypes``). EFA and IP traffic share it. Where it disagrees with the
+  sum of the network cards' peaks (p6-b200: 3200 against 8 x 200; g6e.48xlarge: 400
+  against 4 x 400), the headline figure governs: it is what AWS sells the type as, and
+  the card peaks of those types are themselves unreconciled in the research
+  (facts-instances.md, open questions 2). Only EFA-capable types get a figure: a network
+  test between instances without EFA runs over TCP and has no floor trainstack could
+  defend.
 * GPU to GPU inside the instance: NVIDIA's published link bandwidth for the GPU model,
   which AWS does not publish and the EC2 API does not carry. These are vendor peaks,
   so ESTIMATES of what an instance's GPUs offer, not measurements on AWS. NVIDIA quotes
@@ -25,26 +26,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-NETWORK_SOURCE = "EC2 DescribeInstanceTypes NetworkInfo.NetworkPerformance (moto 5.2.5 snapshot)"
+from . import find
 
-# Gbit/s per instance, EC2 NetworkPerformance ("3200 Gigabit", "4x 100 Gigabit").
-EFA_NETWORK_GBPS: dict[str, float] = {
-    "p4d.24xlarge": 400,
-    "p4de.24xlarge": 400,
-    "p5.4xlarge": 100,
-    "p5.48xlarge": 3200,
-    "p5e.48xlarge": 3200,
-    "p5en.48xlarge": 3200,
-    "p6-b200.48xlarge": 3200,
-    "p6-b300.48xlarge": 6400,
-    "g5.8xlarge": 25,
-    "g5.12xlarge": 40,
-    "g5.16xlarge": 25,
-    "g5.24xlarge": 50,
-    "g5.48xlarge": 100,
-    "g6.48xlarge": 100,
-    "g6e.48xlarge": 400,
-}
+NETWORK_SOURCE = "EC2 DescribeInstanceTypes NetworkInfo.NetworkPerformance (trainstack's generated catalog)"
 
 
 @dataclass(frozen=True)
@@ -64,6 +48,12 @@ _NVLINK5 = PeerLink("NVLink 5 (NVSwitch)", 1800 / 2 * 8,
 # GPUs without NVLink exchange data over PCIe 4.0 x16: 64 GB/s bidirectional by the
 # PCIe 4.0 specification, and NVIDIA's A10G, L4 and L40S datasheets give PCIe Gen4 x16.
 _PCIE4 = PeerLink("PCIe 4.0 x16", 64 / 2 * 8, "PCIe 4.0 x16: 64 GB/s bidirectional (NVIDIA A10G/L4/L40S datasheets)")
+# T4 (g4dn, and T4g on Graviton g5g) is a PCIe Gen3 x16 card by its datasheet; the RTX
+# PRO 6000 Blackwell Server Edition (g7e) is PCIe Gen5 x16. Each generation doubles the
+# lane rate, so 32 and 128 GB/s bidirectional.
+_PCIE3 = PeerLink("PCIe 3.0 x16", 32 / 2 * 8, "PCIe 3.0 x16: 32 GB/s bidirectional (NVIDIA T4 datasheet)")
+_PCIE5 = PeerLink("PCIe 5.0 x16", 128 / 2 * 8,
+                  "PCIe 5.0 x16: 128 GB/s bidirectional (NVIDIA RTX PRO 6000 Blackwell Server Edition datasheet)")
 
 GPU_PEER_LINKS: dict[str, PeerLink] = {
     "A100": PeerLink("NVLink 3 (NVSwitch)", 600 / 2 * 8,
@@ -73,6 +63,11 @@ GPU_PEER_LINKS: dict[str, PeerLink] = {
     "B200": _NVLINK5,
     "B300": _NVLINK5,
     "GB200": _NVLINK5,
+    # p3dn.24xlarge: eight V100 SXM2 joined by NVLink 2 in a hybrid cube mesh, not a switch.
+    "V100": PeerLink("NVLink 2", 300 / 2 * 8, "NVIDIA V100 SXM2 datasheet: NVLink 300 GB/s bidirectional per GPU"),
+    "T4": _PCIE3,
+    "T4g": _PCIE3,
+    "RTX PRO Server 6000": _PCIE5,
     "A10G": _PCIE4,
     "L4": _PCIE4,
     "L40S": _PCIE4,
@@ -81,7 +76,10 @@ GPU_PEER_LINKS: dict[str, PeerLink] = {
 
 def efa_network_gbps(instance_type: str) -> Optional[float]:
     """The instance's network bandwidth EFA can use, or ``None`` if it has no EFA or it is unknown."""
-    return EFA_NETWORK_GBPS.get(instance_type)
+    entry = find(instance_type)
+    if entry is None or not entry.efa.supported:
+        return None
+    return entry.network.bandwidth_gbps
 
 
 def gpu_peer_link(gpu: str) -> Optional[PeerLink]:

@@ -53,6 +53,9 @@ class Network:
     ipv4_per_eni: Optional[int]
     max_pods: Optional[int]
     """AL2023 nodeadm default: ``enis_on_card0 * (ipv4_per_eni - 1) + 2``."""
+    bandwidth_gbps: Optional[float] = None
+    """The instance's network bandwidth (``NetworkPerformance``), shared by EFA and IP
+    traffic; ``None`` where EC2 gives only a burst figure ("Up to 25 Gigabit") or none."""
 
 
 @dataclass(frozen=True)
