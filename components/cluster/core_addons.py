@@ -8,7 +8,8 @@ nodes, since an add-on whose pods cannot run stays CREATING until it times out.
 
 from __future__ import annotations
 
-from typing import Optional
+import json
+from typing import Any, Optional
 
 import pulumi
 import pulumi_aws as aws
@@ -19,11 +20,15 @@ BEFORE_NODES = ("vpc-cni", "kube-proxy", "eks-pod-identity-agent")
 AFTER_NODES = ("coredns",)
 
 
-def core_addon(name: str, addon: str, *, cluster_name: str, versions: AddonVersions, parent: pulumi.Resource,
-               depends_on: list[pulumi.Resource]) -> aws.eks.Addon:
+def core_addon(name: str, addon: str, *, cluster_name: pulumi.Input[str], versions: AddonVersions,
+               parent: pulumi.Resource, depends_on: list[pulumi.Resource],
+               configuration: Optional[dict[str, Any]] = None) -> aws.eks.Addon:
+    """An EKS managed add-on at the version ``eks.addonVersions`` pins (EKS's default when unset),
+    with ``configuration`` as its configuration values."""
     version: Optional[str] = getattr(versions, addon.replace("-", "_"))
     return aws.eks.Addon(
         f"{name}-{addon}", cluster_name=cluster_name, addon_name=addon, addon_version=version,
+        configuration_values=json.dumps(configuration) if configuration else None,
         resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="OVERWRITE",
         opts=pulumi.ResourceOptions(parent=parent, depends_on=depends_on,
                                     custom_timeouts=pulumi.CustomTimeouts(create="20m", update="20m")))

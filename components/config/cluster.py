@@ -34,6 +34,8 @@ class SystemNodesConfig(ConfigModel):
     min_size: int = Field(default=2, ge=1)
     desired_size: int = Field(default=2, ge=1)
     max_size: int = Field(default=4, ge=1)
+    auto_repair: bool = True
+    """EKS node auto repair: replace or reboot a system node that reports unhealthy."""
 
     @field_validator("instance_type")
     @classmethod
@@ -49,12 +51,19 @@ class SystemNodesConfig(ConfigModel):
 
 
 class AddonVersions(ConfigModel):
-    """Pinned EKS managed add-on versions (``v1.19.2-eksbuild.1``); unset means EKS's default for the cluster version."""
+    """Pinned EKS managed add-on versions (``v1.19.2-eksbuild.1``); unset means EKS's default for the cluster version.
+
+    A field's name is the add-on's name with ``_`` for ``-`` (``core_addon`` looks it up so)."""
 
     vpc_cni: Optional[str] = None
     coredns: Optional[str] = None
     kube_proxy: Optional[str] = None
     eks_pod_identity_agent: Optional[str] = None
+    eks_node_monitoring_agent: Optional[str] = None
+    cert_manager: Optional[str] = None
+    """The community cert-manager add-on, installed for the HyperPod training operator."""
+    amazon_sagemaker_hyperpod_training_operator: Optional[str] = None
+    amazon_sagemaker_hyperpod_taskgovernance: Optional[str] = None
 
     @field_validator("*")
     @classmethod
@@ -81,6 +90,9 @@ class EksConfig(ConfigModel):
     """Control plane log types sent to CloudWatch Logs."""
     system_nodes: SystemNodesConfig = SystemNodesConfig()
     addon_versions: AddonVersions = AddonVersions()
+    node_monitoring_agent: bool = True
+    """The EKS node monitoring agent add-on on clusters with accelerated node groups: it sets
+    node conditions (AcceleratedHardwareReady, NetworkingReady, ...) that node auto repair acts on."""
 
     @field_validator("version")
     @classmethod

@@ -20,6 +20,7 @@ from .. import catalog
 from ..catalog import AcceleratorKind
 from ..catalog.efa_layout import layout_for, max_pods
 from ..config import ConfigError, ConfigIssue, NodeGroupConfig, validate
+from .node_health import node_repair_config
 from .launch_template import capacity_settings, launch_template
 
 EFA_RESOURCE = "vpc.amazonaws.com/efa"
@@ -111,6 +112,7 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
             labels=self.labels,
             taints=[{**t, "effect": _TAINT_EFFECTS[t["effect"]]} for t in self.taints],
             update_config={"max_unavailable": 1},
+            node_repair_config=node_repair_config(settings.auto_repair),
             tags={"trainstack:node-group": name},
             # The Cluster Autoscaler and operators move desired size; a later `pulumi up`
             # must not fight them over it.
