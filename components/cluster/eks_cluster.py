@@ -100,7 +100,9 @@ class GpuEksCluster(pulumi.ComponentResource):
             depends_on=[*control_plane, *before_nodes])
         after_nodes = [core_addon(name, addon, cluster_name=self.cluster_name, versions=settings.addon_versions,
                                   parent=self, depends_on=[system]) for addon in AFTER_NODES]
-        if groups and settings.node_monitoring_agent:
+        self.node_monitoring_agent = bool(groups) and settings.node_monitoring_agent
+        """The agent runs where trainstack's own accelerated groups do."""
+        if self.node_monitoring_agent:
             # A DaemonSet: like CoreDNS it waits for nodes to run on. It watches the accelerated
             # groups; HyperPod nodes run HyperPod's own health monitoring agent.
             after_nodes.append(core_addon(
