@@ -81,6 +81,7 @@ class HyperPodGroup(_Model):
     accelerator_resource: Optional[str] = None
     """``nvidia.com/gpu`` or ``aws.amazon.com/neuron``; None for CPU groups."""
     efa_interfaces_per_node: int = 0
+    memory_gib_per_node: Optional[int] = None
 
 
 class HyperPod(_Model):

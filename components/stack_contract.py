@@ -97,7 +97,8 @@ def _hyperpod(stack: "TrainingStack") -> Optional[dict[str, Any]]:
                        "acceleratorResource": accelerator.resource_names[0] if accelerator else None,
                        # Assumption: HyperPod attaches every EFA interface the type supports (AWS's
                        # HyperPod EKS samples request all 32 on ml.p5.48xlarge).
-                       "efaInterfacesPerNode": instance.efa.max_interfaces or 0 if instance.efa.supported else 0})
+                       "efaInterfacesPerNode": instance.efa.max_interfaces or 0 if instance.efa.supported else 0,
+                       "memoryGibPerNode": instance.memory_gib})
     return {"clusterName": hyperpod.cluster_name, "clusterArn": hyperpod.cluster_arn,
             "orchestrator": stack.config.hyperpod.orchestrator, "partitions": hyperpod.partitions,
             "ssmTargetPrefixes": hyperpod.ssm_target_prefixes, "instanceGroups": groups,
