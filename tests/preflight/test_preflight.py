@@ -139,7 +139,8 @@ def test_a_reservation_smaller_than_max_size_fails(aws):
 
 
 def test_a_scheduled_capacity_block_passes_with_its_window_and_an_expired_one_fails(aws):
-    block = {"type": "capacityBlock", "reservationId": RESERVATION, "zone": "us-east-1b", "instanceCount": 2}
+    block = {"type": "capacityBlock", "reservationId": RESERVATION, "zone": "us-east-1b", "instanceCount": 2,
+             "endsAt": "2026-12-01T11:30:00Z"}
     stub = Stubbed()
     stub.reservation(state="scheduled", reservation_type="capacity-block")
     stub.quota("L-1216C47A", 64)
