@@ -14,7 +14,7 @@ security groups it is given (the EFA group, and FSx's client group).
 
 from __future__ import annotations
 
-from typing import Optional, Sequence, TypedDict
+from typing import Mapping, Optional, Sequence, TypedDict
 
 import pulumi
 
@@ -110,8 +110,9 @@ class HyperPodCluster(pulumi.ComponentResource):
         self.cluster_name = settings.cluster_name
         self.cluster_arn = cluster.cluster_arn
         self.node_recovery = settings.node_recovery
-        self.eks_addons: dict[str, pulumi.Resource] = {}
-        if settings.orchestrator == "eks" and (settings.training_operator or settings.task_governance):
+        self.eks_addons: Mapping[str, pulumi.Resource] = {}
+        if eks is not None and settings.orchestrator == "eks" and (settings.training_operator
+                                                                    or settings.task_governance):
             # Both act on HyperPod's nodes and jobs: they wait for the cluster as well as for EKS.
             self.eks_addons = hyperpod_eks_addons(
                 name, settings, cluster_name=eks["cluster_name"], versions=eks.get("addon_versions", AddonVersions()),
@@ -139,7 +140,7 @@ class HyperPodCluster(pulumi.ComponentResource):
                                            "pass eks={'cluster_arn': ..., 'authentication_mode': ...}.")])
         if (settings.training_operator or settings.task_governance) and "cluster_name" not in eks:
             raise ConfigError([ConfigIssue(f"HyperPodCluster({name}):eks.clusterName", None,
-                                           "HyperPod's add-ons are installed on the EKS cluster, whose name is missing.",
+                                           "HyperPod's add-ons go on the EKS cluster, whose name is missing.",
                                            "pass eks={..., 'cluster_name': <the EKS cluster's name>}.")])
         if eks.get("authentication_mode") not in HYPERPOD_AUTH_MODES:
             raise ConfigError([ConfigIssue(

@@ -14,7 +14,7 @@ developer guide (run jobs with kubectl; node health labels) and aws/sagemaker-hy
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from ..outputs import HyperPodGroup, StackOutputs
 from .placement import EFA_HUGEPAGES, EFA_RESOURCE, NODE_MEMORY_SHARE, SHM_SIZE, LaunchError
@@ -30,7 +30,8 @@ DEFAULT_MAX_RETRIES = 3
 
 def render_hyperpod_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, nodes: int, image: str,
                                command: Sequence[str], gpus_per_node: Optional[int] = None,
-                               namespace: Optional[str] = None, max_retries: int = DEFAULT_MAX_RETRIES) -> dict:
+                               namespace: Optional[str] = None,
+                               max_retries: int = DEFAULT_MAX_RETRIES) -> dict[str, Any]:
     """``max_retries``: how many times HyperPod restarts the job after a fault before giving up."""
     target = _resumable_group(outputs, group_name)
     if not 1 <= nodes <= target.count:
@@ -59,7 +60,7 @@ def render_hyperpod_pytorchjob(outputs: StackOutputs, *, name: str, group_name: 
                         "env": env + checkpoint_env(outputs, job_metadata)}],
     }}
     # HyperPod's auto-resume requires OnFailure on every replica.
-    replicas: dict = {"Master": {"replicas": 1, "restartPolicy": "OnFailure", "template": pod}}
+    replicas: dict[str, Any] = {"Master": {"replicas": 1, "restartPolicy": "OnFailure", "template": pod}}
     if nodes > 1:
         replicas["Worker"] = {"replicas": nodes - 1, "restartPolicy": "OnFailure", "template": pod}
     return {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": job_metadata,
@@ -90,7 +91,7 @@ def _resumable_group(outputs: StackOutputs, group_name: str) -> HyperPodGroup:
     return target
 
 
-def _metadata(outputs: StackOutputs, name: str, namespace: Optional[str], max_retries: int) -> dict:
+def _metadata(outputs: StackOutputs, name: str, namespace: Optional[str], max_retries: int) -> dict[str, Any]:
     storage = outputs.storage
     claim_namespace = storage.namespace if storage is not None and storage.claim_name else None
     chosen = namespace or claim_namespace or RESUME_NAMESPACE
@@ -107,7 +108,7 @@ def _metadata(outputs: StackOutputs, name: str, namespace: Optional[str], max_re
             "annotations": {AUTO_RESUME_ANNOTATION: "true", MAX_RETRY_ANNOTATION: str(max_retries)}}
 
 
-def _resources(target: HyperPodGroup, devices: int) -> dict:
+def _resources(target: HyperPodGroup, devices: int) -> dict[str, Any]:
     limits = {str(target.accelerator_resource): str(devices)}
     if target.efa_interfaces_per_node:
         limits[EFA_RESOURCE] = str(target.efa_interfaces_per_node)

@@ -12,7 +12,7 @@ operator's (v2beta1) documented semantics, checked here only as rendered objects
 
 from __future__ import annotations
 
-from typing import Literal, Optional, get_args
+from typing import Any, Literal, Optional, get_args
 
 from ..outputs import StackOutputs
 from .placement import LaunchError
@@ -44,11 +44,11 @@ def backoff_limit_for(restart_policy: str, backoff_limit: Optional[int]) -> Opti
     return DEFAULT_BACKOFF_LIMIT if backoff_limit is None else backoff_limit
 
 
-def run_policy(backoff_limit: Optional[int]) -> dict:
+def run_policy(backoff_limit: Optional[int]) -> dict[str, Any]:
     return {} if backoff_limit is None else {"runPolicy": {"backoffLimit": backoff_limit}}
 
 
-def checkpoint_env(outputs: StackOutputs, job_metadata: dict) -> list[dict]:
+def checkpoint_env(outputs: StackOutputs, job_metadata: dict[str, Any]) -> list[dict[str, Any]]:
     """Where the training script saves and finds its checkpoints, from the outputs contract:
     the FSx file system when the job mounts its claim, the checkpoint bucket when the stack
     has one. The same job name resubmitted finds the same place."""
@@ -59,5 +59,6 @@ def checkpoint_env(outputs: StackOutputs, job_metadata: dict) -> list[dict]:
         namespace = job_metadata.get("namespace", "default")
         env.append({"name": CHECKPOINT_DIR_ENV, "value": f"{storage.mount_path}/checkpoints/{namespace}/{job_name}"})
     if outputs.checkpoint_bucket:
-        env.append({"name": CHECKPOINT_URI_ENV, "value": f"s3://{outputs.checkpoint_bucket}/{outputs.stack}/{job_name}/"})
+        env.append({"name": CHECKPOINT_URI_ENV,
+                    "value": f"s3://{outputs.checkpoint_bucket}/{outputs.stack}/{job_name}/"})
     return env

@@ -96,3 +96,17 @@ def test_addons_the_stack_cannot_run_are_refused_with_the_fix(tmp_path, capsys, 
     assert cli.main(["plan", "--stack", "broken", "--cwd", str(project)]) == 2
     stderr = capsys.readouterr().err
     assert f"  {path}" in stderr and fix in stderr and "Traceback" not in stderr, stderr
+
+
+def test_used_directly_the_component_refuses_addons_without_the_eks_clusters_name():
+    from trainstack import ConfigError
+    from trainstack.hyperpod import HyperPodCluster
+
+    settings = {"orchestrator": "eks", "clusterName": "ml", "trainingOperator": True,
+                "workers": [{"name": "w", "instanceType": "ml.p5.48xlarge", "count": 2}]}
+    with pytest.raises(ConfigError) as raised:
+        HyperPodCluster("hp", {"settings": settings, "region": "us-east-1", "subnet_id": "subnet-a",
+                               "eks": {"cluster_arn": "arn:aws:eks:us-east-1:123456789012:cluster/c",
+                                       "authentication_mode": "API"}})
+    issue = raised.value.issues[0]
+    assert issue.path == "HyperPodCluster(hp):eks.clusterName" and "cluster_name" in issue.fix
