@@ -3,7 +3,6 @@ IAM through Pod Identity) and task governance as EKS add-ons, each a switch; the
 outputs say which run and whether HyperPod replaces faulty nodes."""
 
 import copy
-import json
 
 import pytest
 
