@@ -53,6 +53,7 @@ def _parser() -> argparse.ArgumentParser:
     launch = commands.add_parser("launch", help="render a job from the stack's outputs (pulumi stack output --json)")
     kinds = launch.add_subparsers(dest="kind", required=True)
     for kind, text in (("pytorchjob", "PyTorchJob for GPU groups (FSDP)"), ("mpijob", "MPIJob for Neuron groups"),
+                       ("hyperpod-pytorchjob", "PyTorchJob that HyperPod (EKS) resumes after replacing a node"),
                        ("sbatch", "sbatch script for a HyperPod Slurm partition"),
                        ("device-check", "Job checking each node's accelerators and EFA devices"),
                        ("all-reduce", "PyTorchJob timing NCCL all-reduce against a bandwidth floor")):
@@ -69,7 +70,19 @@ def _parser() -> argparse.ArgumentParser:
             job.add_argument("--floor-gbps", type=float,
                              help="fail below this bus bandwidth (Gbit/s; default: half the type's peak, "
                                   "see trainstack.launch.floors)")
-        if kind in ("pytorchjob", "mpijob", "sbatch"):
+        if kind in ("pytorchjob", "mpijob"):
+            job.add_argument("--restart-policy", default="OnFailure",
+                             choices=["OnFailure", "ExitCode", "Always", "Never"],
+                             help="replica restart policy after a failure or a lost node (default OnFailure)")
+            job.add_argument("--backoff-limit", type=int,
+                             help="restarts before the job fails (default 3; none with Never)")
+            job.add_argument("--min-nodes", type=int,
+                             help="PyTorchJob with etcd: keep training on at least this many nodes (elastic)")
+        if kind == "hyperpod-pytorchjob":
+            job.add_argument("--max-retries", type=int, default=3,
+                             help="times HyperPod restarts the job after a fault (default 3)")
+            job.add_argument("--namespace", help="kubeflow or hyperpod-* (default: the FSx claim's, else kubeflow)")
+        if kind in ("pytorchjob", "mpijob", "sbatch", "hyperpod-pytorchjob"):
             job.add_argument("command", nargs=argparse.REMAINDER, help="-- the command (sbatch: torchrun's script)")
         job.set_defaults(handler=_launch)
 
@@ -212,7 +225,8 @@ def _preflight(args: argparse.Namespace, clients=None) -> int:
 def _launch(args: argparse.Namespace) -> int:
     import yaml
 
-    from .launch import render_all_reduce, render_device_check, render_mpijob, render_pytorchjob, render_sbatch
+    from .launch import (render_all_reduce, render_device_check, render_hyperpod_pytorchjob, render_mpijob,
+                         render_pytorchjob, render_sbatch)
     from .outputs import ContractError, parse_outputs
 
     try:
@@ -223,11 +237,18 @@ def _launch(args: argparse.Namespace) -> int:
         if args.kind == "sbatch":
             print(render_sbatch(outputs, **common, script=command, gpus_per_node=args.per_node), end="")
             return EXIT_OK
+        restarts = {"restart_policy": args.restart_policy, "backoff_limit": args.backoff_limit,
+                    "min_nodes": args.min_nodes} if args.kind in ("pytorchjob", "mpijob") else {}
         if args.kind == "pytorchjob":
-            job = render_pytorchjob(outputs, **common, image=args.image, command=command, gpus_per_node=args.per_node)
+            job = render_pytorchjob(outputs, **common, image=args.image, command=command, gpus_per_node=args.per_node,
+                                    **restarts)
         elif args.kind == "mpijob":
             job = render_mpijob(outputs, **common, image=args.image, command=command,
-                                devices_per_worker=args.per_node)
+                                devices_per_worker=args.per_node, **restarts)
+        elif args.kind == "hyperpod-pytorchjob":
+            job = render_hyperpod_pytorchjob(outputs, **common, image=args.image, command=command,
+                                             gpus_per_node=args.per_node, namespace=args.namespace,
+                                             max_retries=args.max_retries)
         elif args.kind == "device-check":
             job = render_device_check(outputs, **common, image=args.image, accelerators_per_node=args.per_node)
         else:

@@ -47,11 +47,19 @@ class AcceleratedGroup(_Model):
     zone: str
     scheduler_name: Optional[str] = None
     """Neuron pods use the Neuron scheduler extension's scheduler."""
+    auto_repair: bool = False
+    """EKS node auto repair replaces or reboots the group's unhealthy nodes."""
+    capacity_type: Literal["none", "reservation", "capacityBlock"] = "none"
+    capacity_ends_at: Optional[str] = None
+    """When the group's capacity block (or reservation) ends, UTC, ISO 8601 (``2026-12-01T11:30:00Z``).
+    EKS scales a capacity block group to zero 40 minutes before; EC2 terminates from 30 minutes before."""
 
 
 class Cluster(_Model):
     name: str
     endpoint: str
+    node_monitoring_agent: bool = False
+    """The EKS node monitoring agent sets node health conditions on the accelerated groups."""
 
 
 class Storage(_Model):
@@ -70,6 +78,10 @@ class HyperPodGroup(_Model):
     instance_type: str
     count: int
     accelerators_per_node: int = 0
+    accelerator_resource: Optional[str] = None
+    """``nvidia.com/gpu`` or ``aws.amazon.com/neuron``; None for CPU groups."""
+    efa_interfaces_per_node: int = 0
+    memory_gib_per_node: Optional[int] = None
 
 
 class HyperPod(_Model):
@@ -80,6 +92,11 @@ class HyperPod(_Model):
     """Slurm partition per worker group."""
     ssm_target_prefixes: dict[str, str]
     instance_groups: list[HyperPodGroup]
+    node_recovery: Literal["Automatic", "None"] = "Automatic"
+    """Automatic: HyperPod reboots or replaces faulty nodes; None: it only labels them."""
+    training_operator: bool = False
+    """The HyperPod training operator add-on runs on the EKS cluster."""
+    task_governance: bool = False
 
 
 class Operators(_Model):

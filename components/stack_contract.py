@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Optional
 
 import pulumi
@@ -24,7 +25,8 @@ def build_contract(stack: "TrainingStack", name: str) -> dict[str, Any]:
         "stack": name,
         "region": config.region,
         "profile": config.profile,
-        "cluster": {"name": cluster.cluster_name, "endpoint": _endpoint(cluster.kubeconfig)} if cluster else None,
+        "cluster": {"name": cluster.cluster_name, "endpoint": _endpoint(cluster.kubeconfig),
+                    "nodeMonitoringAgent": cluster.node_monitoring_agent} if cluster else None,
         "acceleratedGroups": {g.name: group_facts(g, cluster.node_groups[g.name])
                               for g in config.node_groups if cluster and g.name in cluster.node_groups},
         "storage": _storage(stack),
@@ -57,7 +59,14 @@ def group_facts(group: NodeGroupConfig, node_group) -> dict[str, Any]:
         "maxNodes": group.max_size,
         "zone": group.zone,
         "schedulerName": NEURON_SCHEDULER_NAME if accelerator.kind is catalog.AcceleratorKind.NEURON else None,
+        "autoRepair": group.auto_repair,
+        "capacityType": group.capacity.type,
+        "capacityEndsAt": _utc(group.capacity.ends_at),
     }
+
+
+def _utc(moment: Optional[datetime]) -> Optional[str]:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ") if moment is not None else None
 
 
 def _endpoint(kubeconfig: pulumi.Output[str]) -> pulumi.Output[str]:
@@ -81,9 +90,17 @@ def _hyperpod(stack: "TrainingStack") -> Optional[dict[str, Any]]:
         return None
     groups = []
     for group in stack.config.hyperpod.groups:
-        accelerator = catalog.get(group.instance_type.removeprefix("ml.")).accelerator
+        instance = catalog.get(group.instance_type.removeprefix("ml."))
+        accelerator = instance.accelerator
         groups.append({"name": group.name, "instanceType": group.instance_type, "count": group.count,
-                       "acceleratorsPerNode": accelerator.count if accelerator else 0})
+                       "acceleratorsPerNode": accelerator.count if accelerator else 0,
+                       "acceleratorResource": accelerator.resource_names[0] if accelerator else None,
+                       # Assumption: HyperPod attaches every EFA interface the type supports (AWS's
+                       # HyperPod EKS samples request all 32 on ml.p5.48xlarge).
+                       "efaInterfacesPerNode": instance.efa.max_interfaces or 0 if instance.efa.supported else 0,
+                       "memoryGibPerNode": instance.memory_gib})
     return {"clusterName": hyperpod.cluster_name, "clusterArn": hyperpod.cluster_arn,
             "orchestrator": stack.config.hyperpod.orchestrator, "partitions": hyperpod.partitions,
-            "ssmTargetPrefixes": hyperpod.ssm_target_prefixes, "instanceGroups": groups}
+            "ssmTargetPrefixes": hyperpod.ssm_target_prefixes, "instanceGroups": groups,
+            "nodeRecovery": hyperpod.node_recovery, "trainingOperator": hyperpod.training_operator,
+            "taskGovernance": hyperpod.task_governance}

@@ -137,6 +137,8 @@ class TrainingStack(pulumi.ComponentResource):
             account = aws.get_caller_identity_output(
                 opts=pulumi.InvokeOutputOptions(parent=self, provider=self.aws_provider)).account_id
             args["eks"] = {"authentication_mode": "API", "cluster_arn": account.apply(
-                lambda a: f"arn:aws:eks:{config.region}:{a}:cluster/{self.cluster.cluster_name}")}
+                lambda a: f"arn:aws:eks:{config.region}:{a}:cluster/{self.cluster.cluster_name}"),
+                "cluster_name": self.cluster.cluster_name, "addon_versions": config.eks.addon_versions,
+                "ready_for_workloads": self.cluster.ready_for_workloads}
         return HyperPodCluster(f"{name}-hyperpod", args, opts=pulumi.ResourceOptions.merge(
             opts, pulumi.ResourceOptions(providers=[self.aws_provider, native])))

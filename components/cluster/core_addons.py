@@ -13,18 +13,18 @@ from typing import Optional
 import pulumi
 import pulumi_aws as aws
 
-from ..config import AddonVersions, VpcCniConfig
+from ..config import AddonVersions
 
 BEFORE_NODES = ("vpc-cni", "kube-proxy", "eks-pod-identity-agent")
 AFTER_NODES = ("coredns",)
 
 
-def core_addon(name: str, addon: str, *, cluster_name: str, versions: AddonVersions, vpc_cni: VpcCniConfig,
-               parent: pulumi.Resource, depends_on: list[pulumi.Resource]) -> aws.eks.Addon:
+def core_addon(name: str, addon: str, *, cluster_name: pulumi.Input[str], versions: AddonVersions,
+               parent: pulumi.Resource, depends_on: list[pulumi.Resource],
+               configuration: Optional[str] = None) -> aws.eks.Addon:
+    """An EKS managed add-on at the version ``eks.addonVersions`` pins (EKS's default when unset),
+    with ``configuration`` (a JSON document) as its configuration values."""
     version: Optional[str] = getattr(versions, addon.replace("-", "_"))
-    # The VPC CNI's address targets are set explicitly (config/vpc_cni.py says why):
-    # its defaults keep a spare ENI of addresses on every node.
-    configuration = vpc_cni.configuration_values() if addon == "vpc-cni" else None
     return aws.eks.Addon(
         f"{name}-{addon}", cluster_name=cluster_name, addon_name=addon, addon_version=version,
         configuration_values=configuration,

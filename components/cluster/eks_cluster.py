@@ -4,6 +4,7 @@
     control plane (pulumi-eks): API authentication mode with access entries,
         control plane logs, endpoint access from the profile
     core add-ons: vpc-cni, kube-proxy, eks-pod-identity-agent -> system nodes -> coredns
+        (+ eks-node-monitoring-agent when accelerated groups run; node auto repair on the groups)
     EFA security group (when a group uses EFA)
     accelerated node groups (GpuNodeGroup / TrainiumNodeGroup per group)
     device plugins (NVIDIA where GPUs are, Neuron where Trainium is, EFA where EFA is)
@@ -30,6 +31,7 @@ from ..catalog import AcceleratorKind
 from ..config import EksConfig, NodeGroupConfig, validate
 from ..network import efa_security_group
 from ..nodegroups import NODE_GROUP_FOR, AcceleratedNodeGroup, ClusterAttachment
+from ..nodegroups.node_health import NODE_MONITORING_AGENT, node_monitoring_configuration
 from .autoscaler import cluster_autoscaler
 from .core_addons import AFTER_NODES, BEFORE_NODES, core_addon
 from .iam import node_role
@@ -88,8 +90,12 @@ class GpuEksCluster(pulumi.ComponentResource):
         self.kubeconfig = pulumi.Output.secret(self.eks.kubeconfig_json)
         control_plane = [self.eks]
 
+        # The VPC CNI's address targets are set explicitly (config/vpc_cni.py says why):
+        # its defaults keep a spare ENI of addresses on every node.
         before_nodes = [core_addon(name, addon, cluster_name=self.cluster_name, versions=settings.addon_versions,
-                                   vpc_cni=settings.vpc_cni, parent=self, depends_on=control_plane) for addon in BEFORE_NODES]
+                                   parent=self, depends_on=control_plane,
+                                   configuration=settings.vpc_cni.configuration_values() if addon == "vpc-cni" else None)
+                        for addon in BEFORE_NODES]
         nodes_role = node_role(f"{name}-nodes", parent=self)
         system = system_node_group(
             f"{name}-system", settings=settings.system_nodes, cluster_name=self.cluster_name,
@@ -97,7 +103,17 @@ class GpuEksCluster(pulumi.ComponentResource):
             subnet_ids=list(private_subnets.values()), kubernetes_version=settings.version, parent=self,
             depends_on=[*control_plane, *before_nodes])
         after_nodes = [core_addon(name, addon, cluster_name=self.cluster_name, versions=settings.addon_versions,
-                                  vpc_cni=settings.vpc_cni, parent=self, depends_on=[system]) for addon in AFTER_NODES]
+                                  parent=self, depends_on=[system]) for addon in AFTER_NODES]
+        self.node_monitoring_agent = bool(groups) and settings.node_monitoring_agent
+        """The agent runs where trainstack's own accelerated groups do."""
+        if self.node_monitoring_agent:
+            # A DaemonSet: like CoreDNS it waits for nodes to run on. It watches the accelerated
+            # groups; HyperPod nodes run HyperPod's own health monitoring agent.
+            after_nodes.append(core_addon(
+                name, NODE_MONITORING_AGENT, cluster_name=self.cluster_name, versions=settings.addon_versions,
+                parent=self, depends_on=[system],
+                configuration=node_monitoring_configuration(
+                    any(g.instance.accelerator.kind is AcceleratorKind.GPU for g in groups))))
         self.ready_for_workloads: list[pulumi.Resource] = [system, *after_nodes]
         """Add-ons that run pods (CSI drivers, operators) wait for these."""
 

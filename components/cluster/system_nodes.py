@@ -13,6 +13,7 @@ from .. import catalog
 from ..catalog.efa_layout import plain_layout
 from ..config import Capacity, RootVolume, SystemNodesConfig
 from ..nodegroups.launch_template import launch_template
+from ..nodegroups.node_health import node_repair_config
 
 SYSTEM_LABELS = {"trainstack.io/node-group": "system"}
 
@@ -35,5 +36,6 @@ def system_node_group(name: str, *, settings: SystemNodesConfig, cluster_name: s
                         "max_size": settings.max_size},
         launch_template={"id": template.id, "version": template.latest_version.apply(str)},
         labels=SYSTEM_LABELS, update_config={"max_unavailable": 1},
+        node_repair_config=node_repair_config(settings.auto_repair),
         opts=pulumi.ResourceOptions(parent=parent, depends_on=depends_on,
                                     ignore_changes=["scalingConfig.desiredSize"]))

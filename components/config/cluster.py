@@ -39,6 +39,8 @@ class SystemNodesConfig(ConfigModel):
     max_pods: Optional[int] = Field(default=None, ge=1)
     """The kubelet's maxPods. Default: the smaller of what the type's ENIs hold and the EKS
     recommendation (110, or 250 above 30 vCPUs); never above the former."""
+    auto_repair: bool = True
+    """EKS node auto repair: replace or reboot a system node that reports unhealthy."""
 
     @field_validator("instance_type")
     @classmethod
@@ -63,12 +65,19 @@ class SystemNodesConfig(ConfigModel):
 
 
 class AddonVersions(ConfigModel):
-    """Pinned EKS managed add-on versions (``v1.19.2-eksbuild.1``); unset means EKS's default for the cluster version."""
+    """Pinned EKS managed add-on versions (``v1.19.2-eksbuild.1``); unset means EKS's default for the cluster version.
+
+    A field's name is the add-on's name with ``_`` for ``-`` (``core_addon`` looks it up so)."""
 
     vpc_cni: Optional[str] = None
     coredns: Optional[str] = None
     kube_proxy: Optional[str] = None
     eks_pod_identity_agent: Optional[str] = None
+    eks_node_monitoring_agent: Optional[str] = None
+    cert_manager: Optional[str] = None
+    """The community cert-manager add-on, installed for the HyperPod training operator."""
+    amazon_sagemaker_hyperpod_training_operator: Optional[str] = None
+    amazon_sagemaker_hyperpod_taskgovernance: Optional[str] = None
 
     @field_validator("*")
     @classmethod
@@ -97,6 +106,9 @@ class EksConfig(ConfigModel):
     addon_versions: AddonVersions = AddonVersions()
     vpc_cni: VpcCniConfig = VpcCniConfig()
     """How the VPC CNI holds addresses on every node (the vpc-cni add-on's configuration)."""
+    node_monitoring_agent: bool = True
+    """The EKS node monitoring agent add-on on clusters with accelerated node groups: it sets
+    node conditions (AcceleratedHardwareReady, NetworkingReady, ...) that node auto repair acts on."""
 
     @field_validator("version")
     @classmethod

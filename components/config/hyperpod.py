@@ -60,6 +60,13 @@ class HyperPodConfig(ConfigModel):
     """Optional Slurm login group."""
     workers: list[WorkerGroupConfig] = Field(min_length=1)
     node_recovery: Literal["Automatic", "None"] = "Automatic"
+    """Automatic: HyperPod reboots or replaces a node its health checks find faulty.
+    None: it only labels the node, and someone must act (BatchReplaceClusterNodes)."""
+    training_operator: bool = False
+    """EKS orchestration: the HyperPod training operator add-on (HyperPodPyTorchJob), with the
+    cert-manager add-on it needs and its IAM through Pod Identity."""
+    task_governance: bool = False
+    """EKS orchestration: the HyperPod task governance add-on (Kueue-based quotas and priorities)."""
     ssh_public_key: Optional[str] = Field(default=None, pattern=r"^(ssh-(ed25519|rsa)|ecdsa-sha2-nistp\d+) ")
     """A public key installed for the default user, for access through a bastion."""
     users: list[PosixUser] = []
@@ -78,6 +85,7 @@ class HyperPodConfig(ConfigModel):
                 raise ConfigValueError("the Slurm controller group has exactly one instance.",
                                        fix="set controller.count: 1.", path=("controller", "count"),
                                        value=self.controller.count)
+            self._eks_only_switches()
         elif self.controller is not None or self.login is not None:
             raise ConfigValueError("EKS-orchestrated HyperPod has no Slurm controller or login group.",
                                    fix="remove controller and login, or use orchestrator: slurm.",
@@ -106,6 +114,12 @@ class HyperPodConfig(ConfigModel):
                                        fix="raise count to 2, or run only InstanceStress.",
                                        path=("workers", index, "deepHealthChecks"), value=worker.deep_health_checks)
         return self
+
+    def _eks_only_switches(self) -> None:
+        for key, on in (("trainingOperator", self.training_operator), ("taskGovernance", self.task_governance)):
+            if on:
+                raise ConfigValueError(f"{key} is an EKS add-on; a Slurm cluster has no EKS cluster to run it.",
+                                       fix=f"remove {key}, or use orchestrator: eks.", path=(key,), value=True)
 
     @property
     def groups(self) -> list[InstanceGroupConfig]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Literal, Optional
 
 from pydantic import Field, field_validator, model_validator
@@ -37,12 +38,25 @@ class Capacity(ConfigModel):
     """The zone the reservation or block is in; must be the node group's zone."""
     instance_count: Optional[int] = Field(default=None, ge=1)
     """Instances the reservation or block holds; must cover the group's maxSize."""
+    ends_at: Optional[datetime] = None
+    """When the block (or a reservation with an end date) ends, in UTC as EC2 shows it
+    (``2026-12-01T11:30:00Z``). Required for capacity blocks: the plan and the outputs report it,
+    and ``trainstack preflight`` checks it against EC2."""
+
+    @field_validator("ends_at")
+    @classmethod
+    def _utc(cls, value: Optional[datetime]) -> Optional[datetime]:
+        if value is not None and value.tzinfo is None:
+            raise ConfigValueError(f"'{value.isoformat()}' has no time zone.",
+                                   fix="write it in UTC as EC2 shows it, e.g. 2026-12-01T11:30:00Z.")
+        return value.astimezone(timezone.utc) if value is not None else None
 
     @model_validator(mode="after")
     def _complete(self) -> "Capacity":
         if self.type == "none":
             for key, value in (("reservationId", self.reservation_id), ("resourceGroupArn", self.resource_group_arn),
-                               ("zone", self.zone), ("instanceCount", self.instance_count)):
+                               ("zone", self.zone), ("instanceCount", self.instance_count),
+                               ("endsAt", self.ends_at)):
                 if value is not None:
                     raise ConfigValueError(f"'{key}' is set but capacity type is 'none'.",
                                            fix="set type: reservation or type: capacityBlock, or remove the key.",
@@ -61,7 +75,10 @@ class Capacity(ConfigModel):
                 raise ConfigValueError("capacity blocks are targeted by id, not by resource group.",
                                        fix="remove resourceGroupArn.", path=("resourceGroupArn",),
                                        value=self.resource_group_arn)
-        for key, value in (("zone", self.zone), ("instanceCount", self.instance_count)):
+        required: list[tuple[str, object]] = [("zone", self.zone), ("instanceCount", self.instance_count)]
+        if self.type == "capacityBlock":
+            required.append(("endsAt", self.ends_at))
+        for key, value in required:
             if value is None:
                 raise ConfigValueError(
                     f"a {self.type} must declare its {key}, so the plan can check it against the node group.",
@@ -109,6 +126,9 @@ class NodeGroupConfig(ConfigModel):
     """Extra Kubernetes node labels."""
     taints: list[Taint] = []
     """Extra taints, besides the accelerator taint the library adds."""
+    auto_repair: bool = True
+    """EKS node auto repair: replace or reboot a node whose conditions (from the node monitoring
+    agent: AcceleratedHardwareReady, NetworkingReady, ...) or NodeReady report it unhealthy."""
 
     @field_validator("instance_type")
     @classmethod

@@ -147,6 +147,14 @@ class StackConfig(ConfigModel):
             raise ConfigValueError(f"HyperPod zone {zone} has no private subnet in the network.",
                                    fix=f"use one of {', '.join(self.network.private_zones)}.",
                                    path=("hyperpod", "zone"), value=zone)
+        if self.hyperpod.task_governance and self.operators.kueue:
+            # Task governance is Kueue-based (EKS user guide, add-on list) and runs its own Kueue;
+            # a second Kueue release would fight it over the same CRDs and webhooks. That the add-on
+            # bundles Kueue is an assumption not confirmed from a primary source here, so the
+            # conservative choice is to refuse both together.
+            raise ConfigValueError("HyperPod task governance brings its own Kueue; operators.kueue would install "
+                                   "a second one.", fix="remove operators.kueue (or set it to false).",
+                                   path=("operators", "kueue"), value=True)
         if self.fsx is not None and self.fsx.zone != zone:
             raise ConfigValueError(
                 f"HyperPod runs in {zone} but FSx is in {self.fsx.zone}; the file system must share the zone.",

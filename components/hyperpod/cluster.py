@@ -5,6 +5,8 @@
     the cluster (pulumi-aws-native; pulumi-aws has no HyperPod resource):
         instance groups from config, Slurm configured through the API,
         FSx mounted through instance storage, automatic node recovery
+    with EKS orchestration, HyperPod's add-ons on the EKS cluster (switches):
+        cert-manager + the HyperPod training operator, task governance
 
 The cluster lives in one private subnet (EFA does not cross zones) with the
 security groups it is given (the EFA group, and FSx's client group).
@@ -12,11 +14,12 @@ security groups it is given (the EFA group, and FSx's client group).
 
 from __future__ import annotations
 
-from typing import Optional, Sequence, TypedDict
+from typing import Mapping, Optional, Sequence, TypedDict
 
 import pulumi
 
-from ..config import ConfigError, ConfigIssue, HyperPodConfig, validate
+from ..config import AddonVersions, ConfigError, ConfigIssue, HyperPodConfig, validate
+from .eks_addons import hyperpod_eks_addons
 from .iam import execution_role
 from .instance_groups import partition_of, render_instance_groups
 from .lifecycle import upload_lifecycle
@@ -38,10 +41,16 @@ HYPERPOD_DEPENDENCIES_COMMAND = (
     "--set neuron-device-plugin.devicePlugin.enabled=false")
 
 
-class HyperPodEksArgs(TypedDict):
+class HyperPodEksArgs(TypedDict, total=False):
     cluster_arn: pulumi.Input[str]
     authentication_mode: str
     """The EKS cluster's authentication mode; HyperPod needs access entries (API modes)."""
+    cluster_name: pulumi.Input[str]
+    """Where HyperPod's add-ons go (required when ``trainingOperator`` or ``taskGovernance`` is on)."""
+    addon_versions: AddonVersions
+    """``eks.addonVersions``: pins for HyperPod's add-ons too."""
+    ready_for_workloads: list[pulumi.Resource]
+    """What the EKS cluster needs before add-on pods can run (GpuEksCluster.ready_for_workloads)."""
 
 
 class HyperPodClusterArgs(TypedDict, total=False):
@@ -101,6 +110,16 @@ class HyperPodCluster(pulumi.ComponentResource):
         )
         self.cluster_name = settings.cluster_name
         self.cluster_arn = cluster.cluster_arn
+        self.node_recovery = settings.node_recovery
+        self.eks_addons: Mapping[str, pulumi.Resource] = {}
+        if eks is not None and settings.orchestrator == "eks" and (settings.training_operator
+                                                                    or settings.task_governance):
+            # Both act on HyperPod's nodes and jobs: they wait for the cluster as well as for EKS.
+            self.eks_addons = hyperpod_eks_addons(
+                name, settings, cluster_name=eks["cluster_name"], versions=eks.get("addon_versions", AddonVersions()),
+                parent=self, depends_on=[cluster, *eks.get("ready_for_workloads", [])])
+        self.training_operator = settings.training_operator
+        self.task_governance = settings.task_governance
         self.partitions = {w.name: partition_of(w) for w in settings.workers} if settings.orchestrator == "slurm" else {}
         group_names = [g.name for g in settings.groups]
         self.ssm_target_prefixes = cluster.cluster_arn.apply(
@@ -109,7 +128,8 @@ class HyperPodCluster(pulumi.ComponentResource):
                                 for g in settings.groups]
         self.register_outputs({"clusterName": self.cluster_name, "clusterArn": self.cluster_arn,
                                "partitions": self.partitions, "ssmTargetPrefixes": self.ssm_target_prefixes,
-                               "instanceGroups": self.instance_groups})
+                               "instanceGroups": self.instance_groups, "nodeRecovery": self.node_recovery,
+                               "trainingOperator": self.training_operator, "taskGovernance": self.task_governance})
 
     @staticmethod
     def _check_security_groups(name: str, security_groups: list[pulumi.Input[str]]) -> None:
@@ -128,9 +148,13 @@ class HyperPodCluster(pulumi.ComponentResource):
             raise ConfigError([ConfigIssue(f"HyperPodCluster({name}):eks", None,
                                            "EKS orchestration needs the EKS cluster.",
                                            "pass eks={'cluster_arn': ..., 'authentication_mode': ...}.")])
-        if eks["authentication_mode"] not in HYPERPOD_AUTH_MODES:
+        if (settings.training_operator or settings.task_governance) and "cluster_name" not in eks:
+            raise ConfigError([ConfigIssue(f"HyperPodCluster({name}):eks.clusterName", None,
+                                           "HyperPod's add-ons go on the EKS cluster, whose name is missing.",
+                                           "pass eks={..., 'cluster_name': <the EKS cluster's name>}.")])
+        if eks.get("authentication_mode") not in HYPERPOD_AUTH_MODES:
             raise ConfigError([ConfigIssue(
-                f"HyperPodCluster({name}):eks.authenticationMode", eks["authentication_mode"],
+                f"HyperPodCluster({name}):eks.authenticationMode", eks.get("authentication_mode"),
                 "HyperPod creates EKS access entries for its nodes, which CONFIG_MAP clusters do not have.",
                 "switch the EKS cluster to API (or API_AND_CONFIG_MAP) authentication; trainstack's "
                 "GpuEksCluster always uses API.")])

@@ -4,11 +4,12 @@ They read only the outputs contract (``trainstack.outputs``), from
 ``pulumi stack output --json`` or a StackReference's outputs, and build no resource.
 """
 
+from .hyperpod_eks import render_hyperpod_pytorchjob
 from .mpijob import render_mpijob
 from .placement import LaunchError
 from .pytorchjob import render_pytorchjob
 from .sbatch import render_sbatch
 from .validation import render_all_reduce, render_device_check
 
-__all__ = ["LaunchError", "render_all_reduce", "render_device_check", "render_mpijob", "render_pytorchjob",
-           "render_sbatch"]
+__all__ = ["LaunchError", "render_all_reduce", "render_device_check", "render_hyperpod_pytorchjob", "render_mpijob",
+           "render_pytorchjob", "render_sbatch"]

@@ -1,4 +1,9 @@
-"""PyTorchJob (Kubeflow training operator) for FSDP: one worker pod per node."""
+"""PyTorchJob (Kubeflow training operator) for FSDP: one worker pod per node.
+
+It survives a lost node within the limits the caller sets (restart policy, backoff
+limit, and with etcd rendezvous an elastic minimum of nodes to keep training on), and
+tells the training script where its checkpoints live (restarts.py).
+"""
 
 from __future__ import annotations
 
@@ -7,11 +12,15 @@ from typing import Optional, Sequence
 from ..outputs import StackOutputs
 from .placement import (LaunchError, check_nodes, devices_per_node, fabric_env, group, metadata, pod_placement,
                         resources, volumes)
+from .restarts import backoff_limit_for, checkpoint_env, run_policy
 
 
 def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, nodes: int, image: str,
                       command: Sequence[str], gpus_per_node: Optional[int] = None,
-                      namespace: Optional[str] = None) -> dict:
+                      namespace: Optional[str] = None, restart_policy: str = "OnFailure",
+                      backoff_limit: Optional[int] = None, min_nodes: Optional[int] = None) -> dict:
+    """``min_nodes``: with etcd rendezvous, keep training on at least this many nodes while a lost
+    one is replaced (elastic); default ``nodes``, the job waits for the full count."""
     target = group(outputs, group_name)
     if target.accelerator_kind != "nvidia-gpu":
         raise LaunchError(f"group '{group_name}' runs {target.accelerator_kind}; PyTorchJobs here are for GPU "
@@ -21,6 +30,16 @@ def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, node
                           "operators.trainingOperator.")
     check_nodes(target, group_name, nodes)
     gpus = devices_per_node(target, group_name, gpus_per_node)
+    limit = backoff_limit_for(restart_policy, backoff_limit)
+    etcd = outputs.operators.etcd_endpoint
+    minimum = nodes if min_nodes is None else min_nodes
+    if not 1 <= minimum <= nodes:
+        raise LaunchError(f"the elastic minimum must be between 1 and the {nodes} nodes asked for; got {minimum}.")
+    if minimum < nodes and not etcd:
+        raise LaunchError(f"an elastic minimum ({minimum} of {nodes} nodes) needs a rendezvous that outlives the "
+                          f"pods; stack {outputs.stack} runs no etcd: turn on operators.etcd, or leave the minimum "
+                          "unset.")
+    job_metadata = metadata(outputs, name, namespace)
     vols, mounts = volumes(outputs)
     pod = {
         "spec": {
@@ -28,21 +47,23 @@ def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, node
             "volumes": vols,
             "containers": [{
                 "name": "pytorch", "image": image, "command": list(command),
-                "resources": resources(target, gpus), "volumeMounts": mounts, "env": fabric_env(target),
+                "resources": resources(target, gpus), "volumeMounts": mounts,
+                "env": fabric_env(target) + checkpoint_env(outputs, job_metadata),
             }],
         },
     }
-    spec: dict = {"pytorchReplicaSpecs": {}, "nprocPerNode": str(gpus)}
-    etcd = outputs.operators.etcd_endpoint
+    spec: dict = {"pytorchReplicaSpecs": {}, "nprocPerNode": str(gpus), **run_policy(limit)}
     if etcd:
         host, port = etcd.rsplit(":", 1)
         spec["elasticPolicy"] = {"rdzvBackend": "etcd", "rdzvHost": host, "rdzvPort": int(port),
-                                 "minReplicas": nodes, "maxReplicas": nodes}
-        spec["pytorchReplicaSpecs"]["Worker"] = {"replicas": nodes, "restartPolicy": "OnFailure", "template": pod}
+                                 "minReplicas": minimum, "maxReplicas": nodes}
+        if limit is not None:
+            # torchrun's own restarts of the worker group when membership changes.
+            spec["elasticPolicy"]["maxRestarts"] = limit
+        spec["pytorchReplicaSpecs"]["Worker"] = {"replicas": nodes, "restartPolicy": restart_policy, "template": pod}
     else:
-        spec["pytorchReplicaSpecs"]["Master"] = {"replicas": 1, "restartPolicy": "OnFailure", "template": pod}
+        spec["pytorchReplicaSpecs"]["Master"] = {"replicas": 1, "restartPolicy": restart_policy, "template": pod}
         if nodes > 1:
-            spec["pytorchReplicaSpecs"]["Worker"] = {"replicas": nodes - 1, "restartPolicy": "OnFailure",
+            spec["pytorchReplicaSpecs"]["Worker"] = {"replicas": nodes - 1, "restartPolicy": restart_policy,
                                                      "template": pod}
-    return {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": metadata(outputs, name, namespace),
-            "spec": spec}
+    return {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": job_metadata, "spec": spec}

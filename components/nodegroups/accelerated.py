@@ -20,6 +20,7 @@ from .. import catalog
 from ..catalog import AcceleratorKind
 from ..catalog.efa_layout import layout_for
 from ..config import ConfigError, ConfigIssue, NodeGroupConfig, validate
+from .node_health import node_repair_config
 from .launch_template import capacity_settings, launch_template
 
 EFA_RESOURCE = "vpc.amazonaws.com/efa"
@@ -112,6 +113,7 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
             labels=self.labels,
             taints=[{**t, "effect": _TAINT_EFFECTS[t["effect"]]} for t in self.taints],
             update_config={"max_unavailable": 1},
+            node_repair_config=node_repair_config(settings.auto_repair),
             tags={"trainstack:node-group": name},
             # The Cluster Autoscaler and operators move desired size; a later `pulumi up`
             # must not fight them over it.
@@ -119,6 +121,12 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
                                         ignore_changes=["scalingConfig.desiredSize"]),
         )
         self._scale_from_zero_tags(name, instance, settings)
+        if settings.capacity.type == "capacityBlock" and settings.capacity.ends_at is not None:
+            ends = settings.capacity.ends_at.strftime("%Y-%m-%dT%H:%M:%SZ")
+            pulumi.log.warn(
+                f"capacity block {settings.capacity.reservation_id} of group {settings.name} ends {ends}: EKS scales "
+                "the group to zero 40 minutes before and EC2 terminates its instances from 30 minutes before; "
+                "checkpoint before then and move to the next block (README, operations runbook).", resource=self)
         self.register_outputs({"nodeGroupName": self.node_group.node_group_name, "maxPods": self.max_pods,
                                "labels": self.labels, "instanceType": instance.name})
 

@@ -7,6 +7,7 @@ API the check cannot see), always with the reason. Reads only; changes nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timezone
 from typing import Any, Iterator, Literal
 
 from botocore.exceptions import BotoCoreError, ClientError
@@ -116,6 +117,20 @@ def _capacity(group: NodeGroupConfig, ec2) -> Iterator[Check]:
     total = reservation.get("TotalInstanceCount", 0)
     yield Check(f"{name} size", subject, "pass" if total >= group.max_size else "fail",
                 f"holds {total} instances; the group grows to {group.max_size}")
+    if capacity.ends_at is not None:
+        yield _end(name, subject, capacity.ends_at.strftime("%Y-%m-%dT%H:%M:%SZ"), reservation.get("EndDate"))
+
+
+def _end(name: str, subject: str, declared: str, ends: Any) -> Check:
+    """The plan and the outputs report the declared end; it must be EC2's."""
+    if ends is None:
+        return Check(f"{name} end", subject, "fail",
+                     f"EC2 says it ends when cancelled; the stack declares {declared}: remove capacity.endsAt")
+    actual = ends.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if actual != declared:
+        return Check(f"{name} end", subject, "fail",
+                     f"EC2 says it ends {actual}; the stack declares {declared}: set capacity.endsAt to {actual}")
+    return Check(f"{name} end", subject, "pass", f"ends {actual}")
 
 
 def _offering(group: NodeGroupConfig, ec2) -> Check:

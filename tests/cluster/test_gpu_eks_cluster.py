@@ -54,7 +54,7 @@ def test_core_addons_are_ours_and_ordered_around_the_system_nodes(nemo):
     system = nemo.get(NG, "nemo-p4de-eks-system")
     cluster_component = nemo.get("trainstack:index:GpuEksCluster", "nemo-p4de-eks")
     addons = {a.inputs["addonName"]: a for a in nemo.children(cluster_component.urn) if a.type == ADDON}
-    assert set(addons) == {"vpc-cni", "kube-proxy", "eks-pod-identity-agent", "coredns"}
+    assert set(addons) == {"vpc-cni", "kube-proxy", "eks-pod-identity-agent", "coredns", "eks-node-monitoring-agent"}
     for early in ("vpc-cni", "kube-proxy", "eks-pod-identity-agent"):
         assert addons[early].dependencies == [cluster.urn]
     assert addons["coredns"].dependencies == [system.urn]
@@ -145,7 +145,8 @@ def test_pinned_addon_versions_reach_the_addons(tmp_path):
     plan = run_plan(find_project(tmp_path), "pinned")
     versions = {a.inputs["addonName"]: a.inputs.get("addonVersion") for a in plan.by_type(ADDON)}
     assert versions == {"vpc-cni": "v1.19.2-eksbuild.1", "kube-proxy": None, "eks-pod-identity-agent": None,
-                        "coredns": None, "aws-fsx-csi-driver": None, "amazon-cloudwatch-observability": None}
+                        "coredns": None, "aws-fsx-csi-driver": None, "amazon-cloudwatch-observability": None,
+                        "eks-node-monitoring-agent": None}
 
 
 def test_a_private_endpoint_tells_the_user_where_pulumi_up_must_run(nemo, dev):

@@ -73,11 +73,13 @@ BROKEN = {
         reservation(zone=None), "trainstack:nodeGroups[0].capacity.zone", "set zone"),
     "capacity block with a placement group": (
         lambda c: group(c, placementGroup=True, capacity={"type": "capacityBlock", "reservationId": "cr-0123456789abcdef0",
-                                                         "zone": "us-east-1a", "instanceCount": 2}),
+                                                         "zone": "us-east-1a", "instanceCount": 2,
+                                                         "endsAt": "2026-12-01T11:30:00Z"}),
         "trainstack:nodeGroups[0].placementGroup", "placementGroup: false"),
     "capacity block for a type not sold as blocks": (
         lambda c: group(c, instanceType="g6e.48xlarge", capacity={
-            "type": "capacityBlock", "reservationId": "cr-0123456789abcdef0", "zone": "us-east-1a", "instanceCount": 2}),
+            "type": "capacityBlock", "reservationId": "cr-0123456789abcdef0", "zone": "us-east-1a", "instanceCount": 2,
+            "endsAt": "2026-12-01T11:30:00Z"}),
         "trainstack:nodeGroups[0].capacity.type", "capacity-block type"),
     "reservation id with capacity type none": (
         lambda c: group(c, capacity={"reservationId": "cr-0123456789abcdef0"}),

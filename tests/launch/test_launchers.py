@@ -52,7 +52,7 @@ def test_fsdp_pytorchjob_uses_etcd_rendezvous_shm_fsx_and_the_groups_placement()
     job = render_pytorchjob(recorded("fsdp-p5"), name="fsdp", group_name="p5", nodes=2, image="img:1",
                             command=["torchrun", "train.py"])
     assert job["spec"]["elasticPolicy"] == {"rdzvBackend": "etcd", "rdzvHost": "etcd.etcd.svc.cluster.local",
-                                            "rdzvPort": 2379, "minReplicas": 2, "maxReplicas": 2}
+                                            "rdzvPort": 2379, "minReplicas": 2, "maxReplicas": 2, "maxRestarts": 3}
     pod = job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]
     assert pod["nodeSelector"] == {"trainstack.io/node-group": "p5"}
     assert pod["tolerations"] == [{"key": "nvidia.com/gpu", "operator": "Equal", "value": "true",
@@ -60,7 +60,7 @@ def test_fsdp_pytorchjob_uses_etcd_rendezvous_shm_fsx_and_the_groups_placement()
     assert {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "64Gi"}} in pod["volumes"]
     assert {"name": "fsx", "persistentVolumeClaim": {"claimName": "fsx-claim"}} in pod["volumes"]
     assert {"name": "fsx", "mountPath": "/fsx"} in container(job, "Worker")["volumeMounts"]
-    assert container(job, "Worker")["env"] == [{"name": "NCCL_SOCKET_IFNAME", "value": "^lo,docker,pod-id-link"}]
+    assert container(job, "Worker")["env"][0] == {"name": "NCCL_SOCKET_IFNAME", "value": "^lo,docker,pod-id-link"}
 
 
 def test_without_etcd_the_job_uses_a_master_and_workers():

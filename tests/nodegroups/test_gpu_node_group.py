@@ -84,7 +84,8 @@ def test_a_reservation_group_is_targeted_by_its_arn():
 
 def test_a_capacity_block_uses_the_block_market_type_and_capacity_type():
     plan = plan_group(instanceType="p5.48xlarge", capacity={
-        "type": "capacityBlock", "reservationId": "cr-0123456789abcdef0", "zone": "us-east-1a", "instanceCount": 2})
+        "type": "capacityBlock", "reservationId": "cr-0123456789abcdef0", "zone": "us-east-1a", "instanceCount": 2,
+        "endsAt": "2026-12-01T11:30:00Z"})
     template = plan.get(LT, "gpu").inputs
     assert template["instanceMarketOptions"] == {"marketType": "capacity-block"}
     assert template["capacityReservationSpecification"]["capacityReservationTarget"] == {

@@ -47,7 +47,8 @@ def test_scale_from_zero_tags_advertise_neuron_devices_cores_and_efa():
 
 def test_trn2_on_a_capacity_block_uses_the_block_market_and_no_placement_group():
     plan = plan_group(instanceType="trn2.48xlarge", capacity={
-        "type": "capacityBlock", "reservationId": "cr-0123456789abcdef0", "zone": "us-east-2b", "instanceCount": 4})
+        "type": "capacityBlock", "reservationId": "cr-0123456789abcdef0", "zone": "us-east-2b", "instanceCount": 4,
+        "endsAt": "2026-12-01T11:30:00Z"})
     assert plan.get(LT, "trn").inputs["instanceMarketOptions"] == {"marketType": "capacity-block"}
     assert plan.get(NG, "trn").inputs["capacityType"] == "CAPACITY_BLOCK"
     assert not plan.by_type("aws:ec2/placementGroup:PlacementGroup")

@@ -14,6 +14,7 @@ from trainstack.preflight import Clients, run_preflight
 
 REGION = "us-east-1"
 RESERVATION = "cr-0123456789abcdef0"
+BLOCK_END = datetime.datetime(2026, 12, 1, 11, 30, tzinfo=datetime.timezone.utc)
 
 
 @pytest.fixture(scope="module")
@@ -46,11 +47,12 @@ class Stubbed:
         self.capacity_stub, self.quota_stub = Stubber(self.capacity), Stubber(self.quotas)
 
     def reservation(self, *, zone="us-east-1b", instance_type="p4de.24xlarge", count=2, state="active",
-                    reservation_type="default"):
+                    reservation_type="default", end=None):
         self.capacity_stub.add_response("describe_capacity_reservations", {"CapacityReservations": [{
             "CapacityReservationId": RESERVATION, "InstanceType": instance_type, "AvailabilityZone": zone,
             "TotalInstanceCount": count, "AvailableInstanceCount": count, "State": state,
             "StartDate": datetime.datetime(2026, 11, 20, tzinfo=datetime.timezone.utc),
+            **({"EndDate": end} if end else {}),
             "ReservationType": reservation_type}]}, {"CapacityReservationIds": [RESERVATION]})
 
     def missing_reservation(self):
@@ -139,18 +141,36 @@ def test_a_reservation_smaller_than_max_size_fails(aws):
 
 
 def test_a_scheduled_capacity_block_passes_with_its_window_and_an_expired_one_fails(aws):
-    block = {"type": "capacityBlock", "reservationId": RESERVATION, "zone": "us-east-1b", "instanceCount": 2}
+    block = {"type": "capacityBlock", "reservationId": RESERVATION, "zone": "us-east-1b", "instanceCount": 2,
+             "endsAt": "2026-12-01T11:30:00Z"}
     stub = Stubbed()
-    stub.reservation(state="scheduled", reservation_type="capacity-block")
+    stub.reservation(state="scheduled", reservation_type="capacity-block", end=BLOCK_END)
     stub.quota("L-1216C47A", 64)
     checks = stub.run(nemo(capacity=block), aws)
     state = next(c for c in checks if c.name == "capacity block state")
     assert state.status == "pass" and "not active yet: starts 2026-11-20" in state.reason
     assert not failed(checks)
     stub = Stubbed()
-    stub.reservation(state="expired", reservation_type="capacity-block")
+    stub.reservation(state="expired", reservation_type="capacity-block", end=BLOCK_END)
     stub.quota("L-1216C47A", 64)
     assert [c.name for c in failed(stub.run(nemo(capacity=block), aws))] == ["capacity block state"]
+
+
+def test_a_capacity_block_whose_declared_end_is_not_ec2s_fails_with_the_real_end(aws):
+    block = {"type": "capacityBlock", "reservationId": RESERVATION, "zone": "us-east-1b", "instanceCount": 2,
+             "endsAt": "2026-12-01T11:30:00Z"}
+    stub = Stubbed()
+    stub.reservation(reservation_type="capacity-block", end=BLOCK_END + datetime.timedelta(days=7))
+    stub.quota("L-1216C47A", 64)
+    (failure,) = failed(stub.run(nemo(capacity=block), aws))
+    assert failure.name == "capacity block end"
+    assert failure.reason == ("EC2 says it ends 2026-12-08T11:30:00Z; the stack declares 2026-12-01T11:30:00Z: "
+                              "set capacity.endsAt to 2026-12-08T11:30:00Z")
+    stub = Stubbed()
+    stub.reservation(reservation_type="capacity-block", end=BLOCK_END)
+    stub.quota("L-1216C47A", 64)
+    end = next(c for c in stub.run(nemo(capacity=block), aws) if c.name == "capacity block end")
+    assert (end.status, end.reason) == ("pass", "ends 2026-12-01T11:30:00Z")
 
 
 def test_a_vcpu_quota_below_max_size_fails(aws):

@@ -1,0 +1,64 @@
+"""How a rendered job survives a lost node: restart policy, backoff limit, elastic
+minimum, and where it finds its last checkpoint.
+
+When a node dies or node auto repair replaces it, its pods are deleted and the
+operator recreates them; they wait (Pending) for a healthy node. The surviving
+workers lose their peers, exit, and are restarted in place under the replica's
+restart policy; every restart counts against ``runPolicy.backoffLimit``, after which
+the job fails. The training script resumes from the checkpoint directory the job's
+environment names. These are the Kubeflow training operator's (v1) and MPI
+operator's (v2beta1) documented semantics, checked here only as rendered objects.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Optional, get_args
+
+from ..outputs import StackOutputs
+from .placement import LaunchError
+
+RestartPolicy = Literal["OnFailure", "ExitCode", "Always", "Never"]
+"""The replica restart policies both operators accept (``ExitCode``: restart on exit
+codes 128 and above, signals and node loss, not on the script's own failures)."""
+RESTART_POLICIES: tuple[str, ...] = get_args(RestartPolicy)
+DEFAULT_BACKOFF_LIMIT = 3
+
+CHECKPOINT_DIR_ENV = "TRAINSTACK_CHECKPOINT_DIR"
+"""A directory on the shared FSx file system, per namespace and job name."""
+CHECKPOINT_URI_ENV = "TRAINSTACK_CHECKPOINT_URI"
+"""A prefix in the stack's checkpoint bucket, per stack and job name."""
+
+
+def backoff_limit_for(restart_policy: str, backoff_limit: Optional[int]) -> Optional[int]:
+    """The job's backoff limit: ``DEFAULT_BACKOFF_LIMIT`` when unset and pods restart, none for ``Never``."""
+    if restart_policy not in RESTART_POLICIES:
+        raise LaunchError(f"restart policy '{restart_policy}' is not one the operators know; use one of "
+                          f"{', '.join(RESTART_POLICIES)}.")
+    if backoff_limit is not None and backoff_limit < 0:
+        raise LaunchError(f"backoff limit {backoff_limit} is negative; use 0 (fail on the first error) or more.")
+    if restart_policy == "Never":
+        if backoff_limit:
+            raise LaunchError(f"restart policy Never restarts nothing, so backoff limit {backoff_limit} would never "
+                              "apply; use OnFailure or ExitCode, or a backoff limit of 0.")
+        return None
+    return DEFAULT_BACKOFF_LIMIT if backoff_limit is None else backoff_limit
+
+
+def run_policy(backoff_limit: Optional[int]) -> dict[str, Any]:
+    return {} if backoff_limit is None else {"runPolicy": {"backoffLimit": backoff_limit}}
+
+
+def checkpoint_env(outputs: StackOutputs, job_metadata: dict[str, Any]) -> list[dict[str, Any]]:
+    """Where the training script saves and finds its checkpoints, from the outputs contract:
+    the FSx file system when the job mounts its claim, the checkpoint bucket when the stack
+    has one. The same job name resubmitted finds the same place."""
+    env = []
+    storage = outputs.storage
+    job_name = job_metadata["name"]
+    if storage is not None and storage.claim_name:
+        namespace = job_metadata.get("namespace", "default")
+        env.append({"name": CHECKPOINT_DIR_ENV, "value": f"{storage.mount_path}/checkpoints/{namespace}/{job_name}"})
+    if outputs.checkpoint_bucket:
+        env.append({"name": CHECKPOINT_URI_ENV,
+                    "value": f"s3://{outputs.checkpoint_bucket}/{outputs.stack}/{job_name}/"})
+    return env
