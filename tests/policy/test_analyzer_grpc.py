@@ -1,0 +1,98 @@
+"""The CrossGuard pack, started as the Pulumi engine starts it and spoken to over gRPC,
+reports exactly the violations ``trainstack plan`` reports: on every shipped stack and on
+every broken resource of the corpus, with the stack in the offline plan's shape and in
+the engine's shape (pulumi-eks's children as separate resources, components carrying
+their outputs)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Iterator
+
+import pytest
+
+from support.analyzer import PackProcess, Reported, Topology, analyzer_resources, crossguard_config, reconcile, reported
+from support.engine_shape import engine_shape
+from support.policy_stacks import PROJECT
+from trainstack.cli import _policy_config
+from trainstack.plan import Plan
+from trainstack.policy import RULES, Stack, evaluate
+
+from .test_corpus import CORPUS
+
+PACK_DIR = PROJECT.root / "policies"
+
+
+@pytest.fixture(scope="module")
+def pack() -> Iterator[PackProcess]:
+    process = PackProcess(PACK_DIR)
+    try:
+        yield process
+    finally:
+        process.close()
+
+
+def offline(stack: Stack, config: dict[str, Any]) -> list[Reported]:
+    report = evaluate(stack, config)
+    return sorted(Reported(r.rule.id, v.urn, v.message, r.enforcement) for r in report.results for v in r.violations)
+
+
+def served(pack: PackProcess, plan: Plan, stack: Stack, topology: Topology, config: dict[str, Any]) -> list[Reported]:
+    """One preview's worth of engine calls: stack context, reconciled config, AnalyzeStack."""
+    info = pack.info()
+    pack.configure_stack(plan.project, plan.stack)
+    pack.configure(reconcile(info, crossguard_config(config)))
+    response = pack.analyze_stack(analyzer_resources(stack, topology))
+    assert not response.not_applicable
+    return sorted(reported(response, {p.name: p.description for p in info.policies}))
+
+
+def as_offline_resource(found: list[Reported], offline_stack: Stack, topology: Topology) -> Counter:
+    """(policy, URN, level), a violation on one of pulumi-eks's children counted on the component
+    the program declared (the resource a reader of ``trainstack plan`` sees)."""
+    declared = {r.urn for r in offline_stack.resources}
+
+    def declared_ancestor(urn: str | None) -> str | None:
+        while urn is not None and urn not in declared:
+            urn = topology.parents.get(urn)
+        return urn
+
+    return Counter((f.policy, declared_ancestor(f.urn), f.level) for f in found)
+
+
+def test_the_pack_serves_every_rule_with_its_level_schema_and_area(pack: PackProcess):
+    info = pack.info()
+    assert info.name == "trainstack" and info.supportsConfig
+    assert [p.name for p in info.policies] == [r.id for r in RULES]
+    for policy, rule in zip(info.policies, RULES):
+        assert policy.description == rule.description
+        assert policy.enforcementLevel == 1  # MANDATORY
+        assert policy.policy_type == 2  # POLICY_TYPE_STACK
+        assert {"profile", "maxHourlyUsd", *rule.config} == set(policy.configSchema.properties.keys())
+        assert list(policy.tags) == [rule.area]
+
+
+@pytest.mark.parametrize("stack_name", sorted(PROJECT.stacks()))
+def test_every_shipped_stack_gets_the_offline_verdict_in_both_shapes(pack, plans, baselines, stack_name):
+    plan, stack = plans[stack_name], baselines[stack_name]
+    config = _policy_config(PROJECT, stack_name, None)
+    expected = offline(stack, config)
+
+    assert served(pack, plan, stack, Topology.of(plan), config) == expected
+    engine_stack, topology = engine_shape(stack, plan)
+    assert as_offline_resource(served(pack, plan, engine_stack, topology, config), stack, topology) == \
+        as_offline_resource(expected, stack, topology)
+
+
+@pytest.mark.parametrize("case", list(CORPUS))
+def test_each_broken_resource_gets_the_offline_verdict_in_both_shapes(pack, plans, baselines, case):
+    stack_name, rule_id, break_it, config = CORPUS[case]
+    plan = plans[stack_name]
+    broken = break_it(baselines[stack_name])
+    expected = offline(broken, config)
+    assert rule_id in {r.policy for r in expected}
+
+    assert served(pack, plan, broken, Topology.of(plan), config) == expected
+    engine_stack, topology = engine_shape(broken, plan)
+    assert as_offline_resource(served(pack, plan, engine_stack, topology, config), broken, topology) == \
+        as_offline_resource(expected, broken, topology)
