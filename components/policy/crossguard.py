@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationPolicy
 
-from . import RULES, stack_from_crossguard
+from . import RULES, crossguard_value, stack_from_crossguard
 from .model import Rule
 
 # Settings every rule may read: the stack's trainstack profile (else read from the
@@ -19,7 +19,7 @@ STACK_WIDE = {"profile": {"type": "string", "enum": ["dev", "production"]}, "max
 def to_crossguard(rule: Rule) -> StackValidationPolicy:
     def validate(args, report_violation):
         stack = stack_from_crossguard(args)
-        for violation in rule.check(stack, rule.settings(dict(args.get_config() or {}))):
+        for violation in rule.check(stack, rule.settings(crossguard_value(dict(args.get_config() or {})))):
             report_violation(violation.message, violation.urn)
 
     return StackValidationPolicy(

@@ -59,8 +59,17 @@ def no_ssh_from_internet(stack: Stack, config: dict) -> Iterator[Violation]:
                                           "Manager or a bastion reached through a narrow range.")
 
 
+def _eks_components_seen_by_inputs(stack: Stack):
+    """pulumi-eks clusters judged by the program's inputs: those whose child cluster is not in view.
+
+    The offline plan sees a remote component as its inputs only. The engine sees its
+    children, and the component itself carries its outputs, not its inputs (a Node.js
+    component registers none), so there the child ``aws:eks/cluster:Cluster`` is judged."""
+    return [c for c in stack.of_type(EKS_COMPONENT) if not stack.children(c, EKS_CLUSTER)]
+
+
 def eks_secrets_encrypted(stack: Stack, config: dict) -> Iterator[Violation]:
-    for cluster in stack.of_type(EKS_COMPONENT):
+    for cluster in _eks_components_seen_by_inputs(stack):
         if is_unknown(cluster.props.get("encryptionConfigKeyArn")) and "encryptionConfigKeyArn" not in \
                 cluster.property_dependencies:
             yield Violation(cluster.urn, f"EKS cluster {cluster.name} has no KMS key for secrets; set "
@@ -74,7 +83,7 @@ def eks_secrets_encrypted(stack: Stack, config: dict) -> Iterator[Violation]:
 def eks_endpoint_private_in_production(stack: Stack, config: dict) -> Iterator[Violation]:
     if stack.profile(config) != "production":
         return
-    for cluster in stack.of_type(EKS_COMPONENT):
+    for cluster in _eks_components_seen_by_inputs(stack):
         # pulumi-eks makes the endpoint public unless told otherwise.
         if cluster.props.get("endpointPublicAccess", True) is not False:
             yield Violation(cluster.urn, f"EKS cluster {cluster.name} has a public API endpoint in a "

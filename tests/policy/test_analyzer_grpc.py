@@ -7,7 +7,7 @@ their outputs)."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 import pytest
 
@@ -34,7 +34,7 @@ def pack() -> Iterator[PackProcess]:
 
 def offline(stack: Stack, config: dict[str, Any]) -> list[Reported]:
     report = evaluate(stack, config)
-    return sorted(Reported(r.rule.id, v.urn, v.message, r.enforcement) for r in report.results for v in r.violations)
+    return ordered(Reported(r.rule.id, v.urn, v.message, r.enforcement) for r in report.results for v in r.violations)
 
 
 def served(pack: PackProcess, plan: Plan, stack: Stack, topology: Topology, config: dict[str, Any]) -> list[Reported]:
@@ -44,7 +44,11 @@ def served(pack: PackProcess, plan: Plan, stack: Stack, topology: Topology, conf
     pack.configure(reconcile(info, crossguard_config(config)))
     response = pack.analyze_stack(analyzer_resources(stack, topology))
     assert not response.not_applicable
-    return sorted(reported(response, {p.name: p.description for p in info.policies}))
+    return ordered(reported(response, {p.name: p.description for p in info.policies}))
+
+
+def ordered(found: Iterable[Reported]) -> list[Reported]:
+    return sorted(found, key=lambda f: (f.policy, f.urn or "", f.message, f.level))
 
 
 def as_offline_resource(found: list[Reported], offline_stack: Stack, topology: Topology) -> Counter:
