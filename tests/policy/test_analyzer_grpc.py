@@ -6,6 +6,7 @@ their outputs)."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import Any, Iterable, Iterator
 
@@ -13,10 +14,11 @@ import pytest
 
 from support.analyzer import PackProcess, Reported, Topology, analyzer_resources, crossguard_config, reconcile, reported
 from support.engine_shape import engine_shape
-from support.policy_stacks import PROJECT
+from support.policy_stacks import PROJECT, added
 from trainstack.cli import _policy_config
-from trainstack.plan import Plan
-from trainstack.policy import RULES, Stack, evaluate
+from trainstack.plan import UNKNOWN_MARK, Plan, load_stack
+from trainstack.policy import RULES, Resource, Stack, evaluate
+from trainstack.policy.crossguard import stack_settings
 
 from .test_corpus import CORPUS
 
@@ -100,3 +102,38 @@ def test_each_broken_resource_gets_the_offline_verdict_in_both_shapes(pack, plan
     engine_stack, topology = engine_shape(broken, plan)
     assert as_offline_resource(served(pack, plan, engine_stack, topology, config), broken, topology) == \
         as_offline_resource(expected, broken, topology)
+
+
+def test_a_value_unknown_during_preview_is_skipped_and_does_not_hide_the_next_resource(pack, plans, baselines):
+    """The SDK's proxies raise on an unknown value, which would abort the whole stack rule;
+    the rules read plain data instead and skip the unknown value, as offline."""
+    unknown = Resource("aws:iam/rolePolicy:RolePolicy", "later", "urn:test::later", {"policy": UNKNOWN_MARK})
+    wildcard = Resource("aws:iam/rolePolicy:RolePolicy", "wild", "urn:test::wild", {"policy": json.dumps(
+        {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]})})
+    stack = added(baselines["nemo-p4de"], unknown, wildcard)
+    expected = offline(stack, {})
+    assert [(r.policy, r.urn) for r in expected] == [("iam-no-wildcard-actions", "urn:test::wild")]
+
+    assert served(pack, plans["nemo-p4de"], stack, Topology.of(plans["nemo-p4de"]), {}) == expected
+
+
+def test_the_stacks_own_profile_and_ceiling_reach_the_pack_as_they_reach_the_plan():
+    for name in PROJECT.stacks():
+        assert stack_settings(load_stack(PROJECT, name).config) == _policy_config(PROJECT, name, None)
+
+
+def test_a_ceiling_in_the_stack_config_fails_the_pack_started_with_the_engines_environment(plans, baselines):
+    """The language host starts the pack with the stack's identity and config in its
+    environment (PULUMI_PROJECT, PULUMI_STACK, PULUMI_DRY_RUN, PULUMI_CONFIG); no policy config."""
+    config = dict(load_stack(PROJECT, "dev").config)
+    config["trainstack:cost"] = json.dumps({"maxHourlyUsd": 1})
+    env = {"PULUMI_PROJECT": PROJECT.name, "PULUMI_STACK": "dev", "PULUMI_DRY_RUN": "true",
+           "PULUMI_ORGANIZATION": "organization", "PULUMI_CONFIG": json.dumps(config)}
+    expected = offline(baselines["dev"], stack_settings(config))
+    assert [r.policy for r in expected] == ["hourly-cost-ceiling"]
+
+    process = PackProcess(PACK_DIR, env)
+    try:
+        assert served(process, plans["dev"], baselines["dev"], Topology.of(plans["dev"]), {}) == expected
+    finally:
+        process.close()
