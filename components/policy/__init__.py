@@ -87,13 +87,16 @@ def stack_from_crossguard(args) -> Stack:
     The SDK hands properties over behind proxies that raise on an unknown value (so one
     unknown anywhere would abort a whole stack rule) and are not dicts or lists; rules read
     the same plain data as offline, unknowns marked as the offline plan marks them."""
-    return Stack(Resource(
-        type=r.resource_type, name=r.name, urn=r.urn, props=crossguard_value(r.props),
-        protect=bool(r.opts.protect) if r.opts else False,
-        provider=crossguard_value(r.provider.props) if r.provider is not None else None,
-        property_dependencies={k: [d.urn for d in v] for k, v in (r.property_dependencies or {}).items()},
-        id=crossguard_value(r.props).get("id"), parent=r.parent.urn if r.parent is not None else None)
-        for r in args.resources)
+    resources = []
+    for r in args.resources:
+        props = crossguard_value(r.props)
+        resources.append(Resource(
+            type=r.resource_type, name=r.name, urn=r.urn, props=props,
+            protect=bool(r.opts.protect) if r.opts else False,
+            provider=crossguard_value(r.provider.props) if r.provider is not None else None,
+            property_dependencies={k: [d.urn for d in v] for k, v in (r.property_dependencies or {}).items()},
+            id=props.get("id"), parent=r.parent.urn if r.parent is not None else None))
+    return Stack(resources)
 
 
 def crossguard_value(value: Any) -> Any:

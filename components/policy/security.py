@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Iterator
 
-from .model import Rule, Stack, Violation, is_unknown, truthy
+from .model import Resource, Rule, Stack, Violation, is_unknown, truthy
 
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
@@ -59,7 +59,7 @@ def no_ssh_from_internet(stack: Stack, config: dict) -> Iterator[Violation]:
                                           "Manager or a bastion reached through a narrow range.")
 
 
-def _eks_components_seen_by_inputs(stack: Stack):
+def _eks_components_seen_by_inputs(stack: Stack) -> list[Resource]:
     """pulumi-eks clusters judged by the program's inputs: those whose child cluster is not in view.
 
     The offline plan sees a remote component as its inputs only. The engine sees its
