@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from . import data_cost_tags, encryption, iam_conformance, security, training
-from .model import Resource, Rule, Stack, Violation
+from .model import UNKNOWN, Resource, Rule, Stack, Violation
 
 RULES: list[Rule] = [*security.RULES, *encryption.RULES, *iam_conformance.RULES, *training.RULES,
                      *data_cost_tags.RULES]
@@ -105,19 +105,48 @@ def stack_from_plan(plan) -> Stack:
         resources.append(Resource(
             type=record.type, name=record.name, urn=record.urn, props=record.inputs,
             protect=record.options.protect, provider=providers.get(provider_urn),
-            property_dependencies=record.property_dependencies, id=record.id))
+            property_dependencies=record.property_dependencies, id=record.id, parent=record.parent))
     return Stack(resources)
 
 
 def stack_from_crossguard(args) -> Stack:
-    """The resources of a CrossGuard ``StackValidationArgs``."""
-    return Stack(Resource(
-        type=r.resource_type, name=r.name, urn=r.urn, props=dict(r.props),
-        protect=bool(r.opts.protect) if r.opts else False,
-        provider=dict(r.provider.props) if r.provider is not None else None,
-        property_dependencies={k: [d.urn for d in v] for k, v in (r.property_dependencies or {}).items()},
-        id=r.props.get("id")) for r in args.resources)
+    """The resources of a CrossGuard ``StackValidationArgs``, as plain data like the plan's.
+
+    The SDK hands properties over behind proxies that raise on an unknown value (so one
+    unknown anywhere would abort a whole stack rule) and are not dicts or lists; rules read
+    the same plain data as offline, unknowns marked as the offline plan marks them."""
+    resources = []
+    for r in args.resources:
+        props = crossguard_value(r.props)
+        resources.append(Resource(
+            type=r.resource_type, name=r.name, urn=r.urn, props=props,
+            protect=bool(r.opts.protect) if r.opts else False,
+            provider=crossguard_value(r.provider.props) if r.provider is not None else None,
+            property_dependencies={k: [d.urn for d in v] for k, v in (r.property_dependencies or {}).items()},
+            id=props.get("id"), parent=r.parent.urn if r.parent is not None else None))
+    return Stack(resources)
+
+
+def crossguard_value(value: Any) -> Any:
+    """A value the CrossGuard SDK hands over (properties, provider properties, config) as plain data."""
+    from pulumi_policy import proxy
+    from pulumi_policy.deserialize import serialize_properties
+
+    unknowns = {proxy.UNKNOWN_BOOLEAN_VALUE, proxy.UNKNOWN_NUMBER_VALUE, proxy.UNKNOWN_STRING_VALUE,
+                proxy.UNKNOWN_ARRAY_VALUE, proxy.UNKNOWN_ASSET_VALUE, proxy.UNKNOWN_ARCHIVE_VALUE,
+                proxy.UNKNOWN_OBJECT_VALUE}
+
+    def mark(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: mark(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [mark(v) for v in value]
+        if isinstance(value, float) and value.is_integer():
+            return int(value)  # protobuf's Struct carries every number as a double
+        return UNKNOWN if isinstance(value, str) and value in unknowns else value
+
+    return mark(serialize_properties(value))
 
 
 __all__ = ["PolicyReport", "REMOVED_RULES", "RULES", "Resource", "Rule", "RuleResult", "Stack", "Violation",
-           "config_problems", "evaluate", "stack_from_crossguard", "stack_from_plan"]
+           "config_problems", "crossguard_value", "evaluate", "stack_from_crossguard", "stack_from_plan"]

@@ -2,13 +2,22 @@
 
 Kept in the library (not in policies/) so tests can build and run them without
 starting a pack, which blocks serving gRPC.
+
+Settings reach a rule as they do offline: the stack's own ``trainstack:profile`` and
+``trainstack:cost.maxHourlyUsd`` first (the engine gives a Python pack the stack's
+config in ``PULUMI_CONFIG``; ``trainstack plan`` reads the stack file), then the
+rule's block of the policy pack config.
 """
 
 from __future__ import annotations
 
-from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationPolicy
+import json
+from typing import Any, Callable
 
-from . import RULES, stack_from_crossguard
+import pulumi.runtime
+from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationArgs, StackValidationPolicy
+
+from . import RULES, crossguard_value, stack_from_crossguard
 from .model import Rule
 
 # Settings every rule may read: the stack's trainstack profile (else read from the
@@ -16,10 +25,26 @@ from .model import Rule
 STACK_WIDE = {"profile": {"type": "string", "enum": ["dev", "production"]}, "maxHourlyUsd": {"type": "number"}}
 
 
+def stack_settings(config: dict[str, Any]) -> dict[str, Any]:
+    """The stack-wide settings in a stack's config (``namespace:key`` -> string, objects as JSON)."""
+    settings: dict[str, Any] = {}
+    if config.get("trainstack:profile"):
+        settings["profile"] = config["trainstack:profile"]
+    try:
+        ceiling = json.loads(config.get("trainstack:cost") or "{}").get("maxHourlyUsd")
+    except (ValueError, AttributeError):  # an invalid stack fails its own validation, not here
+        ceiling = None
+    if ceiling:
+        settings["maxHourlyUsd"] = ceiling
+    return settings
+
+
 def to_crossguard(rule: Rule) -> StackValidationPolicy:
-    def validate(args, report_violation):
+    def validate(args: StackValidationArgs, report_violation: Callable[..., None]) -> None:
         stack = stack_from_crossguard(args)
-        for violation in rule.check(stack, rule.settings(dict(args.get_config() or {}))):
+        own = crossguard_value(dict(args.get_config() or {}))
+        settings = rule.settings({**stack_settings(pulumi.runtime.get_config_env()), **own})
+        for violation in rule.check(stack, settings):
             report_violation(violation.message, violation.urn)
 
     return StackValidationPolicy(

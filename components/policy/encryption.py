@@ -22,10 +22,19 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Optional
 
-from .model import Resource, Rule, Stack, Violation, is_unknown, truthy
+from .model import (
+    EKS_CLUSTER,
+    EKS_COMPONENT,
+    Resource,
+    Rule,
+    Stack,
+    Violation,
+    eks_components_seen_by_inputs,
+    is_unknown,
+    truthy,
+)
 
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
-EKS_COMPONENT, EKS_CLUSTER = "eks:index:Cluster", "aws:eks/cluster:Cluster"
 FSX_LUSTRE = "aws:fsx/lustreFileSystem:LustreFileSystem"
 BUCKET = "aws:s3/bucket:Bucket"
 BUCKET_SSE = "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration"
@@ -58,7 +67,7 @@ def ebs_encrypted(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
 
 def eks_secrets_encrypted(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     """Only clusters older than 1.28 lack envelope encryption; an unset version is EKS's default (newer)."""
-    for cluster in stack.of_type(EKS_COMPONENT, EKS_CLUSTER):
+    for cluster in [*eks_components_seen_by_inputs(stack), *stack.of_type(EKS_CLUSTER)]:
         version = _version(cluster.props.get("version"))
         if version is None or version >= DEFAULT_ENVELOPE_ENCRYPTION or _has_secrets_key(cluster):
             continue

@@ -9,10 +9,13 @@ Values a preview does not know yet are skipped, never failed.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Literal, Optional
 
 Enforcement = Literal["mandatory", "advisory", "disabled"]
+
+EKS_COMPONENT, EKS_CLUSTER = "eks:index:Cluster", "aws:eks/cluster:Cluster"
 
 
 @dataclass(frozen=True)
@@ -27,6 +30,8 @@ class Resource:
     property_dependencies: dict[str, list[str]] = field(default_factory=dict)
     """Property name -> URNs of the resources its value came from."""
     id: Optional[str] = None
+    parent: Optional[str] = None
+    """The URN of the resource's parent (a component, or the stack)."""
 
 
 class Stack:
@@ -49,12 +54,22 @@ class Stack:
         return [r for r in self.resources if (not types or r.type in types)
                 and target.urn in r.property_dependencies.get(prop, [])]
 
+    def children(self, parent: Resource, *types: str) -> list[Resource]:
+        """Resources whose parent is ``parent``, optionally of some types."""
+        return [r for r in self.resources if r.parent == parent.urn and (not types or r.type in types)]
+
     def providers(self) -> Iterator[dict[str, Any]]:
-        """Properties of the AWS providers in use (those with a region)."""
+        """Properties of the AWS providers in use (those with a region), each once.
+
+        Told apart by their properties: the engine sends a copy of the provider's
+        properties with every resource, so identity says nothing."""
         seen = set()
         for resource in self.resources:
-            if resource.provider is not None and "region" in resource.provider and id(resource.provider) not in seen:
-                seen.add(id(resource.provider))
+            if resource.provider is None or "region" not in resource.provider:
+                continue
+            key = json.dumps(resource.provider, sort_keys=True, default=str)
+            if key not in seen:
+                seen.add(key)
                 yield resource.provider
 
     def profile(self, config: dict) -> Optional[str]:
@@ -69,8 +84,6 @@ class Stack:
 
 
 def default_tags(provider: dict[str, Any]) -> dict[str, str]:
-    import json
-
     value = provider.get("defaultTags") or {}
     if isinstance(value, str):
         try:
@@ -115,8 +128,21 @@ class Rule:
         return pack_config.get("all", self.enforcement)
 
 
+def eks_components_seen_by_inputs(stack: Stack) -> list[Resource]:
+    """pulumi-eks clusters judged by the program's inputs: those whose child cluster is not in view.
+
+    The offline plan sees a remote component as its inputs only. The engine sees its
+    children, and the component itself carries its outputs, not its inputs (a Node.js
+    component registers none), so there the child ``aws:eks/cluster:Cluster`` is judged."""
+    return [c for c in stack.of_type(EKS_COMPONENT) if not stack.children(c, EKS_CLUSTER)]
+
+
+UNKNOWN = "[unknown]"
+"""How a value a preview does not know yet reads (the offline plan's mark)."""
+
+
 def is_unknown(value: Any) -> bool:
-    return value is None or value == "[unknown]"
+    return value is None or value == UNKNOWN
 
 
 def truthy(value: Any) -> bool:

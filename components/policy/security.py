@@ -8,13 +8,12 @@ from __future__ import annotations
 import json
 from typing import Any, Iterator
 
-from .model import Resource, Rule, Stack, Violation, is_unknown
+from .model import EKS_CLUSTER, EKS_COMPONENT, Resource, Rule, Stack, Violation, eks_components_seen_by_inputs, is_unknown
 
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
 INGRESS_RULE = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
 LEGACY_RULE = "aws:ec2/securityGroupRule:SecurityGroupRule"
-EKS_COMPONENT, EKS_CLUSTER = "eks:index:Cluster", "aws:eks/cluster:Cluster"
 FSX_LUSTRE = "aws:fsx/lustreFileSystem:LustreFileSystem"
 BUCKET = "aws:s3/bucket:Bucket"
 IAM_POLICIES = ("aws:iam/policy:Policy", "aws:iam/rolePolicy:RolePolicy")
@@ -80,7 +79,7 @@ def no_ssh_from_internet(stack: Stack, config: dict[str, Any]) -> Iterator[Viola
 def eks_endpoint_private_in_production(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     if stack.profile(config) != "production":
         return
-    for cluster in stack.of_type(EKS_COMPONENT):
+    for cluster in eks_components_seen_by_inputs(stack):
         # pulumi-eks makes the endpoint public unless told otherwise.
         if cluster.props.get("endpointPublicAccess", True) is not False:
             yield Violation(cluster.urn, f"EKS cluster {cluster.name} has a public API endpoint in a "
