@@ -167,7 +167,7 @@ def _follow_replacements(changes: dict[str, ResourceChange], base: dict[str, dic
                 if change is not None and any(c.caused_by == replaced and c.path == prop for c in change.inputs):
                     continue
                 decision = decide(record["type"], prop, (base[urn].get("inputs") or {}).get(prop), UNKNOWN,
-                                  record.get("inputs") or {})
+                                  record.get("inputs") or {}, whole=True)
                 name = replaced.rsplit("::", 1)[-1]
                 reason = f"computed from {name}, which is replaced; {decision.reason}"
                 follow = InputChange(prop, _display((base[urn].get("inputs") or {}).get(prop)),

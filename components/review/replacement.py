@@ -287,11 +287,20 @@ def _covers(fact_path: str, path: str) -> bool:
     return path == fact_path or path.startswith(fact_path + ".")
 
 
-def decide(type_token: str, path: str, before: Any, after: Any, head_inputs: dict[str, Any]) -> Decision:
-    """What a change of input ``path`` (index-free, dot-separated) from ``before`` to ``after`` does."""
+def decide(type_token: str, path: str, before: Any, after: Any, head_inputs: dict[str, Any],
+           whole: bool = False) -> Decision:
+    """What a change of input ``path`` (index-free, dot-separated) from ``before`` to ``after`` does.
+
+    ``whole``: anything under ``path`` may change (a value computed from a replaced resource), so a
+    replacing path inside it replaces too.
+    """
     facts = FACTS.get(type_token)
     if facts is None:
         return Decision("provider decides", f"no replacement facts for {type_token}")
+    if whole:
+        inside = [fact_path for fact_path in facts.replaces if _covers(path, fact_path)]
+        if inside:
+            return Decision("replace", f"{inside[0]} cannot change in place ({facts.source})")
     for fact_path, condition in facts.conditional.items():
         if _covers(fact_path, path):
             reason = condition(before, after, head_inputs)
