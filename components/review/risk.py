@@ -87,7 +87,7 @@ def _loss_and_protection(change: ResourceChange, approvals: frozenset[str], used
     verb = "replaced" if change.action == "replace" else "deleted"
     lost = STATEFUL.get(change.type)
     retained = bool(change.option("retainOnDelete"))
-    why = "; ".join(f"`{c.path}`" for c in change.replaced_by) if change.action == "replace" else ""
+    why = ", ".join(f"`{c.path}`" for c in change.replaced_by) if change.action == "replace" else ""
     if lost and not retained:
         approved = change.urn in approvals
         if approved:
@@ -96,7 +96,8 @@ def _loss_and_protection(change: ResourceChange, approvals: frozenset[str], used
             "data-loss", "warning" if approved else "blocking", change.urn,
             f"{change.name} is {verb}: data loss" + (" (approved)" if approved else ""),
             f"Loses {lost}." + (f" Replaced because of {why}." if why else "")
-            + ("" if approved else f" If intended, approve it: --approve-replace {change.urn}")))
+            + ("" if approved else f" If intended, approve it: `--approve-replace {change.urn}` (in the pull "
+                                   f"request description: `trainstack-approve-replace: {change.urn}`)")))
     elif lost and retained:
         findings.append(Finding("data-loss", "note", change.urn, f"{change.name} is {verb}, but retained",
                                 "retainOnDelete keeps the cloud resource; Pulumi stops managing it."))
@@ -157,7 +158,7 @@ def _node_rolls(diff: PlanDiff) -> list[Finding]:
         rolling = [c.path for c in (change.inputs if change else []) if c.path in ROLLING_INPUTS]
         if change is not None and change.action == "replace":
             findings.append(_roll(change.base or record, "replaced",
-                                  ", ".join(f"`{c.path}`" for c in change.replaced_by)))
+                                  ", ".join(f"`{c.path}`" for c in change.replaced_by) + " cannot change in place"))
         elif template_urns or rolling:
             causes = [f"its launch template {templates[u].name} changed (a new version)" for u in template_urns]
             causes += [f"`{path}` changed" for path in rolling]
@@ -187,6 +188,6 @@ def _roll(group: dict[str, Any], how: str, cause: str) -> Finding:
     return Finding(
         "node-roll", "warning", group["urn"],
         f"{group['name']}: {desired} node{'s' if desired != 1 else ''} {how}, jobs on them are killed",
-        f"Because {cause}. {desired} nodes at desired size (up to {maximum} at max size; the autoscaler may have "
-        f"changed the count). Estimated {minutes:g} min: {pace} (an estimate, from typical launch times). "
+        f"Because {cause}. {desired} node{'s' if desired != 1 else ''} at desired size (up to {maximum} at max size; "
+        f"the autoscaler may have changed the count). Estimated {minutes:g} min: {pace} (an estimate, from typical launch times). "
         "Checkpoint and stop the jobs on this group first.")
