@@ -14,8 +14,13 @@ import sys
 import traceback
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from . import catalog
 from .config import ConfigError
+
+if TYPE_CHECKING:
+    from .plan import Plan, Project
 
 EXIT_OK, EXIT_POLICY, EXIT_CONFIG, EXIT_FAILURE = 0, 1, 2, 3
 
@@ -110,7 +115,7 @@ def _plan(args: argparse.Namespace) -> int:
     return EXIT_POLICY if plan.sections["policies"]["mandatoryFailures"] else EXIT_OK
 
 
-def _planned(project, stack: str, policy_config_file: Path | None):
+def _planned(project: "Project", stack: str, policy_config_file: Path | None) -> "Plan":
     """The stack planned offline, with its cost, critical path and policy results as record sections."""
     from .estimate import critical_path, estimate_cost
     from .plan import run_plan

@@ -73,12 +73,12 @@ def config_keys(record: dict[str, Any], config: dict[str, Any], urn: Optional[st
         if index is None:
             return [root]
         root = [*root, index]
-    leaves = []
-    target = by_urn.get(urn) or {}
-    if input_path and (target.get("type"), input_path.split(".")[0].split("[")[0]) in _INPUT_LEAVES:
-        leaves.append(_INPUT_LEAVES[(target.get("type"), input_path.split(".")[0].split("[")[0])])
+    leaves: list[str] = []
+    target_type = str((by_urn.get(urn) or {}).get("type"))
+    if input_path and (target_type, input_path.split(".")[0].split("[")[0]) in _INPUT_LEAVES:
+        leaves.append(_INPUT_LEAVES[(target_type, input_path.split(".")[0].split("[")[0])])
     if rule in _RULE_LEAVES:
-        leaves.append(_RULE_LEAVES[rule])
+        leaves.append(_RULE_LEAVES[rule or ""])
     return [[*root, leaf] for leaf in leaves] + [root]
 
 
