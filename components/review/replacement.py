@@ -15,7 +15,8 @@ type the library renders, each naming where it comes from:
 - Kubernetes objects: pulumi-kubernetes replaces on a change of ``metadata.name`` or
   ``metadata.namespace`` and of the per-kind fields of its provider's ``forceNew`` table
   (provider/pkg/provider/diff.go); everything else is patched in place (the API server may
-  still refuse a field it treats as immutable).
+  still refuse a field it treats as immutable). A Helm release is replaced for a new name or
+  namespace only; anything else is a ``helm upgrade``.
 
 Where the sources disagree, the resource's own provider governs, because it is what
 ``pulumi up`` runs: the Terraform provider modifies security group rules in place
@@ -101,6 +102,12 @@ def _security_group_rule(type_token: str) -> TypeFacts:
         conditional={key: _rule_source(key) for key in ("cidrIpv4", "cidrIpv6", "prefixListId",
                                                          "referencedSecurityGroupId")})
 
+def _s3_configuration(type_token: str, source_file: str, in_place: tuple[str, ...]) -> TypeFacts:
+    # The bucket's sub-resources: bucket and expected_bucket_owner ForceNew, the configuration Put again.
+    return TypeFacts(type_token, f"{TF} internal/service/s3/{source_file} (bucket, expected_bucket_owner ForceNew)",
+                     replaces=("bucket", "expectedBucketOwner"), in_place=in_place)
+
+
 FACTS: dict[str, TypeFacts] = {facts.type: facts for facts in [
     # -- read from the Terraform provider's source ------------------------------------------
     TypeFacts(
@@ -129,6 +136,18 @@ FACTS: dict[str, TypeFacts] = {facts.type: facts for facts in [
                  launchTemplate__version="LaunchTemplate/Version", releaseVersion="ReleaseVersion",
                  scalingConfig="ScalingConfig", tags="Tags", taints="Taints", updateConfig="UpdateConfig",
                  version="Version")),
+    TypeFacts(
+        "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+        f"{TF} internal/service/iam/role_policy_attachment.go@81ae62fe (role, policy_arn ForceNew; no update)",
+        replaces=("role", "policyArn")),
+    _s3_configuration("aws:s3/bucketVersioning:BucketVersioning", "bucket_versioning.go@01c08000",
+                      ("mfa", "versioningConfiguration")),
+    _s3_configuration("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock", "bucket_public_access_block.go@30b8cc6d",
+                      ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets")),
+    _s3_configuration("aws:s3/bucketOwnershipControls:BucketOwnershipControls", "bucket_ownership_controls.go@adeb8422",
+                      ("rule",)),
+    _s3_configuration("aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
+                      "bucket_server_side_encryption_configuration.go@3ab51218", ("rule",)),
     _security_group_rule("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"),
     _security_group_rule("aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule"),
     # -- the same API's CloudFormation schema standing in -----------------------------------
@@ -276,6 +295,9 @@ FACTS: dict[str, TypeFacts] = {facts.type: facts for facts in [
     _kubernetes("kubernetes:apps/v1:StatefulSet", "spec.podManagementPolicy", "spec.revisionHistoryLimit",
                 "spec.selector", "spec.serviceName", "spec.volumeClaimTemplates"),
     _kubernetes("kubernetes:storage.k8s.io/v1:StorageClass", "parameters", "provisioner"),
+    TypeFacts("kubernetes:helm.sh/v3:Release",
+              "pulumi/pulumi-kubernetes provider/pkg/provider/helm_release.go (Diff: forceNewFields .name, .namespace)",
+              replaces=("name", "namespace"), others_in_place=True, note="a helm upgrade of the release"),
 ]}
 
 

@@ -12,12 +12,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 # Types the library renders with no entry: every changed input of theirs is "the provider decides".
 WITHOUT_FACTS = {
-    "aws:autoscaling/tag:Tag", "aws:ecr/lifecyclePolicy:LifecyclePolicy", "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+    "aws:autoscaling/tag:Tag", "aws:ecr/lifecyclePolicy:LifecyclePolicy",
     "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "aws:s3/bucketObjectv2:BucketObjectv2",
-    "aws:s3/bucketOwnershipControls:BucketOwnershipControls",
-    "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",
-    "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
-    "aws:s3/bucketVersioning:BucketVersioning", "kubernetes:helm.sh/v3:Release", "kubernetes:kustomize/v2:Directory",
+    "kubernetes:kustomize/v2:Directory",
     "pulumi:providers:aws", "pulumi:providers:aws-native", "pulumi:providers:kubernetes",
 }
 
@@ -84,5 +81,7 @@ def test_an_input_no_fact_names_is_left_to_the_provider_never_guessed():
     assert decide("aws:autoscaling/tag:Tag", "tag.value", "1", "2", {}).effect == "provider decides"
     assert decide("aws:eks/nodeGroup:NodeGroup", "instanceTypes", ["a"], ["b"], {}).effect == "replace"
     assert decide("aws:eks/nodeGroup:NodeGroup", "scalingConfig.maxSize", 2, 4, {}).effect == "update"
+    assert decide("kubernetes:helm.sh/v3:Release", "version", "9.52.0", "9.59.0", {}).effect == "update"
+    assert decide("kubernetes:helm.sh/v3:Release", "namespace", "a", "b", {}).effect == "replace"
     launch_template = decide("aws:ec2/launchTemplate:LaunchTemplate", "userData", "a", "b", {})
     assert launch_template.effect == "update" and "a new template version" in launch_template.reason
