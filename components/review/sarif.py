@@ -69,9 +69,7 @@ def render_sarif(diff: PlanDiff, findings: list[Finding], root: Path) -> dict[st
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [{
-            "tool": {"driver": {"name": "trainstack", "version": _version(),
-                                "informationUri": "https://www.pulumi.com/docs/iac/using-pulumi/crossguard/",
-                                "rules": rules}},
+            "tool": {"driver": {"name": "trainstack", "version": _version(), "rules": rules}},
             "automationDetails": {"id": f"trainstack/{diff.stack}/"},
             "results": results,
         }],
