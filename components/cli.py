@@ -1,7 +1,8 @@
 """The ``trainstack`` command.
 
-Exit codes: 0 ok; 1 a mandatory policy (plan) or a preflight check failed; 2 the
-project, its config or the input is invalid; 3 the program failed for another reason
+Exit codes: 0 ok; 1 a mandatory policy (plan) or a preflight check failed, or the
+diff's gate is closed (a new mandatory failure, unapproved data loss); 2 the project,
+its config or the input is invalid; 3 the program failed for another reason
 (``--debug`` shows the traceback).
 """
 
@@ -13,8 +14,13 @@ import sys
 import traceback
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from . import catalog
 from .config import ConfigError
+
+if TYPE_CHECKING:
+    from .plan import Plan, Project
 
 EXIT_OK, EXIT_POLICY, EXIT_CONFIG, EXIT_FAILURE = 0, 1, 2, 3
 
@@ -86,6 +92,20 @@ def _parser() -> argparse.ArgumentParser:
             job.add_argument("command", nargs=argparse.REMAINDER, help="-- the command (sbatch: torchrun's script)")
         job.set_defaults(handler=_launch)
 
+    diff = commands.add_parser("diff", help="compare two plan records (or a saved base with the stack planned now)")
+    diff.add_argument("base", type=Path, help="the base revision's record (trainstack plan --json)")
+    diff.add_argument("head", type=Path, nargs="?",
+                      help="the head revision's record; without it, plan --stack in --cwd now and compare")
+    diff.add_argument("--stack", "-s", help="the stack to plan when HEAD is not given (default: the base's stack)")
+    diff.add_argument("--cwd", type=Path, default=Path.cwd(), help="start the Pulumi.yaml search here")
+    diff.add_argument("--format", choices=("text", "markdown", "json", "sarif"), default="text")
+    diff.add_argument("--approve-replace", action="append", default=[], metavar="URN",
+                      help="approve the data loss of replacing or deleting this resource (repeat per resource)")
+    diff.add_argument("--policy-config", type=Path, help="policy pack configuration when planning the head")
+    diff.add_argument("--output", "-o", type=Path, help="write the report here instead of standard output")
+    diff.add_argument("--debug", action="store_true", help="show tracebacks of unexpected failures")
+    diff.set_defaults(handler=_diff)
+
     listing = commands.add_parser("catalog", help="list the instance catalog")
     listing.add_argument("--json", action="store_true")
     listing.set_defaults(handler=_catalog)
@@ -93,13 +113,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _plan(args: argparse.Namespace) -> int:
-    from .plan import ProjectError, find_project, render_json, render_text, run_plan
+    from .plan import ProjectError, find_project, render_json, render_text
 
     try:
         project = find_project(args.cwd)
-        _refuse_secret_trainstack_keys(project, args.stack)
-        plan = run_plan(project, args.stack)
-        policy_config = _policy_config(project, args.stack, args.policy_config)
+        plan = _planned(project, args.stack, args.policy_config)
     except ConfigError as error:
         return _config_failure(error, args.json)
     except ProjectError as error:
@@ -108,20 +126,73 @@ def _plan(args: argparse.Namespace) -> int:
         if args.debug:
             traceback.print_exc()
         return _report(args.json, "program", f"{type(error).__name__}: {error}", EXIT_FAILURE)
+    print(render_json(plan) if args.json else render_text(plan))
+    return EXIT_POLICY if plan.sections["policies"]["mandatoryFailures"] else EXIT_OK
+
+
+def _planned(project: "Project", stack: str, policy_config_file: Path | None) -> "Plan":
+    """The stack planned offline, with its cost, critical path and policy results as record sections."""
     from .estimate import critical_path, estimate_cost
+    from .plan import run_plan
     from .policy import evaluate, stack_from_plan
 
+    _refuse_secret_trainstack_keys(project, stack)
+    plan = run_plan(project, stack)
+    policy_config = _policy_config(project, stack, policy_config_file)
     cost = estimate_cost(plan)
     plan.sections["cost"] = {**cost.as_dict(), "text": cost.render()}
     path = critical_path(plan)
     plan.sections["criticalPath"] = {**path.as_dict(), "text": path.render()}
-    budget = _ip_budget(project, args.stack)
+    budget = _ip_budget(project, stack)
     if budget is not None:
         plan.sections["ipBudget"] = {**budget.as_dict(), "text": budget.render()}
     report = evaluate(stack_from_plan(plan), policy_config)
     plan.sections["policies"] = {**report.as_dict(), "text": report.render()}
-    print(render_json(plan) if args.json else render_text(plan))
-    return EXIT_POLICY if report.mandatory_failures else EXIT_OK
+    return plan
+
+
+def _diff(args: argparse.Namespace) -> int:
+    """Compare two records; exit 1 when the gate closes (new mandatory failure, unapproved data loss)."""
+    from .plan import ProjectError, find_project
+    from .review import (RecordError, assess, blocking, check_record, compare, load_record, render_json,
+                         render_markdown, render_sarif, render_text)
+
+    try:
+        base = load_record(args.base)
+        root = args.cwd.resolve()
+        if args.head is not None:
+            head = load_record(args.head)
+            try:
+                root = find_project(args.cwd).root
+            except ProjectError:
+                pass
+        else:
+            project = find_project(args.cwd)
+            root = project.root
+            plan = _planned(project, args.stack or base["stack"], args.policy_config)
+            head = check_record(json.loads(json.dumps(plan.to_dict(), default=str)), f"stack {plan.stack}")
+        if base["stack"] != head["stack"] or base["project"] != head["project"]:
+            raise RecordError(f"the records are of different stacks ({base['project']}/{base['stack']} and "
+                              f"{head['project']}/{head['stack']}): compare a stack with itself")
+    except ConfigError as error:
+        return _config_failure(error, False)
+    except (RecordError, ProjectError) as error:
+        return _report(False, "input", str(error), EXIT_CONFIG)
+    except Exception as error:  # noqa: BLE001 - the CLI reports, it does not crash
+        if args.debug:
+            traceback.print_exc()
+        return _report(False, "program", f"{type(error).__name__}: {error}", EXIT_FAILURE)
+    diff = compare(base, head)
+    findings = assess(diff, frozenset(args.approve_replace))
+    if args.format == "sarif":
+        text = json.dumps(render_sarif(diff, findings, root), indent=2)
+    else:
+        text = {"text": render_text, "markdown": render_markdown, "json": render_json}[args.format](diff, findings)
+    if args.output is not None:
+        args.output.write_text(text + "\n")
+    else:
+        print(text)
+    return EXIT_POLICY if blocking(findings) else EXIT_OK
 
 
 def _stack_config(project, stack: str):

@@ -20,7 +20,8 @@ def test_plan_prints_the_resource_tree_of_the_dev_stack(capsys):
 def test_plan_json_is_the_versioned_record_with_inputs_dependencies_options_and_outputs(capsys):
     assert cli.main(["plan", "--stack", "nemo-p4de", "--cwd", str(REPO), "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
-    assert document["formatVersion"] == 1 and document["stack"] == "nemo-p4de"
+    assert document["formatVersion"] == 2 and document["stack"] == "nemo-p4de"
+    assert document["stackFile"] == "stacks/Pulumi.nemo-p4de.yaml"
     versioning = next(r for r in document["resources"] if r["name"] == "nemo-p4de-checkpoints-versioning")
     bucket = next(r for r in document["resources"] if r["type"] == "aws:s3/bucket:Bucket")
     assert versioning["inputs"]["versioningConfiguration"] == {"status": "Enabled"}

@@ -101,10 +101,12 @@ class RecordingMonitor(mocks.MockMonitor):
 def run_plan(project: Project, stack: str) -> Plan:
     """Run ``project``'s program for ``stack`` (its ``Pulumi.<stack>.yaml``) under mocks."""
     stack_settings = load_stack(project, stack)
-    return run_program(
+    plan = run_program(
         lambda: runpy.run_path(str(project.main), run_name="__main__"),
         project=project.name, stack=stack, config=stack_settings.config,
         secret_keys=stack_settings.secret_keys, program_dir=project.main)
+    plan.stack_file = Path(os.path.relpath(project.stack_file(stack), project.root)).as_posix()
+    return plan
 
 
 def run_program(program: Callable[[], Any], *, project: str, stack: str,
@@ -121,6 +123,7 @@ def run_program(program: Callable[[], Any], *, project: str, stack: str,
     # A fresh context per run: Pulumi keeps its settings, config and root stack in
     # context variables, so runs in one process (tests, benchmarks) do not mix.
     contextvars.Context().run(_run, program, config, plan, fixtures, program_dir)
+    plan.canonicalize()
     return plan
 
 

@@ -1,16 +1,28 @@
 """The plan record: every registration of a program run, as plain data.
 
 A :class:`Plan` is what later stages read (the tree printer, policy rules, the
-cost and critical-path estimates, tests). It holds no Pulumi objects, so it can
-be serialized as one versioned JSON document.
+cost and critical-path estimates, the diff, tests). It holds no Pulumi objects, so it
+can be serialized as one versioned JSON document.
+
+The document is canonical: the same program and config give the same bytes whatever
+``PYTHONHASHSEED`` is or in which order the engine's asynchronous registrations
+arrived. Resources come in dependency order (parents, inputs, providers and
+``depends_on`` first), the URN breaking ties; every list that is a set (dependencies,
+option lists, invokes, diagnostics) is sorted; property maps have sorted keys.
+
+Format versions: 1, the first record (registration order, unsorted lists); 2, the
+canonical order above and ``stackFile`` (the stack's config file, relative to the
+project root). Readers of version 1 records get the same fields, less ``stackFile``.
 """
 
 from __future__ import annotations
 
+import heapq
+import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterator, Optional
 
-PLAN_FORMAT_VERSION = 1
+PLAN_FORMAT_VERSION = 2
 
 
 @dataclass
@@ -63,6 +75,8 @@ class Plan:
     """Provider functions the program called (token and arguments)."""
     sections: dict[str, Any] = field(default_factory=dict)
     """Results later stages add (policies, cost, critical path), by name."""
+    stack_file: Optional[str] = None
+    """The stack's config file relative to the project root (``stacks/Pulumi.dev.yaml``), when known."""
     version: int = PLAN_FORMAT_VERSION
 
     # -- lookups -----------------------------------------------------------
@@ -95,6 +109,22 @@ class Plan:
             tally[resource.type] = tally.get(resource.type, 0) + 1
         return dict(sorted(tally.items()))
 
+    # -- canonical order -------------------------------------------------------
+    def canonicalize(self) -> None:
+        """Put the record in its canonical order (see the module docstring), in place."""
+        for resource in self.resources:
+            resource.dependencies = sorted(set(resource.dependencies))
+            resource.property_dependencies = {key: sorted(set(urns)) for key, urns
+                                              in sorted(resource.property_dependencies.items())}
+            options = resource.options
+            for name in ("ignore_changes", "replace_on_changes", "depends_on", "additional_secret_outputs",
+                         "aliases"):
+                setattr(options, name, sorted(set(getattr(options, name))))
+        self.resources = dependency_order(self.resources)
+        self.secret_config_keys = sorted(set(self.secret_config_keys))
+        self.invokes = sorted(self.invokes, key=_canonical_json)
+        self.diagnostics = sorted(self.diagnostics, key=_canonical_json)
+
     # -- serialization -----------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """The versioned JSON document (camelCase keys, like the engine's own)."""
@@ -102,14 +132,63 @@ class Plan:
             "formatVersion": self.version,
             "project": self.project,
             "stack": self.stack,
-            "resources": [_camel_keys(asdict(r), keep=("inputs", "outputs", "propertyDependencies"))
+            "stackFile": self.stack_file,
+            "resources": [_sorted_maps(_camel_keys(asdict(r), keep=("inputs", "outputs", "propertyDependencies")),
+                                       ("inputs", "outputs", "propertyDependencies"))
                           for r in self.resources],
-            "outputs": self.outputs,
+            "outputs": _sorted_keys(self.outputs),
             "secretConfigKeys": self.secret_config_keys,
             "diagnostics": self.diagnostics,
-            "invokes": self.invokes,
+            "invokes": [_sorted_keys(invoke) for invoke in self.invokes],
             **self.sections,
         }
+
+
+def dependency_order(resources: list[ResourceRecord]) -> list[ResourceRecord]:
+    """Resources after everything they wait for (parent, inputs, provider, ``depends_on``), URN breaking ties."""
+    by_urn = {r.urn: r for r in resources}
+    waits_for: dict[str, set[str]] = {}
+    for resource in resources:
+        urns = set(resource.dependencies) | set(resource.options.depends_on)
+        if resource.parent:
+            urns.add(resource.parent)
+        if resource.options.provider:
+            urns.add(resource.options.provider.rsplit("::", 1)[0])
+        waits_for[resource.urn] = {u for u in urns if u in by_urn and u != resource.urn}
+    waited_on: dict[str, list[str]] = {urn: [] for urn in by_urn}
+    for urn, dependencies in waits_for.items():
+        for dependency in dependencies:
+            waited_on[dependency].append(urn)
+    ready = [urn for urn, dependencies in waits_for.items() if not dependencies]
+    heapq.heapify(ready)
+    ordered: list[ResourceRecord] = []
+    while ready:
+        urn = heapq.heappop(ready)
+        ordered.append(by_urn[urn])
+        for follower in waited_on[urn]:
+            waits_for[follower].discard(urn)
+            if not waits_for[follower]:
+                heapq.heappush(ready, follower)
+    # The engine refuses cycles, so nothing is left; if a hand-made record has one, keep it, sorted.
+    placed = {r.urn for r in ordered}
+    return ordered + sorted((r for r in resources if r.urn not in placed), key=lambda r: r.urn)
+
+
+def _canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _sorted_keys(value: Any) -> Any:
+    """Property maps are unordered in the engine's protocol: sort their keys (list order is kept)."""
+    if isinstance(value, dict):
+        return {key: _sorted_keys(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted_keys(item) for item in value]
+    return value
+
+
+def _sorted_maps(record: dict[str, Any], maps: tuple[str, ...]) -> dict[str, Any]:
+    return {key: _sorted_keys(item) if key in maps else item for key, item in record.items()}
 
 
 def _camel(name: str) -> str:

@@ -6,7 +6,7 @@ import pulumi
 import pulumi_aws as aws
 import pytest
 
-from trainstack.plan import SECRET_MARK, run_program
+from trainstack.plan import PLAN_FORMAT_VERSION, SECRET_MARK, run_program
 
 
 def _program():
@@ -76,7 +76,7 @@ def test_every_resource_hangs_off_the_stack(plan):
 
 def test_the_plan_is_one_versioned_json_document(plan):
     document = json.loads(json.dumps(plan.to_dict()))
-    assert document["formatVersion"] == 1
+    assert document["formatVersion"] == PLAN_FORMAT_VERSION == 2
     resource = next(r for r in document["resources"] if r["name"] == "data")
     assert resource["options"]["protect"] is True and "retainOnDelete" in resource["options"]
 

@@ -1,0 +1,245 @@
+"""What changes between two plan records of one stack, resource by resource.
+
+Resources are matched by URN (or by an alias the head declares). A resource only in the
+head is created, only in the base deleted; one in both is updated when its inputs or
+options differ, and replaced when a changed input cannot change in place (see
+``replacement``). A replaced resource gets new outputs (a new id, a new ARN), so the
+inputs of other resources computed from it change too: they are followed, which is how
+a new file system also replaces the PersistentVolume that names it.
+
+Values the record marks secret are shown as ``[secret]`` on both sides; inputs listed in
+the head's ``ignoreChanges`` are left out, as Pulumi leaves them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal, Optional
+
+from .replacement import Decision, Effect, decide
+
+Action = Literal["create", "delete", "replace", "update"]
+SECRET = "[secret]"
+UNKNOWN = "[unknown]"
+_OPTIONS = ("protect", "retainOnDelete", "ignoreChanges", "replaceOnChanges", "deleteBeforeReplace",
+            "customTimeouts")
+_INDEX = re.compile(r"\[\d+\]")
+
+
+@dataclass(frozen=True)
+class InputChange:
+    path: str
+    """The input's path, list items by index (``instanceTypes[0]``, ``options.protect`` for options)."""
+    before: Any
+    after: Any
+    effect: Effect
+    reason: str
+    caused_by: Optional[str] = None
+    """The URN of the replaced resource whose new outputs change this input."""
+
+
+@dataclass
+class ResourceChange:
+    urn: str
+    type: str
+    name: str
+    action: Action
+    inputs: list[InputChange] = field(default_factory=list)
+    base: Optional[dict[str, Any]] = None
+    head: Optional[dict[str, Any]] = None
+
+    @property
+    def provider_decides(self) -> list[InputChange]:
+        return [c for c in self.inputs if c.effect == "provider decides"]
+
+    @property
+    def replaced_by(self) -> list[InputChange]:
+        return [c for c in self.inputs if c.effect == "replace"]
+
+    def option(self, name: str, side: str = "base") -> Any:
+        record = self.base if side == "base" else self.head
+        return ((record or {}).get("options") or {}).get(name)
+
+
+@dataclass(frozen=True)
+class PolicyFailure:
+    rule: str
+    enforcement: str
+    urn: Optional[str]
+    message: str
+
+
+@dataclass
+class PlanDiff:
+    project: str
+    stack: str
+    stack_file: Optional[str]
+    changes: list[ResourceChange]
+    base: dict[str, Any]
+    head: dict[str, Any]
+    new_failures: list[PolicyFailure] = field(default_factory=list)
+    fixed_failures: list[PolicyFailure] = field(default_factory=list)
+
+    def of(self, action: Action) -> list[ResourceChange]:
+        return [c for c in self.changes if c.action == action]
+
+    @property
+    def empty(self) -> bool:
+        return not self.changes and not self.new_failures and not self.fixed_failures
+
+    def section(self, name: str, side: str) -> Optional[dict[str, Any]]:
+        value = (self.base if side == "base" else self.head).get(name)
+        return value if isinstance(value, dict) else None
+
+
+def compare(base: dict[str, Any], head: dict[str, Any]) -> PlanDiff:
+    """The diff of two checked records (see ``records.check_record``) of the same stack."""
+    base_resources = {r["urn"]: r for r in base["resources"] if _has_state(r)}
+    head_resources = {r["urn"]: r for r in head["resources"] if _has_state(r)}
+    renamed = {alias: r["urn"] for r in head_resources.values()
+               for alias in (r.get("options") or {}).get("aliases") or [] if alias in base_resources}
+    changes: dict[str, ResourceChange] = {}
+    for urn, record in head_resources.items():
+        previous = next((base_resources[a] for a, h in renamed.items() if h == urn), base_resources.get(urn))
+        if previous is None:
+            changes[urn] = ResourceChange(urn, record["type"], record["name"], "create", head=record)
+            continue
+        inputs = _input_changes(previous, record)
+        if inputs:
+            action: Action = "replace" if any(c.effect == "replace" for c in inputs) else "update"
+            changes[urn] = ResourceChange(urn, record["type"], record["name"], action, inputs, previous, record)
+    for urn, record in base_resources.items():
+        if urn not in head_resources and urn not in renamed:
+            changes[urn] = ResourceChange(urn, record["type"], record["name"], "delete", base=record)
+    _follow_replacements(changes, base_resources, head_resources)
+    new, fixed = _policy_delta(base, head)
+    return PlanDiff(project=head["project"], stack=head["stack"], stack_file=head.get("stackFile"),
+                    changes=[changes[urn] for urn in sorted(changes)], base=base, head=head,
+                    new_failures=new, fixed_failures=fixed)
+
+
+def _has_state(record: dict[str, Any]) -> bool:
+    """Custom resources and remote components hold cloud state; local components only group them."""
+    return bool(record.get("custom") or record.get("remote"))
+
+
+def _input_changes(base: dict[str, Any], head: dict[str, Any]) -> list[InputChange]:
+    head_options = head.get("options") or {}
+    ignored = [p for p in head_options.get("ignoreChanges") or []]
+    forced = [p for p in head_options.get("replaceOnChanges") or []]
+    changes = []
+    for path, before, after in changed_values(base.get("inputs") or {}, head.get("inputs") or {}):
+        if _under(path, ignored):
+            continue
+        if SECRET in (before, after):
+            before = after = SECRET
+        plain = _INDEX.sub("", path)
+        decision = decide(head["type"], plain, before, after, head.get("inputs") or {})
+        if _under(path, forced) or _under(plain, forced):
+            decision = Decision("replace", "the resource's replaceOnChanges option names this input")
+        if UNKNOWN in (before, after) and decision.effect == "replace":
+            decision = Decision("replace", f"may replace: the value is known only at deploy; {decision.reason}")
+        changes.append(InputChange(path, before, after, decision.effect, decision.reason))
+    base_options = base.get("options") or {}
+    for option in _OPTIONS:
+        if base_options.get(option) != head_options.get(option) and (base_options.get(option) or head_options.get(option)):
+            changes.append(InputChange(f"options.{option}", base_options.get(option), head_options.get(option),
+                                       "update", "a resource option: changes Pulumi's state, not the cloud"))
+    return changes
+
+
+def _follow_replacements(changes: dict[str, ResourceChange], base: dict[str, dict[str, Any]],
+                         head: dict[str, dict[str, Any]]) -> None:
+    """Inputs computed from a replaced resource change too (new id, new ARN); follow them to a fixpoint."""
+    pending = [urn for urn, change in changes.items() if change.action == "replace"]
+    while pending:
+        replaced = pending.pop(0)
+        for urn, record in head.items():
+            if urn not in base or urn == replaced:
+                continue
+            change = changes.get(urn)
+            if change is not None and change.action in ("create", "delete"):
+                continue
+            for prop, sources in sorted((record.get("propertyDependencies") or {}).items()):
+                if replaced not in sources:
+                    continue
+                if change is not None and any(c.caused_by == replaced and c.path == prop for c in change.inputs):
+                    continue
+                decision = decide(record["type"], prop, (base[urn].get("inputs") or {}).get(prop), UNKNOWN,
+                                  record.get("inputs") or {}, whole=True)
+                name = replaced.rsplit("::", 1)[-1]
+                reason = f"computed from {name}, which is replaced; {decision.reason}"
+                follow = InputChange(prop, _display((base[urn].get("inputs") or {}).get(prop)),
+                                     f"[new value after {name} is replaced]", decision.effect, reason,
+                                     caused_by=replaced)
+                if change is None:
+                    change = changes[urn] = ResourceChange(urn, record["type"], record["name"], "update", [],
+                                                           base[urn], record)
+                change.inputs.append(follow)
+                if decision.effect == "replace" and change.action != "replace":
+                    change.action = "replace"
+                    pending.append(urn)
+
+
+def changed_values(before: Any, after: Any, path: str = "") -> list[tuple[str, Any, Any]]:
+    """(path, before, after) of each changed value: maps and lists are walked together, an item or key
+    present on one side only is one change (``None`` on the other side)."""
+    if before == after:
+        return []
+    if isinstance(before, dict) and isinstance(after, dict):
+        found = []
+        for key in sorted(set(before) | set(after)):
+            found += changed_values(before.get(key), after.get(key), f"{path}.{key}" if path else str(key))
+        return found
+    if isinstance(before, list) and isinstance(after, list) and before and after:
+        found = []
+        for index in range(max(len(before), len(after))):
+            found += changed_values(before[index] if index < len(before) else None,
+                                    after[index] if index < len(after) else None, f"{path}[{index}]")
+        return found
+    return [(path, before, after)]
+
+
+def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    """Leaves of nested inputs by path: ``{"a": {"b": [1]}}`` -> ``{"a.b[0]": 1}``; empty containers are leaves."""
+    if isinstance(value, dict) and value:
+        leaves: dict[str, Any] = {}
+        for key, item in value.items():
+            leaves.update(flatten(item, f"{prefix}.{key}" if prefix else str(key)))
+        return leaves
+    if isinstance(value, list) and value:
+        leaves = {}
+        for index, item in enumerate(value):
+            leaves.update(flatten(item, f"{prefix}[{index}]"))
+        return leaves
+    return {prefix: value} if prefix else {}
+
+
+def _under(path: str, prefixes: list[str]) -> bool:
+    return any(path == p or path.startswith(p + ".") or path.startswith(p + "[") for p in prefixes)
+
+
+def _display(value: Any) -> Any:
+    return SECRET if value == SECRET else value
+
+
+def _failures(record: dict[str, Any]) -> dict[tuple[str, Optional[str]], PolicyFailure]:
+    failures: dict[tuple[str, Optional[str]], PolicyFailure] = {}
+    for rule in ((record.get("policies") or {}).get("rules") or []):
+        if rule.get("enforcement") == "disabled":
+            continue
+        for violation in rule.get("violations") or []:
+            key = (rule["id"], violation.get("urn"))
+            failures.setdefault(key, PolicyFailure(rule["id"], rule.get("enforcement", "mandatory"),
+                                                   violation.get("urn"), violation.get("message", "")))
+    return failures
+
+
+def _policy_delta(base: dict[str, Any], head: dict[str, Any]) -> tuple[list[PolicyFailure], list[PolicyFailure]]:
+    """Failures by (rule, resource): new ones in the head, fixed ones from the base."""
+    before, after = _failures(base), _failures(head)
+    order = lambda item: (item[0][0], item[0][1] or "")  # noqa: E731 - a sort key
+    new = [failure for key, failure in sorted(after.items(), key=order) if key not in before]
+    fixed = [failure for key, failure in sorted(before.items(), key=order) if key not in after]
+    return new, fixed

@@ -1,0 +1,191 @@
+"""The diff as a reviewer reads it: text for a terminal, markdown for a pull request, JSON for tools.
+
+The JSON report is an interface (``reportVersion`` 1): ``gate`` (passed, blocking titles),
+``counts``, ``resources`` (each with its input changes: path, before, after, effect, reason),
+``findings`` (kind, severity, urn, title, detail), ``deltas`` (cost per hour at desired and
+max size, deploy critical path in minutes, new and fixed policy failures).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
+
+from .diff import InputChange, PlanDiff, ResourceChange
+from .risk import Finding, blocking
+
+REPORT_VERSION = 1
+ACTIONS = ("create", "update", "replace", "delete")
+_SYMBOL = {"create": "+", "update": "~", "replace": "+-", "delete": "-"}
+
+
+def deltas(diff: PlanDiff) -> dict[str, Any]:
+    def cost(side: str, at: str) -> Optional[float]:
+        section = diff.section("cost", side)
+        return None if section is None else (section.get("hourlyUsd") or {}).get(at)
+
+    def minutes(side: str) -> Optional[float]:
+        section = diff.section("criticalPath", side)
+        return None if section is None else section.get("minutes")
+
+    def pair(base: Optional[float], head: Optional[float], digits: int) -> dict[str, Optional[float]]:
+        change = None if base is None or head is None else round(head - base, digits)
+        return {"base": base, "head": head, "change": change}
+
+    complete = {side: (diff.section("cost", side) or {}).get("complete") for side in ("base", "head")}
+    return {
+        "costUsdPerHour": {"desired": pair(cost("base", "desired"), cost("head", "desired"), 4),
+                           "max": pair(cost("base", "max"), cost("head", "max"), 4),
+                           "complete": complete},
+        "criticalPathMinutes": pair(minutes("base"), minutes("head"), 2),
+        "policies": {"newFailures": [f.__dict__ for f in diff.new_failures],
+                     "fixedFailures": [f.__dict__ for f in diff.fixed_failures]},
+    }
+
+
+def as_dict(diff: PlanDiff, findings: list[Finding]) -> dict[str, Any]:
+    stops = blocking(findings)
+    return {
+        "reportVersion": REPORT_VERSION,
+        "project": diff.project,
+        "stack": diff.stack,
+        "stackFile": diff.stack_file,
+        "gate": {"passed": not stops, "blocking": [f.title for f in stops]},
+        "counts": {action: len(diff.of(action)) for action in ACTIONS},  # type: ignore[arg-type]
+        "resources": [{"urn": c.urn, "type": c.type, "name": c.name, "action": c.action,
+                       "inputs": [{"path": i.path, "before": i.before, "after": i.after, "effect": i.effect,
+                                   "reason": i.reason, "causedBy": i.caused_by} for i in c.inputs]}
+                      for c in diff.changes],
+        "findings": [f.__dict__ for f in findings],
+        "deltas": deltas(diff),
+    }
+
+
+def render_json(diff: PlanDiff, findings: list[Finding]) -> str:
+    return json.dumps(as_dict(diff, findings), indent=2)
+
+
+# -- text ---------------------------------------------------------------------------------
+def render_text(diff: PlanDiff, findings: list[Finding]) -> str:
+    lines = [f"Diff of {diff.project} / {diff.stack}: {_counts(diff)}", ""]
+    for change in diff.changes:
+        lines.append(f"{_SYMBOL[change.action]:>2} {change.action:<8} {change.type}  {change.name}")
+        for item in change.inputs:
+            lines.append(f"      {item.path}: {_value(item.before)} -> {_value(item.after)}  [{_effect(item)}]")
+    if diff.changes:
+        lines.append("")
+    for severity in ("blocking", "warning", "note"):
+        chosen = [f for f in findings if f.severity == severity]
+        if chosen:
+            lines.append(f"{severity.capitalize()}:")
+            lines += [f"  - {f.title}. {f.detail}" for f in chosen]
+            lines.append("")
+    lines += _delta_lines(diff)
+    stops = blocking(findings)
+    lines += ["", f"Gate: {'BLOCKED' if stops else 'passed'}"
+              + (f" ({len(stops)} blocking finding{'s' if len(stops) != 1 else ''})" if stops else "")]
+    return "\n".join(lines)
+
+
+def _delta_lines(diff: PlanDiff) -> list[str]:
+    values = deltas(diff)
+    lines = ["Deltas:"]
+    for at in ("desired", "max"):
+        lines.append(f"  cost at {at} size: {_money(values['costUsdPerHour'][at])}")
+    complete = values["costUsdPerHour"]["complete"]
+    if complete["head"] is False:
+        lines.append("  (head cost is incomplete: some items have no published price)")
+    path = values["criticalPathMinutes"]
+    lines.append(f"  deploy critical path: {_number(path, ' min')}")
+    lines.append(f"  policies: {len(diff.new_failures)} newly failing, {len(diff.fixed_failures)} fixed")
+    return lines
+
+
+# -- markdown -----------------------------------------------------------------------------
+def render_markdown(diff: PlanDiff, findings: list[Finding]) -> str:
+    stops = blocking(findings)
+    status = f"**blocked** ({len(stops)} blocking)" if stops else "**passes**"
+    lines = [f"### trainstack diff: `{diff.stack}`: {status}", "",
+             f"{_counts(diff)}" + (f" (`{diff.stack_file}`)" if diff.stack_file else ""), ""]
+    for severity, heading in (("blocking", "Blocking"), ("warning", "Needs attention")):
+        chosen = [f for f in findings if f.severity == severity]
+        if chosen:
+            lines.append(f"**{heading}**")
+            lines.append("")
+            lines += [f"- {_md(f.title)}. {_md(f.detail)}" for f in chosen]
+            lines.append("")
+    values = deltas(diff)
+    lines += ["| | base | head | change |", "|---|---:|---:|---:|"]
+    for at in ("desired", "max"):
+        item = values["costUsdPerHour"][at]
+        lines.append(f"| cost per hour at {at} size | {_usd(item['base'])} | {_usd(item['head'])} | "
+                     f"{_usd(item['change'], signed=True)} |")
+    path = values["criticalPathMinutes"]
+    lines.append(f"| deploy critical path (min) | {_plain(path['base'])} | {_plain(path['head'])} | "
+                 f"{_plain(path['change'], signed=True)} |")
+    lines.append(f"| policies newly failing / fixed | | | {len(diff.new_failures)} / {len(diff.fixed_failures)} |")
+    if values["costUsdPerHour"]["complete"]["head"] is False:
+        lines += ["", "_Cost is incomplete: some items have no published price and are not counted._"]
+    lines.append("")
+    if diff.changes:
+        lines += [f"<details><summary>Resource changes ({len(diff.changes)})</summary>", "",
+                  "| | resource | type | inputs |", "|---|---|---|---|"]
+        for change in diff.changes:
+            lines.append(f"| {change.action} | `{change.name}` | `{change.type}` | {_md_inputs(change)} |")
+        lines += ["", "</details>", ""]
+    notes = [f for f in findings if f.severity == "note"]
+    if notes:
+        lines += [f"<details><summary>Notes ({len(notes)})</summary>", ""]
+        lines += [f"- {_md(f.title)}. {_md(f.detail)}" for f in notes]
+        lines += ["", "</details>", ""]
+    return "\n".join(lines)
+
+
+def _md_inputs(change: ResourceChange) -> str:
+    if change.action in ("create", "delete"):
+        return ""
+    parts = [f"`{_md(i.path)}`: `{_md(_value(i.before))}` → `{_md(_value(i.after))}` ({_effect(i)})"
+             for i in change.inputs]
+    return "<br>".join(parts)
+
+
+# -- helpers ------------------------------------------------------------------------------
+def _counts(diff: PlanDiff) -> str:
+    if not diff.changes:
+        return "no changes"
+    return ", ".join(f"{len(diff.of(a))} to {a}" for a in ACTIONS if diff.of(a))  # type: ignore[arg-type]
+
+
+def _effect(item: InputChange) -> str:
+    return {"replace": "forces replacement", "update": "in place", "provider decides": "the provider decides"}[
+        item.effect]
+
+
+def _value(value: Any, limit: int = 60) -> str:
+    text = value if isinstance(value, str) and value.startswith("[") else json.dumps(value, sort_keys=True)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _money(item: dict[str, Optional[float]]) -> str:
+    return f"{_usd(item['base'])} -> {_usd(item['head'])} ({_usd(item['change'], signed=True)})"
+
+
+def _number(item: dict[str, Optional[float]], unit: str) -> str:
+    return f"{_plain(item['base'])}{unit} -> {_plain(item['head'])}{unit} ({_plain(item['change'], signed=True)}{unit})"
+
+
+def _usd(value: Optional[float], signed: bool = False) -> str:
+    if value is None:
+        return "n/a"
+    sign = "+" if signed and value > 0 else ("-" if value < 0 else "")
+    return f"{sign}${abs(value):,.2f}/h"
+
+
+def _plain(value: Optional[float], signed: bool = False) -> str:
+    if value is None:
+        return "n/a"
+    return f"{'+' if signed and value > 0 else ''}{value:g}"

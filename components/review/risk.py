@@ -1,0 +1,193 @@
+"""What a change risks, in a reviewer's words, and whether it may merge.
+
+- Data loss: a stateful resource (a file system, a bucket, an image repository, a cluster,
+  a KMS key) replaced or deleted loses what it holds. It blocks the merge unless the pull
+  request approves that resource by URN (``--approve-replace URN``); there is no global switch.
+- Protection: a protected resource replaced or deleted stops ``pulumi up``; the finding says
+  how to proceed.
+- Node rolls: a node group replaced, or updated to a new version or launch template, replaces
+  its nodes and kills the jobs on them; the finding counts them and estimates the time at the
+  group's ``updateConfig`` pace.
+- Kubernetes versions: EKS upgrades one minor version at a time and never downgrades; a larger
+  jump is refused here as EKS would refuse it.
+- Policies: a newly failing mandatory policy blocks; advisory ones and fixes are reported.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Literal, Optional
+
+from ..estimate.durations import ACCELERATED_NODE_GROUP, CPU_NODE_GROUP
+from .diff import PlanDiff, ResourceChange
+
+Severity = Literal["blocking", "warning", "note"]
+Kind = Literal["data-loss", "protected", "node-roll", "kubernetes-version", "policy", "provider-decides",
+               "approval"]
+
+STATEFUL: dict[str, str] = {
+    "aws:fsx/lustreFileSystem:LustreFileSystem": "every file on the file system (backups are kept only for "
+                                                 "persistent types)",
+    "aws:s3/bucket:Bucket": "every object in the bucket (checkpoints, datasets)",
+    "aws:s3/bucketV2:BucketV2": "every object in the bucket (checkpoints, datasets)",
+    "aws:ecr/repository:Repository": "every image in the repository",
+    "eks:index:Cluster": "the cluster and everything running in it (jobs, operators, in-cluster state)",
+    "aws:eks/cluster:Cluster": "the cluster and everything running in it (jobs, operators, in-cluster state)",
+    "aws-native:sagemaker:Cluster": "the HyperPod cluster, its nodes' volumes and the jobs on them",
+    "aws:kms/key:Key": "access to everything encrypted with the key once its deletion window ends",
+}
+NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+ROLLING_INPUTS = ("version", "releaseVersion", "launchTemplate.version")
+"""Node group inputs updated through UpdateNodegroupVersion, which replaces every node."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: Kind
+    severity: Severity
+    urn: Optional[str]
+    title: str
+    detail: str
+
+
+def assess(diff: PlanDiff, approvals: frozenset[str] = frozenset()) -> list[Finding]:
+    findings: list[Finding] = []
+    used: set[str] = set()
+    for change in diff.changes:
+        if change.action in ("replace", "delete"):
+            findings += _loss_and_protection(change, approvals, used)
+        if change.type == "eks:index:Cluster":
+            findings += _kubernetes_version(change)
+        for item in change.provider_decides:
+            findings.append(Finding("provider-decides", "note", change.urn,
+                                    f"{change.name}: whether `{item.path}` updates in place or replaces: "
+                                    "the provider decides", item.reason))
+    findings += _node_rolls(diff)
+    for failure in diff.new_failures:
+        blocking = failure.enforcement == "mandatory"
+        findings.append(Finding("policy", "blocking" if blocking else "warning", failure.urn,
+                                f"policy `{failure.rule}` ({failure.enforcement}) newly fails", failure.message))
+    for failure in diff.fixed_failures:
+        findings.append(Finding("policy", "note", failure.urn, f"policy `{failure.rule}` is fixed", failure.message))
+    for urn in sorted(approvals - used):
+        if urn.startswith(f"urn:pulumi:{diff.stack}::"):
+            findings.append(Finding("approval", "note", urn, "approval matches no data loss in this diff",
+                                    "remove it, or check the URN against `trainstack plan --json`"))
+    return findings
+
+
+def blocking(findings: list[Finding]) -> list[Finding]:
+    return [f for f in findings if f.severity == "blocking"]
+
+
+def _loss_and_protection(change: ResourceChange, approvals: frozenset[str], used: set[str]) -> list[Finding]:
+    findings = []
+    verb = "replaced" if change.action == "replace" else "deleted"
+    lost = STATEFUL.get(change.type)
+    retained = bool(change.option("retainOnDelete"))
+    why = ", ".join(f"`{c.path}`" for c in change.replaced_by) if change.action == "replace" else ""
+    if lost and not retained:
+        approved = change.urn in approvals
+        if approved:
+            used.add(change.urn)
+        findings.append(Finding(
+            "data-loss", "warning" if approved else "blocking", change.urn,
+            f"{change.name} is {verb}: data loss" + (" (approved)" if approved else ""),
+            f"Loses {lost}." + (f" Replaced because of {why}." if why else "")
+            + ("" if approved else f" If intended, approve it: `--approve-replace {change.urn}` (in the pull "
+                                   f"request description: `trainstack-approve-replace: {change.urn}`)")))
+    elif lost and retained:
+        findings.append(Finding("data-loss", "note", change.urn, f"{change.name} is {verb}, but retained",
+                                "retainOnDelete keeps the cloud resource; Pulumi stops managing it."))
+    if change.option("protect"):
+        steps = ("set its protect option off in one `pulumi up` (for trainstack storage `fsx.protect: false` or "
+                 "`checkpointBucket.protect: false`), then apply this change; or revert the change")
+        findings.append(Finding(
+            "protected", "warning", change.urn, f"{change.name} is protected: `pulumi up` stops here",
+            f"Pulumi refuses to {'replace' if change.action == 'replace' else 'delete'} a protected resource. "
+            f"To proceed: {steps}."))
+    return findings
+
+
+def _kubernetes_version(change: ResourceChange) -> list[Finding]:
+    version = next((c for c in change.inputs if c.path == "version"), None)
+    if version is None:
+        return []
+    before, after = _minor(version.before), _minor(version.after)
+    if before is None or after is None:
+        return [Finding("kubernetes-version", "warning", change.urn,
+                        f"{change.name}: Kubernetes version {version.before} -> {version.after}",
+                        "one of the versions is not MAJOR.MINOR; EKS moves one minor version at a time")]
+    if after < before:
+        return [Finding("kubernetes-version", "blocking", change.urn,
+                        f"{change.name}: Kubernetes {version.before} -> {version.after} is a downgrade",
+                        "EKS cannot downgrade a cluster; keep the version or build a new cluster")]
+    if after[0] != before[0] or after[1] - before[1] > 1:
+        step = f"{before[0]}.{before[1] + 1}"
+        return [Finding("kubernetes-version", "blocking", change.urn,
+                        f"{change.name}: Kubernetes {version.before} -> {version.after} skips a minor version",
+                        f"EKS upgrades one minor version at a time and refuses this; go to {step} first, "
+                        "merge and apply, then the next")]
+    return [Finding("kubernetes-version", "warning", change.urn,
+                    f"{change.name}: Kubernetes {version.before} -> {version.after}",
+                    "EKS upgrades the control plane in place; then each node group rolls to the new version "
+                    "(see its node roll)")]
+
+
+def _minor(value: Any) -> Optional[tuple[int, int]]:
+    parts = str(value).split(".")
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        return None
+    return int(parts[0]), int(parts[1])
+
+
+def _node_rolls(diff: PlanDiff) -> list[Finding]:
+    templates = {c.urn: c for c in diff.changes if c.type == LAUNCH_TEMPLATE and c.action in ("update", "replace")}
+    by_urn = {c.urn: c for c in diff.changes}
+    findings = []
+    for record in diff.head["resources"]:
+        if record["type"] != NODE_GROUP:
+            continue
+        change = by_urn.get(record["urn"])
+        if change is not None and change.action in ("create", "delete"):
+            continue
+        template_urns = [u for u in (record.get("propertyDependencies") or {}).get("launchTemplate", [])
+                         if u in templates]
+        rolling = [c.path for c in (change.inputs if change else []) if c.path in ROLLING_INPUTS]
+        if change is not None and change.action == "replace":
+            findings.append(_roll(change.base or record, "replaced",
+                                  ", ".join(f"`{c.path}`" for c in change.replaced_by) + " cannot change in place"))
+        elif template_urns or rolling:
+            causes = [f"its launch template {templates[u].name} changed (a new version)" for u in template_urns]
+            causes += [f"`{path}` changed" for path in rolling]
+            findings.append(_roll(change.base if change and change.base else record, "rolled", "; ".join(causes)))
+    return findings
+
+
+def _roll(group: dict[str, Any], how: str, cause: str) -> Finding:
+    inputs = group.get("inputs") or {}
+    scaling = inputs.get("scalingConfig") or {}
+    desired, maximum = int(scaling.get("desiredSize") or 0), int(scaling.get("maxSize") or 0)
+    accelerated = any(word in str(inputs.get("amiType") or "") for word in ("NVIDIA", "NEURON"))
+    per_batch = ACCELERATED_NODE_GROUP if accelerated else CPU_NODE_GROUP
+    update = inputs.get("updateConfig") or {}
+    if how == "replaced":
+        pace = (f"a new group is created (about {per_batch:g} min), then the old one is deleted with all its "
+                "nodes at once")
+        minutes = per_batch
+    else:
+        unavailable = int(update.get("maxUnavailable") or 0) or max(
+            1, math.floor(desired * int(update.get("maxUnavailablePercentage") or 0) / 100))
+        batches = math.ceil(desired / unavailable) if desired else 0
+        minutes = batches * per_batch
+        pace = (f"{batches} batch{'es' if batches != 1 else ''} of at most {unavailable} node"
+                f"{'s' if unavailable != 1 else ''} (updateConfig), about {per_batch:g} min each to launch, join and "
+                "drain")
+    return Finding(
+        "node-roll", "warning", group["urn"],
+        f"{group['name']}: {desired} node{'s' if desired != 1 else ''} {how}, jobs on them are killed",
+        f"Because {cause}. {desired} node{'s' if desired != 1 else ''} at desired size (up to {maximum} at max size; "
+        f"the autoscaler may have changed the count). Estimated {minutes:g} min: {pace} (an estimate, from typical launch times). "
+        "Checkpoint and stop the jobs on this group first.")

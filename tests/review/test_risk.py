@@ -1,0 +1,104 @@
+"""Risk in a reviewer's words: Kubernetes version steps, node rolls, secrets, retained resources, approvals."""
+
+import copy
+
+import pytest
+
+from support.plan_records import record
+from trainstack.review import assess, blocking, compare, render_markdown, render_text
+
+CLUSTER = "eks:index:Cluster"
+NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory) -> dict:
+    return record(tmp_path_factory.mktemp("risk"), "fsdp-p5")
+
+
+def edited(document: dict, type_token: str, name: str, edit) -> dict:
+    head = copy.deepcopy(document)
+    resource = next(r for r in head["resources"] if r["type"] == type_token and r["name"] == name)
+    edit(resource)
+    return head
+
+
+def with_version(document: dict, version: str) -> dict:
+    head = copy.deepcopy(document)
+    for resource in head["resources"]:
+        if resource["type"] in (CLUSTER, NODE_GROUP):
+            resource["inputs"]["version"] = version
+    return head
+
+
+def test_a_two_minor_kubernetes_jump_is_refused_as_eks_refuses_it(base):
+    findings = assess(compare(with_version(base, "1.33"), base))
+    refused = [f for f in blocking(findings) if f.kind == "kubernetes-version"]
+    assert len(refused) == 1 and "skips a minor version" in refused[0].title and "go to 1.34 first" in refused[0].detail
+
+
+def test_a_kubernetes_downgrade_is_refused(base):
+    refused = [f for f in blocking(assess(compare(base, with_version(base, "1.34")))) if f.kind == "kubernetes-version"]
+    assert refused and "downgrade" in refused[0].title
+
+
+def test_one_minor_step_passes_and_rolls_every_node_group_at_its_update_pace(base):
+    findings = assess(compare(with_version(base, "1.34"), base))
+    assert not blocking(findings)
+    assert [f.severity for f in findings if f.kind == "kubernetes-version"] == ["warning"]
+    rolls = {f.title.split(":")[0]: f for f in findings if f.kind == "node-roll"}
+    assert set(rolls) == {"fsdp-p5-eks-p5", "fsdp-p5-eks-system"}
+    p5 = rolls["fsdp-p5-eks-p5"]
+    assert "2 nodes rolled" in p5.title and "`version` changed" in p5.detail
+    # maxUnavailable 1 and 2 nodes: two batches of a GPU node (about 8 minutes each).
+    assert "Estimated 16 min: 2 batches of at most 1 node" in p5.detail
+
+
+def test_a_changed_launch_template_is_a_new_version_that_rolls_its_group(base):
+    head = edited(base, "aws:ec2/launchTemplate:LaunchTemplate", "fsdp-p5-eks-p5",
+                  lambda r: r["inputs"]["metadataOptions"].update(httpPutResponseHopLimit=3))
+    diff = compare(base, head)
+    assert [(c.name, c.action) for c in diff.changes] == [("fsdp-p5-eks-p5", "update")]
+    rolls = [f for f in assess(diff) if f.kind == "node-roll"]
+    assert len(rolls) == 1 and "its launch template fsdp-p5-eks-p5 changed (a new version)" in rolls[0].detail
+
+
+def test_secret_values_are_masked_on_both_sides(base):
+    before = edited(base, "aws:iam/role:Role", "fsdp-p5-eks-nodes",
+                    lambda r: r["inputs"].update(description="[secret]"))
+    diff = compare(before, base)
+    change = diff.changes[0]
+    assert [(i.path, i.before, i.after) for i in change.inputs] == [("description", "[secret]", "[secret]")]
+    assert "fsdp-p5" not in render_text(diff, assess(diff)).split("description:")[1].split("\n")[0]
+
+
+def test_ignored_inputs_are_left_out_as_pulumi_leaves_them(base):
+    head = edited(base, NODE_GROUP, "fsdp-p5-eks-p5", lambda r: r["inputs"]["scalingConfig"].update(desiredSize=9))
+    assert compare(base, head).empty
+
+
+def test_a_retained_stateful_resource_deleted_is_not_data_loss(base):
+    retained = edited(base, "aws:ecr/repository:Repository", "fsdp-p5-images",
+                      lambda r: r["options"].update(retainOnDelete=True))
+    head = copy.deepcopy(retained)
+    head["resources"] = [r for r in head["resources"] if r["type"] != "aws:ecr/repository:Repository"]
+    findings = assess(compare(retained, head))
+    assert not blocking(findings) and any("retained" in f.title for f in findings)
+    dropped = copy.deepcopy(base)
+    dropped["resources"] = [r for r in dropped["resources"] if r["type"] != "aws:ecr/repository:Repository"]
+    assert [f.kind for f in blocking(assess(compare(base, dropped)))] == ["data-loss"]
+
+
+def test_an_approval_that_matches_nothing_is_reported(base):
+    urn = "urn:pulumi:fsdp-p5::trainstack::aws:s3/bucket:Bucket::nothing"
+    notes = [f for f in assess(compare(base, base), frozenset({urn})) if f.kind == "approval"]
+    assert [f.urn for f in notes] == [urn]
+
+
+def test_the_markdown_report_folds_details_under_one_section_per_stack(base):
+    head = edited(base, NODE_GROUP, "fsdp-p5-eks-p5", lambda r: r["inputs"].update(instanceTypes=["p5e.48xlarge"]))
+    diff = compare(base, head)
+    text = render_markdown(diff, assess(diff))
+    assert text.startswith("### trainstack diff: `fsdp-p5`: **passes**")
+    assert "<details><summary>Resource changes (3)</summary>" in text  # + its two autoscaling tags
+    assert "| replace | `fsdp-p5-eks-p5` | `aws:eks/nodeGroup:NodeGroup` |" in text
