@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from .training_stack import TrainingStack
 
 
-def build_contract(stack: "TrainingStack", name: str) -> dict[str, Any]:
+def build_contract(stack: TrainingStack, name: str) -> dict[str, Any]:
     config = stack.config
     cluster = stack.cluster
     return {
@@ -66,7 +66,7 @@ def _endpoint(kubeconfig: pulumi.Output[str]) -> pulumi.Output[str]:
         lambda text: json.loads(text)["clusters"][0]["cluster"]["server"] if text else None))
 
 
-def _storage(stack: "TrainingStack") -> Optional[dict[str, Any]]:
+def _storage(stack: TrainingStack) -> Optional[dict[str, Any]]:
     lustre = stack.lustre
     if lustre is None:
         return None
@@ -75,7 +75,7 @@ def _storage(stack: "TrainingStack") -> Optional[dict[str, Any]]:
             "fileSystemId": lustre.file_system_id, "throughputMBps": lustre.throughput_mbps}
 
 
-def _hyperpod(stack: "TrainingStack") -> Optional[dict[str, Any]]:
+def _hyperpod(stack: TrainingStack) -> Optional[dict[str, Any]]:
     hyperpod = stack.hyperpod
     if hyperpod is None:
         return None

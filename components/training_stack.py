@@ -16,7 +16,8 @@ architecture (see DESIGN.md):
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional
+from collections.abc import Mapping
+from typing import Any, Optional
 
 import pulumi
 import pulumi_aws as aws

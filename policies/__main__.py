@@ -6,7 +6,6 @@ the same functions offline. Tune them per stack with a policy config file, e.g.
 """
 
 from pulumi_policy import PolicyPack
-
 from trainstack.policy.crossguard import policies
 
 PolicyPack(name="trainstack", policies=policies())

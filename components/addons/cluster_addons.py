@@ -21,7 +21,7 @@ from .persistent_volumes import ebs_storage
 class ClusterAddonsArgs(TypedDict):
     observability: ObservabilityConfig | dict
     operators: OperatorsConfig | dict
-    cluster: "GpuEksCluster"  # noqa: F821 - trainstack.cluster.GpuEksCluster
+    cluster: GpuEksCluster  # noqa: F821 - trainstack.cluster.GpuEksCluster
 
 
 class ClusterAddons(pulumi.ComponentResource):
@@ -30,7 +30,8 @@ class ClusterAddons(pulumi.ComponentResource):
     etcd_endpoint: Optional[str]
 
     def __init__(self, name: str, args: ClusterAddonsArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        watch = validate(ObservabilityConfig, args.get("observability", {}), prefix=f"ClusterAddons({name}).observability")
+        watch = validate(ObservabilityConfig, args.get("observability", {}),
+                         prefix=f"ClusterAddons({name}).observability")
         jobs = validate(OperatorsConfig, args.get("operators", {}), prefix=f"ClusterAddons({name}).operators")
         super().__init__("trainstack:index:ClusterAddons", name, {}, opts)
         cluster = args["cluster"]

@@ -43,7 +43,8 @@ def cluster_autoscaler(name: str, *, cluster_name: str, kubernetes_version: str,
         # Describe calls do not support resource-level permissions.
         {"sid": "Discover", "actions": _DESCRIBE, "resources": ["*"]},
         {"sid": "ResizeThisClustersGroups", "actions": _RESIZE, "resources": ["*"],
-         "conditions": [{"test": "StringEquals", "variable": f"aws:ResourceTag/k8s.io/cluster-autoscaler/{cluster_name}",
+         "conditions": [{"test": "StringEquals",
+                         "variable": f"aws:ResourceTag/k8s.io/cluster-autoscaler/{cluster_name}",
                          "values": ["owned"]}]},
     ], opts=pulumi.InvokeOutputOptions(parent=parent))
     association = pod_identity_role(

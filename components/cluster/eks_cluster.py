@@ -17,15 +17,16 @@ run where the VPC is reachable: the Kubernetes resources talk to the API server.
 
 from __future__ import annotations
 
-from typing import Optional, Sequence, TypedDict
+from collections.abc import Sequence
+from typing import Optional, TypedDict
 
 import pulumi
 import pulumi_aws as aws
 import pulumi_eks as eks
 import pulumi_kubernetes as k8s
 
-from ..addons.device_plugins import efa_device_plugin, neuron_device_plugin, nvidia_device_plugin
 from .. import catalog
+from ..addons.device_plugins import efa_device_plugin, neuron_device_plugin, nvidia_device_plugin
 from ..catalog import AcceleratorKind
 from ..config import EksConfig, NodeGroupConfig, validate
 from ..network import efa_security_group
@@ -105,7 +106,8 @@ class GpuEksCluster(pulumi.ComponentResource):
         efa_group = (efa_security_group(f"{name}-efa", args["vpc_id"], child)
                      if any(g.efa for g in groups) else None)
         attachment = ClusterAttachment(
-            cluster_name=self.cluster_name, kubernetes_version=settings.version, cluster_security_group_id=self.cluster_security_group_id,
+            cluster_name=self.cluster_name, kubernetes_version=settings.version,
+            cluster_security_group_id=self.cluster_security_group_id,
             efa_security_group_id=efa_group.id if efa_group else None, node_role_arn=nodes_role.arn,
             subnet_ids=private_subnets, depends_on=[*control_plane, *before_nodes])
         self.node_groups = {

@@ -49,7 +49,8 @@ class SystemNodesConfig(ConfigModel):
 
 
 class AddonVersions(ConfigModel):
-    """Pinned EKS managed add-on versions (``v1.19.2-eksbuild.1``); unset means EKS's default for the cluster version."""
+    """Pinned EKS managed add-on versions (``v1.19.2-eksbuild.1``); unset means EKS's default for the
+    cluster version."""
 
     vpc_cni: Optional[str] = None
     coredns: Optional[str] = None

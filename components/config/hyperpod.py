@@ -68,7 +68,7 @@ class HyperPodConfig(ConfigModel):
     """The one zone of the cluster (EFA does not cross zones). Default: FSx's zone, else the first zone."""
 
     @model_validator(mode="after")
-    def _groups(self) -> "HyperPodConfig":
+    def _groups(self) -> HyperPodConfig:
         if self.orchestrator == "slurm":
             if self.controller is None:
                 raise ConfigValueError("a Slurm cluster needs a controller group.",

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 AWS_RESERVED_PER_SUBNET = 5
 
 
-def usable_ips_by_zone(config: "StackConfig") -> dict[str, int]:
+def usable_ips_by_zone(config: StackConfig) -> dict[str, int]:
     network = config.network
     if network.existing_vpc is None:
         per_subnet = 2 ** (32 - network.private_subnet_prefix_length) - AWS_RESERVED_PER_SUBNET
@@ -44,7 +44,7 @@ def _per_node(instance_type: str, efa: bool, path: tuple) -> tuple[int, int]:
                                path=path, value=instance_type) from None
 
 
-def ip_needs_by_zone(config: "StackConfig") -> dict[str, tuple[int, list[str], Optional[int]]]:
+def ip_needs_by_zone(config: StackConfig) -> dict[str, tuple[int, list[str], Optional[int]]]:
     """Per zone: (IPs the nodes need at max size, how that adds up, index of the largest group)."""
     if config.eks is None:
         return {}
@@ -69,7 +69,7 @@ def ip_needs_by_zone(config: "StackConfig") -> dict[str, tuple[int, list[str], O
     return needs
 
 
-def check_ip_budget(config: "StackConfig") -> None:
+def check_ip_budget(config: StackConfig) -> None:
     usable_by_zone = usable_ips_by_zone(config)
     for zone, (need, lines, largest) in ip_needs_by_zone(config).items():
         usable = usable_by_zone[zone]

@@ -38,7 +38,7 @@ class Capacity(ConfigModel):
     """Instances the reservation or block holds; must cover the group's maxSize."""
 
     @model_validator(mode="after")
-    def _complete(self) -> "Capacity":
+    def _complete(self) -> Capacity:
         if self.type == "none":
             for key, value in (("reservationId", self.reservation_id), ("resourceGroupArn", self.resource_group_arn),
                                ("zone", self.zone), ("instanceCount", self.instance_count)):
@@ -130,7 +130,7 @@ class NodeGroupConfig(ConfigModel):
         return catalog.get(self.instance_type)
 
     @model_validator(mode="after")
-    def _consistent(self) -> "NodeGroupConfig":
+    def _consistent(self) -> NodeGroupConfig:
         if not self.min_size <= self.desired_size <= self.max_size:
             raise ConfigValueError(
                 f"sizes must satisfy minSize <= desiredSize <= maxSize, got "

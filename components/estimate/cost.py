@@ -12,8 +12,17 @@ from typing import Optional
 
 from .. import catalog
 from ..plan import Plan
-from .prices import (EKS_CONTROL_PLANE, GP3_STORAGE, HOURS_PER_MONTH, HYPERPOD, INTERFACE_ENDPOINT, NAT_GATEWAY,
-                     PUBLIC_IPV4, fsx_price, in_region)
+from .prices import (
+    EKS_CONTROL_PLANE,
+    GP3_STORAGE,
+    HOURS_PER_MONTH,
+    HYPERPOD,
+    INTERFACE_ENDPOINT,
+    NAT_GATEWAY,
+    PUBLIC_IPV4,
+    fsx_price,
+    in_region,
+)
 
 DAYS = 30
 
@@ -37,12 +46,12 @@ class CostEstimate:
     lines: list[CostLine] = field(default_factory=list)
 
     def hourly(self, at: str) -> float:
-        return sum((l.quantity_desired if at == "desired" else l.quantity_max) * l.unit_usd_per_hour
-                   for l in self.lines if l.priced)
+        return sum((line.quantity_desired if at == "desired" else line.quantity_max) * line.unit_usd_per_hour
+                   for line in self.lines if line.priced)
 
     @property
     def unpriced(self) -> list[CostLine]:
-        return [l for l in self.lines if not l.priced]
+        return [line for line in self.lines if not line.priced]
 
     def as_dict(self) -> dict:
         return {
@@ -51,18 +60,19 @@ class CostEstimate:
             "thirtyDayUsd": {"desired": round(self.hourly("desired") * 24 * DAYS, 2),
                              "max": round(self.hourly("max") * 24 * DAYS, 2)},
             "complete": not self.unpriced,
-            "lines": [{"item": l.item, "desired": l.quantity_desired, "max": l.quantity_max,
-                       "usdPerHour": l.unit_usd_per_hour, "source": l.source} for l in self.lines],
+            "lines": [{"item": line.item, "desired": line.quantity_desired, "max": line.quantity_max,
+                       "usdPerHour": line.unit_usd_per_hour, "source": line.source} for line in self.lines],
         }
 
     def render(self) -> str:
         rows = [f"Cost ({self.region}, on demand):",
                 f"  {'item':<44} {'desired':>8} {'max':>6} {'$/h each':>11}  source"]
-        for l in self.lines:
-            price = f"{l.unit_usd_per_hour:>11.4f}" if l.priced else f"{'no price':>11}"
-            rows.append(f"  {l.item:<44} {l.quantity_desired:>8g} {l.quantity_max:>6g} {price}  {l.source}")
+        for line in self.lines:
+            price = f"{line.unit_usd_per_hour:>11.4f}" if line.priced else f"{'no price':>11}"
+            rows.append(f"  {line.item:<44} {line.quantity_desired:>8g} {line.quantity_max:>6g} {price}  {line.source}")
         for at in ("desired", "max"):
-            rows.append(f"  at {at} size: ${self.hourly(at):,.2f}/h, ${self.hourly(at) * 24 * DAYS:,.0f} per {DAYS} days"
+            rows.append(f"  at {at} size: ${self.hourly(at):,.2f}/h, "
+                        f"${self.hourly(at) * 24 * DAYS:,.0f} per {DAYS} days"
                         + (" (incomplete: items without a published price are not counted)" if self.unpriced else ""))
         return "\n".join(rows)
 
@@ -91,7 +101,8 @@ def estimate_cost(plan: Plan) -> CostEstimate:
         if count:
             regional = in_region(price, region)
             add(CostLine(item, count, count, regional.usd if regional else None, _source(regional, item, region)))
-    endpoints = [e for e in plan.by_type("aws:ec2/vpcEndpoint:VpcEndpoint") if e.inputs.get("vpcEndpointType") == "Interface"]
+    endpoints = [e for e in plan.by_type("aws:ec2/vpcEndpoint:VpcEndpoint")
+                 if e.inputs.get("vpcEndpointType") == "Interface"]
     if endpoints:
         zones = sum(len(e.inputs.get("subnetIds") or []) for e in endpoints)
         regional = in_region(INTERFACE_ENDPOINT, region)
@@ -104,7 +115,8 @@ def estimate_cost(plan: Plan) -> CostEstimate:
         capacity = inputs.get("storageCapacity", 0)
         add(CostLine(f"FSx {file_system.name} ({capacity} GiB {tier})", capacity, capacity,
                      price.usd / HOURS_PER_MONTH if price else None,
-                     f"{price.source}, {price.valid_on}" if price else f"no published price for FSx {tier} in {region}"))
+                     f"{price.source}, {price.valid_on}" if price
+                     else f"no published price for FSx {tier} in {region}"))
     for cluster in plan.by_type("aws-native:sagemaker:Cluster"):
         for group in cluster.inputs.get("instanceGroups") or []:
             price = HYPERPOD.get((group.get("instanceType"), region))

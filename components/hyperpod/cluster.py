@@ -12,7 +12,8 @@ security groups it is given (the EFA group, and FSx's client group).
 
 from __future__ import annotations
 
-from typing import Optional, Sequence, TypedDict
+from collections.abc import Sequence
+from typing import Optional, TypedDict
 
 import pulumi
 
@@ -100,7 +101,8 @@ class HyperPodCluster(pulumi.ComponentResource):
         )
         self.cluster_name = settings.cluster_name
         self.cluster_arn = cluster.cluster_arn
-        self.partitions = {w.name: partition_of(w) for w in settings.workers} if settings.orchestrator == "slurm" else {}
+        self.partitions = ({w.name: partition_of(w) for w in settings.workers}
+                           if settings.orchestrator == "slurm" else {})
         group_names = [g.name for g in settings.groups]
         self.ssm_target_prefixes = cluster.cluster_arn.apply(
             lambda arn: {g: f"sagemaker-cluster:{arn.rsplit('/', 1)[-1]}_{g}-" for g in group_names})

@@ -12,7 +12,7 @@ repositories in this account and region.
 from __future__ import annotations
 
 import json
-from typing import Sequence
+from collections.abc import Sequence
 
 import pulumi
 import pulumi_aws as aws

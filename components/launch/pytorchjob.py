@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from collections.abc import Sequence
+from typing import Optional
 
 from ..outputs import StackOutputs
-from .placement import (LaunchError, check_nodes, devices_per_node, fabric_env, group, metadata, pod_placement,
-                        resources, volumes)
+from .placement import (
+    LaunchError,
+    check_nodes,
+    devices_per_node,
+    fabric_env,
+    group,
+    metadata,
+    pod_placement,
+    resources,
+    volumes,
+)
 
 
 def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, nodes: int, image: str,

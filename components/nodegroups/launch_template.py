@@ -9,7 +9,8 @@ EKS merges its bootstrap with the NodeConfig given here).
 from __future__ import annotations
 
 import base64
-from typing import Optional, Sequence
+from collections.abc import Sequence
+from typing import Optional
 
 import pulumi
 import pulumi_aws as aws

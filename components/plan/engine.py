@@ -13,9 +13,10 @@ import logging
 import os
 import runpy
 import sys
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Optional
+from typing import Any, Optional
 
 import pulumi
 from google.protobuf import json_format
@@ -47,7 +48,8 @@ class _PlanMocks(mocks.Mocks):
         return self.fixtures.resource(args.typ, args.name, args.inputs, args.provider)
 
     def call(self, args: mocks.MockCallArgs):
-        self.plan.invokes.append({"token": args.token, "args": engine_value(args.args), "provider": args.provider or None})
+        self.plan.invokes.append({"token": args.token, "args": engine_value(args.args),
+                                  "provider": args.provider or None})
         return self.fixtures.invoke(args.token, args.args)
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 ACCOUNT_ID = "123456789012"
 DEFAULT_REGION = "us-east-1"
@@ -186,7 +187,8 @@ def _node_group(name, inputs, ctx):
     return f"{cluster}:{group}", {
         "nodeGroupName": group, "status": "ACTIVE",
         "arn": ctx.arn("eks", f"nodegroup/{cluster}/{group}/{ctx.hex(8)}-{ctx.hex(4)}"),
-        "resources": [{"autoscalingGroups": [{"name": f"eks-{group}-{ctx.hex(8)}"}], "remoteAccessSecurityGroupId": ""}],
+        "resources": [{"autoscalingGroups": [{"name": f"eks-{group}-{ctx.hex(8)}"}],
+                       "remoteAccessSecurityGroupId": ""}],
     }
 
 

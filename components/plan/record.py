@@ -7,8 +7,9 @@ be serialized as one versioned JSON document.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterator, Optional
+from typing import Any, Optional
 
 PLAN_FORMAT_VERSION = 1
 

@@ -9,8 +9,9 @@ Values a preview does not know yet are skipped, never failed.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Literal, Optional
+from typing import Any, Literal, Optional
 
 Enforcement = Literal["mandatory", "advisory", "disabled"]
 

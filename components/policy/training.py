@@ -3,7 +3,8 @@ FSx next to its clients with Lustre ports open, capacity blocks launched as bloc
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from collections.abc import Iterator
+from typing import Optional
 
 from .. import catalog
 from ..catalog.efa_layout import EFA_INTERFACE_TYPES, efa_layout

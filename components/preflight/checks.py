@@ -6,8 +6,9 @@ API the check cannot see), always with the reason. Reads only; changes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator, Literal
+from typing import Any, Literal
 
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -44,7 +45,7 @@ class Clients:
     quotas: Any
 
     @classmethod
-    def for_region(cls, region: str) -> "Clients":
+    def for_region(cls, region: str) -> Clients:
         import boto3
         from botocore.config import Config
 
@@ -146,7 +147,8 @@ def _quotas(config: StackConfig, quotas) -> Iterator[Check]:
     def add(instance_type: str, count: int, label: str) -> None:
         instance = catalog.get(instance_type)
         vcpus, lines = needs.get(_quota_class(instance), (0, []))
-        needs[_quota_class(instance)] = (vcpus + count * instance.vcpus, lines + [f"{label} {count} x {instance.vcpus}"])
+        needs[_quota_class(instance)] = (vcpus + count * instance.vcpus,
+                                         [*lines, f"{label} {count} x {instance.vcpus}"])
 
     if config.eks is not None:
         add(config.eks.system_nodes.instance_type, config.eks.system_nodes.max_size, "system")

@@ -12,7 +12,8 @@ otherwise default to.
 
 from __future__ import annotations
 
-from typing import Optional, Sequence, TypedDict
+from collections.abc import Sequence
+from typing import Optional, TypedDict
 
 import pulumi
 import pulumi_aws as aws

@@ -6,7 +6,6 @@ the decision and its reason are recorded in the data's ``decisions``.
 """
 
 import pytest
-
 from trainstack import catalog
 from trainstack.catalog import AcceleratorKind
 

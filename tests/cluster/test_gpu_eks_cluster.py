@@ -5,7 +5,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from trainstack.plan import find_project, run_plan
 
 PROJECT = find_project(Path(__file__).resolve().parents[2])

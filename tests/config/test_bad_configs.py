@@ -2,7 +2,6 @@
 path of the bad key, its value and the fix, and no traceback."""
 
 import pytest
-
 from trainstack import cli
 
 
@@ -72,12 +71,14 @@ BROKEN = {
     "reservation without its zone": (
         reservation(zone=None), "trainstack:nodeGroups[0].capacity.zone", "set zone"),
     "capacity block with a placement group": (
-        lambda c: group(c, placementGroup=True, capacity={"type": "capacityBlock", "reservationId": "cr-0123456789abcdef0",
+        lambda c: group(c, placementGroup=True, capacity={"type": "capacityBlock",
+                                                         "reservationId": "cr-0123456789abcdef0",
                                                          "zone": "us-east-1a", "instanceCount": 2}),
         "trainstack:nodeGroups[0].placementGroup", "placementGroup: false"),
     "capacity block for a type not sold as blocks": (
         lambda c: group(c, instanceType="g6e.48xlarge", capacity={
-            "type": "capacityBlock", "reservationId": "cr-0123456789abcdef0", "zone": "us-east-1a", "instanceCount": 2}),
+            "type": "capacityBlock", "reservationId": "cr-0123456789abcdef0", "zone": "us-east-1a",
+            "instanceCount": 2}),
         "trainstack:nodeGroups[0].capacity.type", "capacity-block type"),
     "reservation id with capacity type none": (
         lambda c: group(c, capacity={"reservationId": "cr-0123456789abcdef0"}),

@@ -8,11 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from trainstack import ConfigError
+from trainstack.config import HyperPodConfig
 from trainstack.hyperpod import HyperPodCluster
 from trainstack.hyperpod.lifecycle import ENTRYPOINT, params_text
-from trainstack.config import HyperPodConfig
 from trainstack.plan import find_project, run_plan, run_program
 
 PROJECT = find_project(Path(__file__).resolve().parents[2])

@@ -1,9 +1,14 @@
 """The same rules as CrossGuard stack policies, fed resources shaped as the engine sends them."""
 
 import yaml
-from pulumi_policy import (EnforcementLevel, PolicyCustomTimeouts, PolicyProviderResource, PolicyResource,
-                           PolicyResourceOptions, StackValidationArgs)
-
+from pulumi_policy import (
+    EnforcementLevel,
+    PolicyCustomTimeouts,
+    PolicyProviderResource,
+    PolicyResource,
+    PolicyResourceOptions,
+    StackValidationArgs,
+)
 from support.policy_stacks import PROJECT
 from trainstack.policy import RULES
 from trainstack.policy.crossguard import policies, to_crossguard

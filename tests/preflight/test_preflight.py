@@ -8,7 +8,6 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 from moto.server import ThreadedMotoServer
-
 from trainstack import validate_stack_config
 from trainstack.preflight import Clients, run_preflight
 
@@ -50,7 +49,7 @@ class Stubbed:
         self.capacity_stub.add_response("describe_capacity_reservations", {"CapacityReservations": [{
             "CapacityReservationId": RESERVATION, "InstanceType": instance_type, "AvailabilityZone": zone,
             "TotalInstanceCount": count, "AvailableInstanceCount": count, "State": state,
-            "StartDate": datetime.datetime(2026, 11, 20, tzinfo=datetime.timezone.utc),
+            "StartDate": datetime.datetime(2026, 11, 20, tzinfo=datetime.UTC),
             "ReservationType": reservation_type}]}, {"CapacityReservationIds": [RESERVATION]})
 
     def missing_reservation(self):
