@@ -12,9 +12,15 @@ import json
 import sys
 import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Optional
 
 from . import catalog
 from .config import ConfigError
+
+if TYPE_CHECKING:
+    from .config import StackConfig
+    from .plan import Project
+    from .preflight import Clients
 
 EXIT_OK, EXIT_POLICY, EXIT_CONFIG, EXIT_FAILURE = 0, 1, 2, 3
 
@@ -26,7 +32,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_CONFIG
     try:
-        return args.handler(args)
+        code: int = args.handler(args)
+        return code
     except BrokenPipeError:  # output piped into `head`
         return EXIT_OK
 
@@ -106,12 +113,12 @@ def _plan(args: argparse.Namespace) -> int:
     return EXIT_POLICY if report.mandatory_failures else EXIT_OK
 
 
-def _stack_config(project, stack: str):
+def _stack_config(project: Project, stack: str) -> Optional[StackConfig]:
     """The stack's validated StackConfig, read from its file (None when it has no trainstack keys)."""
     from .config import validate_stack_config
     from .plan import load_stack
 
-    raw = {}
+    raw: dict[str, Any] = {}
     for key, value in load_stack(project, stack).config.items():
         if key.startswith("trainstack:"):
             try:
@@ -121,7 +128,7 @@ def _stack_config(project, stack: str):
     return validate_stack_config(raw) if raw else None
 
 
-def _policy_config(project, stack: str, extra: Path | None) -> dict:
+def _policy_config(project: Project, stack: str, extra: Path | None) -> dict:
     """Stack-wide policy settings from the stack's own config, then the given file."""
     from .plan import ProjectError
 
@@ -139,7 +146,7 @@ def _policy_config(project, stack: str, extra: Path | None) -> dict:
     return config
 
 
-def _refuse_secret_trainstack_keys(project, stack: str) -> None:
+def _refuse_secret_trainstack_keys(project: Project, stack: str) -> None:
     """The offline plan cannot decrypt ``secure:`` values; trainstack's own keys hold no secrets,
     so an encrypted one would only fail validation with a confusing message."""
     from .plan import ProjectError, load_stack
@@ -169,7 +176,7 @@ def _report(as_json: bool, kind: str, message: str, code: int) -> int:
     return code
 
 
-def _preflight(args: argparse.Namespace, clients=None) -> int:
+def _preflight(args: argparse.Namespace, clients: Optional[Clients] = None) -> int:
     from .plan import ProjectError, find_project
     from .preflight import Clients, render, run_preflight
 

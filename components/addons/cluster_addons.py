@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from typing import Optional, TypedDict
+from typing import TYPE_CHECKING, Optional, TypedDict
 
 import pulumi
 
@@ -17,11 +17,14 @@ from ..config import ObservabilityConfig, OperatorsConfig, validate
 from . import observability, operators
 from .persistent_volumes import ebs_storage
 
+if TYPE_CHECKING:
+    from ..cluster import GpuEksCluster
+
 
 class ClusterAddonsArgs(TypedDict):
     observability: ObservabilityConfig | dict
     operators: OperatorsConfig | dict
-    cluster: GpuEksCluster  # noqa: F821 - trainstack.cluster.GpuEksCluster
+    cluster: GpuEksCluster
 
 
 class ClusterAddons(pulumi.ComponentResource):

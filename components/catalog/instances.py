@@ -19,6 +19,7 @@ Where the research sources conflict, the choice is made here and said why:
 from __future__ import annotations
 
 from datetime import date
+from typing import Any, Optional
 
 from .model import NO_EFA, Accelerator, AcceleratorKind, Efa, InstanceType, Network, Source
 from .prices import ON_DEMAND
@@ -53,8 +54,10 @@ def _efa_on_all_cards(interfaces: int) -> Efa:
     return Efa(supported=True, max_interfaces=interfaces, cards=tuple(range(interfaces)))
 
 
-def _gpu(name, *, vcpus, memory_gib, gpu, count, gpu_memory_mib, cards, enis_on_card0, ipv4_per_eni,
-         max_pods, efa, capacity_block, hyperpod_training_plan, efa_cards=None, notes=()):
+def _gpu(name: str, *, vcpus: int, memory_gib: int, gpu: str, count: int, gpu_memory_mib: int, cards: int,
+         enis_on_card0: int, ipv4_per_eni: int, max_pods: int, efa: int, capacity_block: bool,
+         hyperpod_training_plan: bool, efa_cards: Optional[tuple[int, ...]] = None,
+         notes: tuple[str, ...] = ()) -> InstanceType:
     return InstanceType(
         name, arch="x86_64", vcpus=vcpus, memory_gib=memory_gib,
         accelerator=Accelerator(GPU, gpu, count=count, memory_mib=gpu_memory_mib),
@@ -66,8 +69,10 @@ def _gpu(name, *, vcpus, memory_gib, gpu, count, gpu_memory_mib, cards, enis_on_
     )
 
 
-def _neuron(name, *, vcpus, memory_gib, chip, count, chip_memory_mib, neuron_cores, enis_on_card0,
-            ipv4_per_eni, max_pods, efa, capacity_block, hyperpod, hyperpod_training_plan, source=EC2_SNAPSHOT):
+def _neuron(name: str, *, vcpus: int, memory_gib: int, chip: str, count: int, chip_memory_mib: int,
+            neuron_cores: int, enis_on_card0: int, ipv4_per_eni: int, max_pods: int, efa: int,
+            capacity_block: bool, hyperpod: bool, hyperpod_training_plan: bool,
+            source: Source = EC2_SNAPSHOT) -> InstanceType:
     return InstanceType(
         name, arch="x86_64", vcpus=vcpus, memory_gib=memory_gib,
         accelerator=Accelerator(NEURON, chip, count=count, memory_mib=chip_memory_mib, neuron_cores=neuron_cores),
@@ -78,7 +83,7 @@ def _neuron(name, *, vcpus, memory_gib, chip, count, chip_memory_mib, neuron_cor
     )
 
 
-def _cpu(name, *, vcpus, memory_gib, enis, ipv4_per_eni, max_pods):
+def _cpu(name: str, *, vcpus: int, memory_gib: int, enis: int, ipv4_per_eni: int, max_pods: int) -> InstanceType:
     """System, controller and CPU worker types: no accelerator, no EFA, one network card."""
     return InstanceType(
         name, arch="x86_64", vcpus=vcpus, memory_gib=memory_gib, accelerator=None,
@@ -88,8 +93,8 @@ def _cpu(name, *, vcpus, memory_gib, enis, ipv4_per_eni, max_pods):
     )
 
 
-_P_FAMILY = dict(ipv4_per_eni=50, capacity_block=True, hyperpod_training_plan=True)
-_G_FAMILY = dict(capacity_block=False, hyperpod_training_plan=False)
+_P_FAMILY: dict[str, Any] = dict(ipv4_per_eni=50, capacity_block=True, hyperpod_training_plan=True)
+_G_FAMILY: dict[str, Any] = dict(capacity_block=False, hyperpod_training_plan=False)
 
 INSTANCE_TYPES: tuple[InstanceType, ...] = (
     # NVIDIA A100 / H100 / H200 / B200 / B300

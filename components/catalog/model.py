@@ -11,7 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 from enum import Enum
-from typing import Optional
+from typing import Optional, TypeVar
+
+T = TypeVar("T")
 
 
 class AcceleratorKind(str, Enum):
@@ -113,7 +115,7 @@ class InstanceType:
         """The published on-demand price in ``region``, or ``None`` if none is published."""
         return next((p for p in self.prices if p.region == region), None)
 
-    def require(self, fact: str, value, needed_for: str):
+    def require(self, fact: str, value: Optional[T], needed_for: str) -> T:
         """Return ``value``, or refuse ``needed_for`` when the fact is unknown."""
         if value is None:
             raise UnknownFactError(

@@ -17,7 +17,7 @@ run where the VPC is reachable: the Kubernetes resources talk to the API server.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Optional, TypedDict
 
 import pulumi
@@ -48,9 +48,9 @@ class GpuEksClusterArgs(TypedDict, total=False):
     """The EKS cluster name (unique per account and region)."""
     region: str
     vpc_id: pulumi.Input[str]
-    private_subnet_ids: dict[str, pulumi.Input[str]]
+    private_subnet_ids: Mapping[str, pulumi.Input[str]]
     """Private subnet id per zone: nodes, and the control plane's network interfaces."""
-    public_subnet_ids: dict[str, pulumi.Input[str]]
+    public_subnet_ids: Mapping[str, pulumi.Input[str]]
     external_nodes: Sequence[catalog.InstanceType]
     """Instance types of nodes that join from elsewhere (HyperPod on EKS): their device
     plugins are installed too."""
@@ -111,7 +111,7 @@ class GpuEksCluster(pulumi.ComponentResource):
             efa_security_group_id=efa_group.id if efa_group else None, node_role_arn=nodes_role.arn,
             subnet_ids=private_subnets, depends_on=[*control_plane, *before_nodes])
         self.node_groups = {
-            g.name: NODE_GROUP_FOR[g.instance.accelerator.kind](
+            g.name: NODE_GROUP_FOR[g.accelerator.kind](
                 f"{name}-{g.name}", {"settings": g, "cluster": attachment}, opts=child)
             for g in groups}
 

@@ -124,7 +124,10 @@ class EksConfig(ConfigModel):
 
 
 def vpc_cni_version_tuple(version: str) -> tuple[int, int, int]:
-    major, minor, patch = re.match(r"^v(\d+)\.(\d+)\.(\d+)", version).groups()
+    match = re.match(r"^v(\d+)\.(\d+)\.(\d+)", version)
+    if match is None:
+        raise ValueError(f"'{version}' is not a vpc-cni version (v<major>.<minor>.<patch>...)")
+    major, minor, patch = match.groups()
     return int(major), int(minor), int(patch)
 
 

@@ -58,7 +58,8 @@ def ip_needs_by_zone(config: StackConfig) -> dict[str, tuple[int, list[str], Opt
         for index, group in enumerate(config.node_groups):
             if group.zone != zone:
                 continue
-            interface_ips, pod_ips = _per_node(group.instance_type, group.efa, ("nodeGroups", index, "instanceType"))
+            interface_ips, pod_ips = _per_node(group.instance_type, bool(group.efa),
+                                               ("nodeGroups", index, "instanceType"))
             group_need = group.max_size * (interface_ips + pod_ips)
             lines.append(f"{group.name}: {group.max_size} x ({interface_ips} interface + {pod_ips} pod IPs) "
                          f"= {group_need}")

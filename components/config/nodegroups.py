@@ -129,6 +129,11 @@ class NodeGroupConfig(ConfigModel):
     def instance(self) -> catalog.InstanceType:
         return catalog.get(self.instance_type)
 
+    @property
+    def accelerator(self) -> catalog.Accelerator:
+        """The instance type's accelerator (every node group has one: ``instanceType`` is checked)."""
+        return self.instance.require("the accelerator", self.instance.accelerator, "build an accelerated node group")
+
     @model_validator(mode="after")
     def _consistent(self) -> NodeGroupConfig:
         if not self.min_size <= self.desired_size <= self.max_size:
@@ -173,6 +178,7 @@ class NodeGroupConfig(ConfigModel):
         capacity = self.capacity
         if capacity.type == "none":
             return
+        assert capacity.instance_count is not None  # Capacity requires it for reservations and blocks
         if capacity.zone != self.zone:
             raise ConfigValueError(
                 f"the {capacity.type} is in {capacity.zone} but the node group is in {self.zone}; "

@@ -78,7 +78,8 @@ class StackConfig(ConfigModel):
         return self._with_profile_defaults()
 
     def _check_zones(self) -> None:
-        zones = self.network.zones or [s.zone for s in self.network.existing_vpc.private_subnets]
+        existing = self.network.existing_vpc
+        zones = self.network.zones or ([s.zone for s in existing.private_subnets] if existing else [])
         for index, zone in enumerate(zones):
             if not zone.startswith(self.region):
                 path = ("network", "zones", index) if self.network.zones else (

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from .. import catalog
-from ..plan import Plan
+from ..plan import Plan, ResourceRecord
 from .prices import (
     EKS_CONTROL_PLANE,
     GP3_STORAGE,
@@ -20,6 +20,7 @@ from .prices import (
     INTERFACE_ENDPOINT,
     NAT_GATEWAY,
     PUBLIC_IPV4,
+    ServicePrice,
     fsx_price,
     in_region,
 )
@@ -47,7 +48,7 @@ class CostEstimate:
 
     def hourly(self, at: str) -> float:
         return sum((line.quantity_desired if at == "desired" else line.quantity_max) * line.unit_usd_per_hour
-                   for line in self.lines if line.priced)
+                   for line in self.lines if line.unit_usd_per_hour is not None)
 
     @property
     def unpriced(self) -> list[CostLine]:
@@ -84,22 +85,23 @@ def estimate_cost(plan: Plan) -> CostEstimate:
     for group in plan.by_type("aws:eks/nodeGroup:NodeGroup"):
         scaling = group.inputs.get("scalingConfig") or {}
         instance = catalog.find((group.inputs.get("instanceTypes") or ["?"])[0])
-        price = instance.price(region) if instance else None
+        on_demand = instance.price(region) if instance else None
         name = instance.name if instance else "unknown type"
         add(CostLine(f"{group.name} ({name})", scaling.get("desiredSize", 0), scaling.get("maxSize", 0),
-                     price.usd_per_hour if price else None,
-                     f"{price.source}, {price.valid_on}" if price else f"no published price for {name} in {region}"))
+                     on_demand.usd_per_hour if on_demand else None,
+                     f"{on_demand.source}, {on_demand.valid_on}" if on_demand
+                     else f"no published price for {name} in {region}"))
         size = _root_volume_gib(plan, group)
         gp3 = in_region(GP3_STORAGE, region)
         if size:
             add(CostLine(f"  {group.name} root volumes ({size} GiB gp3)", scaling.get("desiredSize", 0) * size,
                          scaling.get("maxSize", 0) * size, gp3.usd / HOURS_PER_MONTH if gp3 else None,
                          _source(gp3, "gp3", region)))
-    for count, price, item in ((len(plan.by_type("eks:index:Cluster")), EKS_CONTROL_PLANE, "EKS control plane"),
-                               (len(plan.by_type("aws:ec2/natGateway:NatGateway")), NAT_GATEWAY, "NAT gateway"),
-                               (len(plan.by_type("aws:ec2/eip:Eip")), PUBLIC_IPV4, "public IPv4 address")):
+    for count, service, item in ((len(plan.by_type("eks:index:Cluster")), EKS_CONTROL_PLANE, "EKS control plane"),
+                                 (len(plan.by_type("aws:ec2/natGateway:NatGateway")), NAT_GATEWAY, "NAT gateway"),
+                                 (len(plan.by_type("aws:ec2/eip:Eip")), PUBLIC_IPV4, "public IPv4 address")):
         if count:
-            regional = in_region(price, region)
+            regional = in_region(service, region)
             add(CostLine(item, count, count, regional.usd if regional else None, _source(regional, item, region)))
     endpoints = [e for e in plan.by_type("aws:ec2/vpcEndpoint:VpcEndpoint")
                  if e.inputs.get("vpcEndpointType") == "Interface"]
@@ -110,7 +112,7 @@ def estimate_cost(plan: Plan) -> CostEstimate:
                      _source(regional, "interface endpoints", region)))
     for file_system in plan.by_type("aws:fsx/lustreFileSystem:LustreFileSystem"):
         inputs = file_system.inputs
-        price = fsx_price(inputs.get("deploymentType"), inputs.get("perUnitStorageThroughput"), region)
+        price = fsx_price(inputs.get("deploymentType", ""), inputs.get("perUnitStorageThroughput"), region)
         tier = f"{inputs.get('deploymentType')} {inputs.get('perUnitStorageThroughput') or ''}".strip()
         capacity = inputs.get("storageCapacity", 0)
         add(CostLine(f"FSx {file_system.name} ({capacity} GiB {tier})", capacity, capacity,
@@ -131,11 +133,11 @@ def estimate_cost(plan: Plan) -> CostEstimate:
 def _region(plan: Plan) -> str:
     for provider in plan.by_type("pulumi:providers:aws"):
         if provider.inputs.get("region"):
-            return provider.inputs["region"]
+            return str(provider.inputs["region"])
     return "unknown"
 
 
-def _root_volume_gib(plan: Plan, group) -> Optional[int]:
+def _root_volume_gib(plan: Plan, group: ResourceRecord) -> Optional[int]:
     for urn in group.property_dependencies.get("launchTemplate", []):
         template = plan.by_urn(urn)
         for mapping in template.inputs.get("blockDeviceMappings") or []:
@@ -143,5 +145,5 @@ def _root_volume_gib(plan: Plan, group) -> Optional[int]:
     return None
 
 
-def _source(price, item: str, region: str) -> str:
+def _source(price: Optional[ServicePrice], item: str, region: str) -> str:
     return f"{price.source}, {price.valid_on}" if price else f"no published price for {item} in {region}"

@@ -48,7 +48,7 @@ def critical_path(plan: Plan) -> CriticalPath:
     @cache
     def finish(urn: str) -> tuple[float, tuple[str, ...]]:
         record = by_urn[urn]
-        start, chain = 0.0, ()
+        start, chain = 0.0, tuple[str, ...]()
         for dependency in sorted(waits_for(record)):  # sorted: ties resolve the same way every run
             done, dependency_chain = finish(dependency)
             if done > start:

@@ -87,7 +87,7 @@ class HyperPodCluster(pulumi.ComponentResource):
             lifecycle_uri = upload_lifecycle(name, settings, fsx_mount["mount_path"] if fsx_mount else None,
                                              parent=self)
         orchestrator = ({"slurm": {"slurm_config_strategy": "Managed"}} if settings.orchestrator == "slurm"
-                        else {"eks": {"cluster_arn": eks["cluster_arn"]}})
+                        else {"eks": {"cluster_arn": eks["cluster_arn"] if eks else None}})
         cluster = aws_native.sagemaker.Cluster(
             name,
             cluster_name=settings.cluster_name,

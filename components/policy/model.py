@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, Optional
+from typing import Any, Literal, Optional, cast
 
 Enforcement = Literal["mandatory", "advisory", "disabled"]
 
@@ -61,7 +61,7 @@ class Stack:
     def profile(self, config: dict) -> Optional[str]:
         """The trainstack profile: from the policy config, else the provider's default tags."""
         if config.get("profile"):
-            return config["profile"]
+            return str(config["profile"])
         for provider in self.providers():
             tags = default_tags(provider)
             if "trainstack:profile" in tags:
@@ -99,7 +99,7 @@ class Rule:
 
     def settings(self, pack_config: dict) -> dict:
         """Defaults, then stack-wide values (profile, ...), then this rule's own block."""
-        own = pack_config.get(self.id) if isinstance(pack_config.get(self.id), dict) else {}
+        own = pack_config[self.id] if isinstance(pack_config.get(self.id), dict) else {}
         merged = {key: schema.get("default") for key, schema in self.config.items()}
         merged.update({k: v for k, v in pack_config.items() if not isinstance(v, dict) and k != "all"})
         merged.update({k: v for k, v in own.items() if k != "enforcementLevel"})
@@ -108,10 +108,10 @@ class Rule:
     def level(self, pack_config: dict) -> Enforcement:
         own = pack_config.get(self.id)
         if isinstance(own, str):
-            return own
+            return cast(Enforcement, own)
         if isinstance(own, dict) and "enforcementLevel" in own:
-            return own["enforcementLevel"]
-        return pack_config.get("all", self.enforcement)
+            return cast(Enforcement, own["enforcementLevel"])
+        return cast(Enforcement, pack_config.get("all", self.enforcement))
 
 
 def is_unknown(value: Any) -> bool:

@@ -37,7 +37,7 @@ def _zones(stack: Stack, resource: Resource) -> Optional[set[str]]:
     subnets = stack.referenced(resource, "subnetIds", SUBNET)
     if not subnets:
         return None
-    return {s.props.get("availabilityZone") for s in subnets}
+    return {str(s.props.get("availabilityZone")) for s in subnets}
 
 
 def _rules_between(stack: Stack, token: str, group: Resource, peer: Resource) -> list[Resource]:

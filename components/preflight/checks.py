@@ -73,7 +73,7 @@ def _unreachable(error: Exception) -> str:
     return f"{type(error).__name__}: {error}"
 
 
-def _capacity(group: NodeGroupConfig, ec2) -> Iterator[Check]:
+def _capacity(group: NodeGroupConfig, ec2: Any) -> Iterator[Check]:
     capacity = group.capacity
     kind = "capacity block" if capacity.type == "capacityBlock" else "reservation"
     name, subject = f"{kind}", f"{group.name}: {capacity.reservation_id or capacity.resource_group_arn}"
@@ -119,7 +119,7 @@ def _capacity(group: NodeGroupConfig, ec2) -> Iterator[Check]:
                 f"holds {total} instances; the group grows to {group.max_size}")
 
 
-def _offering(group: NodeGroupConfig, ec2) -> Check:
+def _offering(group: NodeGroupConfig, ec2: Any) -> Check:
     subject = f"{group.name}: {group.instance_type} in {group.zone}"
     try:
         offered = ec2.describe_instance_type_offerings(
@@ -141,14 +141,14 @@ def _quota_class(instance: catalog.InstanceType) -> str:
     return "standard"
 
 
-def _quotas(config: StackConfig, quotas) -> Iterator[Check]:
+def _quotas(config: StackConfig, quotas: Any) -> Iterator[Check]:
     needs: dict[str, tuple[int, list[str]]] = {}
 
     def add(instance_type: str, count: int, label: str) -> None:
         instance = catalog.get(instance_type)
+        per_node = instance.require("vCPUs", instance.vcpus, "check the vCPU quota")
         vcpus, lines = needs.get(_quota_class(instance), (0, []))
-        needs[_quota_class(instance)] = (vcpus + count * instance.vcpus,
-                                         [*lines, f"{label} {count} x {instance.vcpus}"])
+        needs[_quota_class(instance)] = (vcpus + count * per_node, [*lines, f"{label} {count} x {per_node}"])
 
     if config.eks is not None:
         add(config.eks.system_nodes.instance_type, config.eks.system_nodes.max_size, "system")
@@ -170,7 +170,7 @@ def _quotas(config: StackConfig, quotas) -> Iterator[Check]:
                     + ("" if ok else "; request an increase in Service Quotas"))
 
 
-def _subnets(config: StackConfig, ec2) -> Iterator[Check]:
+def _subnets(config: StackConfig, ec2: Any) -> Iterator[Check]:
     needs = ip_needs_by_zone(config)
     if not needs:
         return

@@ -123,6 +123,7 @@ class LustreFileSystem(pulumi.ComponentResource):
         self.mount_name = file_system.mount_name
         self.mount_path = settings.mount_path
         per_unit = settings.per_unit_storage_throughput if persistent else SCRATCH_2_THROUGHPUT
+        assert per_unit is not None  # FsxConfig requires it for PERSISTENT_* file systems
         self.throughput_mbps = settings.storage_capacity_gib * per_unit // 1024
         self.register_outputs({"fileSystemId": self.file_system_id, "dnsName": self.dns_name,
                                "mountName": self.mount_name, "mountPath": self.mount_path,
