@@ -9,6 +9,7 @@ from pydantic import Field, field_validator, model_validator
 from .. import catalog
 from .base import ConfigModel, ConfigValueError
 from .cluster import catalog_entry
+from .kubernetes_names import check_labels, check_taint_key, check_taint_value
 from .network import ZONE_PATTERN
 
 # EC2 Capacity Blocks hold at most 64 instances each (DescribeCapacityBlockOfferings).
@@ -70,9 +71,20 @@ class Capacity(ConfigModel):
 
 
 class Taint(ConfigModel):
-    key: str = Field(min_length=1, max_length=316)
-    value: Optional[str] = Field(default=None, max_length=63)
+    key: str
+    """A Kubernetes qualified name, at most 63 characters (see kubernetes_names)."""
+    value: Optional[str] = None
     effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
+
+    @field_validator("key")
+    @classmethod
+    def _key_syntax(cls, key: str) -> str:
+        return check_taint_key(key)
+
+    @field_validator("value")
+    @classmethod
+    def _value_syntax(cls, value: Optional[str]) -> Optional[str]:
+        return check_taint_value(value)
 
 
 class RootVolume(ConfigModel):
@@ -118,6 +130,7 @@ class NodeGroupConfig(ConfigModel):
     @field_validator("labels")
     @classmethod
     def _own_labels(cls, labels: dict[str, str]) -> dict[str, str]:
+        check_labels(labels)
         for key in labels:
             if key.startswith("trainstack.io/") or key in RESERVED_LABELS:
                 raise ConfigValueError(

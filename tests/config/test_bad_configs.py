@@ -165,6 +165,12 @@ BROKEN = {
     "threads per core of 3": (
         hyperpod(workers=[{"name": "w", "instanceType": "ml.g5.8xlarge", "count": 1, "threadsPerCore": 3}]),
         "trainstack:hyperpod.workers[0].threadsPerCore", "use one of 1 or 2"),
+    "node label key that is not a Kubernetes name": (
+        lambda c: group(c, labels={"bad key!": "llm"}), "trainstack:nodeGroups[0].labels.bad key!",
+        "'example.com/team'"),
+    "taint key with two slashes": (
+        lambda c: group(c, taints=[{"key": "example.com/a/b"}]), "trainstack:nodeGroups[0].taints[0].key",
+        "'example.com/team'"),
     "tag in the reserved aws: namespace": (
         set_key(("tags",), {"aws:owner": "me"}), "trainstack:tags.aws:owner", "rename"),
 }
