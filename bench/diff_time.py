@@ -24,8 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from support.plan_records import record  # noqa: E402
-from trainstack.review import (assess, compare, load_record, render_json, render_markdown, render_sarif,  # noqa: E402
-                               render_text)
+from trainstack.review import assess, compare, load_record, render_json, render_markdown, render_sarif, render_text  # noqa: E402
 
 
 def config(groups: int, head: bool) -> dict:

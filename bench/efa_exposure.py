@@ -10,7 +10,6 @@ Pulumi mocks) and the interfaces are read back from the recorded inputs.
 from __future__ import annotations
 
 import pulumi
-
 from trainstack import catalog
 from trainstack.catalog.efa_layout import EFA_INTERFACE_TYPES, efa_layout, max_pods
 from trainstack.config import Capacity, RootVolume

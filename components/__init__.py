@@ -6,6 +6,8 @@ Components import pulumi-aws on first use, so the CLI and the config models stay
 quick to load.
 """
 
+from typing import Any
+
 from .config import ConfigError, StackConfig, load_stack_config, validate_stack_config
 
 _COMPONENTS = {
@@ -14,7 +16,7 @@ _COMPONENTS = {
 }
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _COMPONENTS:
         import importlib
 

@@ -13,14 +13,16 @@ import json
 import sys
 import traceback
 from pathlib import Path
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Optional
 
 from . import catalog
 from .config import ConfigError
 
 if TYPE_CHECKING:
+    from .config import StackConfig
+    from .config.ip_budget import IpBudget
     from .plan import Plan, Project
+    from .preflight import Clients
 
 EXIT_OK, EXIT_POLICY, EXIT_CONFIG, EXIT_FAILURE = 0, 1, 2, 3
 
@@ -32,7 +34,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_CONFIG
     try:
-        return args.handler(args)
+        code: int = args.handler(args)
+        return code
     except BrokenPipeError:  # output piped into `head`
         return EXIT_OK
 
@@ -130,7 +133,7 @@ def _plan(args: argparse.Namespace) -> int:
     return EXIT_POLICY if plan.sections["policies"]["mandatoryFailures"] else EXIT_OK
 
 
-def _planned(project: "Project", stack: str, policy_config_file: Path | None) -> "Plan":
+def _planned(project: Project, stack: str, policy_config_file: Path | None) -> Plan:
     """The stack planned offline, with its cost, critical path and policy results as record sections."""
     from .estimate import critical_path, estimate_cost
     from .plan import run_plan
@@ -154,8 +157,18 @@ def _planned(project: "Project", stack: str, policy_config_file: Path | None) ->
 def _diff(args: argparse.Namespace) -> int:
     """Compare two records; exit 1 when the gate closes (new mandatory failure, unapproved data loss)."""
     from .plan import ProjectError, find_project
-    from .review import (RecordError, assess, blocking, check_record, compare, load_record, render_json,
-                         render_markdown, render_sarif, render_text)
+    from .review import (
+        RecordError,
+        assess,
+        blocking,
+        check_record,
+        compare,
+        load_record,
+        render_json,
+        render_markdown,
+        render_sarif,
+        render_text,
+    )
 
     try:
         base = load_record(args.base)
@@ -195,12 +208,12 @@ def _diff(args: argparse.Namespace) -> int:
     return EXIT_POLICY if blocking(findings) else EXIT_OK
 
 
-def _stack_config(project, stack: str):
+def _stack_config(project: Project, stack: str) -> Optional[StackConfig]:
     """The stack's validated StackConfig, read from its file (None when it has no trainstack keys)."""
     from .config import validate_stack_config
     from .plan import load_stack
 
-    raw = {}
+    raw: dict[str, Any] = {}
     for key, value in load_stack(project, stack).config.items():
         if key.startswith("trainstack:"):
             try:
@@ -210,7 +223,7 @@ def _stack_config(project, stack: str):
     return validate_stack_config(raw) if raw else None
 
 
-def _ip_budget(project, stack: str):
+def _ip_budget(project: Project, stack: str) -> Optional[IpBudget]:
     """Pods per node and each zone's subnet addresses at max size (None without EKS)."""
     from .config.ip_budget import ip_budget
 
@@ -218,7 +231,7 @@ def _ip_budget(project, stack: str):
     return ip_budget(config) if config is not None else None
 
 
-def _policy_config(project, stack: str, extra: Path | None) -> dict:
+def _policy_config(project: Project, stack: str, extra: Path | None) -> dict:
     """Stack-wide policy settings from the stack's own config, then the given file."""
     from .plan import ProjectError
 
@@ -241,7 +254,7 @@ def _policy_config(project, stack: str, extra: Path | None) -> dict:
     return config
 
 
-def _refuse_secret_trainstack_keys(project, stack: str) -> None:
+def _refuse_secret_trainstack_keys(project: Project, stack: str) -> None:
     """The offline plan cannot decrypt ``secure:`` values; trainstack's own keys hold no secrets,
     so an encrypted one would only fail validation with a confusing message."""
     from .plan import ProjectError, load_stack
@@ -271,7 +284,7 @@ def _report(as_json: bool, kind: str, message: str, code: int) -> int:
     return code
 
 
-def _preflight(args: argparse.Namespace, clients=None) -> int:
+def _preflight(args: argparse.Namespace, clients: Optional[Clients] = None) -> int:
     from .plan import ProjectError, find_project
     from .preflight import Clients, render, run_preflight
 
@@ -296,8 +309,14 @@ def _preflight(args: argparse.Namespace, clients=None) -> int:
 def _launch(args: argparse.Namespace) -> int:
     import yaml
 
-    from .launch import (render_all_reduce, render_device_check, render_hyperpod_pytorchjob, render_mpijob,
-                         render_pytorchjob, render_sbatch)
+    from .launch import (
+        render_all_reduce,
+        render_device_check,
+        render_hyperpod_pytorchjob,
+        render_mpijob,
+        render_pytorchjob,
+        render_sbatch,
+    )
     from .outputs import ContractError, parse_outputs
 
     try:

@@ -8,8 +8,9 @@ timeout, so a DaemonSet waiting for nodes that never come cannot hang the update
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence
+from typing import Any, Optional
 
 import pulumi
 import pulumi_kubernetes as k8s

@@ -8,10 +8,13 @@ version they do not know, rather than guess at renamed fields.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional
+from typing import TYPE_CHECKING, Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
+
+if TYPE_CHECKING:
+    import pulumi
 
 CONTRACT_VERSION = 1
 OUTPUT_NAME = "trainstack"
@@ -145,7 +148,7 @@ def parse_outputs(document: dict[str, Any]) -> StackOutputs:
                             f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
 
 
-def outputs_from_stack_reference(stack_name: str):
+def outputs_from_stack_reference(stack_name: str) -> pulumi.Output[StackOutputs]:
     """The contract of another stack, for a Pulumi program: ``Output[StackOutputs]``.
 
         outputs = outputs_from_stack_reference("org/trainstack/fsdp-p5")

@@ -1,4 +1,8 @@
-"""Assembling the outputs contract (``outputs.StackOutputs``) from a TrainingStack's parts."""
+"""Assembling the outputs contract (``outputs.StackOutputs``) from a stack's config and parts.
+
+The caller (TrainingStack) passes the parts it built; this module never imports the
+stack, so the dependency runs one way: training_stack -> stack_contract -> parts.
+"""
 
 from __future__ import annotations
 
@@ -10,16 +14,21 @@ import pulumi
 
 from . import catalog
 from .catalog.efa_layout import layout_for
-from .config import NodeGroupConfig
+from .config import FsxConfig, HyperPodConfig, NodeGroupConfig, StackConfig
 from .outputs import CONTRACT_VERSION
 
 if TYPE_CHECKING:
-    from .training_stack import TrainingStack
+    from .cluster import GpuEksCluster
+    from .hyperpod import HyperPodCluster
+    from .nodegroups import AcceleratedNodeGroup
+    from .storage.lustre import LustreFileSystem
 
 
-def build_contract(stack: "TrainingStack", name: str) -> dict[str, Any]:
-    config = stack.config
-    cluster = stack.cluster
+def build_contract(name: str, config: StackConfig, *, cluster: Optional[GpuEksCluster],
+                   lustre: Optional[LustreFileSystem], hyperpod: Optional[HyperPodCluster],
+                   repository_url: Optional[pulumi.Output[str]], checkpoint_bucket: Optional[pulumi.Output[str]],
+                   operators: dict[str, Any]) -> dict[str, Any]:
+    """The ``trainstack`` stack output of stack ``name``: what job launchers read (outputs.py)."""
     return {
         "contractVersion": CONTRACT_VERSION,
         "stack": name,
@@ -29,27 +38,27 @@ def build_contract(stack: "TrainingStack", name: str) -> dict[str, Any]:
                     "nodeMonitoringAgent": cluster.node_monitoring_agent} if cluster else None,
         "acceleratedGroups": {g.name: group_facts(g, cluster.node_groups[g.name])
                               for g in config.node_groups if cluster and g.name in cluster.node_groups},
-        "storage": _storage(stack),
-        "imageRepository": stack.repository.repository_url if stack.repository else None,
-        "checkpointBucket": stack.checkpoints.bucket_name if stack.checkpoints else None,
-        "hyperpod": _hyperpod(stack),
-        "operators": stack.operators_contract(),
+        "storage": _storage(lustre, config.fsx),
+        "imageRepository": repository_url,
+        "checkpointBucket": checkpoint_bucket,
+        "hyperpod": _hyperpod(hyperpod, config.hyperpod),
+        "operators": operators,
     }
 
 
-def group_facts(group: NodeGroupConfig, node_group) -> dict[str, Any]:
+def group_facts(group: NodeGroupConfig, node_group: AcceleratedNodeGroup) -> dict[str, Any]:
     """What a job launcher needs to place work on the group and size its requests."""
     from .addons.device_plugins import NEURON_SCHEDULER_NAME
 
     instance = catalog.get(group.instance_type)
-    accelerator = instance.accelerator
+    accelerator = group.accelerator
     return {
         "instanceType": instance.name,
         "acceleratorKind": accelerator.kind.value,
         "acceleratorResource": accelerator.resource_names[0],
         "acceleratorsPerNode": accelerator.count,
         "neuronCoresPerNode": accelerator.neuron_cores,
-        "efaInterfacesPerNode": sum(1 for s in layout_for(instance, group.efa) if s.is_efa),
+        "efaInterfacesPerNode": sum(1 for s in layout_for(instance, bool(group.efa)) if s.is_efa),
         "memoryGibPerNode": instance.memory_gib,
         "vcpusPerNode": instance.vcpus,
         "nodeSelector": {"trainstack.io/node-group": group.name},
@@ -75,21 +84,19 @@ def _endpoint(kubeconfig: pulumi.Output[str]) -> pulumi.Output[str]:
         lambda text: json.loads(text)["clusters"][0]["cluster"]["server"] if text else None))
 
 
-def _storage(stack: "TrainingStack") -> Optional[dict[str, Any]]:
-    lustre = stack.lustre
-    if lustre is None:
+def _storage(lustre: Optional[LustreFileSystem], settings: Optional[FsxConfig]) -> Optional[dict[str, Any]]:
+    if lustre is None or settings is None:
         return None
-    return {"claimName": lustre.claim_name, "namespace": stack.config.fsx.namespace if lustre.claim_name else None,
+    return {"claimName": lustre.claim_name, "namespace": settings.namespace if lustre.claim_name else None,
             "mountPath": lustre.mount_path, "dnsName": lustre.dns_name, "mountName": lustre.mount_name,
             "fileSystemId": lustre.file_system_id, "throughputMBps": lustre.throughput_mbps}
 
 
-def _hyperpod(stack: "TrainingStack") -> Optional[dict[str, Any]]:
-    hyperpod = stack.hyperpod
-    if hyperpod is None:
+def _hyperpod(hyperpod: Optional[HyperPodCluster], settings: Optional[HyperPodConfig]) -> Optional[dict[str, Any]]:
+    if hyperpod is None or settings is None:
         return None
     groups = []
-    for group in stack.config.hyperpod.groups:
+    for group in settings.groups:
         instance = catalog.get(group.instance_type.removeprefix("ml."))
         accelerator = instance.accelerator
         groups.append({"name": group.name, "instanceType": group.instance_type, "count": group.count,
@@ -100,7 +107,7 @@ def _hyperpod(stack: "TrainingStack") -> Optional[dict[str, Any]]:
                        "efaInterfacesPerNode": instance.efa.max_interfaces or 0 if instance.efa.supported else 0,
                        "memoryGibPerNode": instance.memory_gib})
     return {"clusterName": hyperpod.cluster_name, "clusterArn": hyperpod.cluster_arn,
-            "orchestrator": stack.config.hyperpod.orchestrator, "partitions": hyperpod.partitions,
+            "orchestrator": settings.orchestrator, "partitions": hyperpod.partitions,
             "ssmTargetPrefixes": hyperpod.ssm_target_prefixes, "instanceGroups": groups,
             "nodeRecovery": hyperpod.node_recovery, "trainingOperator": hyperpod.training_operator,
             "taskGovernance": hyperpod.task_governance}

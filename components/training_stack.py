@@ -16,7 +16,8 @@ architecture (see DESIGN.md):
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Optional
 
 import pulumi
 import pulumi_aws as aws
@@ -24,14 +25,17 @@ import pulumi_aws as aws
 from . import catalog
 from .addons.cluster_addons import ClusterAddons
 from .cluster import GpuEksCluster
-from .config import StackConfig, validate_stack_config
+from .config import FsxConfig, HyperPodConfig, NodeGroupConfig, StackConfig, validate_stack_config
 from .config.ip_budget import ip_budget
 from .network import Network, efa_security_group
 from .outputs import KUBECONFIG_OUTPUT, OUTPUT_NAME
 from .registry import image_repository
 from .stack_contract import build_contract
 from .storage.checkpoint_bucket import CheckpointBucket
-from .storage.lustre import LustreFileSystem
+from .storage.lustre import LustreFileSystem, LustreFileSystemArgs
+
+if TYPE_CHECKING:
+    from .hyperpod import HyperPodCluster
 
 
 class TrainingStack(pulumi.ComponentResource):
@@ -57,7 +61,7 @@ class TrainingStack(pulumi.ComponentResource):
         # The steady state was checked with the config; the worst case is a warning, not a refusal.
         for warning in budget.warnings() if budget is not None else []:
             pulumi.log.warn(warning, resource=self)
-        self.cluster = None
+        self.cluster: Optional[GpuEksCluster] = None
         if config.eks is not None:
             self.cluster = GpuEksCluster(f"{name}-eks", {
                 "settings": config.eks, "node_groups": config.node_groups, "region": config.region,
@@ -71,10 +75,11 @@ class TrainingStack(pulumi.ComponentResource):
         # HyperPod's security group exists before FSx, which lets it in as a client.
         hyperpod_group = (efa_security_group(f"{name}-hyperpod", self.network.vpc_id, in_region, https_egress=True)
                           if config.hyperpod is not None else None)
-        self.lustre = (self._lustre(name, config, in_region, [hyperpod_group.id] if hyperpod_group else [])
+        self.lustre = (self._lustre(name, config.fsx, config.node_groups, in_region,
+                                    [hyperpod_group.id] if hyperpod_group else [])
                        if config.fsx is not None else None)
-        self.hyperpod = (self._hyperpod(name, config, hyperpod_group, in_region)
-                         if config.hyperpod is not None else None)
+        self.hyperpod = (self._hyperpod(name, config, config.hyperpod, hyperpod_group, in_region)
+                         if config.hyperpod is not None and hyperpod_group is not None else None)
         self.addons = (ClusterAddons(f"{name}-addons", {"observability": config.observability,
                                                         "operators": config.operators, "cluster": self.cluster},
                                      opts=in_region)
@@ -88,7 +93,11 @@ class TrainingStack(pulumi.ComponentResource):
                            if self.cluster is not None or self.hyperpod is not None else None)
 
         self.outputs = {
-            OUTPUT_NAME: build_contract(self, name),
+            OUTPUT_NAME: build_contract(
+                name, config, cluster=self.cluster, lustre=self.lustre, hyperpod=self.hyperpod,
+                repository_url=self.repository.repository_url if self.repository else None,
+                checkpoint_bucket=self.checkpoints.bucket_name if self.checkpoints else None,
+                operators=self.operators_contract()),
             KUBECONFIG_OUTPUT: self.cluster.kubeconfig if self.cluster else None,
         }
         self.register_outputs(self.outputs)
@@ -104,17 +113,18 @@ class TrainingStack(pulumi.ComponentResource):
         for key, value in self.outputs.items():
             pulumi.export(key, value)
 
-    def _lustre(self, name: str, config: StackConfig, opts: pulumi.ResourceOptions,
+    def _lustre(self, name: str, fsx: FsxConfig, node_groups: list[NodeGroupConfig], opts: pulumi.ResourceOptions,
                 clients: list[pulumi.Input[str]]) -> LustreFileSystem:
-        args = {"settings": config.fsx, "vpc_id": self.network.vpc_id,
-                "subnet_id": self.network.private_subnet_ids[config.fsx.zone], "client_security_group_ids": clients}
+        args: LustreFileSystemArgs = {
+            "settings": fsx, "vpc_id": self.network.vpc_id,
+            "subnet_id": self.network.private_subnet_ids[fsx.zone], "client_security_group_ids": clients}
         if self.cluster is not None:
             args["client_security_group_ids"] = [self.cluster.cluster_security_group_id, *clients]
             args["eks"] = {"cluster_name": self.cluster.cluster_name, "provider": self.cluster.provider,
                            "depends_on": self.cluster.ready_for_workloads}
         lustre = LustreFileSystem(f"{name}-fsx", args, opts=opts)
-        accelerators = sum(g.max_size * g.instance.accelerator.count for g in config.node_groups)
-        floor = config.fsx.min_throughput_per_accelerator_mbps
+        accelerators = sum(g.max_size * g.accelerator.count for g in node_groups)
+        floor = fsx.min_throughput_per_accelerator_mbps
         if accelerators and lustre.throughput_mbps / accelerators < floor:
             pulumi.log.warn(
                 f"fsx: {lustre.throughput_mbps} MB/s for {accelerators} accelerators at max size is "
@@ -122,23 +132,29 @@ class TrainingStack(pulumi.ComponentResource):
                 f"({floor:g}); raise storageCapacityGiB or perUnitStorageThroughput.", resource=self)
         return lustre
 
-    def _hyperpod(self, name: str, config: StackConfig, group, opts: pulumi.ResourceOptions):
+    def _hyperpod(self, name: str, config: StackConfig, settings: HyperPodConfig, group: aws.ec2.SecurityGroup,
+                  opts: pulumi.ResourceOptions) -> HyperPodCluster:
         import pulumi_aws_native as aws_native  # only stacks with HyperPod need it
 
-        from .hyperpod import HyperPodCluster
+        from .hyperpod import HyperPodCluster, HyperPodClusterArgs
 
         native = aws_native.Provider(f"{name}-aws-native", region=config.region, default_tags={"tags": self.tags},
                                      opts=pulumi.ResourceOptions(parent=self))
-        args = {"settings": config.hyperpod, "region": config.region,
-                "subnet_id": self.network.private_subnet_ids[config.hyperpod.zone], "security_group_ids": [group.id]}
+        assert settings.zone is not None  # StackConfig resolves the cluster's zone
+        args: HyperPodClusterArgs = {
+            "settings": settings, "region": config.region,
+            "subnet_id": self.network.private_subnet_ids[settings.zone], "security_group_ids": [group.id]}
         if self.lustre is not None:
             args["fsx_mount"] = self.lustre.hyperpod_mount
-        if config.hyperpod.orchestrator == "eks":
+        # StackConfig refuses EKS orchestration without eks; were the cluster missing,
+        # HyperPodCluster would refuse the missing ``eks`` args with the fix.
+        if settings.orchestrator == "eks" and self.cluster is not None and config.eks is not None:
+            cluster_name = self.cluster.cluster_name
             account = aws.get_caller_identity_output(
                 opts=pulumi.InvokeOutputOptions(parent=self, provider=self.aws_provider)).account_id
             args["eks"] = {"authentication_mode": "API", "cluster_arn": account.apply(
-                lambda a: f"arn:aws:eks:{config.region}:{a}:cluster/{self.cluster.cluster_name}"),
-                "cluster_name": self.cluster.cluster_name, "addon_versions": config.eks.addon_versions,
+                lambda a: f"arn:aws:eks:{config.region}:{a}:cluster/{cluster_name}"),
+                "cluster_name": cluster_name, "addon_versions": config.eks.addon_versions,
                 "ready_for_workloads": self.cluster.ready_for_workloads}
         return HyperPodCluster(f"{name}-hyperpod", args, opts=pulumi.ResourceOptions.merge(
             opts, pulumi.ResourceOptions(providers=[self.aws_provider, native])))

@@ -9,7 +9,6 @@ and per-policy objects at the top level), e.g.
 """
 
 from pulumi_policy import PolicyPack
-
 from trainstack.policy.crossguard import policies
 
 PolicyPack(name="trainstack", policies=policies())

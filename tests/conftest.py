@@ -17,9 +17,8 @@ def every_recorded_plan_conforms_to_aws_contracts():
     """Every plan any test records is checked as it is recorded (support/conformance.py): IAM
     against the Service Authorization Reference, aws-native resources against CloudFormation.
     A test whose plan breaks either fails there, naming the resource and the finding."""
-    from trainstack.plan import engine
-
     from support.conformance import plan_problems
+    from trainstack.plan import engine
 
     record = engine._run
 
@@ -27,7 +26,8 @@ def every_recorded_plan_conforms_to_aws_contracts():
         record(program, config, plan, fixtures, program_dir)
         problems = plan_problems(plan, config, fixtures.default_region)
         if problems:
-            raise AssertionError(f"plan {plan.project}/{plan.stack} breaks AWS's contracts:\n  " + "\n  ".join(problems))
+            raise AssertionError(f"plan {plan.project}/{plan.stack} breaks AWS's contracts:\n  "
+                                 + "\n  ".join(problems))
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(engine, "_run", checked)

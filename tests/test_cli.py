@@ -1,9 +1,9 @@
 """The trainstack command: the offline plan's tree, its JSON record, exit codes."""
 
 import json
+from pathlib import Path
 
 from trainstack import cli
-from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -17,6 +17,14 @@ def test_the_readme_has_exactly_two_commands_the_plan_and_the_tests():
     assert tests.endswith("python -m pytest")
 
 
+def test_the_test_command_lints_and_type_checks_before_the_tests():
+    _, tests = _commands()
+    steps = [step.strip() for step in tests.split("&&")]
+    lint, types, pytest = (steps.index(".venv/bin/python -m ruff check ."), steps.index(".venv/bin/python -m mypy"),
+                           steps.index(".venv/bin/python -m pytest"))
+    assert lint < pytest and types < pytest
+
+
 def test_ci_runs_the_readmes_test_command():
     _, tests = _commands()
     assert tests in (ROOT / ".ci" / "run").read_text().splitlines()

@@ -4,7 +4,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from trainstack import ConfigError
 from trainstack.outputs import CONTRACT_VERSION, parse_outputs
 from trainstack.plan import SECRET_MARK, find_project, run_plan, run_program

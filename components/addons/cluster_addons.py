@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from typing import Optional, TypedDict
+from typing import TYPE_CHECKING, Optional, TypedDict
 
 import pulumi
 
@@ -17,11 +17,14 @@ from ..config import ObservabilityConfig, OperatorsConfig, validate
 from . import observability, operators
 from .persistent_volumes import ebs_storage
 
+if TYPE_CHECKING:
+    from ..cluster import GpuEksCluster
+
 
 class ClusterAddonsArgs(TypedDict):
     observability: ObservabilityConfig | dict
     operators: OperatorsConfig | dict
-    cluster: "GpuEksCluster"  # noqa: F821 - trainstack.cluster.GpuEksCluster
+    cluster: GpuEksCluster
 
 
 class ClusterAddons(pulumi.ComponentResource):
@@ -30,7 +33,8 @@ class ClusterAddons(pulumi.ComponentResource):
     etcd_endpoint: Optional[str]
 
     def __init__(self, name: str, args: ClusterAddonsArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        watch = validate(ObservabilityConfig, args.get("observability", {}), prefix=f"ClusterAddons({name}).observability")
+        watch = validate(ObservabilityConfig, args.get("observability", {}),
+                         prefix=f"ClusterAddons({name}).observability")
         jobs = validate(OperatorsConfig, args.get("operators", {}), prefix=f"ClusterAddons({name}).operators")
         super().__init__("trainstack:index:ClusterAddons", name, {}, opts)
         cluster = args["cluster"]

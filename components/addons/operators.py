@@ -34,16 +34,18 @@ def kustomization(*parts: str) -> str:
 def training_operator(name: str, *, beside_mpi_operator: bool, provider: k8s.Provider, parent: pulumi.Resource,
                       depends_on: list[pulumi.Resource]) -> pulumi.Resource:
     variant = "without-mpijob" if beside_mpi_operator else "standalone"
-    return k8s.kustomize.v2.Directory(
+    directory: pulumi.Resource = k8s.kustomize.v2.Directory(
         f"{name}-training-operator", directory=kustomization("training-operator", variant),
         opts=pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=depends_on))
+    return directory
 
 
 def mpi_operator(name: str, *, provider: k8s.Provider, parent: pulumi.Resource,
                  depends_on: list[pulumi.Resource]) -> pulumi.Resource:
-    return k8s.kustomize.v2.Directory(
+    directory: pulumi.Resource = k8s.kustomize.v2.Directory(
         f"{name}-mpi-operator", directory=kustomization("mpi-operator"),
         opts=pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=depends_on))
+    return directory
 
 
 def etcd(name: str, *, provider: k8s.Provider, parent: pulumi.Resource,

@@ -11,7 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 from enum import Enum
-from typing import Optional
+from typing import Optional, TypeVar
+
+T = TypeVar("T")
 
 
 class AcceleratorKind(str, Enum):
@@ -123,7 +125,7 @@ class InstanceType:
         """Whether EC2 offers the type in ``region`` per the catalog's snapshot; ``None`` if unknown."""
         return None if self.regions is None else region in self.regions
 
-    def require(self, fact: str, value, needed_for: str):
+    def require(self, fact: str, value: Optional[T], needed_for: str) -> T:
         """Return ``value``, or refuse ``needed_for`` when the fact is unknown."""
         if value is None:
             raise UnknownFactError(

@@ -56,8 +56,8 @@ def _statements(account: str, region: str, cluster_name: str) -> list[aws.iam.Ge
         {"sid": "DescribeThisClustersNodegroups", "actions": ["eks:DescribeNodegroup"],
          "resources": [f"arn:aws:eks:{region}:{account}:nodegroup/{cluster_name}/*/*"]},
         {"sid": "ResizeThisClustersGroups", "actions": _RESIZE, "resources": ["*"],
-         "conditions": [{"test": "StringEquals", "variable": f"aws:ResourceTag/k8s.io/cluster-autoscaler/{cluster_name}",
-                         "values": ["owned"]}]},
+         "conditions": [{"test": "StringEquals", "values": ["owned"],
+                         "variable": f"aws:ResourceTag/k8s.io/cluster-autoscaler/{cluster_name}"}]},
     ]
 
 

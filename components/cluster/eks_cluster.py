@@ -18,15 +18,16 @@ run where the VPC is reachable: the Kubernetes resources talk to the API server.
 
 from __future__ import annotations
 
-from typing import Optional, Sequence, TypedDict
+from collections.abc import Mapping, Sequence
+from typing import Optional, TypedDict
 
 import pulumi
 import pulumi_aws as aws
 import pulumi_eks as eks
 import pulumi_kubernetes as k8s
 
-from ..addons.device_plugins import efa_device_plugin, neuron_device_plugin, nvidia_device_plugin
 from .. import catalog
+from ..addons.device_plugins import efa_device_plugin, neuron_device_plugin, nvidia_device_plugin
 from ..catalog import AcceleratorKind
 from ..config import EksConfig, NodeGroupConfig, validate
 from ..network import efa_security_group
@@ -49,9 +50,9 @@ class GpuEksClusterArgs(TypedDict, total=False):
     """The EKS cluster name (unique per account and region)."""
     region: str
     vpc_id: pulumi.Input[str]
-    private_subnet_ids: dict[str, pulumi.Input[str]]
+    private_subnet_ids: Mapping[str, pulumi.Input[str]]
     """Private subnet id per zone: nodes, and the control plane's network interfaces."""
-    public_subnet_ids: dict[str, pulumi.Input[str]]
+    public_subnet_ids: Mapping[str, pulumi.Input[str]]
     external_nodes: Sequence[catalog.InstanceType]
     """Instance types of nodes that join from elsewhere (HyperPod on EKS): their device
     plugins are installed too."""
@@ -92,9 +93,9 @@ class GpuEksCluster(pulumi.ComponentResource):
 
         # The VPC CNI's address targets are set explicitly (config/vpc_cni.py says why):
         # its defaults keep a spare ENI of addresses on every node.
+        configurations = {"vpc-cni": settings.vpc_cni.configuration_values()}
         before_nodes = [core_addon(name, addon, cluster_name=self.cluster_name, versions=settings.addon_versions,
-                                   parent=self, depends_on=control_plane,
-                                   configuration=settings.vpc_cni.configuration_values() if addon == "vpc-cni" else None)
+                                   parent=self, depends_on=control_plane, configuration=configurations.get(addon))
                         for addon in BEFORE_NODES]
         nodes_role = node_role(f"{name}-nodes", parent=self)
         system = system_node_group(
@@ -113,7 +114,7 @@ class GpuEksCluster(pulumi.ComponentResource):
                 name, NODE_MONITORING_AGENT, cluster_name=self.cluster_name, versions=settings.addon_versions,
                 parent=self, depends_on=[system],
                 configuration=node_monitoring_configuration(
-                    any(g.instance.accelerator.kind is AcceleratorKind.GPU for g in groups))))
+                    any(g.accelerator.kind is AcceleratorKind.GPU for g in groups))))
         self.ready_for_workloads: list[pulumi.Resource] = [system, *after_nodes]
         """Add-ons that run pods (CSI drivers, operators) wait for these."""
 
@@ -121,11 +122,12 @@ class GpuEksCluster(pulumi.ComponentResource):
         efa_group = (efa_security_group(f"{name}-efa", args["vpc_id"], child)
                      if any(g.efa for g in groups) else None)
         attachment = ClusterAttachment(
-            cluster_name=self.cluster_name, kubernetes_version=settings.version, cluster_security_group_id=self.cluster_security_group_id,
+            cluster_name=self.cluster_name, kubernetes_version=settings.version,
+            cluster_security_group_id=self.cluster_security_group_id,
             efa_security_group_id=efa_group.id if efa_group else None, node_role_arn=nodes_role.arn,
             subnet_ids=private_subnets, depends_on=[*control_plane, *before_nodes])
         self.node_groups = {
-            g.name: NODE_GROUP_FOR[g.instance.accelerator.kind](
+            g.name: NODE_GROUP_FOR[g.accelerator.kind](
                 f"{name}-{g.name}", {"settings": g, "cluster": attachment}, opts=child)
             for g in groups}
 

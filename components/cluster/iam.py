@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Optional, Sequence
+from collections.abc import Sequence
+from typing import Optional
 
 import pulumi
 import pulumi_aws as aws

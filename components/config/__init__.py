@@ -7,7 +7,8 @@ Both raise :class:`ConfigError`, which names each bad key, its value and the fix
 
 from __future__ import annotations
 
-from typing import Any, Mapping, TypeVar
+from collections.abc import Mapping
+from typing import Any, TypeVar
 
 import pulumi
 from pydantic import BaseModel, ValidationError

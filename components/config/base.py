@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
@@ -35,7 +37,7 @@ class ConfigValueError(ValueError):
     what to change.
     """
 
-    def __init__(self, message: str, *, fix: str, path: tuple[str | int, ...] = (), value=None):
+    def __init__(self, message: str, *, fix: str, path: tuple[str | int, ...] = (), value: Any = None):
         self.message = message
         self.fix = fix
         self.path = path

@@ -55,7 +55,7 @@ class SystemNodesConfig(ConfigModel):
         return value
 
     @model_validator(mode="after")
-    def _pods(self) -> "SystemNodesConfig":
+    def _pods(self) -> SystemNodesConfig:
         pods_per_node(self.instance_type, False, self.max_pods)
         return self
 
@@ -151,7 +151,10 @@ class EksConfig(ConfigModel):
 
 
 def vpc_cni_version_tuple(version: str) -> tuple[int, int, int]:
-    major, minor, patch = re.match(r"^v(\d+)\.(\d+)\.(\d+)", version).groups()
+    match = re.match(r"^v(\d+)\.(\d+)\.(\d+)", version)
+    if match is None:
+        raise ValueError(f"'{version}' is not a vpc-cni version (v<major>.<minor>.<patch>...)")
+    major, minor, patch = match.groups()
     return int(major), int(minor), int(patch)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import pulumi
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from .base import ConfigValueError
 
@@ -69,7 +70,7 @@ def issues_from_validation_error(
     return [_issue(detail, root, prefix) for detail in error.errors(include_url=False)]
 
 
-def _issue(detail: dict, root: type[BaseModel], prefix: str) -> ConfigIssue:
+def _issue(detail: ErrorDetails, root: type[BaseModel], prefix: str) -> ConfigIssue:
     loc = tuple(detail["loc"])
     kind = detail["type"]
     value = detail.get("input", _MISSING)

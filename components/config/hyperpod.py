@@ -75,7 +75,7 @@ class HyperPodConfig(ConfigModel):
     """The one zone of the cluster (EFA does not cross zones). Default: FSx's zone, else the first zone."""
 
     @model_validator(mode="after")
-    def _groups(self) -> "HyperPodConfig":
+    def _groups(self) -> HyperPodConfig:
         if self.orchestrator == "slurm":
             if self.controller is None:
                 raise ConfigValueError("a Slurm cluster needs a controller group.",
@@ -90,7 +90,7 @@ class HyperPodConfig(ConfigModel):
             raise ConfigValueError("EKS-orchestrated HyperPod has no Slurm controller or login group.",
                                    fix="remove controller and login, or use orchestrator: slurm.",
                                    path=("controller" if self.controller else "login",),
-                                   value=(self.controller or self.login).name)
+                                   value=next(g.name for g in (self.controller, self.login) if g is not None))
         names = [g.name for g in self.groups]
         duplicate = next((n for n in names if names.count(n) > 1), None)
         if duplicate:

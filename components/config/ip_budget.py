@@ -177,7 +177,7 @@ class IpBudget:
         return "\n".join(lines)
 
 
-def usable_ips_by_zone(config: "StackConfig") -> dict[str, int]:
+def usable_ips_by_zone(config: StackConfig) -> dict[str, int]:
     network = config.network
     if network.existing_vpc is None:
         per_subnet = 2 ** (32 - network.private_prefix) - AWS_RESERVED_PER_SUBNET
@@ -205,7 +205,7 @@ def _group_addresses(name: str, instance_type: str, efa: bool, nodes: int, max_p
                           steady, worst, index)
 
 
-def ip_budget(config: "StackConfig") -> Optional[IpBudget]:
+def ip_budget(config: StackConfig) -> Optional[IpBudget]:
     """Per zone, the addresses the nodes hold at max size; None without an EKS cluster."""
     if config.eks is None:
         return None
@@ -229,7 +229,7 @@ def ip_budget(config: "StackConfig") -> Optional[IpBudget]:
     return IpBudget(cni, tuple(zones))
 
 
-def check_ip_budget(config: "StackConfig") -> None:
+def check_ip_budget(config: StackConfig) -> None:
     """Refuse a config whose nodes cannot hold their steady-state addresses at max size."""
     budget = ip_budget(config)
     if budget is None:
@@ -240,6 +240,7 @@ def check_ip_budget(config: "StackConfig") -> None:
         groups = [g for g in zone.groups if g.index is not None]
         if groups:
             largest = max(groups, key=lambda g: g.nodes * g.steady.total)
+            assert largest.index is not None  # only trainstack's own groups were kept
             path: tuple[str | int, ...] = ("nodeGroups", largest.index, "maxSize")
             value: Any = largest.nodes
         else:

@@ -93,7 +93,7 @@ class NetworkConfig(ConfigModel):
         return zones
 
     @model_validator(mode="after")
-    def _new_or_existing(self) -> "NetworkConfig":
+    def _new_or_existing(self) -> NetworkConfig:
         if self.existing_vpc is not None:
             if self.vpc_cidr is not None or self.zones:
                 raise ConfigValueError(

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from typing import Literal, Optional
+from datetime import UTC, datetime
+from typing import Any, Literal, Optional
 
 from pydantic import Field, field_validator, model_validator
 
 from .. import catalog
 from .base import ConfigModel, ConfigValueError
 from .cluster import catalog_entry
+from .kubernetes_names import check_labels, check_taint_key, check_taint_value
 from .network import ZONE_PATTERN
 from .pods import PodsPerNode, pods_per_node
 
@@ -49,10 +50,10 @@ class Capacity(ConfigModel):
         if value is not None and value.tzinfo is None:
             raise ConfigValueError(f"'{value.isoformat()}' has no time zone.",
                                    fix="write it in UTC as EC2 shows it, e.g. 2026-12-01T11:30:00Z.")
-        return value.astimezone(timezone.utc) if value is not None else None
+        return value.astimezone(UTC) if value is not None else None
 
     @model_validator(mode="after")
-    def _complete(self) -> "Capacity":
+    def _complete(self) -> Capacity:
         if self.type == "none":
             for key, value in (("reservationId", self.reservation_id), ("resourceGroupArn", self.resource_group_arn),
                                ("zone", self.zone), ("instanceCount", self.instance_count),
@@ -75,7 +76,7 @@ class Capacity(ConfigModel):
                 raise ConfigValueError("capacity blocks are targeted by id, not by resource group.",
                                        fix="remove resourceGroupArn.", path=("resourceGroupArn",),
                                        value=self.resource_group_arn)
-        required: list[tuple[str, object]] = [("zone", self.zone), ("instanceCount", self.instance_count)]
+        required: list[tuple[str, Any]] = [("zone", self.zone), ("instanceCount", self.instance_count)]
         if self.type == "capacityBlock":
             required.append(("endsAt", self.ends_at))
         for key, value in required:
@@ -88,9 +89,20 @@ class Capacity(ConfigModel):
 
 
 class Taint(ConfigModel):
-    key: str = Field(min_length=1, max_length=316)
-    value: Optional[str] = Field(default=None, max_length=63)
+    key: str
+    """A Kubernetes qualified name, at most 63 characters (see kubernetes_names)."""
+    value: Optional[str] = None
     effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
+
+    @field_validator("key")
+    @classmethod
+    def _key_syntax(cls, key: str) -> str:
+        return check_taint_key(key)
+
+    @field_validator("value")
+    @classmethod
+    def _value_syntax(cls, value: Optional[str]) -> Optional[str]:
+        return check_taint_value(value)
 
 
 class RootVolume(ConfigModel):
@@ -142,6 +154,7 @@ class NodeGroupConfig(ConfigModel):
     @field_validator("labels")
     @classmethod
     def _own_labels(cls, labels: dict[str, str]) -> dict[str, str]:
+        check_labels(labels)
         for key in labels:
             if key.startswith("trainstack.io/") or key in RESERVED_LABELS:
                 raise ConfigValueError(
@@ -158,8 +171,13 @@ class NodeGroupConfig(ConfigModel):
         """The group's maxPods and where it comes from (valid once the model is validated)."""
         return pods_per_node(self.instance_type, bool(self.efa), self.max_pods)
 
+    @property
+    def accelerator(self) -> catalog.Accelerator:
+        """The instance type's accelerator (every node group has one: ``instanceType`` is checked)."""
+        return self.instance.require("the accelerator", self.instance.accelerator, "build an accelerated node group")
+
     @model_validator(mode="after")
-    def _consistent(self) -> "NodeGroupConfig":
+    def _consistent(self) -> NodeGroupConfig:
         if not self.min_size <= self.desired_size <= self.max_size:
             raise ConfigValueError(
                 f"sizes must satisfy minSize <= desiredSize <= maxSize, got "
@@ -203,6 +221,7 @@ class NodeGroupConfig(ConfigModel):
         capacity = self.capacity
         if capacity.type == "none":
             return
+        assert capacity.instance_count is not None  # Capacity requires it for reservations and blocks
         if capacity.zone != self.zone:
             raise ConfigValueError(
                 f"the {capacity.type} is in {capacity.zone} but the node group is in {self.zone}; "

@@ -27,8 +27,9 @@ REGION_PATTERN = r"^[a-z]{2}(-gov)?-[a-z]+-\d$"
 
 class StackConfig(ConfigModel):
     profile: Literal["dev", "production"]
-    """dev or production: the profile sets secure and cost defaults. ``dev``: cheap and reachable (one NAT, public endpoint with an allowlist, groups scale to
-    zero). ``production``: private endpoint, NAT per zone, PERSISTENT_2 only."""
+    """dev or production: the profile sets secure and cost defaults. ``dev``: cheap and reachable (one NAT,
+    public endpoint with an allowlist, groups scale to zero).
+    ``production``: private endpoint, NAT per zone, PERSISTENT_2 only."""
     region: str
     """AWS region of every resource in the stack, e.g. us-east-1."""
     network: NetworkConfig
@@ -68,7 +69,7 @@ class StackConfig(ConfigModel):
         return tags
 
     @model_validator(mode="after")
-    def _cross_checks(self) -> "StackConfig":
+    def _cross_checks(self) -> StackConfig:
         self._check_zones()
         self._check_node_groups()
         check_ip_budget(self)
@@ -77,7 +78,8 @@ class StackConfig(ConfigModel):
         return self._with_profile_defaults()
 
     def _check_zones(self) -> None:
-        zones = self.network.zones or [s.zone for s in self.network.existing_vpc.private_subnets]
+        existing = self.network.existing_vpc
+        zones = self.network.zones or ([s.zone for s in existing.private_subnets] if existing else [])
         for index, zone in enumerate(zones):
             if not zone.startswith(self.region):
                 path = ("network", "zones", index) if self.network.zones else (
@@ -161,7 +163,7 @@ class StackConfig(ConfigModel):
                 fix="set hyperpod.zone and fsx.zone to the same zone.", path=("hyperpod", "zone"), value=zone)
         self.hyperpod.zone = zone
 
-    def _with_profile_defaults(self) -> "StackConfig":
+    def _with_profile_defaults(self) -> StackConfig:
         """Fill what the user left unset from the profile, and refuse what the profile forbids."""
         production = self.profile == "production"
         if self.network.existing_vpc is None and self.network.nat_gateways is None:

@@ -69,7 +69,7 @@ class FsxConfig(ConfigModel):
     """Pulumi ``protect``: the file system cannot be deleted or replaced until this is false."""
 
     @model_validator(mode="after")
-    def _deployment(self) -> "FsxConfig":
+    def _deployment(self) -> FsxConfig:
         capacity = self.storage_capacity_gib
         if capacity != 1200 and capacity % 2400 != 0:
             lower = capacity // 2400 * 2400

@@ -63,7 +63,7 @@ class VpcCniConfig(ConfigModel):
     (ipamd ignores it when an IP target is set, so it cannot be combined with them)."""
 
     @model_validator(mode="after")
-    def _one_mode(self) -> "VpcCniConfig":
+    def _one_mode(self) -> VpcCniConfig:
         if self.warm_eni_target is not None:
             if self.warm_ip_target is not None or self.minimum_ip_target is not None:
                 raise ConfigValueError(

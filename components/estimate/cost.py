@@ -11,9 +11,19 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from .. import catalog
-from ..plan import Plan
-from .prices import (EKS_CONTROL_PLANE, GP3_STORAGE, HOURS_PER_MONTH, HYPERPOD, INTERFACE_ENDPOINT, NAT_GATEWAY,
-                     PUBLIC_IPV4, fsx_price, in_region)
+from ..plan import Plan, ResourceRecord
+from .prices import (
+    EKS_CONTROL_PLANE,
+    GP3_STORAGE,
+    HOURS_PER_MONTH,
+    HYPERPOD,
+    INTERFACE_ENDPOINT,
+    NAT_GATEWAY,
+    PUBLIC_IPV4,
+    ServicePrice,
+    fsx_price,
+    in_region,
+)
 
 DAYS = 30
 
@@ -37,12 +47,12 @@ class CostEstimate:
     lines: list[CostLine] = field(default_factory=list)
 
     def hourly(self, at: str) -> float:
-        return sum((l.quantity_desired if at == "desired" else l.quantity_max) * l.unit_usd_per_hour
-                   for l in self.lines if l.priced)
+        return sum((line.quantity_desired if at == "desired" else line.quantity_max) * line.unit_usd_per_hour
+                   for line in self.lines if line.unit_usd_per_hour is not None)
 
     @property
     def unpriced(self) -> list[CostLine]:
-        return [l for l in self.lines if not l.priced]
+        return [line for line in self.lines if not line.priced]
 
     def as_dict(self) -> dict:
         return {
@@ -51,18 +61,19 @@ class CostEstimate:
             "thirtyDayUsd": {"desired": round(self.hourly("desired") * 24 * DAYS, 2),
                              "max": round(self.hourly("max") * 24 * DAYS, 2)},
             "complete": not self.unpriced,
-            "lines": [{"item": l.item, "desired": l.quantity_desired, "max": l.quantity_max,
-                       "usdPerHour": l.unit_usd_per_hour, "source": l.source} for l in self.lines],
+            "lines": [{"item": line.item, "desired": line.quantity_desired, "max": line.quantity_max,
+                       "usdPerHour": line.unit_usd_per_hour, "source": line.source} for line in self.lines],
         }
 
     def render(self) -> str:
         rows = [f"Cost ({self.region}, on demand):",
                 f"  {'item':<44} {'desired':>8} {'max':>6} {'$/h each':>11}  source"]
-        for l in self.lines:
-            price = f"{l.unit_usd_per_hour:>11.4f}" if l.priced else f"{'no price':>11}"
-            rows.append(f"  {l.item:<44} {l.quantity_desired:>8g} {l.quantity_max:>6g} {price}  {l.source}")
+        for line in self.lines:
+            price = f"{line.unit_usd_per_hour:>11.4f}" if line.priced else f"{'no price':>11}"
+            rows.append(f"  {line.item:<44} {line.quantity_desired:>8g} {line.quantity_max:>6g} {price}  {line.source}")
         for at in ("desired", "max"):
-            rows.append(f"  at {at} size: ${self.hourly(at):,.2f}/h, ${self.hourly(at) * 24 * DAYS:,.0f} per {DAYS} days"
+            rows.append(f"  at {at} size: ${self.hourly(at):,.2f}/h, "
+                        f"${self.hourly(at) * 24 * DAYS:,.0f} per {DAYS} days"
                         + (" (incomplete: items without a published price are not counted)" if self.unpriced else ""))
         return "\n".join(rows)
 
@@ -74,24 +85,26 @@ def estimate_cost(plan: Plan) -> CostEstimate:
     for group in plan.by_type("aws:eks/nodeGroup:NodeGroup"):
         scaling = group.inputs.get("scalingConfig") or {}
         instance = catalog.find((group.inputs.get("instanceTypes") or ["?"])[0])
-        price = instance.price(region) if instance else None
+        on_demand = instance.price(region) if instance else None
         name = instance.name if instance else "unknown type"
         add(CostLine(f"{group.name} ({name})", scaling.get("desiredSize", 0), scaling.get("maxSize", 0),
-                     price.usd_per_hour if price else None,
-                     f"{price.source}, {price.valid_on}" if price else f"no published price for {name} in {region}"))
+                     on_demand.usd_per_hour if on_demand else None,
+                     f"{on_demand.source}, {on_demand.valid_on}" if on_demand
+                     else f"no published price for {name} in {region}"))
         size = _root_volume_gib(plan, group)
         gp3 = in_region(GP3_STORAGE, region)
         if size:
             add(CostLine(f"  {group.name} root volumes ({size} GiB gp3)", scaling.get("desiredSize", 0) * size,
                          scaling.get("maxSize", 0) * size, gp3.usd / HOURS_PER_MONTH if gp3 else None,
                          _source(gp3, "gp3", region)))
-    for count, price, item in ((len(plan.by_type("eks:index:Cluster")), EKS_CONTROL_PLANE, "EKS control plane"),
-                               (len(plan.by_type("aws:ec2/natGateway:NatGateway")), NAT_GATEWAY, "NAT gateway"),
-                               (len(plan.by_type("aws:ec2/eip:Eip")), PUBLIC_IPV4, "public IPv4 address")):
+    for count, service, item in ((len(plan.by_type("eks:index:Cluster")), EKS_CONTROL_PLANE, "EKS control plane"),
+                                 (len(plan.by_type("aws:ec2/natGateway:NatGateway")), NAT_GATEWAY, "NAT gateway"),
+                                 (len(plan.by_type("aws:ec2/eip:Eip")), PUBLIC_IPV4, "public IPv4 address")):
         if count:
-            regional = in_region(price, region)
+            regional = in_region(service, region)
             add(CostLine(item, count, count, regional.usd if regional else None, _source(regional, item, region)))
-    endpoints = [e for e in plan.by_type("aws:ec2/vpcEndpoint:VpcEndpoint") if e.inputs.get("vpcEndpointType") == "Interface"]
+    endpoints = [e for e in plan.by_type("aws:ec2/vpcEndpoint:VpcEndpoint")
+                 if e.inputs.get("vpcEndpointType") == "Interface"]
     if endpoints:
         zones = sum(len(e.inputs.get("subnetIds") or []) for e in endpoints)
         regional = in_region(INTERFACE_ENDPOINT, region)
@@ -99,12 +112,13 @@ def estimate_cost(plan: Plan) -> CostEstimate:
                      _source(regional, "interface endpoints", region)))
     for file_system in plan.by_type("aws:fsx/lustreFileSystem:LustreFileSystem"):
         inputs = file_system.inputs
-        price = fsx_price(inputs.get("deploymentType"), inputs.get("perUnitStorageThroughput"), region)
+        price = fsx_price(inputs.get("deploymentType", ""), inputs.get("perUnitStorageThroughput"), region)
         tier = f"{inputs.get('deploymentType')} {inputs.get('perUnitStorageThroughput') or ''}".strip()
         capacity = inputs.get("storageCapacity", 0)
         add(CostLine(f"FSx {file_system.name} ({capacity} GiB {tier})", capacity, capacity,
                      price.usd / HOURS_PER_MONTH if price else None,
-                     f"{price.source}, {price.valid_on}" if price else f"no published price for FSx {tier} in {region}"))
+                     f"{price.source}, {price.valid_on}" if price
+                     else f"no published price for FSx {tier} in {region}"))
     for cluster in plan.by_type("aws-native:sagemaker:Cluster"):
         for group in cluster.inputs.get("instanceGroups") or []:
             price = HYPERPOD.get((group.get("instanceType"), region))
@@ -119,11 +133,11 @@ def estimate_cost(plan: Plan) -> CostEstimate:
 def _region(plan: Plan) -> str:
     for provider in plan.by_type("pulumi:providers:aws"):
         if provider.inputs.get("region"):
-            return provider.inputs["region"]
+            return str(provider.inputs["region"])
     return "unknown"
 
 
-def _root_volume_gib(plan: Plan, group) -> Optional[int]:
+def _root_volume_gib(plan: Plan, group: ResourceRecord) -> Optional[int]:
     for urn in group.property_dependencies.get("launchTemplate", []):
         template = plan.by_urn(urn)
         for mapping in template.inputs.get("blockDeviceMappings") or []:
@@ -131,5 +145,5 @@ def _root_volume_gib(plan: Plan, group) -> Optional[int]:
     return None
 
 
-def _source(price, item: str, region: str) -> str:
+def _source(price: Optional[ServicePrice], item: str, region: str) -> str:
     return f"{price.source}, {price.valid_on}" if price else f"no published price for {item} in {region}"

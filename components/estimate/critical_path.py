@@ -9,7 +9,7 @@ wall time is the longest chain, not the sum, which is shown for comparison.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from ..plan import Plan, ResourceRecord
 from .durations import minutes
@@ -45,15 +45,15 @@ def critical_path(plan: Plan) -> CriticalPath:
             expanded.update(descendants.get(urn, []))
         return {u for u in expanded if u in by_urn and u != record.urn}
 
-    @lru_cache(maxsize=None)
+    @cache
     def finish(urn: str) -> tuple[float, tuple[str, ...]]:
         record = by_urn[urn]
-        start, chain = 0.0, ()
+        start, chain = 0.0, tuple[str, ...]()
         for dependency in sorted(waits_for(record)):  # sorted: ties resolve the same way every run
             done, dependency_chain = finish(dependency)
             if done > start:
                 start, chain = done, dependency_chain
-        return start + minutes(record), chain + (urn,)
+        return start + minutes(record), (*chain, urn)
 
     total, chain = max((finish(r.urn) for r in plan.resources), key=lambda result: result[0])
     serial = sum(minutes(r) for r in plan.resources)

@@ -10,6 +10,11 @@ they are on, managed add-ons and Helm releases about a minute.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..plan import ResourceRecord
+
 MINUTES = {
     "aws:ec2/vpc:Vpc": 0.27,
     "aws:ec2/subnet:Subnet": 0.05,
@@ -49,7 +54,7 @@ KUBERNETES_OBJECT = 0.1
 OTHER = 0.05
 
 
-def minutes(resource) -> float:
+def minutes(resource: ResourceRecord) -> float:
     """Creation time of one recorded resource; components take none of their own."""
     kind = resource.type
     if not resource.custom and not resource.remote:

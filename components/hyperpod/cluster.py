@@ -14,7 +14,8 @@ security groups it is given (the EFA group, and FSx's client group).
 
 from __future__ import annotations
 
-from typing import Mapping, Optional, Sequence, TypedDict
+from collections.abc import Mapping, Sequence
+from typing import Optional, TypedDict
 
 import pulumi
 
@@ -96,7 +97,7 @@ class HyperPodCluster(pulumi.ComponentResource):
             lifecycle_uri = upload_lifecycle(name, settings, fsx_mount["mount_path"] if fsx_mount else None,
                                              parent=self)
         orchestrator = ({"slurm": {"slurm_config_strategy": "Managed"}} if settings.orchestrator == "slurm"
-                        else {"eks": {"cluster_arn": eks["cluster_arn"]}})
+                        else {"eks": {"cluster_arn": eks["cluster_arn"] if eks else None}})
         cluster = aws_native.sagemaker.Cluster(
             name,
             cluster_name=settings.cluster_name,
@@ -120,7 +121,8 @@ class HyperPodCluster(pulumi.ComponentResource):
                 parent=self, depends_on=[cluster, *eks.get("ready_for_workloads", [])])
         self.training_operator = settings.training_operator
         self.task_governance = settings.task_governance
-        self.partitions = {w.name: partition_of(w) for w in settings.workers} if settings.orchestrator == "slurm" else {}
+        self.partitions = ({w.name: partition_of(w) for w in settings.workers}
+                           if settings.orchestrator == "slurm" else {})
         group_names = [g.name for g in settings.groups]
         self.ssm_target_prefixes = cluster.cluster_arn.apply(
             lambda arn: {g: f"sagemaker-cluster:{arn.rsplit('/', 1)[-1]}_{g}-" for g in group_names})

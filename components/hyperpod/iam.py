@@ -14,7 +14,7 @@ reason; tests check every statement against IAM's Service Authorization Referenc
 from __future__ import annotations
 
 import json
-from typing import Sequence
+from collections.abc import Sequence
 
 import pulumi
 import pulumi_aws as aws

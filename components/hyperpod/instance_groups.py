@@ -10,7 +10,7 @@ trainstack sets.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 import pulumi
 
@@ -33,7 +33,7 @@ def render_instance_groups(settings: HyperPodConfig, *, execution_role_arn: pulu
     roles = ([("Controller", settings.controller)] if settings.controller else []) + (
         [("Login", settings.login)] if settings.login else []) + [("Compute", w) for w in settings.workers]
     for node_type, group in roles:
-        rendered = {
+        rendered: dict[str, Any] = {
             "instance_group_name": group.name,
             "instance_type": group.instance_type,
             "instance_count": group.count,
@@ -47,7 +47,7 @@ def render_instance_groups(settings: HyperPodConfig, *, execution_role_arn: pulu
             rendered["life_cycle_config"] = {"source_s3_uri": lifecycle_uri, "on_init_complete": ENTRYPOINT}
         if settings.orchestrator == "slurm":
             rendered["slurm_config"] = {"node_type": node_type}
-            if node_type == "Compute":
+            if isinstance(group, WorkerGroupConfig):  # the Compute groups
                 rendered["slurm_config"]["partition_names"] = [partition_of(group)]
         else:
             rendered["kubernetes_config"] = {"labels": _accelerator_labels(group)}

@@ -14,7 +14,8 @@ developer guide (run jobs with kubectl; node health labels) and aws/sagemaker-hy
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any, Optional
 
 from ..outputs import HyperPodGroup, StackOutputs
 from .placement import EFA_HUGEPAGES, EFA_RESOURCE, NODE_MEMORY_SHARE, SHM_SIZE, LaunchError

@@ -7,11 +7,21 @@ tells the training script where its checkpoints live (restarts.py).
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from collections.abc import Sequence
+from typing import Optional
 
 from ..outputs import StackOutputs
-from .placement import (LaunchError, check_nodes, devices_per_node, fabric_env, group, metadata, pod_placement,
-                        resources, volumes)
+from .placement import (
+    LaunchError,
+    check_nodes,
+    devices_per_node,
+    fabric_env,
+    group,
+    metadata,
+    pod_placement,
+    resources,
+    volumes,
+)
 from .restarts import backoff_limit_for, checkpoint_env, run_policy
 
 

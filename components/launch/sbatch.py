@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import shlex
-from typing import Optional, Sequence
+from collections.abc import Sequence
+from typing import Optional
 
 from ..outputs import StackOutputs
 from .placement import LaunchError

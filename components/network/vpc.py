@@ -14,7 +14,7 @@ from typing import Optional, TypedDict
 import pulumi
 import pulumi_aws as aws
 
-from ..config import NetworkConfig, validate
+from ..config import ExistingVpc, NetworkConfig, validate
 from .subnets import plan_subnets
 
 # Interface endpoints a node in a VPC without internet egress needs: image pulls
@@ -43,14 +43,13 @@ class Network(pulumi.ComponentResource):
         settings = validate(NetworkConfig, args.get("settings", {}), prefix=f"{name}.settings")
         super().__init__("trainstack:index:Network", name, {}, opts)
         if settings.existing_vpc is not None:
-            self._use_existing(settings)
+            self._use_existing(settings.existing_vpc)
         else:
             self._create(name, settings, args["region"])
         self.register_outputs({"vpcId": self.vpc_id, "privateSubnetIds": self.private_subnet_ids,
                                "publicSubnetIds": self.public_subnet_ids})
 
-    def _use_existing(self, settings: NetworkConfig) -> None:
-        existing = settings.existing_vpc
+    def _use_existing(self, existing: ExistingVpc) -> None:
         self.vpc_id = pulumi.Output.from_input(existing.vpc_id)
         # One subnet per zone for node groups: the first listed in that zone.
         self.private_subnet_ids = {}
@@ -73,6 +72,7 @@ class Network(pulumi.ComponentResource):
         self.private_subnet_ids, self.public_subnet_ids = {}, {}
         private_routes: list[aws.ec2.RouteTable] = []
         nat: Optional[aws.ec2.NatGateway] = None
+        assert settings.vpc_cidr is not None  # NetworkConfig sets the default CIDR of a new VPC
         plans = plan_subnets(settings.vpc_cidr, settings.zones, settings.private_prefix,
                              settings.public_subnet_prefix_length)
         for plan in plans:

@@ -10,6 +10,7 @@ scale the group from zero.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Optional, TypedDict
 
@@ -20,8 +21,8 @@ from .. import catalog
 from ..catalog import AcceleratorKind
 from ..catalog.efa_layout import layout_for
 from ..config import ConfigError, ConfigIssue, NodeGroupConfig, validate
-from .node_health import node_repair_config
 from .launch_template import capacity_settings, launch_template
+from .node_health import node_repair_config
 
 EFA_RESOURCE = "vpc.amazonaws.com/efa"
 EFA_PRESENT_LABEL = "vpc.amazonaws.com/efa.present"
@@ -38,7 +39,7 @@ class ClusterAttachment:
     """Nodes follow the control plane: bumping it rolls the groups to the new version."""
     cluster_security_group_id: pulumi.Input[str]
     node_role_arn: pulumi.Input[str]
-    subnet_ids: dict[str, pulumi.Input[str]]
+    subnet_ids: Mapping[str, pulumi.Input[str]]
     """Private subnet id per zone."""
     efa_security_group_id: Optional[pulumi.Input[str]] = None
     """The EFA security group; required for EFA groups."""
@@ -71,7 +72,7 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
     def __init__(self, name: str, args: AcceleratedNodeGroupArgs, opts: Optional[pulumi.ResourceOptions] = None):
         settings = validate(NodeGroupConfig, args["settings"], prefix=f"{type(self).__name__}({name})")
         instance = catalog.get(settings.instance_type)
-        if instance.accelerator.kind is not self.ACCELERATOR:
+        if instance.accelerator is None or instance.accelerator.kind is not self.ACCELERATOR:
             raise ConfigError([ConfigIssue(
                 f"{type(self).__name__}({name}):instanceType", settings.instance_type,
                 f"{settings.instance_type} has no {self.ACCELERATOR.value} accelerator.",
@@ -82,14 +83,14 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
             raise ValueError(f"node group {name} uses EFA but its ClusterAttachment has no efa_security_group_id")
         child = pulumi.ResourceOptions(parent=self)
 
-        layout = layout_for(instance, settings.efa)
+        layout = layout_for(instance, bool(settings.efa))
         self.max_pods = settings.pods_per_node.value
         placement = None
         if settings.placement_group if settings.placement_group is not None else (
                 settings.efa and settings.capacity.type == "none"):
             placement = aws.ec2.PlacementGroup(name, strategy="cluster", opts=child).name
         security_groups = [cluster.cluster_security_group_id] + (
-            [cluster.efa_security_group_id] if settings.efa else [])
+            [cluster.efa_security_group_id] if settings.efa and cluster.efa_security_group_id is not None else [])
         self.launch_template = launch_template(
             name, layout=layout, security_group_ids=security_groups, root_volume=settings.root_volume,
             max_pods=self.max_pods, capacity=settings.capacity, placement_group=placement, parent=self)
@@ -131,9 +132,10 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
                                "labels": self.labels, "instanceType": instance.name})
 
     def _labels(self, settings: NodeGroupConfig, instance: catalog.InstanceType) -> dict[str, str]:
+        accelerator = instance.require("the accelerator", instance.accelerator, "label the node group")
         labels = {
             "trainstack.io/node-group": settings.name,
-            "trainstack.io/accelerator": instance.accelerator.kind.value,
+            "trainstack.io/accelerator": accelerator.kind.value,
             "trainstack.io/efa-interfaces": str(instance.efa.max_interfaces if settings.efa else 0),
             # EKS nodes have no Node Feature Discovery to set this; device plugins select on it.
             self.PRESENT_LABEL: "true",
@@ -145,11 +147,13 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
     def _scale_from_zero_tags(self, name: str, instance: catalog.InstanceType, settings: NodeGroupConfig) -> None:
         """The Cluster Autoscaler reads labels and taints of managed node groups from EKS, but
         extended resources only from these ASG tags; without them a group at zero never grows."""
-        resources = {instance.accelerator.resource_names[0]: instance.accelerator.count}
-        if instance.accelerator.neuron_cores:
-            resources["aws.amazon.com/neuroncore"] = instance.accelerator.neuron_cores
+        accelerator = instance.require("the accelerator", instance.accelerator, "tag the node group")
+        resources = {accelerator.resource_names[0]: accelerator.count}
+        if accelerator.neuron_cores:
+            resources["aws.amazon.com/neuroncore"] = accelerator.neuron_cores
         if settings.efa:
-            resources[EFA_RESOURCE] = instance.efa.max_interfaces
+            resources[EFA_RESOURCE] = instance.require("EFA interfaces", instance.efa.max_interfaces,
+                                                       "tag the node group")
         asg_name = self.node_group.resources.apply(lambda r: r[0].autoscaling_groups[0].name)
         for resource, count in resources.items():
             aws.autoscaling.Tag(

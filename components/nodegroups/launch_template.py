@@ -9,7 +9,8 @@ EKS merges its bootstrap with the NodeConfig given here).
 from __future__ import annotations
 
 import base64
-from typing import Optional, Sequence
+from collections.abc import Sequence
+from typing import Optional
 
 import pulumi
 import pulumi_aws as aws
@@ -60,6 +61,7 @@ def capacity_settings(capacity: Capacity) -> tuple[Optional[dict], Optional[dict
     """(capacityReservationSpecification, instanceMarketOptions, the node group's capacity type)."""
     if capacity.type == "none":
         return None, None, "ON_DEMAND"
+    target: dict[str, Optional[str]]
     if capacity.resource_group_arn:
         target = {"capacity_reservation_resource_group_arn": capacity.resource_group_arn}
     else:

@@ -13,9 +13,10 @@ import logging
 import os
 import runpy
 import sys
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Optional
+from typing import Any, Optional
 
 import pulumi
 from google.protobuf import json_format
@@ -43,12 +44,13 @@ class _PlanMocks(mocks.Mocks):
         self.fixtures = fixtures
         self.plan = plan
 
-    def new_resource(self, args: mocks.MockResourceArgs):
+    def new_resource(self, args: mocks.MockResourceArgs) -> tuple[Optional[str], dict[str, Any]]:
         return self.fixtures.resource(args.typ, args.name, args.inputs, args.provider)
 
-    def call(self, args: mocks.MockCallArgs):
-        self.plan.invokes.append({"token": args.token, "args": engine_value(args.args), "provider": args.provider or None})
-        return self.fixtures.invoke(args.token, args.args)
+    def call(self, args: mocks.MockCallArgs) -> tuple[dict[str, Any], Optional[list[tuple[str, str]]]]:
+        self.plan.invokes.append({"token": args.token, "args": engine_value(args.args),
+                                  "provider": args.provider or None})
+        return self.fixtures.invoke(args.token, args.args), []  # no check failures
 
 
 class _DiagnosticsLog(logging.Handler):
@@ -70,8 +72,8 @@ class RecordingMonitor(mocks.MockMonitor):
         self.plan = plan
         self._by_urn: dict[str, ResourceRecord] = {}
 
-    def RegisterResource(self, request):
-        response = super().RegisterResource(request)
+    def RegisterResource(self, request: Any) -> Any:  # resource_pb2.RegisterResourceRequest
+        response = super().RegisterResource(request)  # type: ignore[no-untyped-call]  # pulumi's mock is untyped
         inputs = _struct_to_plain(request.object)
         record = ResourceRecord(
             urn=response.urn,
@@ -91,11 +93,11 @@ class RecordingMonitor(mocks.MockMonitor):
         self._by_urn[record.urn] = record
         return response
 
-    def RegisterResourceOutputs(self, request):
+    def RegisterResourceOutputs(self, request: Any) -> Any:
         record = self._by_urn.get(request.urn)
         if record is not None:
             record.outputs = _struct_to_plain(request.outputs)
-        return super().RegisterResourceOutputs(request)
+        return super().RegisterResourceOutputs(request)  # type: ignore[no-untyped-call]
 
 
 def run_plan(project: Project, stack: str) -> Plan:
@@ -159,7 +161,7 @@ def _program_environment(main: Optional[Path]) -> Iterator[None]:
         sys.path[:] = previous_path
 
 
-def _resolve_stack_outputs(root: pulumi.Resource) -> dict[str, Any]:
+def _resolve_stack_outputs(root: Optional[pulumi.Resource]) -> dict[str, Any]:
     outputs = {}
     for name, value in getattr(root, "outputs", {}).items():
         output = pulumi.Output.from_input(value)
@@ -168,7 +170,7 @@ def _resolve_stack_outputs(root: pulumi.Resource) -> dict[str, Any]:
     return outputs
 
 
-def _options(request) -> ResourceOptions:
+def _options(request: Any) -> ResourceOptions:
     explained = {urn for deps in request.propertyDependencies.values() for urn in deps.urns}
     timeouts = {k: getattr(request.customTimeouts, k) for k in ("create", "update", "delete")
                 if getattr(request.customTimeouts, k)}
@@ -187,8 +189,9 @@ def _options(request) -> ResourceOptions:
     )
 
 
-def _struct_to_plain(struct) -> dict[str, Any]:
-    return engine_value(json_format.MessageToDict(struct))
+def _struct_to_plain(struct: Any) -> dict[str, Any]:
+    plain: dict[str, Any] = engine_value(json_format.MessageToDict(struct))
+    return plain
 
 
 def engine_value(value: Any) -> Any:

@@ -11,10 +11,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 ACCOUNT_ID = "123456789012"
 DEFAULT_REGION = "us-east-1"
+
+Inputs = dict[str, Any]
+"""A resource's inputs or outputs, camelCase keys as the engine sends them."""
+Made = tuple[str, Inputs]
+"""What a fixture returns: the resource id and the outputs it computed."""
 
 
 def _hex(seed: str, length: int = 17) -> str:
@@ -79,38 +85,39 @@ class _Context:
 def _named(inputs: dict, key: str, name: str, ctx: _Context) -> str:
     """Pulumi auto-names resources ``<logical name>-<7 random chars>`` unless a name is given."""
     if inputs.get(key):
-        return inputs[key]
+        return str(inputs[key])
     if inputs.get(key + "Prefix"):
-        return inputs[key + "Prefix"] + ctx.hex(20)
+        return str(inputs[key + "Prefix"]) + ctx.hex(20)
     return f"{name}-{ctx.hex(7)}"
 
 
-def _bucket(name, inputs, ctx):
+def _bucket(name: str, inputs: Inputs, ctx: _Context) -> Made:
     bucket = _named(inputs, "bucket", name, ctx)
     return bucket, {"bucket": bucket, "arn": f"arn:aws:s3:::{bucket}", "region": ctx.region,
                     "bucketDomainName": f"{bucket}.s3.amazonaws.com",
                     "bucketRegionalDomainName": f"{bucket}.s3.{ctx.region}.amazonaws.com"}
 
 
-def _kms_key(name, inputs, ctx):
+def _kms_key(name: str, inputs: Inputs, ctx: _Context) -> Made:
     key_id = f"{ctx.hex(8)}-{ctx.hex(4)}-4{ctx.hex(3)}-a{ctx.hex(3)}-{ctx.hex(12)}"
     return key_id, {"keyId": key_id, "arn": ctx.arn("kms", f"key/{key_id}")}
 
 
-def _iam_role(name, inputs, ctx):
+def _iam_role(name: str, inputs: Inputs, ctx: _Context) -> Made:
     role = _named(inputs, "name", name, ctx)
     return role, {"name": role, "arn": f"arn:aws:iam::{ACCOUNT_ID}:role{inputs.get('path', '/')}{role}",
                   "uniqueId": "AROA" + ctx.hex(17).upper()}
 
 
-def _iam_policy(name, inputs, ctx):
+def _iam_policy(name: str, inputs: Inputs, ctx: _Context) -> Made:
     policy = _named(inputs, "name", name, ctx)
     arn = f"arn:aws:iam::{ACCOUNT_ID}:policy/{policy}"
     return arn, {"name": policy, "arn": arn, "policyId": "ANPA" + ctx.hex(17).upper()}
 
 
-def _prefixed(prefix: str, service: str, kind: str, extra: Callable[[str, dict, _Context], dict] | None = None):
-    def make(name, inputs, ctx):
+def _prefixed(prefix: str, service: str, kind: str,
+              extra: Callable[[str, dict, _Context], dict] | None = None) -> Callable[[str, Inputs, _Context], Made]:
+    def make(name: str, inputs: Inputs, ctx: _Context) -> Made:
         resource_id = f"{prefix}-{ctx.hex()}"
         computed = {"arn": ctx.arn(service, f"{kind}/{resource_id}")}
         if extra:
@@ -119,29 +126,29 @@ def _prefixed(prefix: str, service: str, kind: str, extra: Callable[[str, dict, 
     return make
 
 
-def _vpc_extra(resource_id, inputs, ctx):
+def _vpc_extra(resource_id: str, inputs: Inputs, ctx: _Context) -> Inputs:
     return {"defaultSecurityGroupId": f"sg-{ctx.hex()[::-1]}", "mainRouteTableId": f"rtb-{ctx.hex()[::-1]}",
             "ownerId": ACCOUNT_ID}
 
 
-def _subnet_extra(resource_id, inputs, ctx):
+def _subnet_extra(resource_id: str, inputs: Inputs, ctx: _Context) -> Inputs:
     return {"availabilityZoneId": f"use1-az{int(ctx.hex(2), 16) % 6 + 1}", "ownerId": ACCOUNT_ID}
 
 
-def _eip_extra(resource_id, inputs, ctx):
+def _eip_extra(resource_id: str, inputs: Inputs, ctx: _Context) -> Inputs:
     host = bytes.fromhex(ctx.hex(6))
     return {"publicIp": f"52.{host[0]}.{host[1]}.{host[2]}", "allocationId": resource_id}
 
 
-def _launch_template_extra(resource_id, inputs, ctx):
+def _launch_template_extra(resource_id: str, inputs: Inputs, ctx: _Context) -> Inputs:
     return {"latestVersion": 1, "defaultVersion": 1, "name": inputs.get("name") or f"{resource_id}"}
 
 
-def _security_group_extra(resource_id, inputs, ctx):
+def _security_group_extra(resource_id: str, inputs: Inputs, ctx: _Context) -> Inputs:
     return {"ownerId": ACCOUNT_ID, "name": inputs.get("name") or f"sg-{ctx.hex(7)}"}
 
 
-def _eks_cluster(name, inputs, ctx):
+def _eks_cluster(name: str, inputs: Inputs, ctx: _Context) -> Made:
     cluster = _named(inputs, "name", name, ctx)
     endpoint = f"https://{ctx.hex(32).upper()}.gr7.{ctx.region}.eks.amazonaws.com"
     issuer = f"https://oidc.eks.{ctx.region}.amazonaws.com/id/{ctx.hex(32).upper()}"
@@ -154,7 +161,7 @@ def _eks_cluster(name, inputs, ctx):
     }
 
 
-def _eks_component_cluster(name, inputs, ctx):
+def _eks_component_cluster(name: str, inputs: Inputs, ctx: _Context) -> Made:
     """pulumi-eks's remote Cluster: only its flat outputs are visible offline."""
     cluster_id, cluster = _eks_cluster(name, inputs, ctx)
     kubeconfig = _kubeconfig(cluster["name"], cluster["endpoint"], ctx.region)
@@ -180,49 +187,50 @@ def _kubeconfig(cluster: str, endpoint: str, region: str) -> dict:
     }
 
 
-def _node_group(name, inputs, ctx):
+def _node_group(name: str, inputs: Inputs, ctx: _Context) -> Made:
     group = inputs.get("nodeGroupName") or f"{name}-{ctx.hex(7)}"
     cluster = inputs.get("clusterName", "cluster")
     return f"{cluster}:{group}", {
         "nodeGroupName": group, "status": "ACTIVE",
         "arn": ctx.arn("eks", f"nodegroup/{cluster}/{group}/{ctx.hex(8)}-{ctx.hex(4)}"),
-        "resources": [{"autoscalingGroups": [{"name": f"eks-{group}-{ctx.hex(8)}"}], "remoteAccessSecurityGroupId": ""}],
+        "resources": [{"autoscalingGroups": [{"name": f"eks-{group}-{ctx.hex(8)}"}],
+                       "remoteAccessSecurityGroupId": ""}],
     }
 
 
-def _fsx_lustre(name, inputs, ctx):
+def _fsx_lustre(name: str, inputs: Inputs, ctx: _Context) -> Made:
     fs_id = f"fs-{ctx.hex()}"
     return fs_id, {"arn": ctx.arn("fsx", f"file-system/{fs_id}"), "dnsName": f"{fs_id}.fsx.{ctx.region}.amazonaws.com",
                    "mountName": ctx.hex(8), "networkInterfaceIds": [f"eni-{ctx.hex()}"], "ownerId": ACCOUNT_ID,
                    "vpcId": f"vpc-{ctx.hex()[::-1]}"}
 
 
-def _ecr_repository(name, inputs, ctx):
+def _ecr_repository(name: str, inputs: Inputs, ctx: _Context) -> Made:
     repo = _named(inputs, "name", name, ctx)
     return repo, {"name": repo, "arn": ctx.arn("ecr", f"repository/{repo}"), "registryId": ACCOUNT_ID,
                   "repositoryUrl": f"{ACCOUNT_ID}.dkr.ecr.{ctx.region}.amazonaws.com/{repo}"}
 
 
-def _hyperpod_cluster(name, inputs, ctx):
+def _hyperpod_cluster(name: str, inputs: Inputs, ctx: _Context) -> Made:
     cluster = inputs.get("clusterName") or name
     arn = ctx.arn("sagemaker", f"cluster/{ctx.hex(12)}")
     return arn, {"clusterArn": arn, "clusterStatus": "InService", "clusterName": cluster}
 
 
-def _helm_release(name, inputs, ctx):
+def _helm_release(name: str, inputs: Inputs, ctx: _Context) -> Made:
     release = inputs.get("name") or f"{name}-{ctx.hex(8)}"
     return release, {"name": release, "status": {"name": release, "namespace": inputs.get("namespace", "default"),
                                                  "status": "deployed", "version": 1,
                                                  "chart": inputs.get("chart"), "appVersion": inputs.get("version")}}
 
 
-def _placement_group(name, inputs, ctx):
+def _placement_group(name: str, inputs: Inputs, ctx: _Context) -> Made:
     group = _named(inputs, "name", name, ctx)
     return group, {"name": group, "arn": ctx.arn("ec2", f"placement-group/{group}"),
                    "placementGroupId": f"pg-{ctx.hex()}"}
 
 
-def _eks_addon(name, inputs, ctx):
+def _eks_addon(name: str, inputs: Inputs, ctx: _Context) -> Made:
     cluster, addon = inputs.get("clusterName", "cluster"), inputs.get("addonName", name)
     # EKS picks the default version for the cluster's Kubernetes version when none is pinned.
     return f"{cluster}:{addon}", {"arn": ctx.arn("eks", f"addon/{cluster}/{addon}/{ctx.hex(8)}"),
@@ -233,18 +241,18 @@ _DEFAULT_ADDON_VERSIONS = {"vpc-cni": "v1.20.4-eksbuild.1", "coredns": "v1.12.4-
                            "kube-proxy": "v1.35.0-eksbuild.2", "eks-pod-identity-agent": "v1.3.9-eksbuild.3"}
 
 
-def _pod_identity_association(name, inputs, ctx):
+def _pod_identity_association(name: str, inputs: Inputs, ctx: _Context) -> Made:
     association = f"a-{ctx.hex(17)}"
     return association, {"associationId": association, "associationArn": ctx.arn(
         "eks", f"podidentityassociation/{inputs.get('clusterName', 'cluster')}/{association}")}
 
 
-def _kms_alias(name, inputs, ctx):
+def _kms_alias(name: str, inputs: Inputs, ctx: _Context) -> Made:
     return inputs["name"], {"arn": ctx.arn("kms", inputs["name"]), "targetKeyArn": ctx.arn("kms", f"key/{ctx.hex(8)}")}
 
 
-def _plain_id(prefix: str):
-    def make(name, inputs, ctx):
+def _plain_id(prefix: str) -> Callable[[str, Inputs, _Context], Made]:
+    def make(name: str, inputs: Inputs, ctx: _Context) -> Made:
         return f"{prefix}-{ctx.hex()}", {}
     return make
 

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import heapq
 import json
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterator, Optional
+from typing import Any, Optional
 
 PLAN_FORMAT_VERSION = 2
 

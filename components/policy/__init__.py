@@ -10,10 +10,15 @@ Pack configuration has CrossGuard's shape: ``{"all": "advisory", "<rule id>":
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from . import data_cost_tags, encryption, iam_conformance, security, training
 from .model import UNKNOWN, Resource, Rule, Stack, Violation
+
+if TYPE_CHECKING:
+    from pulumi_policy import StackValidationArgs
+
+    from ..plan import Plan
 
 RULES: list[Rule] = [*security.RULES, *encryption.RULES, *iam_conformance.RULES, *training.RULES,
                      *data_cost_tags.RULES]
@@ -96,7 +101,7 @@ def evaluate(stack: Stack, config: Optional[dict[str, Any]] = None, rules: Optio
     return PolicyReport(results)
 
 
-def stack_from_plan(plan) -> Stack:
+def stack_from_plan(plan: Plan) -> Stack:
     """The resources of an offline plan as the policy engine would see them."""
     providers = {r.urn: r.inputs for r in plan.resources if r.type.startswith("pulumi:providers:")}
     resources = []
@@ -104,12 +109,12 @@ def stack_from_plan(plan) -> Stack:
         provider_urn = record.options.provider.rsplit("::", 1)[0] if record.options.provider else None
         resources.append(Resource(
             type=record.type, name=record.name, urn=record.urn, props=record.inputs,
-            protect=record.options.protect, provider=providers.get(provider_urn),
+            protect=record.options.protect, provider=providers.get(provider_urn) if provider_urn else None,
             property_dependencies=record.property_dependencies, id=record.id, parent=record.parent))
     return Stack(resources)
 
 
-def stack_from_crossguard(args) -> Stack:
+def stack_from_crossguard(args: StackValidationArgs) -> Stack:
     """The resources of a CrossGuard ``StackValidationArgs``, as plain data like the plan's.
 
     The SDK hands properties over behind proxies that raise on an unknown value (so one

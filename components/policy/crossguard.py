@@ -12,7 +12,8 @@ rule's block of the policy pack config.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pulumi.runtime
 from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationArgs, StackValidationPolicy
@@ -22,7 +23,8 @@ from .model import Rule
 
 # Settings every rule may read: the stack's trainstack profile (else read from the
 # provider's default tags) and the cost ceiling.
-STACK_WIDE = {"profile": {"type": "string", "enum": ["dev", "production"]}, "maxHourlyUsd": {"type": "number"}}
+STACK_WIDE: dict[str, dict[str, Any]] = {"profile": {"type": "string", "enum": ["dev", "production"]},
+                                         "maxHourlyUsd": {"type": "number"}}
 
 
 def stack_settings(config: dict[str, Any]) -> dict[str, Any]:

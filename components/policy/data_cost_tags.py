@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from .. import catalog
-from .model import Rule, Stack, Violation, default_tags
+from .model import Resource, Rule, Stack, Violation, default_tags
 from .security import BUCKET, FSX_LUSTRE
 from .training import NODE_GROUP, _accelerated
 
@@ -13,7 +14,7 @@ VERSIONING = "aws:s3/bucketVersioning:BucketVersioning"
 CHECKPOINT_TAG = ("trainstack:purpose", "checkpoints")
 
 
-def _checkpoint_buckets(stack: Stack):
+def _checkpoint_buckets(stack: Stack) -> list[Resource]:
     key, value = CHECKPOINT_TAG
     return [b for b in stack.of_type(BUCKET) if (b.props.get("tags") or {}).get(key) == value]
 
@@ -45,7 +46,7 @@ def hourly_cost_ceiling(stack: Stack, config: dict[str, Any]) -> Iterator[Violat
         types = group.props.get("instanceTypes") or []
         size = (group.props.get("scalingConfig") or {}).get("maxSize") or 0
         instance = catalog.find(types[0]) if types else None
-        price = instance.price(region) if instance else None
+        price = instance.price(region) if instance and region else None
         if price is None:
             yield Violation(group.urn, f"no published on-demand price for {types[0] if types else '?'} in {region}; "
                                        f"spend at max size cannot be held under ${ceiling}/h.")

@@ -20,7 +20,8 @@ for the resources and stack profiles a team names (by default, none).
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Optional
+from collections.abc import Iterator
+from typing import Any, Optional
 
 from .model import (
     EKS_CLUSTER,

@@ -21,7 +21,8 @@ governs them. Deny statements are checked for existence only: a broad deny is ne
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator, Optional
+from collections.abc import Iterator
+from typing import Any, Optional
 
 from . import service_authorization as sar
 from .model import Resource, Rule, Stack, Violation, is_unknown

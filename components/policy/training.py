@@ -3,7 +3,8 @@ FSx next to its clients with Lustre ports open, capacity blocks launched as bloc
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Optional
+from collections.abc import Iterator
+from typing import Any, Optional
 
 from .. import catalog
 from ..catalog.efa_layout import EFA_INTERFACE_TYPES, efa_layout
@@ -36,7 +37,7 @@ def _zones(stack: Stack, resource: Resource) -> Optional[set[str]]:
     subnets = stack.referenced(resource, "subnetIds", SUBNET)
     if not subnets:
         return None
-    return {s.props.get("availabilityZone") for s in subnets}
+    return {str(s.props.get("availabilityZone")) for s in subnets}
 
 
 def _rules_between(stack: Stack, token: str, group: Resource, peer: Resource) -> list[Resource]:

@@ -6,9 +6,10 @@ API the check cannot see), always with the reason. Reads only; changes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import timezone
-from typing import Any, Iterator, Literal
+from datetime import UTC
+from typing import Any, Literal
 
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -45,7 +46,7 @@ class Clients:
     quotas: Any
 
     @classmethod
-    def for_region(cls, region: str) -> "Clients":
+    def for_region(cls, region: str) -> Clients:
         import boto3
         from botocore.config import Config
 
@@ -73,7 +74,7 @@ def _unreachable(error: Exception) -> str:
     return f"{type(error).__name__}: {error}"
 
 
-def _capacity(group: NodeGroupConfig, ec2) -> Iterator[Check]:
+def _capacity(group: NodeGroupConfig, ec2: Any) -> Iterator[Check]:
     capacity = group.capacity
     kind = "capacity block" if capacity.type == "capacityBlock" else "reservation"
     name, subject = f"{kind}", f"{group.name}: {capacity.reservation_id or capacity.resource_group_arn}"
@@ -126,14 +127,14 @@ def _end(name: str, subject: str, declared: str, ends: Any) -> Check:
     if ends is None:
         return Check(f"{name} end", subject, "fail",
                      f"EC2 says it ends when cancelled; the stack declares {declared}: remove capacity.endsAt")
-    actual = ends.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    actual = ends.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     if actual != declared:
         return Check(f"{name} end", subject, "fail",
                      f"EC2 says it ends {actual}; the stack declares {declared}: set capacity.endsAt to {actual}")
     return Check(f"{name} end", subject, "pass", f"ends {actual}")
 
 
-def _offering(group: NodeGroupConfig, ec2) -> Check:
+def _offering(group: NodeGroupConfig, ec2: Any) -> Check:
     subject = f"{group.name}: {group.instance_type} in {group.zone}"
     try:
         offered = ec2.describe_instance_type_offerings(
@@ -155,13 +156,14 @@ def _quota_class(instance: catalog.InstanceType) -> str:
     return "standard"
 
 
-def _quotas(config: StackConfig, quotas) -> Iterator[Check]:
+def _quotas(config: StackConfig, quotas: Any) -> Iterator[Check]:
     needs: dict[str, tuple[int, list[str]]] = {}
 
     def add(instance_type: str, count: int, label: str) -> None:
         instance = catalog.get(instance_type)
+        per_node = instance.require("vCPUs", instance.vcpus, "check the vCPU quota")
         vcpus, lines = needs.get(_quota_class(instance), (0, []))
-        needs[_quota_class(instance)] = (vcpus + count * instance.vcpus, lines + [f"{label} {count} x {instance.vcpus}"])
+        needs[_quota_class(instance)] = (vcpus + count * per_node, [*lines, f"{label} {count} x {per_node}"])
 
     if config.eks is not None:
         add(config.eks.system_nodes.instance_type, config.eks.system_nodes.max_size, "system")
@@ -183,7 +185,7 @@ def _quotas(config: StackConfig, quotas) -> Iterator[Check]:
                     + ("" if ok else "; request an increase in Service Quotas"))
 
 
-def _subnets(config: StackConfig, ec2) -> Iterator[Check]:
+def _subnets(config: StackConfig, ec2: Any) -> Iterator[Check]:
     """Free addresses against the steady-state need of the IP budget (config/ip_budget.py)."""
     budget = ip_budget(config)
     if budget is None:

@@ -143,8 +143,9 @@ def _input_changes(base: dict[str, Any], head: dict[str, Any]) -> list[InputChan
         changes.append(InputChange(path, before, after, decision.effect, decision.reason))
     base_options = base.get("options") or {}
     for option in _OPTIONS:
-        if base_options.get(option) != head_options.get(option) and (base_options.get(option) or head_options.get(option)):
-            changes.append(InputChange(f"options.{option}", base_options.get(option), head_options.get(option),
+        before, after = base_options.get(option), head_options.get(option)
+        if before != after and (before or after):
+            changes.append(InputChange(f"options.{option}", before, after,
                                        "update", "a resource option: changes Pulumi's state, not the cloud"))
     return changes
 

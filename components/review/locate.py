@@ -10,11 +10,11 @@ The most specific key that exists in the file wins (``nodeGroups[0].efa``, else
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Optional
 
 import yaml
 
-Key = Union[str, int]
+Key = str | int
 NAMESPACE = "trainstack:"
 
 _COMPONENT_KEYS = {

@@ -28,8 +28,9 @@ An input no entry names is reported as "the provider decides", never guessed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Optional
+from typing import Any, Literal, Optional
 
 Effect = Literal["replace", "update", "provider decides"]
 Condition = Callable[[Any, Any, dict[str, Any]], Optional[str]]
@@ -142,7 +143,8 @@ FACTS: dict[str, TypeFacts] = {facts.type: facts for facts in [
         replaces=("role", "policyArn")),
     _s3_configuration("aws:s3/bucketVersioning:BucketVersioning", "bucket_versioning.go@01c08000",
                       ("mfa", "versioningConfiguration")),
-    _s3_configuration("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock", "bucket_public_access_block.go@30b8cc6d",
+    _s3_configuration("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",
+                      "bucket_public_access_block.go@30b8cc6d",
                       ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets")),
     _s3_configuration("aws:s3/bucketOwnershipControls:BucketOwnershipControls", "bucket_ownership_controls.go@adeb8422",
                       ("rule",)),

@@ -189,5 +189,6 @@ def _roll(group: dict[str, Any], how: str, cause: str) -> Finding:
         "node-roll", "warning", group["urn"],
         f"{group['name']}: {desired} node{'s' if desired != 1 else ''} {how}, jobs on them are killed",
         f"Because {cause}. {desired} node{'s' if desired != 1 else ''} at desired size (up to {maximum} at max size; "
-        f"the autoscaler may have changed the count). Estimated {minutes:g} min: {pace} (an estimate, from typical launch times). "
+        f"the autoscaler may have changed the count). Estimated {minutes:g} min: {pace} "
+        "(an estimate, from typical launch times). "
         "Checkpoint and stop the jobs on this group first.")

@@ -12,7 +12,8 @@ otherwise default to.
 
 from __future__ import annotations
 
-from typing import Optional, Sequence, TypedDict
+from collections.abc import Sequence
+from typing import Optional, TypedDict
 
 import pulumi
 import pulumi_aws as aws
@@ -122,6 +123,7 @@ class LustreFileSystem(pulumi.ComponentResource):
         self.mount_name = file_system.mount_name
         self.mount_path = settings.mount_path
         per_unit = settings.per_unit_storage_throughput if persistent else SCRATCH_2_THROUGHPUT
+        assert per_unit is not None  # FsxConfig requires it for PERSISTENT_* file systems
         self.throughput_mbps = settings.storage_capacity_gib * per_unit // 1024
         self.register_outputs({"fileSystemId": self.file_system_id, "dnsName": self.dns_name,
                                "mountName": self.mount_name, "mountPath": self.mount_path,

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from trainstack.addons.observability import dashboard_json
 from trainstack.addons.operators import kustomization
 from trainstack.plan import find_project, run_plan, run_program

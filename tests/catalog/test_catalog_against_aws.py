@@ -16,7 +16,6 @@ from importlib import resources
 
 import botocore.session
 import pytest
-
 from trainstack import catalog
 from trainstack.catalog import generate
 

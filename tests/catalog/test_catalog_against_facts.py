@@ -12,7 +12,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from trainstack import catalog
 from trainstack.catalog import AcceleratorKind
 

@@ -1,7 +1,8 @@
 """Lookups: close matches for typos, HyperPod names, and refusing unknown facts."""
 
-import pytest
+import re
 
+import pytest
 from trainstack import catalog
 
 
@@ -15,7 +16,7 @@ def test_a_typo_gets_close_matches_from_the_same_family():
 def test_p6e_gb200_efa_count_is_unknown_and_using_it_is_refused():
     gb200 = catalog.get("p6e-gb200.36xlarge")
     assert gb200.efa.supported and gb200.efa.max_interfaces is None
-    with pytest.raises(catalog.UnknownFactError, match="p6e-gb200.36xlarge: EFA interfaces"):
+    with pytest.raises(catalog.UnknownFactError, match=re.escape("p6e-gb200.36xlarge: EFA interfaces")):
         gb200.require("EFA interfaces", gb200.efa.max_interfaces, "lay out EFA interfaces")
 
 

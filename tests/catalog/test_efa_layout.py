@@ -1,11 +1,11 @@
 """EFA layouts per type: card 0 a plain interface, then efa-only on every EFA card;
 pods per node from the ENIs the layout leaves on card 0."""
 
-import pytest
+import re
 
+import pytest
 from trainstack import catalog
-from trainstack.catalog.efa_layout import (
-    InterfaceSlot, efa_layout, max_pods, node_ip_budget, plain_layout)
+from trainstack.catalog.efa_layout import InterfaceSlot, efa_layout, max_pods, node_ip_budget, plain_layout
 
 # Checked by hand against the EC2 data (MaximumEfaInterfaces and each card's InterfaceTypes).
 EXPECTED_EFA = {
@@ -56,7 +56,7 @@ def test_p6_b300_leaves_card_0_plain_and_puts_efa_on_cards_1_to_16():
 
 
 def test_p6e_gb200_has_no_layout_while_its_efa_facts_are_unknown():
-    with pytest.raises(catalog.UnknownFactError, match="p6e-gb200.36xlarge"):
+    with pytest.raises(catalog.UnknownFactError, match=re.escape("p6e-gb200.36xlarge")):
         efa_layout(catalog.get("p6e-gb200.36xlarge"))
 
 

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import moto
 import pytest
-
 from trainstack import catalog
 from trainstack.catalog import AcceleratorKind
 from trainstack.catalog.generate import network_gbps

@@ -5,7 +5,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from trainstack.plan import find_project, run_plan
 
 PROJECT = find_project(Path(__file__).resolve().parents[2])
@@ -175,7 +174,6 @@ def test_the_vpc_cni_holds_addresses_by_the_ip_targets_chosen_for_training_nodes
 ])
 def test_an_overridden_vpc_cni_configuration_keeps_to_the_documented_keys(settings, env):
     import jsonschema
-
     from trainstack.config import VpcCniConfig
 
     configuration = json.loads(VpcCniConfig.model_validate(settings).configuration_values())

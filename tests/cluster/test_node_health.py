@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from support.scratch import plan_config
 from trainstack.plan import find_project, run_plan
 

@@ -2,11 +2,10 @@
 written by a test is planned exactly as ``trainstack plan`` plans a shipped one."""
 
 import copy
+from pathlib import Path
 
 import pytest
 import yaml
-
-from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 

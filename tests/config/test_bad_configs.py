@@ -2,7 +2,6 @@
 path of the bad key, its value and the fix, and no traceback."""
 
 import pytest
-
 from trainstack import cli
 
 
@@ -72,7 +71,8 @@ BROKEN = {
     "reservation without its zone": (
         reservation(zone=None), "trainstack:nodeGroups[0].capacity.zone", "set zone"),
     "capacity block with a placement group": (
-        lambda c: group(c, placementGroup=True, capacity={"type": "capacityBlock", "reservationId": "cr-0123456789abcdef0",
+        lambda c: group(c, placementGroup=True, capacity={"type": "capacityBlock",
+                                                         "reservationId": "cr-0123456789abcdef0",
                                                          "zone": "us-east-1a", "instanceCount": 2,
                                                          "endsAt": "2026-12-01T11:30:00Z"}),
         "trainstack:nodeGroups[0].placementGroup", "placementGroup: false"),
@@ -176,6 +176,12 @@ BROKEN = {
     "threads per core of 3": (
         hyperpod(workers=[{"name": "w", "instanceType": "ml.g5.8xlarge", "count": 1, "threadsPerCore": 3}]),
         "trainstack:hyperpod.workers[0].threadsPerCore", "use one of 1 or 2"),
+    "node label key that is not a Kubernetes name": (
+        lambda c: group(c, labels={"bad key!": "llm"}), "trainstack:nodeGroups[0].labels.bad key!",
+        "'example.com/team'"),
+    "taint key with two slashes": (
+        lambda c: group(c, taints=[{"key": "example.com/a/b"}]), "trainstack:nodeGroups[0].taints[0].key",
+        "'example.com/team'"),
     "tag in the reserved aws: namespace": (
         set_key(("tags",), {"aws:owner": "me"}), "trainstack:tags.aws:owner", "rename"),
 }

@@ -6,7 +6,6 @@ workers are accepted."""
 import json
 
 import pytest
-
 from trainstack import catalog, cli, validate_stack_config
 
 
@@ -25,7 +24,8 @@ def _of_type(plan: dict, type_: str) -> list[dict]:
 def _interfaces(plan: dict) -> list[tuple[int, int, str]]:
     (template,) = [r for r in _of_type(plan, "aws:ec2/launchTemplate:LaunchTemplate")
                    if r["inputs"].get("networkInterfaces")]
-    return [(i["networkCardIndex"], i["deviceIndex"], i["interfaceType"]) for i in template["inputs"]["networkInterfaces"]]
+    return [(i["networkCardIndex"], i["deviceIndex"], i["interfaceType"])
+            for i in template["inputs"]["networkInterfaces"]]
 
 
 @pytest.mark.parametrize("name", ["g6e.12xlarge", "g6e.24xlarge", "g7e.48xlarge", "g6.12xlarge", "g4dn.12xlarge",

@@ -8,7 +8,6 @@ import dataclasses
 import json
 
 import pytest
-
 from trainstack import catalog, cli
 from trainstack.catalog.efa_layout import plain_layout
 from trainstack.config import ConfigError, VpcCniConfig, validate_stack_config

@@ -4,7 +4,6 @@
 import ipaddress
 
 import pytest
-
 from trainstack import cli
 from trainstack.config import ConfigError, validate_stack_config
 from trainstack.network import plan_subnets

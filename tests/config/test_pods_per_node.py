@@ -5,7 +5,6 @@ its own maxPods, which may never exceed the layout's ceiling."""
 import base64
 
 import pytest
-
 from trainstack import ConfigError
 from trainstack.config import NodeGroupConfig, SystemNodesConfig, validate
 from trainstack.nodegroups import ClusterAttachment, GpuNodeGroup

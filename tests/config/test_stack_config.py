@@ -1,7 +1,6 @@
 """What a valid config resolves to: profile defaults, EFA defaults, both network shapes."""
 
 import pytest
-
 from trainstack import ConfigError, validate_stack_config
 from trainstack.config import NodeGroupConfig, validate
 

@@ -3,7 +3,6 @@
 from pathlib import Path
 
 import pytest
-
 from trainstack import catalog
 from trainstack.estimate import critical_path, estimate_cost
 from trainstack.estimate.durations import minutes
@@ -37,15 +36,16 @@ def test_a_tier_without_a_published_price_is_named_never_counted_as_zero(plans):
 
 
 def test_fsdp_scales_the_p5_line_from_desired_to_max(plans):
-    line = next(l for l in estimate_cost(plans["fsdp-p5"]).lines if l.item == "fsdp-p5-eks-p5 (p5.48xlarge)")
+    line = next(c for c in estimate_cost(plans["fsdp-p5"]).lines if c.item == "fsdp-p5-eks-p5 (p5.48xlarge)")
     assert (line.quantity_desired, line.quantity_max, line.unit_usd_per_hour) == (2, 16, 55.04)
     assert "2026-07-20" in line.source
 
 
 def test_hyperpod_instances_are_priced_only_where_a_rate_was_found(plans):
-    lines = {l.item: l for l in estimate_cost(plans["hyperpod"]).lines}
+    lines = {c.item: c for c in estimate_cost(plans["hyperpod"]).lines}
     assert lines["HyperPod worker-group-1 (ml.g5.8xlarge)"].unit_usd_per_hour is None  # us-west-2: none found
-    assert "no published price for ml.g5.8xlarge in us-west-2" in lines["HyperPod worker-group-1 (ml.g5.8xlarge)"].source
+    assert ("no published price for ml.g5.8xlarge in us-west-2"
+            in lines["HyperPod worker-group-1 (ml.g5.8xlarge)"].source)
 
 
 def reference_chain_minutes(plan):

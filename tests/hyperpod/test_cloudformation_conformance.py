@@ -11,12 +11,11 @@ import copy
 from pathlib import Path
 
 import pytest
-
+from support.cloudformation import HYPERPOD_CLUSTER as CLUSTER
+from support.cloudformation import NATIVE_PREFIX, native_resource_errors, template_for
 from trainstack.hyperpod import HyperPodCluster
 from trainstack.plan import find_project, run_plan, run_program
 from trainstack.policy import stack_from_plan
-
-from support.cloudformation import HYPERPOD_CLUSTER as CLUSTER, NATIVE_PREFIX, native_resource_errors, template_for
 
 PROJECT = find_project(Path(__file__).resolve().parents[2])
 FSX = {"dns_name": "fs-0123456789abcdef0.fsx.us-east-1.amazonaws.com", "mount_name": "abcdefgh",

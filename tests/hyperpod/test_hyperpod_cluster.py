@@ -8,11 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from trainstack import ConfigError
+from trainstack.config import HyperPodConfig
 from trainstack.hyperpod import HyperPodCluster
 from trainstack.hyperpod.lifecycle import ENTRYPOINT, params_text
-from trainstack.config import HyperPodConfig
 from trainstack.plan import find_project, run_plan, run_program
 
 PROJECT = find_project(Path(__file__).resolve().parents[2])
@@ -88,7 +87,8 @@ def test_group_names_cannot_drift_apart_through_config():
     settings = {"clusterName": "ml", "controller": {"name": "workers", "instanceType": "ml.c5.xlarge", "count": 1},
                 "workers": [{"name": "workers", "instanceType": "ml.g5.8xlarge", "count": 2}]}
     with pytest.raises(ConfigError, match="instance group name 'workers' is used twice"):
-        HyperPodCluster("hp", {"settings": settings, "region": "us-west-2", "subnet_id": SUBNET, "security_group_ids": [GROUP]})
+        HyperPodCluster("hp", {"settings": settings, "region": "us-west-2", "subnet_id": SUBNET,
+                               "security_group_ids": [GROUP]})
 
 
 def test_execution_role_has_no_wildcard_action_and_scopes_what_aws_allows(seed):
@@ -122,7 +122,8 @@ def test_script_settings_are_shell_quoted():
 def test_changing_the_scripts_settings_moves_the_lifecycle_uri_so_the_cluster_updates():
     def uri(settings):
         plan = run_program(lambda: HyperPodCluster("hp", {"settings": settings, "region": "us-west-2",
-                                                          "subnet_id": SUBNET, "security_group_ids": [GROUP]}), project="d", stack="t")
+                                                          "subnet_id": SUBNET, "security_group_ids": [GROUP]}),
+                           project="d", stack="t")
         return plan.get(CLUSTER, "hp").inputs["instanceGroups"][0]["lifeCycleConfig"]["sourceS3Uri"]
 
     assert uri(_settings()) != uri(_settings(sshPublicKey="ssh-ed25519 AAAAC3 me@laptop"))
@@ -148,7 +149,8 @@ def test_eks_orchestration_is_refused_on_a_config_map_cluster():
     settings = {"orchestrator": "eks", "clusterName": "ml",
                 "workers": [{"name": "w", "instanceType": "ml.p5.48xlarge", "count": 2}]}
     with pytest.raises(ConfigError) as raised:
-        HyperPodCluster("hp", {"settings": settings, "region": "us-east-1", "subnet_id": SUBNET, "security_group_ids": [GROUP],
+        HyperPodCluster("hp", {"settings": settings, "region": "us-east-1", "subnet_id": SUBNET,
+                               "security_group_ids": [GROUP],
                                "eks": {"cluster_arn": "arn:aws:eks:us-east-1:123456789012:cluster/c",
                                        "authentication_mode": "CONFIG_MAP"}})
     issue = raised.value.issues[0]

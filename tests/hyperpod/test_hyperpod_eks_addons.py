@@ -5,7 +5,6 @@ outputs say which run and whether HyperPod replaces faulty nodes."""
 import copy
 
 import pytest
-
 from support.scratch import plan_config, write_stack
 from trainstack import cli
 

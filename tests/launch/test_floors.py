@@ -1,7 +1,6 @@
 """Default all-reduce floors: half the peak of the link that bounds the bus bandwidth."""
 
 import pytest
-
 from trainstack.launch import LaunchError
 from trainstack.launch.floors import default_floor
 

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import kubernetes_validate
 import pytest
-
 from support.openapi_models import check
 from support.scratch import plan_config
 from trainstack.launch import LaunchError, render_hyperpod_pytorchjob, render_mpijob, render_pytorchjob
@@ -168,7 +167,7 @@ def test_a_resuming_job_is_refused_with_the_reason_where_nothing_would_resume_it
 
 
 def test_a_resuming_job_on_a_slurm_stack_is_refused_and_pointed_at_srun_auto_resume():
-    with pytest.raises(LaunchError, match="no EKS-orchestrated HyperPod cluster.*srun --auto-resume"):
+    with pytest.raises(LaunchError, match=r"no EKS-orchestrated HyperPod cluster.*srun --auto-resume"):
         render_hyperpod_pytorchjob(recorded("hyperpod"), name="x", group_name="worker-group-1", nodes=1, image="i",
                                    command=["t"])
 

@@ -2,13 +2,13 @@
 against published schemas, asking for exactly the devices the catalog gives the type."""
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
 import kubernetes_validate
 import pulumi
 import pytest
-
 from support.openapi_models import ModelMismatch, check
 from trainstack import catalog
 from trainstack.launch import LaunchError, render_mpijob, render_pytorchjob, render_sbatch
@@ -123,7 +123,7 @@ def test_bad_requests_are_refused_with_the_numbers(call, message):
 def test_an_older_contract_version_is_refused_with_the_fix():
     document = json.loads((RECORDED / "fsdp-p5.json").read_text())
     document["trainstack"]["contractVersion"] = 0
-    with pytest.raises(ContractError, match="version 0; this trainstack reads version 1. Fix: `pulumi up`"):
+    with pytest.raises(ContractError, match=re.escape("version 0; this trainstack reads version 1. Fix: `pulumi up`")):
         parse_outputs(document)
 
 

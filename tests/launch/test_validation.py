@@ -2,14 +2,13 @@
 figures as arguments, and end with one verdict."""
 
 import json
-import sys
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import kubernetes_validate
 import pytest
-
 from support.openapi_models import check
 from trainstack.launch import LaunchError, render_all_reduce, render_device_check
 from trainstack.launch.programs import program_text

@@ -3,7 +3,6 @@
 import ipaddress
 
 import pytest
-
 from trainstack.network import Network, plan_subnets
 from trainstack.plan import run_program
 

@@ -1,15 +1,18 @@
 """Trainium node groups: the Neuron AMI, EFA interfaces from the catalog, Neuron
 labels and taint, and device plugins that stay where their devices are."""
 
-import pytest
+import re
 
+import pytest
 from trainstack import ConfigError
 from trainstack.nodegroups import ClusterAttachment, TrainiumNodeGroup
 from trainstack.plan import run_program
 from trainstack.training_stack import TrainingStack
 
-LT, NG, RELEASE = "aws:ec2/launchTemplate:LaunchTemplate", "aws:eks/nodeGroup:NodeGroup", "kubernetes:helm.sh/v3:Release"
-ATTACHMENT = dict(cluster_name="train", kubernetes_version="1.35", cluster_security_group_id="sg-cluster", efa_security_group_id="sg-efa",
+LT, NG, RELEASE = ("aws:ec2/launchTemplate:LaunchTemplate", "aws:eks/nodeGroup:NodeGroup",
+                   "kubernetes:helm.sh/v3:Release")
+ATTACHMENT = dict(cluster_name="train", kubernetes_version="1.35", cluster_security_group_id="sg-cluster",
+                  efa_security_group_id="sg-efa",
                   node_role_arn="arn:aws:iam::123456789012:role/nodes", subnet_ids={"us-east-2b": "subnet-b"})
 
 
@@ -64,7 +67,7 @@ def test_efa_on_trn1_2xlarge_is_refused_with_the_efa_sizes_of_the_family():
 
 
 def test_a_gpu_type_is_not_a_trainium_group():
-    with pytest.raises(ConfigError, match="p5.48xlarge has no neuron accelerator"):
+    with pytest.raises(ConfigError, match=re.escape("p5.48xlarge has no neuron accelerator")):
         plan_group(instanceType="p5.48xlarge")
 
 

@@ -1,7 +1,6 @@
 """The plan record and the text report are the same bytes for the same program and config,
 whatever the hash seed: two processes with different PYTHONHASHSEED plan every shipped stack."""
 
-import hashlib
 import json
 import os
 import subprocess

@@ -5,7 +5,6 @@ import json
 import pulumi
 import pulumi_aws as aws
 import pytest
-
 from trainstack.plan import PLAN_FORMAT_VERSION, SECRET_MARK, run_program
 
 

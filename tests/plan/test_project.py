@@ -1,9 +1,9 @@
 """Finding the project and reading a stack file as the engine would."""
 
 import json
+import re
 
 import pytest
-
 from trainstack.plan import ProjectError, find_project, load_stack
 from trainstack.plan.project import SECRET_PLACEHOLDER
 
@@ -27,7 +27,7 @@ def test_the_nearest_pulumi_yaml_upward_is_the_project(tmp_path):
 
 
 def test_no_project_is_a_clear_error(tmp_path):
-    with pytest.raises(ProjectError, match="no Pulumi.yaml"):
+    with pytest.raises(ProjectError, match=re.escape("no Pulumi.yaml")):
         find_project(tmp_path)
 
 

@@ -1,7 +1,6 @@
 """Compliant baselines: the shipped stacks as the policy engine sees them."""
 
 import pytest
-
 from support.policy_stacks import PROJECT
 from trainstack.plan import Plan, run_plan
 from trainstack.policy import Stack, stack_from_plan

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 import pytest
-
 from support.analyzer import PackProcess, Reported, Topology, analyzer_resources, crossguard_config, reconcile, reported
 from support.engine_shape import engine_shape
 from support.policy_stacks import PROJECT, added
@@ -70,7 +70,7 @@ def test_the_pack_serves_every_rule_with_its_level_schema_and_area(pack: PackPro
     info = pack.info()
     assert info.name == "trainstack" and info.supportsConfig
     assert [p.name for p in info.policies] == [r.id for r in RULES]
-    for policy, rule in zip(info.policies, RULES):
+    for policy, rule in zip(info.policies, RULES, strict=True):
         assert policy.description == rule.description
         assert policy.enforcementLevel == 1  # MANDATORY
         assert policy.policy_type == 2  # POLICY_TYPE_STACK

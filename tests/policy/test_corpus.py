@@ -4,10 +4,8 @@ rule that names its fault; and every shipped stack passes every mandatory rule."
 import json
 
 import pytest
-
-from trainstack.policy import RULES, Resource, evaluate
-
 from support.policy_stacks import PROJECT, added, changed, find, removed, with_props
+from trainstack.policy import RULES, Resource, evaluate
 
 LT, NG = "aws:ec2/launchTemplate:LaunchTemplate", "aws:eks/nodeGroup:NodeGroup"
 SG, INGRESS = "aws:ec2/securityGroup:SecurityGroup", "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
@@ -77,8 +75,9 @@ CORPUS = {
                                                                lambda s: added(s, child_cluster(False, False, "1.27")),
                                                                {}),
     "public endpoint in production (pulumi-eks inputs)": ("nemo-p4de", "eks-endpoint-private-in-production",
-                                                          lambda s: with_props(s, EKS, "nemo-p4de-eks", lambda p: p.update(
-                                                              endpointPublicAccess=True)), {}),
+                                                          lambda s: with_props(s, EKS, "nemo-p4de-eks",
+                                                                               lambda p: p.update(
+                                                                                   endpointPublicAccess=True)), {}),
     "public endpoint in production (engine child resource)": ("nemo-p4de", "eks-endpoint-private-in-production",
                                                               lambda s: added(s, child_cluster(True, True)), {}),
     "unencrypted root volume": ("nemo-p4de", "ebs-encrypted", lambda s: with_props(
@@ -103,7 +102,8 @@ CORPUS = {
     "GPU group across two zones": ("nemo-p4de", "accelerated-groups-single-zone", lambda s: changed(
         added(s, other_zone_subnet(s)), NG, "nemo-p4de-eks-p4de", property_dependencies={
             **find(s, NG, "nemo-p4de-eks-p4de").property_dependencies,
-            "subnetIds": find(s, NG, "nemo-p4de-eks-p4de").property_dependencies["subnetIds"] + ["urn:test::subnet-b"]}),
+            "subnetIds": [*find(s, NG, "nemo-p4de-eks-p4de").property_dependencies["subnetIds"],
+                          "urn:test::subnet-b"]}),
         {}),
     "FSx in another zone than the GPUs": ("nemo-p4de", "fsx-zone-and-ports", lambda s: changed(
         added(s, other_zone_subnet(s)), FSX, "nemo-p4de-fsx", property_dependencies={

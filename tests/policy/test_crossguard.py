@@ -1,9 +1,14 @@
 """The same rules as CrossGuard stack policies, fed resources shaped as the engine sends them."""
 
 import yaml
-from pulumi_policy import (EnforcementLevel, PolicyCustomTimeouts, PolicyProviderResource, PolicyResource,
-                           PolicyResourceOptions, StackValidationArgs)
-
+from pulumi_policy import (
+    EnforcementLevel,
+    PolicyCustomTimeouts,
+    PolicyProviderResource,
+    PolicyResource,
+    PolicyResourceOptions,
+    StackValidationArgs,
+)
 from support.policy_stacks import PROJECT
 from trainstack.policy import RULES
 from trainstack.policy.crossguard import policies, to_crossguard
@@ -45,8 +50,9 @@ def test_public_endpoint_on_the_engines_child_cluster_fails_in_a_production_stac
 
 
 def test_unencrypted_secrets_on_an_engine_child_cluster_before_1_28_fail():
-    old = resource("aws:eks/cluster:Cluster", "c", {"version": "1.27", "vpcConfig": {"endpointPublicAccess": False}})
-    current = resource("aws:eks/cluster:Cluster", "c", {"version": "1.34", "vpcConfig": {"endpointPublicAccess": False}})
+    private = {"endpointPublicAccess": False}
+    old = resource("aws:eks/cluster:Cluster", "c", {"version": "1.27", "vpcConfig": private})
+    current = resource("aws:eks/cluster:Cluster", "c", {"version": "1.34", "vpcConfig": private})
     assert len(run("eks-secrets-encrypted", [old])) == 1
     assert run("eks-secrets-encrypted", [current]) == []
 

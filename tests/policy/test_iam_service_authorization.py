@@ -4,12 +4,10 @@ what AWS would not honour fails, what it honours passes."""
 import json
 
 import pytest
-
+from support.policy_stacks import added
 from trainstack.policy import Resource, evaluate
 from trainstack.policy.iam_conformance import document_findings
 from trainstack.policy.service_authorization import action, arn_matches, data_version
-
-from support.policy_stacks import added
 
 ENI = "arn:aws:ec2:us-west-2:123456789012:network-interface/*"
 INSTANCE = "arn:aws:ec2:us-west-2:*:instance/*"

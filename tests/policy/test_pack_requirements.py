@@ -14,7 +14,6 @@ from importlib.metadata import version
 import yaml
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
-
 from support.policy_stacks import PROJECT
 
 PACK_DIR = PROJECT.root / "policies"

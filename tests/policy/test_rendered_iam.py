@@ -4,14 +4,14 @@ IAM's Service Authorization Reference; every grant on '*' is named, with its rea
 the code that renders it."""
 
 import pytest
-
+from support.conformance import UNSCOPED_ACTIONS as UNSCOPED
+from support.conformance import policy_documents as documents
+from support.conformance import star_grants
 from trainstack.plan import run_program
 from trainstack.policy import Stack, stack_from_plan
 from trainstack.policy.iam_conformance import IDENTITY_POLICIES, ROLE, document_findings
 from trainstack.policy.service_authorization import action
 from trainstack.training_stack import TrainingStack
-
-from support.conformance import UNSCOPED_ACTIONS as UNSCOPED, policy_documents as documents, star_grants
 
 VARIANTS = {
     "hyperpod-on-eks": {
@@ -31,7 +31,8 @@ VARIANTS = {
 def rendered(baselines) -> dict[str, Stack]:
     stacks = dict(baselines)
     for name, config in VARIANTS.items():
-        stacks[name] = stack_from_plan(run_program(lambda: TrainingStack("v", config), project="demo", stack=name))
+        plan = run_program(lambda config=config: TrainingStack("v", config), project="demo", stack=name)
+        stacks[name] = stack_from_plan(plan)
     return stacks
 
 

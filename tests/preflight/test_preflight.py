@@ -8,13 +8,12 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 from moto.server import ThreadedMotoServer
-
 from trainstack import validate_stack_config
 from trainstack.preflight import Clients, run_preflight
 
 REGION = "us-east-1"
 RESERVATION = "cr-0123456789abcdef0"
-BLOCK_END = datetime.datetime(2026, 12, 1, 11, 30, tzinfo=datetime.timezone.utc)
+BLOCK_END = datetime.datetime(2026, 12, 1, 11, 30, tzinfo=datetime.UTC)
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +50,7 @@ class Stubbed:
         self.capacity_stub.add_response("describe_capacity_reservations", {"CapacityReservations": [{
             "CapacityReservationId": RESERVATION, "InstanceType": instance_type, "AvailabilityZone": zone,
             "TotalInstanceCount": count, "AvailableInstanceCount": count, "State": state,
-            "StartDate": datetime.datetime(2026, 11, 20, tzinfo=datetime.timezone.utc),
+            "StartDate": datetime.datetime(2026, 11, 20, tzinfo=datetime.UTC),
             **({"EndDate": end} if end else {}),
             "ReservationType": reservation_type}]}, {"CapacityReservationIds": [RESERVATION]})
 

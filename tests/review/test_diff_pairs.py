@@ -5,10 +5,9 @@ import json
 from pathlib import Path
 
 import pytest
-
 from support.plan_records import record, save, stack_config
 from trainstack import cli
-from trainstack.review import assess, blocking, compare, render_sarif
+from trainstack.review import assess, compare
 
 FSX = "aws:fsx/lustreFileSystem:LustreFileSystem"
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
@@ -110,11 +109,12 @@ def test_a_new_node_group_is_created_and_adds_its_cost(fsdp_base, tmp_path, caps
     assert {c.action for c in diff.changes} == {"create"}
     assert run_diff(tmp_path, fsdp_base, head, "--format", "json") == 0
     report = json.loads(capsys.readouterr().out)
-    new_lines = [l for l in head["cost"]["lines"] if "fsdp-p5-eks-p4d" in l["item"]]
-    assert [l["item"].strip().split(" ")[0] for l in new_lines] == ["fsdp-p5-eks-p4d", "fsdp-p5-eks-p4d"]  # + volumes
+    new_lines = [line for line in head["cost"]["lines"] if "fsdp-p5-eks-p4d" in line["item"]]
+    assert [line["item"].strip().split(" ")[0]
+            for line in new_lines] == ["fsdp-p5-eks-p4d", "fsdp-p5-eks-p4d"]  # + volumes
     cost = report["deltas"]["costUsdPerHour"]
     for at in ("desired", "max"):
-        added = sum(l[at] * l["usdPerHour"] for l in new_lines)
+        added = sum(line[at] * line["usdPerHour"] for line in new_lines)
         assert added > 20 and cost[at]["change"] == pytest.approx(added, abs=0.001)
     assert report["counts"]["create"] == 5 and report["gate"] == {"passed": True, "blocking": []}
 

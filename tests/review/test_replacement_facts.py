@@ -1,11 +1,9 @@
 """The replacement fact table: checked against CloudFormation's schemas, and complete for the library."""
 
-import json
 from pathlib import Path
 
 import pytest
 from cfnlint.schema import PROVIDER_SCHEMA_MANAGER
-
 from trainstack.review import FACTS, decide
 
 REPO = Path(__file__).resolve().parents[2]

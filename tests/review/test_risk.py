@@ -3,7 +3,6 @@
 import copy
 
 import pytest
-
 from support.plan_records import record
 from trainstack.review import assess, blocking, compare, render_markdown, render_text
 

@@ -9,7 +9,6 @@ from typing import Any
 import attr
 import pytest
 import sarif_om
-
 from support.plan_records import record
 from trainstack import cli
 

@@ -2,7 +2,6 @@
 
 import pulumi
 import pytest
-
 from trainstack import ConfigError
 from trainstack.plan import run_program
 from trainstack.storage.checkpoint_bucket import CheckpointBucket

@@ -2,7 +2,6 @@
 association, the EKS claim bound to it, and its protection."""
 
 import pytest
-
 from trainstack.plan import run_program
 from trainstack.storage.lustre import LustreFileSystem
 from trainstack.training_stack import TrainingStack

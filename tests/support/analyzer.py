@@ -28,9 +28,8 @@ from typing import Any, Optional
 import grpc
 from google.protobuf import empty_pb2, struct_pb2
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc, plugin_pb2
-
 from trainstack.plan import SECRET_MARK, UNKNOWN_MARK, Plan
-from trainstack.policy import Resource, Stack
+from trainstack.policy import Stack
 
 # The engine's property signatures (pulumi/sdk/go/common/resource/sig).
 SIG_KEY, SECRET_SIG = "4dabf18193072939515e22adb298388d", "1b47061264138c4ac30d75fd1eb44270"
@@ -186,7 +185,7 @@ class Topology:
     ids: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, plan: Plan) -> "Topology":
+    def of(cls, plan: Plan) -> Topology:
         topology = cls()
         provider_types = {r.urn: r.type for r in plan.resources if r.type.startswith("pulumi:providers:")}
         for record in plan.resources:
@@ -238,7 +237,7 @@ def reported(response: analyzer_pb2.AnalyzeResponse, descriptions: dict[str, str
     found = []
     for diagnostic in response.diagnostics:
         prefix = descriptions[diagnostic.policyName] + "\n"
-        message = diagnostic.message.removeprefix(prefix) if diagnostic.message.startswith(prefix) else diagnostic.message
+        message = diagnostic.message.removeprefix(prefix)
         found.append(Reported(diagnostic.policyName, diagnostic.urn or None, message,
                               LEVELS[diagnostic.enforcementLevel]))
     return found

@@ -34,7 +34,7 @@ Which list of HyperPod instance types governs what (they disagree):
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, Optional
 
 import botocore.session
@@ -47,7 +47,7 @@ NATIVE_PREFIX = "aws-native:"
 HYPERPOD_CLUSTER = "aws-native:sagemaker:Cluster"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _cfn_types(region: str) -> dict[tuple[str, str], str]:
     """(lowercase service, resource) -> CloudFormation type name, for the types of a region."""
     types = {}
@@ -104,7 +104,8 @@ def to_cloudformation(value: Any, node: Optional[dict[str, Any]], root: dict[str
     by_folded: dict[str, str] = {}
     for name in declared:
         if name.lower() in by_folded:
-            raise ValueError(f"the schema declares {by_folded[name.lower()]} and {name}; camelCase cannot tell them apart")
+            raise ValueError(f"the schema declares {by_folded[name.lower()]} and {name}; "
+                             "camelCase cannot tell them apart")
         by_folded[name.lower()] = name
     mapped = {}
     for key, item in value.items():
@@ -122,7 +123,7 @@ def template_for(token: str, inputs: dict[str, Any], region: str) -> dict[str, A
             "Resources": {"Rendered": {"Type": type_name, "Properties": properties}}}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _runner(region: str) -> Runner:
     """cfn-lint's runner with its default rules for one region (loading the rules takes a second)."""
     return Runner(ConfigMixIn(regions=[region]))
@@ -157,6 +158,7 @@ def native_resource_errors(token: str, inputs: dict[str, Any], region: str) -> l
     planned = {i for i, g in enumerate(groups) if g.get("trainingPlanArn")}
     errors = [e for e in errors if not any(e.startswith(f"E3644 Resources/Rendered/Properties/InstanceGroups/{i}/")
                                           for i in planned)]
+    cluster_types = api_cluster_instance_types()
     errors += [f"InstanceGroups/{i}/InstanceType: {g['instanceType']} is not a ClusterInstanceType in the "
-               "SageMaker API model" for i, g in enumerate(groups) if g["instanceType"] not in api_cluster_instance_types()]
+               "SageMaker API model" for i, g in enumerate(groups) if g["instanceType"] not in cluster_types]
     return errors

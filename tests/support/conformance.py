@@ -8,7 +8,8 @@ as well as the shipped stacks.
 """
 
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from trainstack.cluster import autoscaler
 from trainstack.hyperpod import iam as hyperpod_iam

@@ -9,8 +9,8 @@ API server.
 
 import re
 
-import kubernetes.client.models as k8s_models
 import kubeflow.training.models as kubeflow_models
+import kubernetes.client.models as k8s_models
 
 PRIMITIVES = {"str": str, "int": int, "bool": bool, "float": (int, float), "object": object}
 

@@ -2,11 +2,11 @@
 
 import copy
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import yaml
-
 from trainstack import cli
 from trainstack.plan import find_project
 

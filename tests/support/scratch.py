@@ -3,7 +3,6 @@
 from pathlib import Path
 
 import yaml
-
 from trainstack.plan import Plan, find_project, run_plan
 
 REPO = Path(__file__).resolve().parents[2]

@@ -21,7 +21,8 @@ import argparse
 import os
 import sys
 import time
-from typing import Optional, Sequence
+from collections.abc import Sequence
+from typing import Optional
 
 PASS, TOO_SLOW, WRONG_SUM = 0, 1, 2
 

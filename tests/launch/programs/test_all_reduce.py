@@ -5,7 +5,6 @@ import py_compile
 from pathlib import Path
 
 import pytest
-
 from trainstack.launch.programs import all_reduce
 
 GIB = 1024 ** 3

@@ -1,0 +1,64 @@
+"""Imports run one way (docs/ARCHITECTURE.md): the catalog is a leaf, config reads only the
+catalog, the components never reach up into the stack, the CLI or the plan engine, and the
+outputs contract is assembled from parts handed to it, not from the TrainingStack.
+
+Every import counts, those under ``if TYPE_CHECKING:`` too: a type-only import is still a
+dependency a reader has to follow."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "components"
+COMPONENTS = ("network", "cluster", "nodegroups", "storage", "hyperpod", "addons")
+ABOVE_COMPONENTS = {"cli", "plan", "launch", "estimate", "policy", "preflight", "training_stack", "stack_contract"}
+
+
+def imports_of(unit: str) -> set[str]:
+    """The top-level trainstack modules and packages that ``unit`` (a package or module) imports."""
+    path = PACKAGE / unit
+    files = sorted(path.rglob("*.py")) if path.is_dir() else [path.with_suffix(".py")]
+    found = set()
+    for file in files:
+        package = list(file.relative_to(PACKAGE).parent.parts)
+        for node in ast.walk(ast.parse(file.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = package[:len(package) - node.level + 1]
+                target = base + (node.module.split(".") if node.module else [])
+                found |= {target[0]} if target else {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("trainstack."):
+                found.add(node.module.split(".")[1])
+    return found - {unit}
+
+
+def test_the_catalog_imports_nothing_of_trainstack():
+    assert imports_of("catalog") == set()
+
+
+def test_config_reads_only_the_catalog():
+    assert imports_of("config") <= {"catalog"}
+
+
+def test_the_plan_engine_names_no_component():
+    assert imports_of("plan") == set()
+
+
+def test_launchers_read_the_outputs_contract_and_only_the_catalog_besides():
+    # The catalog holds no stack's state, only hardware facts (the all-reduce floor's peaks):
+    # a launcher still knows a stack only through its outputs.
+    assert imports_of("launch") <= {"outputs", "catalog"}
+
+
+def test_the_review_reads_records_not_programs():
+    assert imports_of("review") <= {"plan", "policy", "estimate"}
+
+
+@pytest.mark.parametrize("component", COMPONENTS)
+def test_components_do_not_reach_up_into_the_stack_the_cli_or_the_tools(component):
+    assert not imports_of(component) & ABOVE_COMPONENTS
+
+
+def test_the_outputs_contract_is_built_from_parts_not_from_the_training_stack():
+    assert "training_stack" not in imports_of("stack_contract")
+    assert "stack_contract" in imports_of("training_stack")
