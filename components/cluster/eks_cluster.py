@@ -65,8 +65,6 @@ class GpuEksCluster(pulumi.ComponentResource):
     kubeconfig: pulumi.Output[str]
     """Kubeconfig (exec auth through the AWS CLI), a secret."""
     cluster_security_group_id: pulumi.Output[str]
-    node_groups: dict[str, AcceleratedNodeGroup]
-    """The accelerated node groups created, by config name."""
 
     def __init__(self, name: str, args: GpuEksClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
         settings = validate(EksConfig, args.get("settings", {}), prefix=f"GpuEksCluster({name}).settings")
@@ -126,10 +124,13 @@ class GpuEksCluster(pulumi.ComponentResource):
             cluster_security_group_id=self.cluster_security_group_id,
             efa_security_group_id=efa_group.id if efa_group else None, node_role_arn=nodes_role.arn,
             subnet_ids=private_subnets, depends_on=[*control_plane, *before_nodes])
-        self.node_groups = {
+        # Declared here, not on the class: class-level annotations are the component
+        # package's outputs (trainstack.package), and a node group is no wire value.
+        self.node_groups: dict[str, AcceleratedNodeGroup] = {
             g.name: NODE_GROUP_FOR[g.accelerator.kind](
                 f"{name}-{g.name}", {"settings": g, "cluster": attachment}, opts=child)
             for g in groups}
+        """The accelerated node groups created, by config name."""
 
         # Each plugin waits for the groups whose devices it serves (the deploy's critical path).
         def nodes_with(kind: AcceleratorKind) -> list[pulumi.Resource]:

@@ -8,6 +8,8 @@ from .base import ConfigModel
 
 
 class ObservabilityConfig(ConfigModel):
+    """Metrics and logs for the cluster."""
+
     container_insights: bool = True
     """The Amazon CloudWatch Observability add-on (Container Insights with GPU, Neuron and EFA metrics)."""
     dcgm_exporter: bool = True
@@ -23,6 +25,8 @@ class ObservabilityConfig(ConfigModel):
 
 
 class OperatorsConfig(ConfigModel):
+    """Job operators on the EKS cluster."""
+
     training_operator: bool = True
     """Kubeflow training operator (PyTorchJob)."""
     mpi_operator: bool = False
@@ -34,5 +38,7 @@ class OperatorsConfig(ConfigModel):
 
 
 class CostConfig(ConfigModel):
+    """Cost guard rails."""
+
     max_hourly_usd: float | None = Field(default=None, gt=0)
     """Ceiling on on-demand spend per hour with every group at maxSize; the policy pack enforces it."""

@@ -34,8 +34,11 @@ class SystemNodesConfig(ConfigModel):
     instance_type: str = "c5.2xlarge"
     """A CPU instance type from the catalog."""
     min_size: int = Field(default=2, ge=1)
+    """Fewest system nodes (at least 1)."""
     desired_size: int = Field(default=2, ge=1)
+    """System nodes at creation."""
     max_size: int = Field(default=4, ge=1)
+    """Most system nodes."""
     max_pods: Optional[int] = Field(default=None, ge=1)
     """The kubelet's maxPods. Default: the smaller of what the type's ENIs hold and the EKS
     recommendation (110, or 250 above 30 vCPUs); never above the former."""
@@ -70,14 +73,21 @@ class AddonVersions(ConfigModel):
     A field's name is the add-on's name with ``_`` for ``-`` (``core_addon`` looks it up so)."""
 
     vpc_cni: Optional[str] = None
+    """The vpc-cni add-on version."""
     coredns: Optional[str] = None
+    """The coredns add-on version."""
     kube_proxy: Optional[str] = None
+    """The kube-proxy add-on version."""
     eks_pod_identity_agent: Optional[str] = None
+    """The eks-pod-identity-agent add-on version."""
     eks_node_monitoring_agent: Optional[str] = None
+    """The eks-node-monitoring-agent add-on version."""
     cert_manager: Optional[str] = None
     """The community cert-manager add-on, installed for the HyperPod training operator."""
     amazon_sagemaker_hyperpod_training_operator: Optional[str] = None
+    """The amazon-sagemaker-hyperpod-training-operator add-on version."""
     amazon_sagemaker_hyperpod_taskgovernance: Optional[str] = None
+    """The amazon-sagemaker-hyperpod-taskgovernance add-on version."""
 
     @field_validator("*")
     @classmethod
@@ -89,6 +99,8 @@ class AddonVersions(ConfigModel):
 
 
 class EksConfig(ConfigModel):
+    """An EKS cluster for accelerated training: control plane, access, core add-ons, system nodes."""
+
     version: str = DEFAULT_EKS_VERSION
     """Kubernetes version of the control plane."""
     endpoint_access: Optional[Literal["private", "public", "publicAndPrivate"]] = None
@@ -103,7 +115,9 @@ class EksConfig(ConfigModel):
         "api", "audit", "authenticator"]
     """Control plane log types sent to CloudWatch Logs."""
     system_nodes: SystemNodesConfig = SystemNodesConfig()
+    """The node group for cluster services."""
     addon_versions: AddonVersions = AddonVersions()
+    """Pinned versions of EKS managed add-ons; unset means EKS's default."""
     vpc_cni: VpcCniConfig = VpcCniConfig()
     """How the VPC CNI holds addresses on every node (the vpc-cni add-on's configuration)."""
     node_monitoring_agent: bool = True

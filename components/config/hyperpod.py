@@ -13,11 +13,14 @@ GROUP_NAME = r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$"
 
 
 class InstanceGroupConfig(ConfigModel):
+    """A HyperPod instance group."""
+
     name: str = Field(pattern=GROUP_NAME)
     """Instance group name (letters, digits, dashes)."""
     instance_type: str
     """A HyperPod ``ml.`` type, e.g. ml.c5.xlarge or ml.p5.48xlarge."""
     count: int = Field(ge=1)
+    """Instances in the group (at least 1)."""
     threads_per_core: Literal[1, 2] = 1
     """1 disables hyperthreading (the usual choice for training)."""
     ebs_volume_gib: Optional[int] = Field(default=None, alias="ebsVolumeGiB", ge=1, le=16384)
@@ -41,24 +44,34 @@ class InstanceGroupConfig(ConfigModel):
 
 
 class WorkerGroupConfig(InstanceGroupConfig):
+    """A HyperPod worker instance group."""
+
     partition: Optional[str] = Field(default=None, pattern=r"^[a-zA-Z0-9_-]{1,64}$")
     """The Slurm partition of this group (one per group). Default: the group name."""
 
 
 class PosixUser(ConfigModel):
+    """A POSIX user created on every node."""
+
     name: str = Field(pattern=r"^[a-z_][a-z0-9_-]{0,31}$")
+    """User name (lower case, at most 32 characters)."""
     uid: int = Field(ge=2000, le=60000)
     """The same uid on every node (home directories live on the shared file system)."""
 
 
 class HyperPodConfig(ConfigModel):
+    """A SageMaker HyperPod cluster: instance groups, lifecycle scripts, execution role."""
+
     orchestrator: Literal["slurm", "eks"] = "slurm"
+    """Slurm, or the stack's EKS cluster."""
     cluster_name: str = Field(pattern=GROUP_NAME)
+    """HyperPod cluster name (letters, digits, dashes)."""
     controller: Optional[InstanceGroupConfig] = None
     """Slurm controller group (exactly one instance); Slurm only."""
     login: Optional[InstanceGroupConfig] = None
     """Optional Slurm login group."""
     workers: list[WorkerGroupConfig] = Field(min_length=1)
+    """Worker instance groups (at least one)."""
     node_recovery: Literal["Automatic", "None"] = "Automatic"
     """Automatic: HyperPod reboots or replaces a node its health checks find faulty.
     None: it only labels the node, and someone must act (BatchReplaceClusterNodes)."""

@@ -37,6 +37,8 @@ def _largest_private_prefix(vpc: ipaddress.IPv4Network, zones: int, public_prefi
 
 
 class ExistingSubnet(ConfigModel):
+    """A subnet of an existing VPC."""
+
     id: str = Field(pattern=r"^subnet-[0-9a-f]{8,17}$")
     """Subnet id, ``subnet-…``."""
     zone: str = Field(pattern=ZONE_PATTERN)
@@ -52,6 +54,8 @@ class ExistingSubnet(ConfigModel):
 
 
 class ExistingVpc(ConfigModel):
+    """An existing VPC to build in, with its subnets."""
+
     vpc_id: str = Field(pattern=r"^vpc-[0-9a-f]{8,17}$")
     """VPC id, ``vpc-…``."""
     private_subnets: list[ExistingSubnet] = Field(min_length=1)

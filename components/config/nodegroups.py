@@ -31,6 +31,7 @@ class Capacity(ConfigModel):
     """
 
     type: Literal["none", "reservation", "capacityBlock"] = "none"
+    """Kind of capacity."""
     reservation_id: Optional[str] = Field(default=None, pattern=r"^cr-[0-9a-f]{8,17}$")
     """The reservation or capacity block id, ``cr-…``."""
     resource_group_arn: Optional[str] = Field(default=None, pattern=r"^arn:aws[-a-z]*:resource-groups:")
@@ -89,10 +90,14 @@ class Capacity(ConfigModel):
 
 
 class Taint(ConfigModel):
+    """A Kubernetes taint on every node of the group."""
+
     key: str
     """A Kubernetes qualified name, at most 63 characters (see kubernetes_names)."""
     value: Optional[str] = None
+    """The taint's value; may be empty."""
     effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
+    """What the taint does to pods that do not tolerate it."""
 
     @field_validator("key")
     @classmethod
@@ -106,6 +111,8 @@ class Taint(ConfigModel):
 
 
 class RootVolume(ConfigModel):
+    """The nodes' root EBS volume (gp3)."""
+
     size_gib: int = Field(default=500, alias="sizeGiB", ge=20, le=16384)
     """Root volume size; container images for training are large (the seeds use 500 GiB)."""
     iops: int = Field(default=3000, ge=3000, le=80000)
@@ -115,13 +122,18 @@ class RootVolume(ConfigModel):
 
 
 class NodeGroupConfig(ConfigModel):
+    """An accelerated node group (GPU or Trainium) in one zone."""
+
     name: str = Field(pattern=r"^[a-z][a-z0-9-]{0,37}[a-z0-9]$")
     """Group name: lower case letters, digits and dashes."""
     instance_type: str
     """An accelerated instance type from the catalog, e.g. p5.48xlarge or trn1.32xlarge."""
     min_size: int = Field(default=0, ge=0)
+    """Fewest nodes; 0 lets the group scale to zero."""
     desired_size: int = Field(default=0, ge=0)
+    """Nodes at creation (the autoscaler manages it afterwards)."""
     max_size: int = Field(ge=1, le=1000)
+    """Most nodes (1 to 1000)."""
     zone: str = Field(pattern=ZONE_PATTERN)
     """The one zone the group runs in (EFA traffic does not cross zones)."""
     efa: Optional[bool] = None
@@ -130,10 +142,12 @@ class NodeGroupConfig(ConfigModel):
     """The kubelet's maxPods. Default: the smaller of what the EFA layout leaves on network
     card 0 and the EKS recommendation (110, or 250 above 30 vCPUs); never above the former."""
     capacity: Capacity = Capacity()
+    """Where the instances come from: on-demand, a capacity reservation or a capacity block."""
     placement_group: Optional[bool] = None
     """A cluster placement group. Default: on for EFA groups on plain on-demand capacity;
     never with reservations or capacity blocks, whose launches fail with a new group."""
     root_volume: RootVolume = RootVolume()
+    """The nodes' root EBS volume."""
     labels: dict[str, str] = {}
     """Extra Kubernetes node labels."""
     taints: list[Taint] = []

@@ -26,6 +26,8 @@ REGION_PATTERN = r"^[a-z]{2}(-gov)?-[a-z]+-\d$"
 
 
 class StackConfig(ConfigModel):
+    """A whole stack: every ``trainstack:`` key of a stack file, validated together."""
+
     profile: Literal["dev", "production"]
     """dev or production: the profile sets secure and cost defaults. ``dev``: cheap and reachable (one NAT,
     public endpoint with an allowlist, groups scale to zero).
@@ -33,6 +35,7 @@ class StackConfig(ConfigModel):
     region: str
     """AWS region of every resource in the stack, e.g. us-east-1."""
     network: NetworkConfig
+    """The VPC: a new one sized for nodes and pods, or an existing one."""
     eks: Optional[EksConfig] = None
     """An EKS cluster; required for nodeGroups."""
     node_groups: list[NodeGroupConfig] = []
@@ -40,10 +43,15 @@ class StackConfig(ConfigModel):
     fsx: Optional[FsxConfig] = None
     """FSx for Lustre; omit for none."""
     checkpoint_bucket: CheckpointBucketConfig = CheckpointBucketConfig()
+    """The S3 bucket for checkpoints (on by default)."""
     hyperpod: Optional[HyperPodConfig] = None
+    """A SageMaker HyperPod cluster (Slurm or EKS orchestration); omit for none."""
     observability: ObservabilityConfig = ObservabilityConfig()
+    """Metrics and logs: Container Insights, DCGM exporter, Prometheus, Neuron monitor."""
     operators: OperatorsConfig = OperatorsConfig()
+    """Job operators installed on the EKS cluster."""
     cost: CostConfig = CostConfig()
+    """Cost guard rails the policy pack enforces."""
     tags: dict[str, str] = {}
     """Tags on every AWS resource (provider default tags)."""
 

@@ -26,7 +26,9 @@ class DataRepositoryConfig(ConfigModel):
     file_system_path: str = Field(default="/", pattern=r"^/")
     """Where the prefix appears in the file system."""
     auto_import: list[Literal["NEW", "CHANGED", "DELETED"]] = ["NEW", "CHANGED", "DELETED"]
+    """S3 events imported into the file system automatically."""
     auto_export: list[Literal["NEW", "CHANGED", "DELETED"]] = []
+    """File system events exported to S3 automatically."""
 
 
 class FsxConfig(ConfigModel):
@@ -56,6 +58,7 @@ class FsxConfig(ConfigModel):
     backup_retention_days: int = Field(default=7, ge=0, le=90)
     """Automatic daily backups (persistent types)."""
     data_repository: Optional[DataRepositoryConfig] = None
+    """Link the file system to an S3 prefix; omit for none."""
     mount_path: str = Field(default="/fsx", pattern=r"^/")
     """Where jobs mount the file system."""
     claim_name: str = Field(default="fsx-claim", pattern=r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
@@ -112,6 +115,7 @@ class CheckpointBucketConfig(ConfigModel):
     """The S3 bucket that holds checkpoints: versioned, encrypted, private, protected."""
 
     enabled: bool = True
+    """Create the bucket."""
     protect: bool = True
     """Pulumi ``protect``: the bucket cannot be deleted or replaced until this is false."""
     noncurrent_version_days: int = Field(default=30, ge=1)
