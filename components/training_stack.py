@@ -39,9 +39,6 @@ if TYPE_CHECKING:
 
 
 class TrainingStack(pulumi.ComponentResource):
-    outputs: dict[str, Any]
-    """The stack outputs: ``trainstack`` (the outputs contract, see outputs.py) and ``kubeconfig`` (secret)."""
-
     def __init__(self, name: str, config: StackConfig | Mapping[str, Any],
                  opts: Optional[pulumi.ResourceOptions] = None):
         config = validate_stack_config(config) if not isinstance(config, StackConfig) else config
@@ -92,7 +89,9 @@ class TrainingStack(pulumi.ComponentResource):
                                             in_region)
                            if self.cluster is not None or self.hyperpod is not None else None)
 
-        self.outputs = {
+        # Declared here, not on the class: class-level annotations are the component
+        # package's outputs (trainstack.package), which serves these two one by one.
+        self.outputs: dict[str, Any] = {
             OUTPUT_NAME: build_contract(
                 name, config, cluster=self.cluster, lustre=self.lustre, hyperpod=self.hyperpod,
                 repository_url=self.repository.repository_url if self.repository else None,
@@ -100,6 +99,7 @@ class TrainingStack(pulumi.ComponentResource):
                 operators=self.operators_contract()),
             KUBECONFIG_OUTPUT: self.cluster.kubeconfig if self.cluster else None,
         }
+        """The stack outputs: ``trainstack`` (the outputs contract, see outputs.py) and ``kubeconfig`` (secret)."""
         self.register_outputs(self.outputs)
 
     def operators_contract(self) -> dict:

@@ -49,11 +49,10 @@ class TrainingStack(training_stack.TrainingStack):
     """A training cluster from one stack configuration: VPC, EKS with GPU/Trainium node groups, FSx for Lustre,
     SageMaker HyperPod, add-ons, checkpoint bucket and image repository, as the configuration asks."""
 
-    outputs: dict[str, Any]
-    """The stack outputs by name: ``trainstack`` (the outputs contract) and ``kubeconfig`` (secret)."""
     contract: pulumi.Output[dict[str, Any]]
-    """The outputs contract (versioned) that trainstack's job launchers read: cluster, node groups, storage,
-    HyperPod, image repository."""
+    """The outputs contract that trainstack's job launchers read (cluster, node groups, storage, HyperPod, image
+    repository): a JSON document versioned by its ``contractVersion`` (trainstack.outputs), the ``trainstack``
+    output of a stack."""
     kubeconfig: Optional[pulumi.Output[str]]
     """Kubeconfig of the EKS cluster (a secret); absent without EKS."""
 
