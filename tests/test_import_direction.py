@@ -12,7 +12,8 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "components"
 COMPONENTS = ("network", "cluster", "nodegroups", "storage", "hyperpod", "addons")
-ABOVE_COMPONENTS = {"cli", "plan", "launch", "estimate", "policy", "preflight", "training_stack", "stack_contract"}
+ABOVE_COMPONENTS = {"cli", "plan", "launch", "estimate", "policy", "preflight", "training_stack", "stack_contract",
+                    "package"}
 
 
 def imports_of(unit: str) -> set[str]:
@@ -62,3 +63,12 @@ def test_components_do_not_reach_up_into_the_stack_the_cli_or_the_tools(componen
 def test_the_outputs_contract_is_built_from_parts_not_from_the_training_stack():
     assert "training_stack" not in imports_of("stack_contract")
     assert "stack_contract" in imports_of("training_stack")
+
+
+def test_the_component_package_serves_the_library_and_nothing_imports_it():
+    # trainstack.package sits on top: the served components, the config models, the outputs' names.
+    assert imports_of("package") <= {"training_stack", "cluster", "storage", "config", "outputs"}
+    units = [unit.stem for unit in PACKAGE.iterdir()
+             if (unit.is_dir() and (unit / "__init__.py").is_file()) or unit.suffix == ".py"]
+    importers = {unit for unit in units if unit not in ("package", "__init__") and "package" in imports_of(unit)}
+    assert importers == set()

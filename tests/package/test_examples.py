@@ -133,3 +133,20 @@ def test_the_check_catches_a_property_the_schema_does_not_have():
     found = resource_problems("trainstack:index:TrainingStack", bad, "x")
     assert set(found) == {"x.nodeGroups[0].rootVolume.sizeGib: no such property in the schema",
                           "x.nodeGroups[0].maxSize: '2' is not of type integer"}
+
+
+# The README's snippets
+
+
+def readme_block(language: str) -> str:
+    section = (REPO / "README.md").read_text().split("## From TypeScript, Go, YAML")[1].split("\n## ")[0]
+    return re.search(rf"```{language}\n(.*?)```", section, re.S).group(1)
+
+
+def test_the_readmes_typescript_and_yaml_use_the_schema_as_it_is():
+    (component, name, arguments), = typescript_arguments(readme_block("typescript"))
+    found = resource_problems(f"trainstack:index:{component}", arguments, f"README typescript {name}")
+    program = yaml.safe_load(readme_block("yaml"))
+    for name, resource in program["resources"].items():
+        found += resource_problems(resource["type"], resource["properties"], f"README yaml {name}")
+    assert found == []
