@@ -22,11 +22,12 @@ hierarchy, so the library classes keep only wire-shaped values (strings, Outputs
 class-level annotations; their other attributes are declared in ``__init__``. The
 docstrings under the annotations here are the schema's descriptions.
 
-Not served (yet): the node groups and the network (built inside ``GpuEksCluster`` and
-``TrainingStack``), ``HyperPodCluster`` (through ``TrainingStack``'s ``hyperpod``), and
-the Python-only Args that carry live Python objects: ``GpuEksCluster``'s
-``external_nodes`` (catalog entries) and ``LustreFileSystem``'s ``eks`` mount (a
-Kubernetes provider object); ``TrainingStack`` mounts Lustre on its cluster itself.
+Not served (yet): the node groups (built inside ``GpuEksCluster``, which hands them
+the cluster's live resources), and the Python-only Args that carry live Python
+objects: ``GpuEksCluster``'s ``external_nodes`` (catalog entries), ``LustreFileSystem``'s
+``eks`` mount (a Kubernetes provider object) and ``HyperPodCluster``'s ``eks`` (EKS
+orchestration waits on the cluster's resources). ``TrainingStack`` does all of these
+itself, so other languages reach them through it.
 """
 
 from typing import Any, NotRequired, Optional, TypedDict
@@ -35,7 +36,9 @@ import pulumi
 
 from .. import training_stack
 from ..cluster import eks_cluster
-from ..config import EksConfig, FsxConfig, NodeGroupConfig, StackConfig
+from ..config import EksConfig, FsxConfig, HyperPodConfig, NetworkConfig, NodeGroupConfig, StackConfig
+from ..hyperpod import cluster as hyperpod_cluster
+from ..network import vpc
 from ..outputs import KUBECONFIG_OUTPUT, OUTPUT_NAME
 from ..storage import lustre
 from . import config_types
@@ -140,5 +143,74 @@ class LustreFileSystem(lustre.LustreFileSystem):
         super().__init__(name, library_args, opts)
 
 
-COMPONENTS: list[type[pulumi.ComponentResource]] = [TrainingStack, GpuEksCluster, LustreFileSystem]
+class NetworkArgs(TypedDict):
+    settings: config_types.NetworkConfig
+    """The ``network`` block of a stack file: a new VPC or an existing one."""
+    region: str
+    """AWS region of the VPC, e.g. us-east-1."""
+
+
+class Network(vpc.Network):
+    """A VPC for training: a private and a public subnet per zone sized for nodes and pods, NAT, endpoints; or
+    an existing VPC's subnets."""
+
+    vpc_id: pulumi.Output[str]
+    """The VPC id."""
+    private_subnet_ids: dict[str, pulumi.Output[str]]
+    """Private subnet id by availability zone (what GpuEksCluster's privateSubnetIds takes)."""
+    public_subnet_ids: dict[str, pulumi.Output[str]]
+    """Public subnet id by availability zone."""
+
+    def __init__(self, name: str, args: NetworkArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(name, {"settings": to_config(NetworkConfig, args["settings"]), "region": args["region"]},
+                         opts)
+
+
+class HyperPodLustreMount(TypedDict):
+    """An FSx for Lustre file system for HyperPod's lifecycle scripts to mount on every node."""
+
+    dns_name: pulumi.Input[str]
+    """The file system's DNS name (LustreFileSystem's dnsName)."""
+    mount_name: pulumi.Input[str]
+    """The file system's mount name (LustreFileSystem's mountName)."""
+    mount_path: str
+    """Where the nodes mount it, e.g. /fsx."""
+
+
+class HyperPodClusterArgs(TypedDict):
+    settings: config_types.HyperPodConfig
+    """The ``hyperpod`` block of a stack file (Slurm orchestration; EKS orchestration through TrainingStack)."""
+    region: str
+    """AWS region of the cluster, e.g. us-west-2."""
+    subnet_id: pulumi.Input[str]
+    """The private subnet of the cluster's zone."""
+    security_group_ids: list[pulumi.Input[str]]
+    """Security groups of the instances (1 to 5)."""
+    fsx_mount: NotRequired[HyperPodLustreMount]
+    """An FSx for Lustre file system to mount on every node."""
+
+
+class HyperPodCluster(hyperpod_cluster.HyperPodCluster):
+    """A SageMaker HyperPod cluster: instance groups, lifecycle scripts, execution role."""
+
+    cluster_name: str
+    """The HyperPod cluster name."""
+    cluster_arn: pulumi.Output[str]
+    """The HyperPod cluster ARN."""
+    partitions: dict[str, str]
+    """Slurm partition by worker group."""
+    ssm_target_prefixes: pulumi.Output[dict[str, str]]
+    """SSM target prefix by instance group: ``sagemaker-cluster:<cluster-id>_<group>-`` + instance id."""
+
+    def __init__(self, name: str, args: HyperPodClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        library_args: hyperpod_cluster.HyperPodClusterArgs = {
+            "settings": to_config(HyperPodConfig, args["settings"]), "region": args["region"],
+            "subnet_id": args["subnet_id"], "security_group_ids": args["security_group_ids"]}
+        if "fsx_mount" in args:
+            library_args["fsx_mount"] = dict(args["fsx_mount"])
+        super().__init__(name, library_args, opts)
+
+
+COMPONENTS: list[type[pulumi.ComponentResource]] = [TrainingStack, Network, GpuEksCluster, LustreFileSystem,
+                                                    HyperPodCluster]
 """What the package serves, in schema order."""

@@ -21,6 +21,8 @@ from pulumi.provider.server import ComponentInitError
 from pulumi.runtime import rpc
 from trainstack.cluster import GpuEksCluster
 from trainstack.config import ConfigError
+from trainstack.hyperpod import HyperPodCluster
+from trainstack.network import Network
 from trainstack.package import host
 from trainstack.plan import run_program
 from trainstack.storage.lustre import LustreFileSystem
@@ -130,6 +132,49 @@ def test_lustre_through_the_provider_plans_the_resources_of_the_python_api():
     python = run_program(python_program, project="other", stack="prod")
     assert resources(through_provider) == resources(python)
     assert captured["state"]["throughputMbps"] == captured["python"] == 1171  # 4800 GiB x 250 MB/s per TiB
+
+
+def test_the_network_through_the_provider_plans_the_resources_of_the_python_api():
+    inputs = {"settings": {"zones": ["us-east-1a", "us-east-1b"], "natGateways": "perZone"}, "region": "us-east-1"}
+    captured: dict = {}
+    through_provider = construct("trainstack:index:Network", "net", inputs, captured)
+    python = run_program(lambda: Network("net", {"settings": inputs["settings"], "region": "us-east-1"}),
+                         project="other", stack="prod")
+    assert resources(through_provider) == resources(python)
+    assert len(through_provider.by_type("aws:ec2/natGateway:NatGateway")) == 2
+    assert set(captured["state"]["privateSubnetIds"]) == {"us-east-1a", "us-east-1b"}
+
+
+FSX_DNS = "fs-0123456789abcdef0.fsx.us-east-1.amazonaws.com"
+HYPERPOD_SETTINGS = {"clusterName": "ml", "controller": {"name": "c", "instanceType": "ml.c5.xlarge", "count": 1},
+                     "workers": [{"name": "w", "instanceType": "ml.g5.8xlarge", "count": 2, "threadsPerCore": 1}]}
+
+
+def test_hyperpod_through_the_provider_plans_the_resources_of_the_python_api():
+    inputs = {"settings": HYPERPOD_SETTINGS, "region": "us-east-1", "subnetId": "subnet-0123456789abcdef0",
+              "securityGroupIds": ["sg-0123456789abcdef0"],
+              "fsxMount": {"dnsName": FSX_DNS, "mountName": "abcd", "mountPath": "/fsx"}}
+    captured: dict = {}
+    through_provider = construct("trainstack:index:HyperPodCluster", "hp", inputs, captured)
+    python = run_program(lambda: HyperPodCluster("hp", {
+        "settings": HYPERPOD_SETTINGS, "region": "us-east-1", "subnet_id": inputs["subnetId"],
+        "security_group_ids": inputs["securityGroupIds"],
+        "fsx_mount": {"dns_name": FSX_DNS, "mount_name": "abcd", "mount_path": "/fsx"}}),
+        project="other", stack="prod")
+    assert resources(through_provider) == resources(python)
+    groups = through_provider.get("aws-native:sagemaker:Cluster", "hp").inputs["instanceGroups"]
+    assert [g["instanceCount"] for g in groups] == [1, 2]
+    assert captured["state"]["partitions"] == {"w": "w"}
+
+
+def test_hyperpod_on_eks_is_refused_through_the_provider_as_from_python():
+    settings = {**HYPERPOD_SETTINGS, "orchestrator": "eks"}
+    inputs = {"settings": settings, "region": "us-east-1", "subnetId": "subnet-0123456789abcdef0",
+              "securityGroupIds": ["sg-0123456789abcdef0"]}
+    message = refusal_through_provider("trainstack:index:HyperPodCluster", inputs)
+    assert message == refusal_from_python(lambda: HyperPodCluster("bad", {
+        "settings": settings, "region": "us-east-1", "subnet_id": inputs["subnetId"],
+        "security_group_ids": inputs["securityGroupIds"]}))
 
 
 def refusal_through_provider(token: str, inputs: dict) -> str:
