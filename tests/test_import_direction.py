@@ -67,7 +67,7 @@ def test_the_outputs_contract_is_built_from_parts_not_from_the_training_stack():
 
 def test_the_component_package_serves_the_library_and_nothing_imports_it():
     # trainstack.package sits on top: the served components, the config models, the outputs' names.
-    assert imports_of("package") <= {"training_stack", "cluster", "storage", "config", "outputs"}
+    assert imports_of("package") <= {"training_stack", "network", "cluster", "storage", "hyperpod", "config", "outputs"}
     units = [unit.stem for unit in PACKAGE.iterdir()
              if (unit.is_dir() and (unit / "__init__.py").is_file()) or unit.suffix == ".py"]
     importers = {unit for unit in units if unit not in ("package", "__init__") and "package" in imports_of(unit)}
