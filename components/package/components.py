@@ -17,10 +17,13 @@ does for Python callers. So:
   wrapper that built the library class as a child would register the token twice,
   parent and child).
 
-The analyzer reads the outputs from the class annotations of the whole class
-hierarchy, so the library classes keep only wire-shaped values (strings, Outputs) in
-class-level annotations; their other attributes are declared in ``__init__``. The
-docstrings under the annotations here are the schema's descriptions.
+Class docstrings stay on one line: the analyzer takes ``__doc__`` as it is, and Python
+3.13 strips a docstring's indentation where 3.11 keeps it, so a multi-line one would
+make the schema depend on the Python version. The analyzer reads the outputs from the
+class annotations of the whole class hierarchy, so the library classes keep only
+wire-shaped values (strings, Outputs) in class-level annotations; their other
+attributes are declared in ``__init__``. The docstrings under the annotations here
+are the schema's descriptions.
 
 Not served (yet): the node groups (built inside ``GpuEksCluster``, which hands them
 the cluster's live resources), and the Python-only Args that carry live Python
@@ -49,13 +52,10 @@ TrainingStackArgs = config_types.StackConfig
 
 
 class TrainingStack(training_stack.TrainingStack):
-    """A training cluster from one stack configuration: VPC, EKS with GPU/Trainium node groups, FSx for Lustre,
-    SageMaker HyperPod, add-ons, checkpoint bucket and image repository, as the configuration asks."""
+    """A training cluster from one stack configuration: VPC, EKS, node groups, FSx, HyperPod, add-ons, buckets."""
 
     contract: pulumi.Output[dict[str, Any]]
-    """The outputs contract that trainstack's job launchers read (cluster, node groups, storage, HyperPod, image
-    repository): a JSON document versioned by its ``contractVersion`` (trainstack.outputs), the ``trainstack``
-    output of a stack."""
+    """The outputs contract the job launchers read: a JSON document versioned by its ``contractVersion``."""
     kubeconfig: Optional[pulumi.Output[str]]
     """Kubeconfig of the EKS cluster (a secret); absent without EKS."""
 
@@ -83,8 +83,7 @@ class GpuEksClusterArgs(TypedDict):
 
 
 class GpuEksCluster(eks_cluster.GpuEksCluster):
-    """An EKS cluster for accelerated training: control plane, access entries, core add-ons, system nodes,
-    GPU and Trainium node groups with EFA, device plugins and Cluster Autoscaler."""
+    """An EKS cluster for training: control plane, core add-ons, system nodes, GPU/Trainium groups with EFA."""
 
     cluster_name: str
     """The EKS cluster name."""
@@ -113,13 +112,11 @@ class LustreFileSystemArgs(TypedDict):
     subnet_id: pulumi.Input[str]
     """The private subnet of ``settings.zone``."""
     client_security_group_ids: NotRequired[list[pulumi.Input[str]]]
-    """Security groups of the clients (an EKS cluster security group, HyperPod's); when empty a client group is
-    created for clients to join."""
+    """Security groups of the clients (EKS's cluster group, HyperPod's); if empty, a group for clients to join."""
 
 
 class LustreFileSystem(lustre.LustreFileSystem):
-    """An FSx for Lustre file system with its security group and optional S3 data repository, protected from
-    deletion by default."""
+    """An FSx for Lustre file system, its security group and S3 link; protected from deletion by default."""
 
     file_system_id: pulumi.Output[str]
     """The file system id, ``fs-...``."""
@@ -151,8 +148,7 @@ class NetworkArgs(TypedDict):
 
 
 class Network(vpc.Network):
-    """A VPC for training: a private and a public subnet per zone sized for nodes and pods, NAT, endpoints; or
-    an existing VPC's subnets."""
+    """A VPC with private and public subnets per zone sized for nodes and pods, or an existing VPC."""
 
     vpc_id: pulumi.Output[str]
     """The VPC id."""
