@@ -234,3 +234,25 @@ def test_bad_lustre_settings_are_refused_with_the_message_a_python_caller_gets()
         lambda: LustreFileSystem("bad", {"settings": settings, "vpc_id": "vpc-0abc12345",
                                          "subnet_id": "subnet-0aaa1111"}))
     assert "PERSISTENT_3" in message
+
+
+@pytest.mark.parametrize("config", [
+    {key: value for key, value in dev_stack_config().items() if key != "region"},
+    {**dev_stack_config(), "nodegroups": []},
+    {**dev_stack_config(), "nodeGroups": [{"name": "gpu", "instanceType": "g5.2xlarge", "maxSize": 2}]},
+    {**dev_stack_config(), "eks": {"publicAccessCidr": ["203.0.113.0/24"]}},
+], ids=["missing region", "unknown top-level key", "missing zone in a group", "unknown key in a block"])
+def test_missing_and_unknown_keys_are_the_models_to_refuse_as_in_a_stack_file(config):
+    message = refusal_through_provider("trainstack:index:TrainingStack", config)
+    assert message == refusal_from_python(lambda: TrainingStack("bad", config))
+
+
+def test_a_missing_resource_id_is_refused_by_the_sdk_naming_the_input():
+    inputs = {key: value for key, value in CLUSTER_INPUTS.items() if key != "vpcId"}
+
+    def program():
+        with pytest.raises(Exception, match="Missing required input 'vpcId' on 'GpuEksCluster'"):
+            host.provider().construct("bad", "trainstack:index:GpuEksCluster", as_sent(inputs),
+                                      pulumi.ResourceOptions())
+
+    assert [r.type for r in run_program(program, project="other", stack="prod").resources] == ["pulumi:pulumi:Stack"]
