@@ -10,6 +10,8 @@ made (not where it is read); ``page.render_report`` refuses with the fix when it
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import graphviz
 
 from ..plan import Plan
@@ -43,9 +45,9 @@ def resource_graph(plan: Plan, critical: list[str], changed: dict[str, str]) -> 
                          fontname="Helvetica-Bold")
             for urn in parts[part]:
                 resource = by_urn[urn]
-                marks = [m for m, on in (("protected", resource.options.protect), ("stateful", resource.type in STATEFUL),
-                                         ("critical path", urn in on_path), (changed.get(urn, ""), urn in changed))
-                         if on]
+                marks = [m for m, on in (("protected", resource.options.protect),
+                                         ("stateful", resource.type in STATEFUL), ("critical path", urn in on_path),
+                                         (changed.get(urn, ""), urn in changed)) if on]
                 attributes = {"tooltip": f"{resource.name} ({resource.type}){': ' if marks else ''}"
                                          f"{', '.join(marks)}", "class": " ".join(m.replace(" ", "-") for m in marks)}
                 if resource.type in STATEFUL:
@@ -61,12 +63,12 @@ def resource_graph(plan: Plan, critical: list[str], changed: dict[str, str]) -> 
                 if urn in changed:
                     label += f"\\n[{changed[urn]}]"
                 cluster.node(ids[urn], label=label, **attributes)
-    path_edges = set(zip(critical, critical[1:]))
+    path_edges = set(pairwise(critical))
     for resource in nodes:
         for dependency in sorted(set(resource.dependencies) | set(resource.options.depends_on)):
             if dependency in ids and dependency != resource.urn:
                 on = (dependency, resource.urn) in path_edges
                 graph.edge(ids[dependency], ids[resource.urn], **({"color": "#c0392b", "penwidth": "2"} if on else {}))
-    svg = graph.pipe(format="svg", encoding="utf-8")
+    svg: str = graph.pipe(format="svg", encoding="utf-8")
     return svg[svg.index("<svg"):].strip()
 

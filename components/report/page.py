@@ -42,7 +42,7 @@ def render_report(record: dict[str, Any], base: Optional[dict[str, Any]] = None)
     chain = [r.urn for r in path.chain]
     cost = estimate_cost(plan)
     diff = compare(base, record) if base is not None else None
-    changed = {c.urn: c.action for c in diff.changes} if diff else {}
+    changed: dict[str, str] = {c.urn: c.action for c in diff.changes} if diff else {}
     rows = sorted(((r, slots[r.urn]) for r in plan.resources if minutes(r) > 0),
                   key=lambda row: (row[1].start, row[1].end))
     title = f"trainstack report: {plan.project}/{plan.stack}"
@@ -58,8 +58,8 @@ def render_report(record: dict[str, Any], base: Optional[dict[str, Any]] = None)
         + ("Fill: <span class=\"k-create\">created</span>, <span class=\"k-update\">updated</span>, "
            "<span class=\"k-replace\">replaced</span>. " if diff else "")
         + "An arrow points from a resource to one that waits for it. The resource table below lists the same.</p>"
-        f"<figure class=\"scroll\" role=\"img\" aria-label=\"Resource graph of {len([r for r in plan.resources if shown(r)])} "
-        f"resources, grouped by component; the resource table below lists them\">"
+        f"<figure class=\"scroll\" role=\"img\" aria-label=\"Resource graph of "
+        f"{sum(1 for r in plan.resources if shown(r))} resources, grouped by component; the resource table below lists them\">"
         f"{resource_graph(plan, chain, changed)}</figure></section>",
         "<section id=\"timeline\"><h2>Deploy timeline</h2>"
         f"<p>Estimated <code>pulumi up</code>: about <strong>{path.minutes:.0f} min</strong> along the critical path "
