@@ -59,7 +59,8 @@ def render_report(record: dict[str, Any], base: Optional[dict[str, Any]] = None)
            "<span class=\"k-replace\">replaced</span>. " if diff else "")
         + "An arrow points from a resource to one that waits for it. The resource table below lists the same.</p>"
         f"<figure class=\"scroll\" role=\"img\" aria-label=\"Resource graph of "
-        f"{sum(1 for r in plan.resources if shown(r))} resources, grouped by component; the resource table below lists them\">"
+        f"{sum(1 for r in plan.resources if shown(r))} resources, grouped by component; "
+        "the resource table below lists them\">"
         f"{resource_graph(plan, chain, changed)}</figure></section>",
         "<section id=\"timeline\"><h2>Deploy timeline</h2>"
         f"<p>Estimated <code>pulumi up</code>: about <strong>{path.minutes:.0f} min</strong> along the critical path "
