@@ -27,7 +27,7 @@ def resource_graph(plan: Plan, critical: list[str], changed: dict[str, str]) -> 
     ``critical`` is the critical path's URNs in order; ``changed`` maps URNs to their diff action."""
     by_urn = {r.urn: r for r in plan.resources}
     nodes = [r for r in plan.resources if shown(r)]
-    ids = {r.urn: f"r{index}" for index, r in enumerate(nodes)}
+    ids = {r.urn: f"r{index}" for index, r in enumerate(nodes)}  # the SVG element ids, in record order
     on_path = set(critical)
     graph = graphviz.Digraph("resources", graph_attr={
         "rankdir": "LR", "fontname": "Helvetica", "fontsize": "12", "nodesep": "0.15", "ranksep": "0.5",
@@ -49,7 +49,7 @@ def resource_graph(plan: Plan, critical: list[str], changed: dict[str, str]) -> 
                                          ("stateful", resource.type in STATEFUL), ("critical path", urn in on_path),
                                          (changed.get(urn, ""), urn in changed)) if on]
                 attributes = {"tooltip": f"{resource.name} ({resource.type}){': ' if marks else ''}"
-                                         f"{', '.join(marks)}", "class": " ".join(m.replace(" ", "-") for m in marks)}
+                                         f"{', '.join(marks)}", "id": ids[urn]}
                 if resource.type in STATEFUL:
                     attributes["shape"] = "cylinder"
                     attributes["style"] = "filled"
