@@ -29,6 +29,7 @@ tr.unpriced td{color:#8a4b00}
 .k-critical{color:#c0392b;font-weight:600}
 .k-create{background:#d9f2d9}.k-update{background:#fff1c2}.k-replace{background:#f9d3d3}
 @media (max-width:700px){main{padding:.5rem}h1{font-size:1.2rem}}
-@media print{.scroll{overflow:visible}figure svg{max-width:100%}details>*{display:block}
+@media print{.scroll{overflow:visible}figure svg{max-width:100%}
+details::details-content{content-visibility:visible;display:block}details>*{display:block}
 section{break-inside:avoid-page}}
 """
