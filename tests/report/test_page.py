@@ -3,7 +3,6 @@ and it draws what the estimates say (critical path, protected and stateful resou
 
 import html
 import re
-from pathlib import Path
 
 import pytest
 from support.plan_records import record, save, stack_config
