@@ -2,7 +2,7 @@
 
 Exit codes: 0 ok; 1 a mandatory policy (plan) or a preflight check failed, or the
 diff's gate is closed (a new mandatory failure, unapproved data loss); 2 the project,
-its config or the input is invalid; 3 the program failed for another reason
+its config or the input is invalid, or `report` lacks Graphviz's `dot`; 3 the program failed for another reason
 (``--debug`` shows the traceback).
 """
 
@@ -109,6 +109,18 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("--debug", action="store_true", help="show tracebacks of unexpected failures")
     diff.set_defaults(handler=_diff)
 
+    report = commands.add_parser("report", help="write one self-contained HTML page: resource graph, deploy "
+                                                "timeline, cost, policies (needs Graphviz's dot)")
+    report.add_argument("record", type=Path, nargs="?", help="a saved record (trainstack plan --json); "
+                                                              "without it the stack is planned now")
+    report.add_argument("--stack", "-s", help="the stack to plan when RECORD is not given (default dev)")
+    report.add_argument("--base", type=Path, help="the base revision's record: mark what changes from it")
+    report.add_argument("--cwd", type=Path, default=Path.cwd(), help="start the Pulumi.yaml search here")
+    report.add_argument("--policy-config", type=Path, help="policy pack configuration when planning the stack")
+    report.add_argument("--output", "-o", type=Path, help="write the page here instead of standard output")
+    report.add_argument("--debug", action="store_true", help="show tracebacks of unexpected failures")
+    report.set_defaults(handler=_report_page)
+
     listing = commands.add_parser("catalog", help="list the instance catalog")
     listing.add_argument("--json", action="store_true")
     listing.set_defaults(handler=_catalog)
@@ -206,6 +218,40 @@ def _diff(args: argparse.Namespace) -> int:
     else:
         print(text)
     return EXIT_POLICY if blocking(findings) else EXIT_OK
+
+
+def _report_page(args: argparse.Namespace) -> int:
+    """The HTML report of a saved record or of the stack planned now; exit 2 when it cannot be made."""
+    from .plan import ProjectError, find_project
+    from .report import ReportError, render_report
+    from .review import RecordError, check_record, load_record
+
+    try:
+        if args.record is not None:
+            if args.stack is not None:
+                raise RecordError("give a saved record or --stack, not both")
+            head = load_record(args.record)
+        else:
+            plan = _planned(find_project(args.cwd), args.stack or "dev", args.policy_config)
+            head = check_record(json.loads(json.dumps(plan.to_dict(), default=str)), f"stack {plan.stack}")
+        base = load_record(args.base) if args.base is not None else None
+        if base is not None and (base["stack"], base["project"]) != (head["stack"], head["project"]):
+            raise RecordError(f"the records are of different stacks ({base['project']}/{base['stack']} and "
+                              f"{head['project']}/{head['stack']}): compare a stack with itself")
+        page = render_report(head, base)
+    except ConfigError as error:
+        return _config_failure(error, False)
+    except (RecordError, ProjectError, ReportError) as error:
+        return _report(False, "input", str(error), EXIT_CONFIG)
+    except Exception as error:  # noqa: BLE001 - the CLI reports, it does not crash
+        if args.debug:
+            traceback.print_exc()
+        return _report(False, "program", f"{type(error).__name__}: {error}", EXIT_FAILURE)
+    if args.output is not None:
+        args.output.write_text(page)
+    else:
+        sys.stdout.write(page)
+    return EXIT_OK
 
 
 def _stack_config(project: Project, stack: str) -> Optional[StackConfig]:

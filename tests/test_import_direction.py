@@ -12,8 +12,8 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "components"
 COMPONENTS = ("network", "cluster", "nodegroups", "storage", "hyperpod", "addons")
-ABOVE_COMPONENTS = {"cli", "plan", "launch", "estimate", "policy", "preflight", "training_stack", "stack_contract",
-                    "package"}
+ABOVE_COMPONENTS = {"cli", "plan", "launch", "estimate", "policy", "preflight", "report", "training_stack",
+                    "stack_contract", "package"}
 
 
 def imports_of(unit: str) -> set[str]:
@@ -53,6 +53,10 @@ def test_launchers_read_the_outputs_contract_and_only_the_catalog_besides():
 
 def test_the_review_reads_records_not_programs():
     assert imports_of("review") <= {"plan", "policy", "estimate"}
+
+
+def test_the_report_draws_records_with_the_estimates_and_the_review_and_builds_nothing():
+    assert imports_of("report") <= {"plan", "estimate", "review"}
 
 
 @pytest.mark.parametrize("component", COMPONENTS)

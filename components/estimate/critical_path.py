@@ -31,7 +31,31 @@ class CriticalPath:
                 f"{self.serial_minutes:.0f} min if everything ran one after another.")
 
 
+@dataclass(frozen=True)
+class Slot:
+    """When one resource is created in the estimated ``pulumi up``, in minutes from its start."""
+    start: float
+    end: float
+
+
+def schedule(plan: Plan) -> dict[str, Slot]:
+    """Every resource's earliest start and end (URN to :class:`Slot`): the model the critical path is read from."""
+    return {urn: Slot(start, end) for urn, (start, end, _) in _timings(plan).items()}
+
+
 def critical_path(plan: Plan) -> CriticalPath:
+    timings = _timings(plan)
+    by_urn = {r.urn: r for r in plan.resources}
+    total, chain = 0.0, tuple[str, ...]()
+    for record in plan.resources:  # the first of equal ends, in record order, as max() picks
+        if not chain or timings[record.urn][1] > total:
+            total, chain = timings[record.urn][1], timings[record.urn][2]
+    serial = sum(minutes(r) for r in plan.resources)
+    return CriticalPath(total, serial, [by_urn[u] for u in chain if minutes(by_urn[u]) > 0])
+
+
+def _timings(plan: Plan) -> dict[str, tuple[float, float, tuple[str, ...]]]:
+    """Per URN: earliest start, end, and the chain of URNs that ends with it (the latest-finishing waits)."""
     by_urn = {r.urn: r for r in plan.resources}
     descendants = {r.urn: [d.urn for d in plan.descendants(r.urn)] for r in plan.resources if not r.custom}
 
@@ -46,15 +70,13 @@ def critical_path(plan: Plan) -> CriticalPath:
         return {u for u in expanded if u in by_urn and u != record.urn}
 
     @cache
-    def finish(urn: str) -> tuple[float, tuple[str, ...]]:
+    def timing(urn: str) -> tuple[float, float, tuple[str, ...]]:
         record = by_urn[urn]
         start, chain = 0.0, tuple[str, ...]()
         for dependency in sorted(waits_for(record)):  # sorted: ties resolve the same way every run
-            done, dependency_chain = finish(dependency)
+            _, done, dependency_chain = timing(dependency)
             if done > start:
                 start, chain = done, dependency_chain
-        return start + minutes(record), (*chain, urn)
+        return start, start + minutes(record), (*chain, urn)
 
-    total, chain = max((finish(r.urn) for r in plan.resources), key=lambda result: result[0])
-    serial = sum(minutes(r) for r in plan.resources)
-    return CriticalPath(total, serial, [by_urn[u] for u in chain if minutes(by_urn[u]) > 0])
+    return {r.urn: timing(r.urn) for r in plan.resources}

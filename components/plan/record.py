@@ -144,6 +144,22 @@ class Plan:
             **self.sections,
         }
 
+    @classmethod
+    def from_dict(cls, document: dict[str, Any]) -> Plan:
+        """A plan back from its JSON document (``to_dict``; a saved ``trainstack plan --json``)."""
+        known = {"formatVersion", "project", "stack", "stackFile", "resources", "outputs", "secretConfigKeys",
+                 "diagnostics", "invokes"}
+        resources = []
+        for item in document.get("resources") or []:
+            options = ResourceOptions(**{_snake(k): v for k, v in (item.get("options") or {}).items()})
+            fields = {_snake(k): v for k, v in item.items() if k != "options"}
+            resources.append(ResourceRecord(**fields, options=options))
+        return cls(project=document["project"], stack=document["stack"], resources=resources,
+                   outputs=document.get("outputs") or {}, secret_config_keys=document.get("secretConfigKeys") or [],
+                   diagnostics=document.get("diagnostics") or [], invokes=document.get("invokes") or [],
+                   sections={k: v for k, v in document.items() if k not in known},
+                   stack_file=document.get("stackFile"), version=document.get("formatVersion", 1))
+
 
 def dependency_order(resources: list[ResourceRecord]) -> list[ResourceRecord]:
     """Resources after everything they wait for (parent, inputs, provider, ``depends_on``), URN breaking ties."""
@@ -190,6 +206,10 @@ def _sorted_keys(value: Any) -> Any:
 
 def _sorted_maps(record: dict[str, Any], maps: tuple[str, ...]) -> dict[str, Any]:
     return {key: _sorted_keys(item) if key in maps else item for key, item in record.items()}
+
+
+def _snake(name: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
 
 
 def _camel(name: str) -> str:

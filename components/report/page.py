@@ -1,0 +1,167 @@
+"""The report page: one HTML file, no script, every style inline, no request when it is opened.
+
+The page is an emitted record (like the plan record): the same records give the same
+bytes (with the same Graphviz version, whose SVG it embeds), and it carries its format
+version in ``<meta name="trainstack-report-version">``. Version 1: sections ``summary``,
+``graph``, ``timeline``, ``cost``, ``policies``, ``changes`` (with a base record), and
+``resources`` (the text alternative of the graph and the timeline), each a ``<section id>``.
+"""
+
+from __future__ import annotations
+
+import shutil
+from html import escape
+from typing import Any, Optional
+
+from ..estimate import critical_path, estimate_cost, schedule
+from ..estimate.durations import minutes
+from ..plan import Plan
+from ..review import STATEFUL, assess, compare
+from .graph import resource_graph
+from .groups import part_of, shown
+from .style import STYLE
+from .timeline import gantt
+
+REPORT_FORMAT_VERSION = 1
+
+
+class ReportError(RuntimeError):
+    """The report cannot be made here (Graphviz missing); the message says the fix."""
+
+
+def render_report(record: dict[str, Any], base: Optional[dict[str, Any]] = None) -> str:
+    """The HTML page of one plan record; with ``base``, the diff from it marked on the graph and timeline."""
+    if shutil.which("dot") is None:
+        raise ReportError("the resource graph is laid out by Graphviz, and its `dot` program is not on PATH: "
+                          "install Graphviz (Debian/Ubuntu: apt-get install graphviz; macOS: brew install graphviz; "
+                          "Windows: winget install graphviz) and run the report again")
+    plan = Plan.from_dict(record)
+    by_urn = {r.urn: r for r in plan.resources}
+    slots = schedule(plan)
+    path = critical_path(plan)
+    chain = [r.urn for r in path.chain]
+    cost = estimate_cost(plan)
+    diff = compare(base, record) if base is not None else None
+    changed: dict[str, str] = {c.urn: c.action for c in diff.changes} if diff else {}
+    rows = sorted(((r, slots[r.urn]) for r in plan.resources if minutes(r) > 0),
+                  key=lambda row: (row[1].start, row[1].end))
+    title = f"trainstack report: {plan.project}/{plan.stack}"
+    body = [
+        f"<header><h1>{escape(title)}</h1>"
+        f"<p>Offline plan of <code>{escape(plan.stack_file or plan.stack)}</code>: what <code>pulumi up</code> "
+        "would create, estimated before any deploy. Durations and prices are estimates.</p></header>",
+        _summary(plan, path.minutes, path.serial_minutes, cost.hourly("desired"), cost.hourly("max"),
+                 bool(cost.unpriced)),
+        "<section id=\"graph\"><h2>Resource graph</h2>"
+        "<p class=\"legend\">Grouped by component. <span class=\"k-critical\">Red outline</span>: on the critical "
+        "path. Double outline: protected. Cylinder: stateful (holds data). "
+        + ("Fill: <span class=\"k-create\">created</span>, <span class=\"k-update\">updated</span>, "
+           "<span class=\"k-replace\">replaced</span>. " if diff else "")
+        + "An arrow points from a resource to one that waits for it. The resource table below lists the same.</p>"
+        f"<figure class=\"scroll\" role=\"img\" aria-label=\"Resource graph of "
+        f"{sum(1 for r in plan.resources if shown(r))} resources, grouped by component; "
+        "the resource table below lists them\">"
+        f"{resource_graph(plan, chain, changed)}</figure></section>",
+        "<section id=\"timeline\"><h2>Deploy timeline</h2>"
+        f"<p>Estimated <code>pulumi up</code>: about <strong>{path.minutes:.0f} min</strong> along the critical path "
+        f"(red bars); <strong>{path.serial_minutes:.0f} min</strong> if everything ran one after another (the serial "
+        "sum). Each resource starts once everything it waits for exists.</p>"
+        f"<figure class=\"scroll\">{gantt(rows, set(chain), changed)}</figure></section>",
+        _cost(cost.as_dict()),
+        _policies(plan),
+    ]
+    if diff is not None:
+        findings = assess(diff)
+        body.append(_changes([(c.action, c.type, c.name, c.urn) for c in diff.changes],
+                             [(f.severity, f.title, f.detail) for f in findings]))
+    body.append(_resources(plan, by_urn, slots, set(chain), changed))
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+            f"<meta name=\"generator\" content=\"trainstack report\">\n"
+            f"<meta name=\"trainstack-report-version\" content=\"{REPORT_FORMAT_VERSION}\">\n"
+            f"<title>{escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>\n"
+            + "\n".join(body) + "\n</main>\n</body>\n</html>\n")
+
+
+def _summary(plan: Plan, deploy: float, serial: float, desired: float, maximum: float, incomplete: bool) -> str:
+    failures = (plan.sections.get("policies") or {}).get("mandatoryFailures")
+    items = [("Resources", str(sum(1 for r in plan.resources if shown(r)))),
+             ("Deploy (critical path)", f"about {deploy:.0f} min"), ("Deploy (serial sum)", f"{serial:.0f} min"),
+             ("Cost at desired size", f"${desired:,.2f}/h" + (" (incomplete)" if incomplete else "")),
+             ("Cost at max size", f"${maximum:,.2f}/h" + (" (incomplete)" if incomplete else "")),
+             ("Mandatory policy failures", "not evaluated" if failures is None else str(failures))]
+    return ("<section id=\"summary\"><h2>Summary</h2><dl>"
+            + "".join(f"<div><dt>{escape(k)}</dt><dd>{escape(v)}</dd></div>" for k, v in items) + "</dl></section>")
+
+
+def _cost(cost: dict[str, Any]) -> str:
+    rows = []
+    for line in cost["lines"]:
+        price = line["usdPerHour"]
+        cells = [escape(line["item"].strip()), f"{line['desired']:g}", f"{line['max']:g}",
+                 "no price" if price is None else f"{price:.4f}",
+                 "" if price is None else f"{line['desired'] * price:,.2f}",
+                 "" if price is None else f"{line['max'] * price:,.2f}", escape(line["source"])]
+        rows.append(("<tr class=\"unpriced\">" if price is None else "<tr>") + "".join(
+            f"<td>{c}</td>" for c in cells) + "</tr>")
+    unpriced = [line["item"].strip() for line in cost["lines"] if line["usdPerHour"] is None]
+    note = ("<p><strong>Not priced</strong> (no published price found; not counted in the totals): "
+            + ", ".join(escape(u) for u in unpriced) + ".</p>") if unpriced else "<p>Every item is priced.</p>"
+    hourly, monthly = cost["hourlyUsd"], cost["thirtyDayUsd"]
+    return ("<section id=\"cost\"><h2>Cost</h2>"
+            f"<p>On demand in {escape(cost['region'])}: <strong>${hourly['desired']:,.2f}/h</strong> at desired "
+            f"size (${monthly['desired']:,.0f} per 30 days), <strong>${hourly['max']:,.2f}/h</strong> at max size "
+            f"(${monthly['max']:,.0f} per 30 days).</p>"
+            "<div class=\"scroll\"><table class=\"cost\"><caption>Cost by item, at desired and at max size</caption>"
+            "<thead><tr><th scope=\"col\">item</th><th scope=\"col\">desired</th><th scope=\"col\">max</th>"
+            "<th scope=\"col\">$/h each</th><th scope=\"col\">$/h desired</th><th scope=\"col\">$/h max</th>"
+            "<th scope=\"col\">source</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>"
+            + note + "</section>")
+
+
+def _policies(plan: Plan) -> str:
+    section = plan.sections.get("policies")
+    warnings = [d.get("message", "") for d in plan.diagnostics if d.get("severity") in ("warning", "error")]
+    if section is None:
+        results = "<p>This record has no policy results (it was not made by <code>trainstack plan</code>).</p>"
+    else:
+        failed = [r for r in section["rules"] if not r["passed"] and r["enforcement"] != "disabled"]
+        passed = sum(1 for r in section["rules"] if r["passed"])
+        results = (f"<p>{passed} of {len(section['rules'])} rules pass; {section['mandatoryFailures']} mandatory "
+                   "failures.</p>" + ("<ul class=\"failures\">" + "".join(
+                       f"<li><strong>{escape(r['id'])}</strong> ({escape(r['enforcement'])}): " + "; ".join(
+                           escape(v["message"]) for v in r["violations"]) + "</li>" for r in failed) + "</ul>"
+                       if failed else ""))
+    notes = ("<h3>Warnings</h3><ul>" + "".join(f"<li>{escape(w)}</li>" for w in warnings) + "</ul>") if warnings \
+        else "<p>The program logged no warnings.</p>"
+    return f"<section id=\"policies\"><h2>Policies and warnings</h2>{results}{notes}</section>"
+
+
+def _changes(changes: list[tuple[str, str, str, str]], findings: list[tuple[str, str, str]]) -> str:
+    rows = "".join(f"<tr class=\"{a}\"><td>{a}</td><td>{escape(n)}</td><td>{escape(t)}</td></tr>"
+                   for a, t, n, _ in changes)
+    risks = "".join(f"<li><strong>{escape(s)}</strong>: {escape(t)}. {escape(d)}</li>" for s, t, d in findings)
+    return ("<section id=\"changes\"><h2>Changes from the base record</h2>"
+            + (f"<div class=\"scroll\"><table><caption>{len(changes)} resources change</caption><thead><tr>"
+               "<th scope=\"col\">action</th><th scope=\"col\">name</th><th scope=\"col\">type</th></tr></thead>"
+               f"<tbody>{rows}</tbody></table></div>" if changes else "<p>No resource changes.</p>")
+            + (f"<h3>Risks</h3><ul>{risks}</ul>" if risks else "") + "</section>")
+
+
+def _resources(plan: Plan, by_urn: dict[str, Any], slots: dict[str, Any], critical: set[str],
+               changed: dict[str, str]) -> str:
+    rows = []
+    for resource in (r for r in plan.resources if shown(r)):
+        slot = slots[resource.urn]
+        marks = [m for m, on in (("protected", resource.options.protect), ("stateful", resource.type in STATEFUL),
+                                 ("critical path", resource.urn in critical),
+                                 (changed.get(resource.urn, ""), resource.urn in changed)) if on]
+        rows.append(f"<tr><td>{escape(part_of(plan, resource, by_urn))}</td><td>{escape(resource.name)}</td>"
+                    f"<td>{escape(resource.type)}</td><td>{slot.start:g}</td><td>{slot.end:g}</td>"
+                    f"<td>{escape(', '.join(marks))}</td></tr>")
+    return ("<section id=\"resources\"><h2>Resources</h2><details><summary>Every resource, its component, "
+            "its estimated start and end, and its marks (the graph and the timeline as a table)</summary>"
+            "<div class=\"scroll\"><table><thead><tr><th scope=\"col\">component</th><th scope=\"col\">name</th>"
+            "<th scope=\"col\">type</th><th scope=\"col\">start (min)</th><th scope=\"col\">end (min)</th>"
+            f"<th scope=\"col\">marks</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div></details>"
+            "</section>")

@@ -1,0 +1,87 @@
+"""Every shipped stack's report, opened in a real headless Chromium (Debian's, driven by Playwright):
+the graph, the timeline and the cost table are drawn, nothing is logged as an error, nothing is
+requested but the file itself, and the page reads in a narrow window."""
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.browser import chromium
+from trainstack.report import render_report
+
+from .conftest import STACKS
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Any:
+    with chromium() as context:
+        yield context
+
+
+def opened(browser: Any, path: Path, width: int = 1280) -> tuple[Any, list[str], list[str]]:
+    page = browser.new_page()
+    page.set_viewport_size({"width": width, "height": 900})
+    errors: list[str] = []
+    requests: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(path.as_uri(), wait_until="load")
+    return page, errors, requests
+
+
+def drawn(page: Any, selector: str) -> list[dict[str, float]]:
+    """Bounding boxes of the elements that match, as the browser laid them out."""
+    return page.eval_on_selector_all(selector, "els => els.map(e => { const b = e.getBoundingClientRect(); "
+                                               "return {width: b.width, height: b.height}; })")
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_the_report_draws_the_graph_the_timeline_and_the_cost(browser, records, stack, tmp_path):
+    path = tmp_path / f"{stack}.html"
+    path.write_text(render_report(records[stack]))
+    page, errors, requests = opened(browser, path)
+    try:
+        shown = [r for r in records[stack]["resources"]
+                 if (r["custom"] or r["remote"]) and not r["type"].startswith("pulumi:providers:")]
+        nodes = drawn(page, "#graph svg g.node")
+        assert len(nodes) == len(shown) and all(box["width"] > 0 and box["height"] > 0 for box in nodes)
+        assert drawn(page, "#graph svg g.edge")
+        bars = drawn(page, "#timeline svg g.bar rect")
+        assert bars and all(box["width"] > 0 for box in bars)
+        assert drawn(page, "#timeline svg g.bar.critical rect")
+        rows = drawn(page, "#cost table tbody tr")
+        assert len(rows) == len(records[stack]["cost"]["lines"]) and all(box["height"] > 0 for box in rows)
+        screenshot = page.screenshot(full_page=True)
+        assert screenshot.startswith(PNG) and len(screenshot) > 20_000
+        assert errors == []
+        assert requests == [path.as_uri()]
+    finally:
+        page.close()
+
+
+def test_in_a_narrow_window_only_the_figures_scroll_sideways(browser, records, tmp_path):
+    path = tmp_path / "fsdp-p5.html"
+    path.write_text(render_report(records["fsdp-p5"]))
+    page, errors, _ = opened(browser, path, width=380)
+    try:
+        assert page.evaluate("document.documentElement.scrollWidth") <= 380
+        assert page.evaluate("document.querySelector('#graph figure').scrollWidth") > 380
+        assert errors == []
+    finally:
+        page.close()
+
+
+def test_printed_the_resource_table_is_on_paper(browser, records, tmp_path):
+    path = tmp_path / "dev.html"
+    path.write_text(render_report(records["dev"]))
+    page, _, _ = opened(browser, path)
+    try:
+        visible = "document.querySelector('#resources table tbody tr').checkVisibility()"
+        assert page.evaluate(visible) is False  # folded on screen
+        page.emulate_media(media="print")
+        assert page.evaluate(visible) is True
+    finally:
+        page.close()

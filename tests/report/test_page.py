@@ -1,0 +1,113 @@
+"""The report page is a record: the same input gives the same bytes, versioned, self-contained,
+and it draws what the estimates say (critical path, protected and stateful resources, changes)."""
+
+import html
+import re
+
+import pytest
+from support.plan_records import record, save, stack_config
+from trainstack import cli
+from trainstack.estimate import critical_path
+from trainstack.plan import Plan
+from trainstack.report import REPORT_FORMAT_VERSION, render_report
+
+
+def graph_nodes(page: str) -> dict[str, str]:
+    """The graph's nodes by their text alternative ("name (type)"), each with its SVG."""
+    blocks = re.findall(r'<g id="r\d+" class="node">(.*?)</g>\n</g>', page, re.S)
+    return {html.unescape(re.search(r'xlink:title="([^"]*?)(?:: [^"(]*)?"', b).group(1)): b for b in blocks}
+
+
+def test_the_same_record_gives_the_same_bytes(records):
+    assert render_report(records["dev"]) == render_report(records["dev"])
+
+
+def test_the_page_says_its_format_version():
+    assert REPORT_FORMAT_VERSION == 1
+
+
+@pytest.mark.parametrize("stack", ["dev", "hyperpod"])
+def test_the_page_carries_its_version_and_fetches_nothing(records, stack):
+    page = render_report(records[stack])
+    assert f'<meta name="trainstack-report-version" content="{REPORT_FORMAT_VERSION}">' in page
+    for outside in ("<script", "<link", "src=", "url(", "@import", "<iframe", "<img"):
+        assert outside not in page
+    # The only addresses are XML namespace names, which are never fetched.
+    assert set(re.findall(r"https?://[^\s\"'<>]+", page)) <= {"http://www.w3.org/2000/svg",
+                                                             "http://www.w3.org/1999/xlink"}
+
+
+def test_the_critical_path_is_drawn_red_on_the_graph_and_the_timeline(records):
+    page = render_report(records["nemo-p4de"])
+    chain = critical_path(Plan.from_dict(records["nemo-p4de"])).chain
+    for resource in chain:
+        assert re.search(rf'<g class="bar critical[^"]*"><title>{re.escape(resource.name)} ', page), resource.name
+    drawn_red = [title for title, block in graph_nodes(page).items() if 'stroke="#c0392b"' in block]
+    assert sorted(drawn_red) == sorted(f"{r.name} ({r.type})" for r in chain)
+
+
+def test_protected_and_stateful_resources_are_marked_and_listed(records):
+    page = render_report(records["fsdp-p5"])
+    fsx = re.search(r'<tr><td>storage</td><td>([^<]+)</td><td>aws:fsx/lustreFileSystem:LustreFileSystem</td>'
+                    r'<td>[^<]+</td><td>[^<]+</td><td>([^<]+)</td>', page)
+    assert fsx is not None and "protected" in fsx.group(2) and "stateful" in fsx.group(2)
+    fsx_node = graph_nodes(page)[f"{fsx.group(1)} (aws:fsx/lustreFileSystem:LustreFileSystem)"]
+    assert "protected, stateful" in fsx_node
+    assert fsx_node.count("<path") == 4  # a cylinder (body and lid), drawn twice: the double outline of protection
+
+
+def test_the_timeline_states_the_critical_path_and_the_serial_sum(records):
+    path = critical_path(Plan.from_dict(records["dev"]))
+    page = render_report(records["dev"])
+    assert f"about <strong>{path.minutes:.0f} min</strong> along the critical path" in page
+    assert f"<strong>{path.serial_minutes:.0f} min</strong> if everything ran one after another" in page
+
+
+def test_unpriced_items_are_listed_as_such(records):
+    page = render_report(records["hyperpod"])
+    unpriced = [line["item"].strip() for line in records["hyperpod"]["cost"]["lines"] if line["usdPerHour"] is None]
+    if not unpriced:
+        pytest.skip("every hyperpod item has a price")
+    assert "<strong>Not priced</strong>" in page
+    for item in unpriced:
+        assert item in page
+
+
+def test_a_base_record_marks_what_the_pull_request_changes(records, tmp_path):
+    def bigger_gpus(config):
+        config["trainstack:nodeGroups"][0]["instanceType"] = "g5.4xlarge"
+
+    head = record(tmp_path / "head", "dev", bigger_gpus, config=stack_config("dev"))
+    page = render_report(head, base=records["dev"])
+    assert '<section id="changes">' in page
+    assert re.search(r'<tr class="replace"><td>replace</td><td>dev-eks-gpu</td><td>aws:eks/nodeGroup:NodeGroup', page)
+    replaced = [title for title, block in graph_nodes(page).items() if 'fill="#f9d3d3"' in block]
+    assert replaced and all(title.startswith("dev-eks-gpu") for title in replaced)
+    assert re.search(r'<g class="bar[^"]* replace"><title>dev-eks-gpu', page)
+    assert '<section id="changes">' not in render_report(records["dev"])
+
+
+def test_the_command_writes_the_page_of_a_saved_record(records, tmp_path):
+    saved = save(tmp_path / "dev.json", records["dev"])
+    assert cli.main(["report", str(saved), "-o", str(tmp_path / "dev.html")]) == 0
+    assert (tmp_path / "dev.html").read_text() == render_report(records["dev"])
+
+
+def test_without_graphviz_the_command_names_the_fix_instead_of_a_traceback(records, tmp_path, monkeypatch, capsys):
+    saved = save(tmp_path / "dev.json", records["dev"])
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert cli.main(["report", str(saved)]) == 2
+    error = capsys.readouterr().err
+    assert "`dot` program is not on PATH" in error and "apt-get install graphviz" in error
+    assert "Traceback" not in error
+
+
+def test_a_record_reads_back_into_the_same_plan(records):
+    document = {key: value for key, value in records["fsdp-p5"].items()}
+    assert Plan.from_dict(document).to_dict() == document
+
+
+def test_the_report_refuses_a_base_of_another_stack(records, tmp_path, capsys):
+    head, base = save(tmp_path / "dev.json", records["dev"]), save(tmp_path / "trn1.json", records["trn1"])
+    assert cli.main(["report", str(head), "--base", str(base)]) == 2
+    assert "different stacks" in capsys.readouterr().err
