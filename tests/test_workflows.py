@@ -51,7 +51,9 @@ def test_the_offline_job_plans_diffs_reports_and_gates_without_cloud_credentials
     assert job["permissions"] == {"contents": "read", "security-events": "write"}
     scripts = "\n".join(step.get("run", "") for step in _steps(job))
     for command in ("trainstack\" plan --stack \"$stack\" --json", "--format markdown", "--format sarif",
-                    "GITHUB_STEP_SUMMARY", "exit \"$status\"", "--approve-replace"):
+                    "GITHUB_STEP_SUMMARY", "exit \"$status\"", "--approve-replace",
+                    "trainstack\" report \"records/$stack.head.json\"", "--base \"records/$stack.base.json\"",
+                    "apt-get install -y --no-install-recommends graphviz"):
         assert command in scripts
     uses = [step.get("uses", "") for step in _steps(job)]
     assert any(u.startswith("github/codeql-action/upload-sarif@") for u in uses)

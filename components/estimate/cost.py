@@ -35,10 +35,19 @@ class CostLine:
     quantity_max: float
     unit_usd_per_hour: Optional[float]
     source: str
+    resources: tuple[str, ...] = ()
+    """URNs of the planned resources the line prices, so a reader can say which component
+    the money goes to (the report groups by them); not part of the plan record."""
 
     @property
     def priced(self) -> bool:
         return self.unit_usd_per_hour is not None
+
+    def hourly(self, at: str) -> float:
+        """US$ per hour at ``at`` ("desired" or "max") size; 0 without a published price."""
+        if self.unit_usd_per_hour is None:
+            return 0.0
+        return (self.quantity_desired if at == "desired" else self.quantity_max) * self.unit_usd_per_hour
 
 
 @dataclass
@@ -47,8 +56,7 @@ class CostEstimate:
     lines: list[CostLine] = field(default_factory=list)
 
     def hourly(self, at: str) -> float:
-        return sum((line.quantity_desired if at == "desired" else line.quantity_max) * line.unit_usd_per_hour
-                   for line in self.lines if line.unit_usd_per_hour is not None)
+        return sum(line.hourly(at) for line in self.lines)
 
     @property
     def unpriced(self) -> list[CostLine]:
@@ -90,26 +98,27 @@ def estimate_cost(plan: Plan) -> CostEstimate:
         add(CostLine(f"{group.name} ({name})", scaling.get("desiredSize", 0), scaling.get("maxSize", 0),
                      on_demand.usd_per_hour if on_demand else None,
                      f"{on_demand.source}, {on_demand.valid_on}" if on_demand
-                     else f"no published price for {name} in {region}"))
+                     else f"no published price for {name} in {region}", (group.urn,)))
         size = _root_volume_gib(plan, group)
         gp3 = in_region(GP3_STORAGE, region)
         if size:
             add(CostLine(f"  {group.name} root volumes ({size} GiB gp3)", scaling.get("desiredSize", 0) * size,
                          scaling.get("maxSize", 0) * size, gp3.usd / HOURS_PER_MONTH if gp3 else None,
-                         _source(gp3, "gp3", region)))
-    for count, service, item in ((len(plan.by_type("eks:index:Cluster")), EKS_CONTROL_PLANE, "EKS control plane"),
-                                 (len(plan.by_type("aws:ec2/natGateway:NatGateway")), NAT_GATEWAY, "NAT gateway"),
-                                 (len(plan.by_type("aws:ec2/eip:Eip")), PUBLIC_IPV4, "public IPv4 address")):
-        if count:
+                         _source(gp3, "gp3", region), (group.urn,)))
+    for priced, service, item in ((plan.by_type("eks:index:Cluster"), EKS_CONTROL_PLANE, "EKS control plane"),
+                                  (plan.by_type("aws:ec2/natGateway:NatGateway"), NAT_GATEWAY, "NAT gateway"),
+                                  (plan.by_type("aws:ec2/eip:Eip"), PUBLIC_IPV4, "public IPv4 address")):
+        if priced:
             regional = in_region(service, region)
-            add(CostLine(item, count, count, regional.usd if regional else None, _source(regional, item, region)))
+            add(CostLine(item, len(priced), len(priced), regional.usd if regional else None,
+                         _source(regional, item, region), tuple(r.urn for r in priced)))
     endpoints = [e for e in plan.by_type("aws:ec2/vpcEndpoint:VpcEndpoint")
                  if e.inputs.get("vpcEndpointType") == "Interface"]
     if endpoints:
         zones = sum(len(e.inputs.get("subnetIds") or []) for e in endpoints)
         regional = in_region(INTERFACE_ENDPOINT, region)
         add(CostLine("interface endpoints (per zone)", zones, zones, regional.usd if regional else None,
-                     _source(regional, "interface endpoints", region)))
+                     _source(regional, "interface endpoints", region), tuple(e.urn for e in endpoints)))
     for file_system in plan.by_type("aws:fsx/lustreFileSystem:LustreFileSystem"):
         inputs = file_system.inputs
         price = fsx_price(inputs.get("deploymentType", ""), inputs.get("perUnitStorageThroughput"), region)
@@ -118,7 +127,7 @@ def estimate_cost(plan: Plan) -> CostEstimate:
         add(CostLine(f"FSx {file_system.name} ({capacity} GiB {tier})", capacity, capacity,
                      price.usd / HOURS_PER_MONTH if price else None,
                      f"{price.source}, {price.valid_on}" if price
-                     else f"no published price for FSx {tier} in {region}"))
+                     else f"no published price for FSx {tier} in {region}", (file_system.urn,)))
     for cluster in plan.by_type("aws-native:sagemaker:Cluster"):
         for group in cluster.inputs.get("instanceGroups") or []:
             price = HYPERPOD.get((group.get("instanceType"), region))
@@ -126,7 +135,7 @@ def estimate_cost(plan: Plan) -> CostEstimate:
             add(CostLine(f"HyperPod {group.get('instanceGroupName')} ({group.get('instanceType')})", count, count,
                          price.usd if price else None,
                          f"{price.source}, {price.valid_on}" if price else
-                         f"no published price for {group.get('instanceType')} in {region}"))
+                         f"no published price for {group.get('instanceType')} in {region}", (cluster.urn,)))
     return estimate
 
 

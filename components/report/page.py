@@ -10,15 +10,16 @@ version in ``<meta name="trainstack-report-version">``. Version 1: sections ``su
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from html import escape
 from typing import Any, Optional
 
-from ..estimate import critical_path, estimate_cost, schedule
+from ..estimate import CostEstimate, critical_path, estimate_cost, schedule
 from ..estimate.durations import minutes
 from ..plan import Plan
 from ..review import STATEFUL, assess, compare
 from .graph import resource_graph
-from .groups import part_of, shown
+from .groups import ORDER, part_of, shown
 from .style import STYLE
 from .timeline import gantt
 
@@ -67,7 +68,7 @@ def render_report(record: dict[str, Any], base: Optional[dict[str, Any]] = None)
         f"(red bars); <strong>{path.serial_minutes:.0f} min</strong> if everything ran one after another (the serial "
         "sum). Each resource starts once everything it waits for exists.</p>"
         f"<figure class=\"scroll\">{gantt(rows, set(chain), changed)}</figure></section>",
-        _cost(cost.as_dict()),
+        _cost(cost, lambda urn: _cost_part(plan, urn, by_urn)),
         _policies(plan),
     ]
     if diff is not None:
@@ -94,29 +95,59 @@ def _summary(plan: Plan, deploy: float, serial: float, desired: float, maximum: 
             + "".join(f"<div><dt>{escape(k)}</dt><dd>{escape(v)}</dd></div>" for k, v in items) + "</dl></section>")
 
 
-def _cost(cost: dict[str, Any]) -> str:
+def _cost_part(plan: Plan, urn: str, by_urn: dict[str, Any]) -> str:
+    """The component a cost line's resource is counted under: its part of the graph, except that
+    every node group's instances are "node groups" money. The system group is built by the
+    cluster component, but a reader asking where the money goes looks for the nodes, not for an
+    EKS control plane that costs ten cents an hour."""
+    resource = by_urn.get(urn)
+    if resource is None:
+        return "stack"
+    return "node groups" if resource.type == "aws:eks/nodeGroup:NodeGroup" else part_of(plan, resource, by_urn)
+
+
+def _cost(cost: CostEstimate, part: Callable[[str], str]) -> str:
+    """The cost by component (the part of the graph each line's resources are drawn in),
+    then by item; ``part`` names the component of a URN."""
+    record = cost.as_dict()
+    lines = [(line, part(line.resources[0]) if line.resources else "stack") for line in cost.lines]
     rows = []
-    for line in cost["lines"]:
-        price = line["usdPerHour"]
-        cells = [escape(line["item"].strip()), f"{line['desired']:g}", f"{line['max']:g}",
-                 "no price" if price is None else f"{price:.4f}",
-                 "" if price is None else f"{line['desired'] * price:,.2f}",
-                 "" if price is None else f"{line['max'] * price:,.2f}", escape(line["source"])]
+    for line, component in lines:
+        price = line.unit_usd_per_hour
+        cells = [escape(line.item.strip()), escape(component), f"{line.quantity_desired:g}",
+                 f"{line.quantity_max:g}", "no price" if price is None else f"{price:.4f}",
+                 "" if price is None else f"{line.hourly('desired'):,.2f}",
+                 "" if price is None else f"{line.hourly('max'):,.2f}", escape(line.source)]
         rows.append(("<tr class=\"unpriced\">" if price is None else "<tr>") + "".join(
             f"<td>{c}</td>" for c in cells) + "</tr>")
-    unpriced = [line["item"].strip() for line in cost["lines"] if line["usdPerHour"] is None]
+    by_component = []
+    for component in ORDER:
+        its = [line for line, part_name in lines if part_name == component]
+        if its:
+            unpriced = sum(1 for line in its if not line.priced)
+            by_component.append(
+                f"<tr><th scope=\"row\">{escape(component)}</th><td>{sum(li.hourly('desired') for li in its):,.2f}</td>"
+                f"<td>{sum(li.hourly('max') for li in its):,.2f}</td><td>{unpriced or ''}</td></tr>")
+    unpriced_items = [line.item.strip() for line in cost.unpriced]
     note = ("<p><strong>Not priced</strong> (no published price found; not counted in the totals): "
-            + ", ".join(escape(u) for u in unpriced) + ".</p>") if unpriced else "<p>Every item is priced.</p>"
-    hourly, monthly = cost["hourlyUsd"], cost["thirtyDayUsd"]
+            + ", ".join(escape(u) for u in unpriced_items) + ".</p>"
+            ) if unpriced_items else "<p>Every item is priced.</p>"
+    hourly, monthly = record["hourlyUsd"], record["thirtyDayUsd"]
     return ("<section id=\"cost\"><h2>Cost</h2>"
-            f"<p>On demand in {escape(cost['region'])}: <strong>${hourly['desired']:,.2f}/h</strong> at desired "
+            f"<p>On demand in {escape(cost.region)}: <strong>${hourly['desired']:,.2f}/h</strong> at desired "
             f"size (${monthly['desired']:,.0f} per 30 days), <strong>${hourly['max']:,.2f}/h</strong> at max size "
             f"(${monthly['max']:,.0f} per 30 days).</p>"
+            "<div class=\"scroll\"><table class=\"by-component\"><caption>Cost by component, in $/h</caption>"
+            "<thead><tr><th scope=\"col\">component</th><th scope=\"col\">$/h desired</th>"
+            "<th scope=\"col\">$/h max</th><th scope=\"col\">items not priced</th></tr></thead><tbody>"
+            + "".join(by_component) + "</tbody>"
+            f"<tfoot><tr><th scope=\"row\">total</th><td>{hourly['desired']:,.2f}</td><td>{hourly['max']:,.2f}</td>"
+            f"<td>{len(unpriced_items) or ''}</td></tr></tfoot></table></div>"
             "<div class=\"scroll\"><table class=\"cost\"><caption>Cost by item, at desired and at max size</caption>"
-            "<thead><tr><th scope=\"col\">item</th><th scope=\"col\">desired</th><th scope=\"col\">max</th>"
-            "<th scope=\"col\">$/h each</th><th scope=\"col\">$/h desired</th><th scope=\"col\">$/h max</th>"
-            "<th scope=\"col\">source</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>"
-            + note + "</section>")
+            "<thead><tr><th scope=\"col\">item</th><th scope=\"col\">component</th><th scope=\"col\">desired</th>"
+            "<th scope=\"col\">max</th><th scope=\"col\">$/h each</th><th scope=\"col\">$/h desired</th>"
+            "<th scope=\"col\">$/h max</th><th scope=\"col\">source</th></tr></thead><tbody>" + "".join(rows)
+            + "</tbody></table></div>" + note + "</section>")
 
 
 def _policies(plan: Plan) -> str:

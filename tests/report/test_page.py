@@ -73,6 +73,43 @@ def test_unpriced_items_are_listed_as_such(records):
         assert item in page
 
 
+def cost_by_component(page: str) -> dict[str, tuple[float, float]]:
+    table = re.search(r'<table class="by-component">.*?<tbody>(.*?)</tbody>', page, re.S).group(1)
+    return {name: (float(desired.replace(",", "")), float(maximum.replace(",", "")))
+            for name, desired, maximum in re.findall(r'<th scope="row">([^<]*)</th><td>([^<]*)</td><td>([^<]*)</td>',
+                                                     table)}
+
+
+def test_the_cost_is_split_by_component_and_the_parts_add_up_to_the_total(records):
+    lines = records["dev"]["cost"]["lines"]
+    by_component = cost_by_component(render_report(records["dev"]))
+    assert set(by_component) == {"network", "control plane", "node groups"}
+    # Every node group's instances and root volumes, the system group's included, are node groups' money;
+    # the control plane is EKS's fee alone.
+    nodes = [line for line in lines if line["item"].strip().startswith(("dev-eks-system", "dev-eks-gpu"))]
+    assert len(nodes) == 4
+    for at, index in (("desired", 0), ("max", 1)):
+        assert by_component["node groups"][index] == pytest.approx(
+            sum(line[at] * line["usdPerHour"] for line in nodes), abs=0.005)
+        assert by_component["control plane"][index] == pytest.approx(
+            next(line["usdPerHour"] for line in lines if line["item"] == "EKS control plane"), abs=0.005)
+        assert sum(costs[index] for costs in by_component.values()) == pytest.approx(
+            records["dev"]["cost"]["hourlyUsd"][at], abs=0.005 * len(by_component))
+
+
+def test_each_component_counts_its_unpriced_items(records):
+    table = re.search(r'<table class="by-component">.*?</table>', render_report(records["hyperpod"]), re.S).group(0)
+    unpriced = {name: int(count or 0) for name, count in re.findall(
+        r'<th scope="row">([^<]*)</th><td>[^<]*</td><td>[^<]*</td><td>([^<]*)</td>', table)}
+    # HyperPod's two instance groups, the FSx file system: no published price in the stack's record.
+    lines = records["hyperpod"]["cost"]["lines"]
+    assert unpriced["HyperPod"] == (sum(1 for line in lines
+                                           if line["item"].startswith("HyperPod") and line["usdPerHour"] is None))
+    assert unpriced["storage"] == (sum(1 for line in lines
+                                          if line["item"].startswith("FSx") and line["usdPerHour"] is None))
+    assert unpriced["total"] == sum(1 for line in lines if line["usdPerHour"] is None) > 0
+
+
 def test_a_base_record_marks_what_the_pull_request_changes(records, tmp_path):
     def bigger_gpus(config):
         config["trainstack:nodeGroups"][0]["instanceType"] = "g5.4xlarge"
