@@ -173,7 +173,6 @@ def _diff(args: argparse.Namespace) -> int:
         RecordError,
         assess,
         blocking,
-        check_record,
         compare,
         load_record,
         render_json,
@@ -194,11 +193,8 @@ def _diff(args: argparse.Namespace) -> int:
         else:
             project = find_project(args.cwd)
             root = project.root
-            plan = _planned(project, args.stack or base["stack"], args.policy_config)
-            head = check_record(json.loads(json.dumps(plan.to_dict(), default=str)), f"stack {plan.stack}")
-        if base["stack"] != head["stack"] or base["project"] != head["project"]:
-            raise RecordError(f"the records are of different stacks ({base['project']}/{base['stack']} and "
-                              f"{head['project']}/{head['stack']}): compare a stack with itself")
+            head = _planned_record(project, args.stack or base["stack"], args.policy_config)
+        _same_stack(base, head)
     except ConfigError as error:
         return _config_failure(error, False)
     except (RecordError, ProjectError) as error:
@@ -224,7 +220,7 @@ def _report_page(args: argparse.Namespace) -> int:
     """The HTML report of a saved record or of the stack planned now; exit 2 when it cannot be made."""
     from .plan import ProjectError, find_project
     from .report import ReportError, render_report
-    from .review import RecordError, check_record, load_record
+    from .review import RecordError, load_record
 
     try:
         if args.record is not None:
@@ -232,12 +228,10 @@ def _report_page(args: argparse.Namespace) -> int:
                 raise RecordError("give a saved record or --stack, not both")
             head = load_record(args.record)
         else:
-            plan = _planned(find_project(args.cwd), args.stack or "dev", args.policy_config)
-            head = check_record(json.loads(json.dumps(plan.to_dict(), default=str)), f"stack {plan.stack}")
+            head = _planned_record(find_project(args.cwd), args.stack or "dev", args.policy_config)
         base = load_record(args.base) if args.base is not None else None
-        if base is not None and (base["stack"], base["project"]) != (head["stack"], head["project"]):
-            raise RecordError(f"the records are of different stacks ({base['project']}/{base['stack']} and "
-                              f"{head['project']}/{head['stack']}): compare a stack with itself")
+        if base is not None:
+            _same_stack(base, head)
         page = render_report(head, base)
     except ConfigError as error:
         return _config_failure(error, False)
@@ -252,6 +246,23 @@ def _report_page(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(page)
     return EXIT_OK
+
+
+def _planned_record(project: Project, stack: str, policy_config: Optional[Path]) -> dict[str, Any]:
+    """The stack planned now, as the JSON record `trainstack plan --json` writes (what a saved one reads back as)."""
+    from .review import check_record
+
+    plan = _planned(project, stack, policy_config)
+    return check_record(json.loads(json.dumps(plan.to_dict(), default=str)), f"stack {plan.stack}")
+
+
+def _same_stack(base: dict[str, Any], head: dict[str, Any]) -> None:
+    """Refuse to compare records of two different stacks."""
+    from .review import RecordError
+
+    if (base["stack"], base["project"]) != (head["stack"], head["project"]):
+        raise RecordError(f"the records are of different stacks ({base['project']}/{base['stack']} and "
+                          f"{head['project']}/{head['stack']}): compare a stack with itself")
 
 
 def _stack_config(project: Project, stack: str) -> Optional[StackConfig]:

@@ -16,7 +16,7 @@ import graphviz
 
 from ..plan import Plan
 from ..review import STATEFUL
-from .groups import ORDER, part_of, short_type, shown
+from .groups import ORDER, marks, part_of, short_type, shown
 
 ACTION_COLOURS = {"create": "#d9f2d9", "update": "#fff1c2", "replace": "#f9d3d3"}
 
@@ -36,7 +36,7 @@ def resource_graph(plan: Plan, critical: list[str], changed: dict[str, str]) -> 
         edge_attr={"color": "#8a8a8a", "arrowsize": "0.6"})
     parts: dict[str, list[str]] = {}
     for resource in nodes:
-        parts.setdefault(part_of(plan, resource, by_urn), []).append(resource.urn)
+        parts.setdefault(part_of(resource, by_urn), []).append(resource.urn)
     for part in ORDER:
         if part not in parts:
             continue
@@ -45,11 +45,9 @@ def resource_graph(plan: Plan, critical: list[str], changed: dict[str, str]) -> 
                          fontname="Helvetica-Bold")
             for urn in parts[part]:
                 resource = by_urn[urn]
-                marks = [m for m, on in (("protected", resource.options.protect),
-                                         ("stateful", resource.type in STATEFUL), ("critical path", urn in on_path),
-                                         (changed.get(urn, ""), urn in changed)) if on]
-                attributes = {"tooltip": f"{resource.name} ({resource.type}){': ' if marks else ''}"
-                                         f"{', '.join(marks)}", "id": ids[urn]}
+                said = marks(resource, on_path, changed)
+                attributes = {"tooltip": f"{resource.name} ({resource.type}){': ' if said else ''}"
+                                         f"{', '.join(said)}", "id": ids[urn]}
                 if resource.type in STATEFUL:
                     attributes["shape"] = "cylinder"
                     attributes["style"] = "filled"

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..plan import Plan, ResourceRecord
+from ..plan import ResourceRecord
+from ..review import STATEFUL
 
 # Nearest component ancestor wins, so a node group's launch template is "node groups", not "control plane".
 PARTS = {
@@ -18,7 +19,7 @@ PARTS = {
 ORDER = ("network", "control plane", "node groups", "storage", "add-ons", "HyperPod", "stack")
 
 
-def part_of(plan: Plan, resource: ResourceRecord, by_urn: dict[str, ResourceRecord]) -> str:
+def part_of(resource: ResourceRecord, by_urn: dict[str, ResourceRecord]) -> str:
     """The part a resource is drawn in; resources directly under the stack (the ECR repository, the
     provider) are "stack"."""
     parent = resource.parent
@@ -40,3 +41,11 @@ def short_type(type_token: str) -> str:
     package, _, rest = type_token.partition(":")
     module, _, kind = rest.partition(":")
     return f"{module.split('/')[0] if module != 'index' else package} {kind}"
+
+
+def marks(resource: ResourceRecord, critical: set[str], changed: dict[str, str]) -> list[str]:
+    """What the graph and the resource table say of a resource: protected, stateful, on the
+    critical path, and its diff action."""
+    return [mark for mark, on in (("protected", resource.options.protect), ("stateful", resource.type in STATEFUL),
+                                  ("critical path", resource.urn in critical),
+                                  (changed.get(resource.urn, ""), resource.urn in changed)) if on]

@@ -10,16 +10,15 @@ version in ``<meta name="trainstack-report-version">``. Version 1: sections ``su
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
 from html import escape
 from typing import Any, Optional
 
-from ..estimate import CostEstimate, critical_path, estimate_cost, schedule
+from ..estimate import CostEstimate, Slot, critical_path, estimate_cost, schedule
 from ..estimate.durations import minutes
-from ..plan import Plan
-from ..review import STATEFUL, assess, compare
+from ..plan import Plan, ResourceRecord
+from ..review import assess, compare
 from .graph import resource_graph
-from .groups import ORDER, part_of, shown
+from .groups import ORDER, marks, part_of, shown
 from .style import STYLE
 from .timeline import gantt
 
@@ -38,6 +37,7 @@ def render_report(record: dict[str, Any], base: Optional[dict[str, Any]] = None)
                           "Windows: winget install graphviz) and run the report again")
     plan = Plan.from_dict(record)
     by_urn = {r.urn: r for r in plan.resources}
+    drawn = [r for r in plan.resources if shown(r)]
     slots = schedule(plan)
     path = critical_path(plan)
     chain = [r.urn for r in path.chain]
@@ -51,7 +51,7 @@ def render_report(record: dict[str, Any], base: Optional[dict[str, Any]] = None)
         f"<header><h1>{escape(title)}</h1>"
         f"<p>Offline plan of <code>{escape(plan.stack_file or plan.stack)}</code>: what <code>pulumi up</code> "
         "would create, estimated before any deploy. Durations and prices are estimates.</p></header>",
-        _summary(plan, path.minutes, path.serial_minutes, cost.hourly("desired"), cost.hourly("max"),
+        _summary(plan, len(drawn), path.minutes, path.serial_minutes, cost.hourly("desired"), cost.hourly("max"),
                  bool(cost.unpriced)),
         "<section id=\"graph\"><h2>Resource graph</h2>"
         "<p class=\"legend\">Grouped by component. <span class=\"k-critical\">Red outline</span>: on the critical "
@@ -60,7 +60,7 @@ def render_report(record: dict[str, Any], base: Optional[dict[str, Any]] = None)
            "<span class=\"k-replace\">replaced</span>. " if diff else "")
         + "An arrow points from a resource to one that waits for it. The resource table below lists the same.</p>"
         f"<figure class=\"scroll\" role=\"img\" aria-label=\"Resource graph of "
-        f"{sum(1 for r in plan.resources if shown(r))} resources, grouped by component; "
+        f"{len(drawn)} resources, grouped by component; "
         "the resource table below lists them\">"
         f"{resource_graph(plan, chain, changed)}</figure></section>",
         "<section id=\"timeline\"><h2>Deploy timeline</h2>"
@@ -68,14 +68,14 @@ def render_report(record: dict[str, Any], base: Optional[dict[str, Any]] = None)
         f"(red bars); <strong>{path.serial_minutes:.0f} min</strong> if everything ran one after another (the serial "
         "sum). Each resource starts once everything it waits for exists.</p>"
         f"<figure class=\"scroll\">{gantt(rows, set(chain), changed)}</figure></section>",
-        _cost(cost, lambda urn: _cost_part(plan, urn, by_urn)),
+        _cost(cost, by_urn),
         _policies(plan),
     ]
     if diff is not None:
         findings = assess(diff)
         body.append(_changes([(c.action, c.type, c.name, c.urn) for c in diff.changes],
                              [(f.severity, f.title, f.detail) for f in findings]))
-    body.append(_resources(plan, by_urn, slots, set(chain), changed))
+    body.append(_resources(drawn, by_urn, slots, set(chain), changed))
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
             f"<meta name=\"generator\" content=\"trainstack report\">\n"
@@ -84,9 +84,10 @@ def render_report(record: dict[str, Any], base: Optional[dict[str, Any]] = None)
             + "\n".join(body) + "\n</main>\n</body>\n</html>\n")
 
 
-def _summary(plan: Plan, deploy: float, serial: float, desired: float, maximum: float, incomplete: bool) -> str:
+def _summary(plan: Plan, drawn: int, deploy: float, serial: float, desired: float, maximum: float,
+             incomplete: bool) -> str:
     failures = (plan.sections.get("policies") or {}).get("mandatoryFailures")
-    items = [("Resources", str(sum(1 for r in plan.resources if shown(r)))),
+    items = [("Resources", str(drawn)),
              ("Deploy (critical path)", f"about {deploy:.0f} min"), ("Deploy (serial sum)", f"{serial:.0f} min"),
              ("Cost at desired size", f"${desired:,.2f}/h" + (" (incomplete)" if incomplete else "")),
              ("Cost at max size", f"${maximum:,.2f}/h" + (" (incomplete)" if incomplete else "")),
@@ -95,7 +96,7 @@ def _summary(plan: Plan, deploy: float, serial: float, desired: float, maximum: 
             + "".join(f"<div><dt>{escape(k)}</dt><dd>{escape(v)}</dd></div>" for k, v in items) + "</dl></section>")
 
 
-def _cost_part(plan: Plan, urn: str, by_urn: dict[str, Any]) -> str:
+def _cost_part(urn: str, by_urn: dict[str, ResourceRecord]) -> str:
     """The component a cost line's resource is counted under: its part of the graph, except that
     every node group's instances are "node groups" money. The system group is built by the
     cluster component, but a reader asking where the money goes looks for the nodes, not for an
@@ -103,14 +104,13 @@ def _cost_part(plan: Plan, urn: str, by_urn: dict[str, Any]) -> str:
     resource = by_urn.get(urn)
     if resource is None:
         return "stack"
-    return "node groups" if resource.type == "aws:eks/nodeGroup:NodeGroup" else part_of(plan, resource, by_urn)
+    return "node groups" if resource.type == "aws:eks/nodeGroup:NodeGroup" else part_of(resource, by_urn)
 
 
-def _cost(cost: CostEstimate, part: Callable[[str], str]) -> str:
-    """The cost by component (the part of the graph each line's resources are drawn in),
-    then by item; ``part`` names the component of a URN."""
+def _cost(cost: CostEstimate, by_urn: dict[str, ResourceRecord]) -> str:
+    """The cost by component (see ``_cost_part``), then by item."""
     record = cost.as_dict()
-    lines = [(line, part(line.resources[0]) if line.resources else "stack") for line in cost.lines]
+    lines = [(line, _cost_part(line.resources[0], by_urn) if line.resources else "stack") for line in cost.lines]
     rows = []
     for line, component in lines:
         price = line.unit_usd_per_hour
@@ -179,17 +179,14 @@ def _changes(changes: list[tuple[str, str, str, str]], findings: list[tuple[str,
             + (f"<h3>Risks</h3><ul>{risks}</ul>" if risks else "") + "</section>")
 
 
-def _resources(plan: Plan, by_urn: dict[str, Any], slots: dict[str, Any], critical: set[str],
-               changed: dict[str, str]) -> str:
+def _resources(drawn: list[ResourceRecord], by_urn: dict[str, ResourceRecord], slots: dict[str, Slot],
+               critical: set[str], changed: dict[str, str]) -> str:
     rows = []
-    for resource in (r for r in plan.resources if shown(r)):
+    for resource in drawn:
         slot = slots[resource.urn]
-        marks = [m for m, on in (("protected", resource.options.protect), ("stateful", resource.type in STATEFUL),
-                                 ("critical path", resource.urn in critical),
-                                 (changed.get(resource.urn, ""), resource.urn in changed)) if on]
-        rows.append(f"<tr><td>{escape(part_of(plan, resource, by_urn))}</td><td>{escape(resource.name)}</td>"
+        rows.append(f"<tr><td>{escape(part_of(resource, by_urn))}</td><td>{escape(resource.name)}</td>"
                     f"<td>{escape(resource.type)}</td><td>{slot.start:g}</td><td>{slot.end:g}</td>"
-                    f"<td>{escape(', '.join(marks))}</td></tr>")
+                    f"<td>{escape(', '.join(marks(resource, critical, changed)))}</td></tr>")
     return ("<section id=\"resources\"><h2>Resources</h2><details><summary>Every resource, its component, "
             "its estimated start and end, and its marks (the graph and the timeline as a table)</summary>"
             "<div class=\"scroll\"><table><thead><tr><th scope=\"col\">component</th><th scope=\"col\">name</th>"
