@@ -76,3 +76,7 @@ def test_the_component_package_serves_the_library_and_nothing_imports_it():
              if (unit.is_dir() and (unit / "__init__.py").is_file()) or unit.suffix == ".py"]
     importers = {unit for unit in units if unit not in ("package", "__init__") and "package" in imports_of(unit)}
     assert importers == set()
+
+
+def test_controller_models_read_records_and_rendered_objects_and_build_nothing():
+    assert imports_of("controllers") <= {"plan", "policy", "catalog", "outputs"}

@@ -1,0 +1,16 @@
+"""Models of the controllers that act on what trainstack renders, once it exists.
+
+The policy rules check what a stack renders against AWS's static contracts; these
+models check what the controllers that own those resources will then do with them:
+the Cluster Autoscaler deciding whether a pending pod fits a group, EKS rolling a
+managed node group, a HyperPod node joining its EKS cluster, the MPI and training
+operators starting and restarting a job's ranks. Each model is written from its
+controller's source or documentation (file and version cited in the module) and
+reads only plan records and rendered objects, never the cloud.
+
+One module per controller; each returns ``Finding``s (``model.py``).
+"""
+
+from .model import Finding
+
+__all__ = ["Finding"]
