@@ -1,0 +1,97 @@
+"""Every job every launcher renders for every shipped stack: the input of the controller
+models (issue 25) and of the real API server and scheduler (issue 28).
+
+A stack's outputs come from its offline plan (the `trainstack` stack output), never from
+hand-written data, so a change to a component shows up in the jobs it feeds. For each
+accelerated group, each launcher that serves its accelerator renders one job on the
+group's whole size (``max_nodes``) and one on a single node; HyperPod groups get their
+launcher's jobs the same way.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Union
+
+from trainstack import launch
+from trainstack.outputs import StackOutputs, parse_outputs
+
+from support import plan_records
+
+SHIPPED_STACKS = tuple(sorted(p.name[len("Pulumi."):-len(".yaml")]
+                              for p in (plan_records.REPO / "stacks").glob("Pulumi.*.yaml")))
+IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/train:1"
+
+
+@dataclass(frozen=True)
+class RenderedJob:
+    stack: str
+    launcher: str
+    """The launcher's function name, e.g. ``render_pytorchjob``."""
+    group: str
+    nodes: int
+    document: Union[dict[str, Any], str]
+    """The Kubernetes object, or the sbatch script's text."""
+
+    @property
+    def id(self) -> str:
+        return f"{self.stack}/{self.group}/{self.launcher}/{self.nodes}"
+
+
+@functools.cache
+def planned_record(stack: str) -> dict[str, Any]:
+    """The plan record of a shipped stack, as `trainstack plan --json` writes it (planned once per session)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as directory:
+        return plan_records.record(Path(directory), stack)
+
+
+def outputs_of(stack: str) -> StackOutputs:
+    return parse_outputs(planned_record(stack)["outputs"])
+
+
+def jobs_for(outputs: StackOutputs) -> Iterator[RenderedJob]:
+    """Every job the launchers render for the groups of ``outputs``."""
+    for name, group in sorted(outputs.accelerated_groups.items()):
+        for nodes in sorted({1, group.max_nodes}):
+            yield from _eks_jobs(outputs, name, group.accelerator_kind, nodes, group.accelerators_per_node,
+                                 group.efa_interfaces_per_node)
+    hyperpod = outputs.hyperpod
+    if hyperpod is not None:
+        for group in hyperpod.instance_groups:
+            if hyperpod.orchestrator == "slurm" and group.name in hyperpod.partitions:
+                yield RenderedJob(outputs.stack, "render_sbatch", group.name, group.count, launch.render_sbatch(
+                    outputs, name="train", group_name=group.name, nodes=group.count, script=["python train.py"]))
+            elif hyperpod.orchestrator == "eks" and group.accelerators_per_node:
+                yield RenderedJob(outputs.stack, "render_hyperpod_pytorchjob", group.name, group.count,
+                                  launch.render_hyperpod_pytorchjob(outputs, name="train", group_name=group.name,
+                                                                    nodes=group.count, image=IMAGE,
+                                                                    command=["torchrun", "train.py"]))
+
+
+def _eks_jobs(outputs: StackOutputs, group: str, kind: str, nodes: int,
+              accelerators_per_node: int, efa_interfaces_per_node: int) -> Iterator[RenderedJob]:
+    def job(launcher: str, **arguments: Any) -> RenderedJob:
+        render = getattr(launch, launcher)
+        return RenderedJob(outputs.stack, launcher, group, nodes,
+                           render(outputs, name=f"{group}-{nodes}", group_name=group, nodes=nodes, image=IMAGE,
+                                  **arguments))
+
+    yield job("render_device_check")
+    if kind == "nvidia-gpu":
+        if outputs.operators.training_operator:
+            yield job("render_pytorchjob", command=["torchrun", "train.py"])
+            if nodes * accelerators_per_node >= 2:  # all-reduce needs two GPUs
+                # A type without EFA has no catalog bandwidth to derive a floor from across nodes.
+                yield job("render_all_reduce", floor_gbps=None if efa_interfaces_per_node else 1.0)
+    elif outputs.operators.mpi_operator:
+        yield job("render_mpijob", command=["python", "train.py"])
+
+
+def shipped_jobs() -> list[RenderedJob]:
+    """Every job rendered for every shipped stack."""
+    return [job for stack in SHIPPED_STACKS for job in jobs_for(outputs_of(stack))]
