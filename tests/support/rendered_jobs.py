@@ -14,7 +14,7 @@ import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 from trainstack import launch
 from trainstack.outputs import StackOutputs, parse_outputs
@@ -33,7 +33,7 @@ class RenderedJob:
     """The launcher's function name, e.g. ``render_pytorchjob``."""
     group: str
     nodes: int
-    document: Union[dict[str, Any], str]
+    document: dict[str, Any] | str
     """The Kubernetes object, or the sbatch script's text."""
 
     @property
