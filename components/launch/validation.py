@@ -79,6 +79,9 @@ def render_all_reduce(outputs: StackOutputs, *, name: str, group_name: str, node
     args = ["--floor-gbps", f"{floor.gbps:g}", "--megabytes", str(megabytes), "--iterations", str(iterations)]
     if floor.expected_gbps:
         args += ["--expected-gbps", f"{floor.expected_gbps:g}", "--basis", floor.basis]
+    if group(outputs, group_name).efa_interfaces_per_node:
+        # Across nodes of an EFA type NCCL must run over aws-ofi-nccl and EFA, never TCP sockets.
+        args += ["--network", "efa"]
     command = ["/bin/sh", "-c", ALL_REDUCE_LAUNCH, "all-reduce", program_text("all_reduce.py"), *args]
     job = render_pytorchjob(outputs, name=name, group_name=group_name, nodes=nodes, image=image,
                             command=command, gpus_per_node=gpus_per_node)

@@ -6,9 +6,32 @@ does), so the ranks reduce their times with MAX before anything is judged. Rank 
 alone compares the bus bandwidth with the floor and checks the sum was right, and
 broadcasts that verdict: every rank exits with the same code, so every pod of the
 job succeeds or fails together, and the process group is shut down before exiting.
-Exit codes: 0 fast enough and correct, 1 below the floor, 2 a wrong sum. torchrun
-reports any failed worker as 1, below 128, which a PyTorchJob with restartPolicy
-ExitCode takes as final rather than retrying; rank 0's line says which it was.
+Exit codes: 0 fast enough and correct, 1 below the floor, 2 a wrong sum, 3 the wrong
+network transport. torchrun reports any failed worker as 1, below 128, which a
+PyTorchJob with restartPolicy ExitCode takes as final rather than retrying; rank 0's
+line says which it was.
+
+The transport is read from what NCCL reports, not guessed from the bandwidth: each
+rank has NCCL write its INFO log (subsystems INIT and NET) to a file of its own
+(``NCCL_DEBUG_FILE``; NCCL line-buffers that file, src/debug.cc at v2.28.9-1, so it
+can be read while the process runs) and parses three kinds of line:
+
+* ``Using network <name>``: the network plugin the communicator chose (NCCL
+  src/init.cc, v2.28.9-1). NCCL's own are ``IB`` and ``Socket``
+  (src/transport/net_ib/common.cc, net_socket.cc); aws-ofi-nccl registers as
+  ``Libfabric`` for NVIDIA GPUs (src/nccl_ofi_interface_nvidia.cpp, v1.19.2; ``AWS
+  Libfabric`` before, and still for Neuron).
+* ``Channel 00/0 : 0[0] -> 1[1] [send] via NET/<name>/<dev>...``: a connection NCCL
+  routed over that network rather than NVLink or shared memory (src/transport/net.cc).
+* ``NET/OFI Selected provider is <provider>, fabric is ...``: the libfabric provider
+  aws-ofi-nccl opened (src/nccl_ofi_net.cpp, v1.19.2; other releases print
+  ``Selected Provider is efa (found 16 nics)``, as in NVIDIA/nccl issue 1597's log);
+  ``efa`` on an EFA instance.
+
+The rule, for a job on an EFA instance type (``--network efa``): wherever NCCL uses its
+network (the job spans nodes, or a connection went ``via NET``), that network must be
+aws-ofi-nccl over the ``efa`` provider. NCCL falls back to TCP sockets quietly when the
+plugin is missing or finds no EFA device; the job then fails here with the reason.
 
 Bus bandwidth is nccl-tests' figure (doc/PERFORMANCE.md): for all-reduce over n
 ranks, ``bytes * 2 * (n - 1) / n / seconds``, the per-direction rate each rank's
@@ -19,12 +42,70 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Optional
 
-PASS, TOO_SLOW, WRONG_SUM = 0, 1, 2
+PASS, TOO_SLOW, WRONG_SUM, WRONG_TRANSPORT = 0, 1, 2, 3
+OFI_NETWORKS = ("Libfabric", "AWS Libfabric")
+"""The names aws-ofi-nccl registers its network under (see the module docstring)."""
+EFA_PROVIDER = "efa"
+_USING_NETWORK = re.compile(r"NCCL INFO Using network (.+?)\s*$")
+_VIA_NET = re.compile(r"NCCL INFO (?:Channel|Ring) \d+.* via NET/(.+?)/\d+")  # "Ring" before NCCL 2.4
+_OFI_PROVIDER = re.compile(r"NET/OFI Selected provider is ([^,\s]+)", re.IGNORECASE)  # "Provider" in some releases
+
+
+@dataclass(frozen=True)
+class Transport:
+    """What NCCL reported about its network on one rank."""
+
+    network: Optional[str]
+    """The network plugin the communicator chose, or None when NCCL reported none."""
+    via_network: int
+    """How many connections NCCL routed over that network (the rest went over NVLink, PCIe or memory)."""
+    provider: Optional[str]
+    """The libfabric provider aws-ofi-nccl selected, when it loaded."""
+
+    def describe(self) -> str:
+        if self.network is None:
+            return "NCCL reported no network"
+        provider = f", provider {self.provider}" if self.provider else ""
+        return f"NCCL network {self.network}{provider}, {self.via_network} connection(s) over it"
+
+
+def nccl_transport(log_lines: Iterable[str]) -> Transport:
+    """The transport NCCL reports in its INFO log."""
+    network, provider, via = None, None, 0
+    for line in log_lines:
+        if match := _USING_NETWORK.search(line):
+            network = match.group(1)
+        elif match := _VIA_NET.search(line):
+            via += 1
+            network = network or match.group(1)
+        elif match := _OFI_PROVIDER.search(line):
+            provider = match.group(1)
+    return Transport(network=network, via_network=via, provider=provider)
+
+
+def transport_problem(transport: Transport, expected: str, nodes: int) -> Optional[str]:
+    """Why the transport breaks the rule for the ``expected`` network (``efa`` or ``any``), or None."""
+    if expected != "efa" or (nodes < 2 and not transport.via_network):
+        return None  # no EFA expected, or NCCL used no network at all: NVLink/PCIe within one node
+    if transport.network is None:
+        return ("NCCL reported no network, so EFA cannot be confirmed; keep NCCL_DEBUG_FILE and NCCL_DEBUG "
+                "to this program")
+    if transport.network not in OFI_NETWORKS:
+        return (f"NCCL used its {transport.network} network, not aws-ofi-nccl over EFA: the image lacks the "
+                "aws-ofi-nccl plugin or it found no EFA device (check the pod's vpc.amazonaws.com/efa "
+                "claim and NCCL_NET_PLUGIN)")
+    if transport.provider != EFA_PROVIDER:
+        return (f"aws-ofi-nccl selected libfabric provider {transport.provider or 'none'}, not {EFA_PROVIDER}: "
+                "it found no EFA device (check the pod's vpc.amazonaws.com/efa claim)")
+    return None
 
 
 def bus_gbps(message_bytes: int, seconds: float, world: int) -> float:
@@ -32,20 +113,40 @@ def bus_gbps(message_bytes: int, seconds: float, world: int) -> float:
     return message_bytes * 2 * (world - 1) / world / seconds * 8 / 1e9
 
 
-def verdict(measured_gbps: float, floor_gbps: float, sum_correct: bool) -> int:
-    """The exit code every rank takes."""
+def verdict(measured_gbps: float, floor_gbps: float, sum_correct: bool, transport_ok: bool = True) -> int:
+    """The exit code every rank takes: a wrong sum first, then the wrong transport (which explains a
+    missed floor), then the floor."""
     if not sum_correct:
         return WRONG_SUM
+    if not transport_ok:
+        return WRONG_TRANSPORT
     return PASS if measured_gbps >= floor_gbps else TOO_SLOW
 
 
 def report(measured_gbps: float, floor_gbps: float, expected_gbps: Optional[float], basis: str, world: int,
-           nodes: int, code: int) -> str:
-    """The one line rank 0 prints: measured, expected and floor side by side."""
+           nodes: int, code: int, transport: str = "", problem: Optional[str] = None) -> str:
+    """The one line rank 0 prints: measured, expected and floor side by side, and the transport."""
     expected = f"expected about {expected_gbps:.0f} Gbit/s ({basis})" if expected_gbps else "no expected figure"
-    outcome = {PASS: "PASS", TOO_SLOW: "FAIL: below the floor", WRONG_SUM: "FAIL: all-reduce returned a wrong sum"}
+    outcome = {PASS: "PASS", TOO_SLOW: "FAIL: below the floor", WRONG_SUM: "FAIL: all-reduce returned a wrong sum",
+               WRONG_TRANSPORT: f"FAIL: wrong transport: {problem}"}
     return (f"all-reduce bus bandwidth {measured_gbps:.1f} Gbit/s over {world} GPUs on {nodes} node(s); "
-            f"{expected}; floor {floor_gbps:.0f} Gbit/s: {outcome[code]}")
+            f"{expected}; floor {floor_gbps:.0f} Gbit/s; {transport or 'transport not read'}: {outcome[code]}")
+
+
+def log_nccl_to_file(rank: str) -> str:
+    """Have NCCL write its INFO log of initialisation and networking to a file of this rank's, and return
+    the path. Must run before NCCL's first log line: NCCL reads these variables once."""
+    path = os.path.join(tempfile.gettempdir(), f"trainstack-all-reduce-nccl.{rank}.{os.getpid()}.log")
+    os.environ.update({"NCCL_DEBUG": "INFO", "NCCL_DEBUG_SUBSYS": "INIT,NET", "NCCL_DEBUG_FILE": path})
+    return path
+
+
+def read_transport(path: str) -> Transport:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as log:
+            return nccl_transport(log)
+    except FileNotFoundError:
+        return Transport(network=None, via_network=0, provider=None)
 
 
 def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
@@ -53,6 +154,8 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser.add_argument("--floor-gbps", type=float, required=True, help="fail below this bus bandwidth")
     parser.add_argument("--expected-gbps", type=float, help="the peak the floor is a share of, printed beside it")
     parser.add_argument("--basis", default="", help="where the expected figure comes from")
+    parser.add_argument("--network", choices=("efa", "any"), default="any",
+                        help="efa: across nodes NCCL must use aws-ofi-nccl over EFA, never sockets")
     parser.add_argument("--megabytes", type=int, default=1024, help="message size (MiB)")
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--iterations", type=int, default=20)
@@ -61,6 +164,7 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse_args(argv)
+    nccl_log = log_nccl_to_file(os.environ.get("RANK", "0"))
     import torch
     import torch.distributed as dist
 
@@ -93,11 +197,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         wrong = torch.count_nonzero(tensor != world * (world + 1) / 2).reshape(1)
         dist.all_reduce(wrong)
 
+        # Every rank judges its own connections; one rank on sockets fails the job.
+        transport = read_transport(nccl_log)
+        problem = transport_problem(transport, args.network, nodes)
+        bad_transport = torch.tensor([int(problem is not None)], dtype=torch.int32, device=device)
+        dist.all_reduce(bad_transport, op=dist.ReduceOp.MAX)
+
         decision = torch.zeros(1, dtype=torch.int32, device=device)
         if rank == 0:
-            code = verdict(measured, args.floor_gbps, sum_correct=wrong.item() == 0)
+            if bad_transport.item() and problem is None:
+                problem = "another rank's NCCL did not use aws-ofi-nccl over EFA (see its NCCL log)"
+            code = verdict(measured, args.floor_gbps, sum_correct=wrong.item() == 0,
+                           transport_ok=not bad_transport.item())
             decision.fill_(code)
-            print(report(measured, args.floor_gbps, args.expected_gbps, args.basis, world, nodes, code), flush=True)
+            print(report(measured, args.floor_gbps, args.expected_gbps, args.basis, world, nodes, code,
+                         transport.describe(), problem), flush=True)
         dist.broadcast(decision, src=0)
         return int(decision.item())
     finally:
