@@ -165,3 +165,14 @@ def test_the_rendered_launcher_hands_torchrun_the_program_unchanged(tmp_path):
 def test_all_reduce_refuses_what_it_cannot_measure_with_the_numbers(call, message):
     with pytest.raises(LaunchError, match=message):
         call(recorded("fsdp-p5"))
+
+
+def test_all_reduce_on_an_efa_type_holds_nccl_to_aws_ofi_nccl_and_elsewhere_to_nothing():
+    outputs = recorded("fsdp-p5")
+    assert worker_command(render_all_reduce(outputs, name="nccl", group_name="p5", nodes=2, image="img:1"))[-2:] \
+        == ["--network", "efa"]
+    group = outputs.accelerated_groups["p5"]
+    without_efa = outputs.model_copy(update={"accelerated_groups": {
+        "p5": group.model_copy(update={"efa_interfaces_per_node": 0})}})
+    job = render_all_reduce(without_efa, name="nccl", group_name="p5", nodes=2, image="img:1", floor_gbps=100)
+    assert "--network" not in worker_command(job)

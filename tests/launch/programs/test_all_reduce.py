@@ -30,11 +30,13 @@ def test_one_verdict_from_the_measured_figure_the_floor_and_the_sum(measured, co
 
 
 def test_the_report_puts_measured_expected_and_floor_side_by_side():
-    line = all_reduce.report(2614.3, 1800, 3600, "NVLink 4 peak, estimate", world=2, nodes=1, code=0)
+    line = all_reduce.report(2614.3, 1800, 3600, "NVLink 4 peak, estimate", world=2, nodes=1, code=0,
+                             transport="NCCL network Socket, 0 connection(s) over it")
     assert line == ("all-reduce bus bandwidth 2614.3 Gbit/s over 2 GPUs on 1 node(s); expected about "
-                    "3600 Gbit/s (NVLink 4 peak, estimate); floor 1800 Gbit/s: PASS")
-    assert all_reduce.report(900, 1800, None, "", 16, 2, 1).endswith("no expected figure; floor 1800 Gbit/s: "
-                                                                      "FAIL: below the floor")
+                    "3600 Gbit/s (NVLink 4 peak, estimate); floor 1800 Gbit/s; NCCL network Socket, 0 connection(s) "
+                    "over it: PASS")
+    assert all_reduce.report(900, 1800, None, "", 16, 2, 1).endswith("no expected figure; floor 1800 Gbit/s; "
+                                                                      "transport not read: FAIL: below the floor")
 
 
 def test_the_floor_is_a_required_argument():
