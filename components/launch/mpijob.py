@@ -1,14 +1,38 @@
-"""MPIJob (Kubeflow MPI operator, v2beta1) for Neuron: a launcher and one worker per node.
+"""MPIJob (Kubeflow MPI operator v0.8.0, MPIJob v2beta1) for Neuron: a launcher that runs
+mpirun and one worker per node that mpirun reaches over ssh.
 
-A lost worker fails the launcher's mpirun; the launcher restarts under the caller's
-restart policy, up to the backoff limit, and the script resumes from the checkpoint
-location in its environment. MPIJob v2beta1 has no elastic mode: every worker is needed.
+How the operator runs it (``pkg/controller/mpi_job_controller.go`` at v0.8.0): it writes
+a hostfile (``/etc/mpi/hostfile``, one line per worker with ``slotsPerWorker`` slots) and
+an ssh key pair (a Secret mounted at ``sshAuthMountPath``, default ``/root/.ssh``, mode
+0600 only there) into the pods, and sets ``OMPI_MCA_orte_default_hostfile`` and
+``OMPI_MCA_plm_rsh_args`` on the launcher. mpirun then starts every rank with ssh on the
+workers, so:
+
+* each worker runs sshd in the foreground, as the operator's examples do
+  (``examples/v2beta1/pi/pi.yaml``); trainstack's worker command also creates what a
+  stock image lacks (host keys, ``/run/sshd``), which the examples' base image makes at
+  build time (``build/base/Dockerfile``);
+* the pods run as root, the user the key mount at ``/root/.ssh`` serves;
+* the ranks inherit sshd's environment, not the worker pod's: what they need is set on
+  the launcher and forwarded by mpirun (``-x NAME``), the Neuron fabric settings
+  (``catalog.fabric_env``) and the checkpoint location among it;
+* the launcher's ssh must not stop at an unknown host key: the operator's examples turn
+  host-key checking off in the image's ``ssh_config``; trainstack passes the same options
+  in ``plm_rsh_args`` on mpirun's command line, which overrides the operator's variable.
+
+Restarts: the launcher is a batch Job whose ``backoffLimit`` is the MPIJob's; a lost worker
+fails mpirun, the launcher is restarted within that limit, and the script resumes from
+the checkpoint location in its environment. MPIJob v2beta1 has no elastic mode. The
+operator maps ``ExitCode`` to the pod policy ``Never`` and leaves the Job to retry every
+failure (``setRestartPolicy``), so ``ExitCode`` would not mean here what it means for a
+PyTorchJob, and ``Always`` is no policy a Job's pods may have: both are refused.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
-from typing import Optional
+from typing import Any, Optional
 
 from ..outputs import StackOutputs
 from .placement import (
@@ -22,13 +46,29 @@ from .placement import (
     resources,
     volumes,
 )
-from .restarts import backoff_limit_for, checkpoint_env, run_policy
+from .restarts import backoff_limit_for, checkpoint_env
+
+SSH_AUTH_MOUNT_PATH = "/root/.ssh"
+ROOT = {"runAsUser": 0}
+# Host keys and sshd's privilege separation directory where the image has none, then sshd
+# in the foreground (-D) logging to stderr (-e), as in the operator's examples.
+WORKER_SSHD = ("mkdir -p /run/sshd && { ls /etc/ssh/ssh_host_*_key >/dev/null 2>&1 || ssh-keygen -A; } "
+               "&& exec /usr/sbin/sshd -De")
+# The operator's own "-o ConnectionAttempts=10", and no stop at the workers' unknown host keys.
+RSH_ARGS = "-o ConnectionAttempts=10 -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null"
+# Open MPI's mpirun refuses to run as root unless both are set (its documented equivalent of
+# --allow-run-as-root, which mpirun releases spell differently).
+OPEN_MPI_AS_ROOT = [{"name": "OMPI_ALLOW_RUN_AS_ROOT", "value": "1"},
+                    {"name": "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "value": "1"}]
+MPI_LAUNCHERS = ("mpirun", "mpiexec")
+LAUNCHER_RESTART_POLICIES = ("OnFailure", "Never")
 
 
 def render_mpijob(outputs: StackOutputs, *, name: str, group_name: str, nodes: int, image: str,
                   command: Sequence[str], devices_per_worker: Optional[int] = None,
                   namespace: Optional[str] = None, restart_policy: str = "OnFailure",
-                  backoff_limit: Optional[int] = None, min_nodes: Optional[int] = None) -> dict:
+                  backoff_limit: Optional[int] = None, min_nodes: Optional[int] = None) -> dict[str, Any]:
+    """``command``: what the launcher runs, ``mpirun ...`` or the program mpirun starts on every slot."""
     target = group(outputs, group_name)
     if target.accelerator_kind != "neuron":
         raise LaunchError(f"group '{group_name}' runs {target.accelerator_kind}; MPIJobs here are for Neuron groups.")
@@ -38,28 +78,50 @@ def render_mpijob(outputs: StackOutputs, *, name: str, group_name: str, nodes: i
     if min_nodes is not None and min_nodes != nodes:
         raise LaunchError(f"MPIJob v2beta1 has no elastic mode: mpirun needs all {nodes} workers, so a minimum of "
                           f"{min_nodes} cannot apply; leave the minimum unset (the launcher restarts instead).")
+    if restart_policy not in LAUNCHER_RESTART_POLICIES:
+        raise LaunchError(f"restart policy '{restart_policy}': the MPI operator runs the launcher as a batch Job, whose "
+                          "pods restart OnFailure or Never (ExitCode becomes Never and the Job retries every failure); "
+                          "use OnFailure (restarts within the backoff limit) or Never (fails at once).")
     devices = devices_per_node(target, group_name, devices_per_worker)
+    # A batch Job without a backoff limit retries six times (Kubernetes' default): Never sets none, so 0.
     limit = backoff_limit_for(restart_policy, backoff_limit)
+    limit = 0 if limit is None else limit
     job_metadata = metadata(outputs, name, namespace)
     vols, mounts = volumes(outputs)
-    checkpoints = checkpoint_env(outputs, job_metadata)
+    rank_env = fabric_env(target.accelerator_kind, target.efa_interfaces_per_node) + checkpoint_env(outputs, job_metadata)
     worker = {"spec": {**pod_placement(target), "volumes": vols, "containers": [{
-        "name": "worker", "image": image, "resources": resources(target, devices), "volumeMounts": mounts,
-        "env": fabric_env(target) + checkpoints}]}}
+        "name": "worker", "image": image, "command": ["/bin/sh", "-c", WORKER_SSHD], "securityContext": ROOT,
+        "resources": resources(target, devices), "volumeMounts": mounts}]}}
     # The launcher only starts mpirun; it needs no devices and stays off accelerator nodes.
     launcher = {"spec": {"containers": [{
-        "name": "launcher", "image": image, "command": list(command),
-        "resources": {"requests": {"cpu": "1", "memory": "2Gi"}}, **({"env": checkpoints} if checkpoints else {})}]}}
+        "name": "launcher", "image": image, "command": launcher_command(command, [e["name"] for e in rank_env]),
+        "securityContext": ROOT, "resources": {"requests": {"cpu": "1", "memory": "2Gi"}},
+        "env": OPEN_MPI_AS_ROOT + rank_env}]}}
     cores = target.neuron_cores_per_node or 0
     return {
         "apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": job_metadata,
         "spec": {
             # One MPI slot per NeuronCore the worker's devices hold.
             "slotsPerWorker": cores * devices // target.accelerators_per_node if cores else devices,
-            "runPolicy": {"cleanPodPolicy": "Running", **run_policy(limit).get("runPolicy", {})},
+            "sshAuthMountPath": SSH_AUTH_MOUNT_PATH,
+            "runPolicy": {"cleanPodPolicy": "Running", "backoffLimit": limit},
             "mpiReplicaSpecs": {
                 "Launcher": {"replicas": 1, "restartPolicy": restart_policy, "template": launcher},
                 "Worker": {"replicas": nodes, "restartPolicy": restart_policy, "template": worker},
             },
         },
     }
+
+
+def launcher_command(command: Sequence[str], forwarded: Sequence[str]) -> list[str]:
+    """mpirun with the ssh options and ``-x NAME`` for every variable the ranks need, then the
+    rest of ``command``; a command that does not start with mpirun is run by it on every slot."""
+    if not command:
+        raise LaunchError("the MPIJob needs a command for its launcher, e.g. `mpirun python train.py`.")
+    first, rest = command[0], list(command[1:])
+    if os.path.basename(first) not in MPI_LAUNCHERS:
+        first, rest = "mpirun", list(command)
+    flags = ["--mca", "plm_rsh_args", RSH_ARGS]
+    for name in forwarded:
+        flags += ["-x", name]
+    return [first, *flags, *rest]

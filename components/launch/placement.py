@@ -3,6 +3,7 @@ the devices it claims, shared memory, the shared file system, the fabric environ
 
 from __future__ import annotations
 
+from ..catalog.fabric_env import efa_env
 from ..outputs import AcceleratedGroup, StackOutputs
 
 EFA_RESOURCE = "vpc.amazonaws.com/efa"
@@ -77,14 +78,7 @@ def metadata(outputs: StackOutputs, name: str, namespace: str | None) -> dict:
     return {"name": name, **({"namespace": namespace} if namespace else {})}
 
 
-def fabric_env(target: AcceleratedGroup) -> list[dict]:
-    """Only what current aws-ofi-nccl (>= 1.7) and libfabric (>= 1.18) still need.
-
-    FI_PROVIDER, NCCL_PROTO, FI_EFA_USE_DEVICE_RDMA and RDMAV_FORK_SAFE are obsolete or
-    harmful with those versions (aws-ofi-nccl doc/efa-env-var.md). NCCL's socket
-    bootstrap must not pick EKS Pod Identity's link-local interface, on which
-    cross-node NCCL hangs.
-    """
-    if not target.efa_interfaces_per_node:
-        return []
-    return [{"name": "NCCL_SOCKET_IFNAME", "value": "^lo,docker,pod-id-link"}]
+def fabric_env(accelerator_kind: str, efa_interfaces: int) -> list[dict]:
+    """The EFA environment of the accelerator's own documentation (``catalog.fabric_env``),
+    as container env entries; none on a node without EFA."""
+    return [{"name": name, "value": value} for name, value in efa_env(accelerator_kind, efa_interfaces).items()]

@@ -58,7 +58,8 @@ def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, node
             "containers": [{
                 "name": "pytorch", "image": image, "command": list(command),
                 "resources": resources(target, gpus), "volumeMounts": mounts,
-                "env": fabric_env(target) + checkpoint_env(outputs, job_metadata),
+                "env": fabric_env(target.accelerator_kind, target.efa_interfaces_per_node)
+                + checkpoint_env(outputs, job_metadata),
             }],
         },
     }

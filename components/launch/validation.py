@@ -23,6 +23,11 @@ ALL_REDUCE_LAUNCH = 'printf "%s" "$1" > /tmp/all_reduce.py && shift && exec torc
 # ExitCode policy (128 and above, signals, are retried): a floor missed is a verdict,
 # not a fault to restart from.
 VERDICT_RESTART_POLICY = "ExitCode"
+# Nor may torchrun's elastic agent restart it: with etcd rendezvous the operator passes
+# elasticPolicy.maxRestarts to torchrun as PET_MAX_RESTARTS (training-operator v1.8.1
+# pkg/controller.v1/pytorch/elastic.go), and the agent restarts the whole worker group on
+# any worker's failure up to that many times (torch.distributed.run, --max-restarts).
+VERDICT_MAX_RESTARTS = 0
 
 
 def render_device_check(outputs: StackOutputs, *, name: str, group_name: str, nodes: int, image: str,
@@ -87,4 +92,6 @@ def render_all_reduce(outputs: StackOutputs, *, name: str, group_name: str, node
                             command=command, gpus_per_node=gpus_per_node)
     for replica in job["spec"]["pytorchReplicaSpecs"].values():
         replica["restartPolicy"] = VERDICT_RESTART_POLICY
+    if "elasticPolicy" in job["spec"]:
+        job["spec"]["elasticPolicy"]["maxRestarts"] = VERDICT_MAX_RESTARTS
     return job

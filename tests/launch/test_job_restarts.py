@@ -69,7 +69,11 @@ def test_a_neuron_mpijob_restarts_its_launcher_within_the_backoff_limit_and_know
     for replica in replicas.values():
         valid_pod(replica["template"])
         assert replica["restartPolicy"] == "OnFailure"
-        assert env_of(replica)["TRAINSTACK_CHECKPOINT_DIR"] == "/fsx/checkpoints/default/llama"
+    # The ranks inherit the launcher's mpirun environment (workers' sshd starts them), so the
+    # checkpoint location is set there and forwarded with -x.
+    assert env_of(replicas["Launcher"])["TRAINSTACK_CHECKPOINT_DIR"] == "/fsx/checkpoints/default/llama"
+    command = replicas["Launcher"]["template"]["spec"]["containers"][0]["command"]
+    assert command[0] == "mpirun" and "TRAINSTACK_CHECKPOINT_DIR" in command and command[-2:] == ["python", "train.py"]
     # MPIJob v2beta1's RunPolicy has the same fields as the training operator's v1 RunPolicy.
     check(job["spec"]["runPolicy"], "KubeflowOrgV1RunPolicy")
     assert job["spec"]["runPolicy"] == {"cleanPodPolicy": "Running", "backoffLimit": 6}
@@ -91,6 +95,12 @@ def test_a_neuron_mpijob_restarts_its_launcher_within_the_backoff_limit_and_know
     (lambda: render_mpijob(recorded("trn1"), name="x", group_name="trn1", nodes=4, image="i", command=["t"],
                            min_nodes=2),
      "MPIJob v2beta1 has no elastic mode"),
+    (lambda: render_mpijob(recorded("trn1"), name="x", group_name="trn1", nodes=4, image="i", command=["t"],
+                           restart_policy="ExitCode"),
+     "runs the launcher as a batch Job.*ExitCode becomes Never and the Job retries every failure"),
+    (lambda: render_mpijob(recorded("trn1"), name="x", group_name="trn1", nodes=4, image="i", command=["t"],
+                           restart_policy="Always"),
+     "restart policy 'Always': the MPI operator runs the launcher as a batch Job"),
 ])
 def test_restart_limits_that_cannot_work_are_refused_with_the_reason(call, message):
     with pytest.raises(LaunchError, match=message):
@@ -101,6 +111,13 @@ def test_restart_policy_never_renders_no_backoff_limit():
     job = render_pytorchjob(recorded("fsdp-p5"), name="x", group_name="p5", nodes=2, image="i", command=["t"],
                             restart_policy="Never")
     assert "runPolicy" not in job["spec"] and "maxRestarts" not in job["spec"]["elasticPolicy"]
+
+
+def test_an_mpijob_that_never_restarts_gives_its_launcher_job_a_backoff_limit_of_zero():
+    # The launcher is a batch Job: without a backoff limit Kubernetes retries it six times.
+    job = render_mpijob(recorded("trn1"), name="x", group_name="trn1", nodes=4, image="i", command=["t"],
+                        restart_policy="Never")
+    assert job["spec"]["runPolicy"]["backoffLimit"] == 0
 
 
 # HyperPod with EKS orchestration.
