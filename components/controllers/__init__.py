@@ -12,5 +12,8 @@ One module per controller; each returns ``Finding``s (``model.py``).
 """
 
 from .model import Finding
+from .mpi_operator import check_mpijob
+from .restarts import check_restarts
+from .training_operator import check_pytorchjob
 
-__all__ = ["Finding"]
+__all__ = ["Finding", "check_mpijob", "check_pytorchjob", "check_restarts"]

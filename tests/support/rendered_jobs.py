@@ -95,3 +95,30 @@ def _eks_jobs(outputs: StackOutputs, group: str, kind: str, nodes: int,
 def shipped_jobs() -> list[RenderedJob]:
     """Every job rendered for every shipped stack."""
     return [job for stack in SHIPPED_STACKS for job in jobs_for(outputs_of(stack))]
+
+
+# Generated variants: configurations no shipped stack has, planned like one.
+HYPERPOD_EKS = {
+    "profile": "dev", "region": "us-west-2", "network": {"zones": ["us-west-2a", "us-west-2b"]},
+    "eks": {"publicAccessCidrs": ["203.0.113.0/24"]},
+    "hyperpod": {"orchestrator": "eks", "clusterName": "ml-cluster", "trainingOperator": True,
+                 "workers": [{"name": "gpu", "instanceType": "ml.p5.48xlarge", "count": 4}]},
+    "fsx": {"storageCapacityGiB": 1200, "zone": "us-west-2a", "namespace": "kubeflow"},
+}
+VARIANTS = {"hyperpod-eks": HYPERPOD_EKS}
+
+
+@functools.cache
+def variant_outputs(name: str) -> StackOutputs:
+    """The outputs of a generated variant's offline plan (planned once per session)."""
+    import tempfile
+
+    from support.scratch import plan_config
+
+    with tempfile.TemporaryDirectory() as directory:
+        return parse_outputs(plan_config(Path(directory), name, VARIANTS[name]).outputs)
+
+
+def variant_jobs() -> list[RenderedJob]:
+    """Every job rendered for every generated variant."""
+    return [job for name in sorted(VARIANTS) for job in jobs_for(variant_outputs(name))]

@@ -1,0 +1,124 @@
+"""The Kubeflow MPI operator (v0.8.0, MPIJob v2beta1) starting a job's ranks.
+
+What the operator does with an MPIJob (``pkg/controller/mpi_job_controller.go`` at v0.8.0):
+
+* ``newWorker``: a worker pod per replica; with no command of its own the first container
+  runs ``/usr/sbin/sshd -De``. The examples run sshd explicitly
+  (``examples/v2beta1/pi/pi.yaml``: ``/usr/sbin/sshd -De -f /home/mpiuser/.sshd_config``).
+* ``newLauncherJob``: the launcher, a batch Job, gets ``OMPI_MCA_orte_default_hostfile``
+  (``/etc/mpi/hostfile``, the workers and their slots) and ``OMPI_MCA_plm_rsh_args``; its
+  mpirun reaches every worker over ssh and starts the ranks there. Ranks inherit the
+  environment sshd gives them and what mpirun forwards (``-x NAME``), never the worker
+  pod's own environment.
+* ``setupSSHOnPod``: the ssh key pair and ``authorized_keys`` from a Secret, mounted at
+  ``sshAuthMountPath`` (default ``/root/.ssh``; mode 0600 only there), so at the default
+  only root can use them.
+
+The model checks, per MPIJob: the workers run sshd in the foreground; the launcher runs
+mpirun; the pods run as a user the key mount serves; every variable the ranks need (the
+fabric settings of the accelerator's documentation, ``catalog.fabric_env``, and whatever
+the job sets for its ranks) is set on the launcher and forwarded by mpirun. It does not
+check the image: that it has sshd, Open MPI, host keys, or that its ssh client accepts
+the workers' host keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..catalog.fabric_env import NEURON_EFA_ENV_SOURCE, efa_env
+from .jobs import EFA_RESOURCE, Job, accelerator_kind, argv, env, job_name, limit, main_container, replica_specs, \
+    run_as_user, runs
+from .model import Finding
+
+CONTROLLER = "mpi-operator"
+SOURCE = "kubeflow/mpi-operator v0.8.0 pkg/controller/mpi_job_controller.go"
+OPERATOR_WORKER_COMMAND = ["/usr/sbin/sshd", "-De"]
+ROOT_SSH_PATH = "/root/.ssh"
+# Set by the operator itself (role, hostfile, rsh args) or by the launcher for mpirun alone.
+LAUNCHER_ONLY = ("K_MPI_JOB_ROLE", "OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM")
+
+
+def check_mpijob(job: Job) -> list[Finding]:
+    """What would keep the operator's mpirun from starting every rank as the job intends."""
+    if job.get("kind") != "MPIJob":
+        return []
+    replicas = replica_specs(job)
+    launcher, worker = replicas.get("Launcher"), replicas.get("Worker")
+    if launcher is None or worker is None:
+        return [_finding(job, "an MPIJob needs a Launcher and Workers (mpiReplicaSpecs); the operator starts no ranks "
+                              "without both.")]
+    return [*_workers_run_sshd(job, worker), *_launcher_runs_mpirun(job, launcher), *_ssh_user(job, launcher, worker),
+            *_environment_reaches_ranks(job, launcher, worker)]
+
+
+def forwarded(launcher_argv: list[str]) -> set[str]:
+    """The variables mpirun exports to every rank: ``-x NAME`` (or ``-x NAME=value``)."""
+    names = set()
+    for flag, value in zip(launcher_argv, launcher_argv[1:]):
+        if flag == "-x":
+            names.add(value.split("=", 1)[0])
+    return names
+
+
+def _workers_run_sshd(job: Job, worker: dict) -> Iterator[Finding]:
+    container = main_container(worker)
+    words = argv(container) or OPERATOR_WORKER_COMMAND
+    if not runs({"command": words}, "sshd"):
+        yield _finding(job, f"the workers run {' '.join(words)[:80]!r}, not sshd: the launcher's mpirun reaches "
+                            "workers over ssh, so no rank starts. Run `/usr/sbin/sshd -De` on the workers (the "
+                            "operator's examples) or leave their command unset.")
+    elif not any(word.startswith("-D") or " -D" in word for word in words):
+        yield _finding(job, "the workers start sshd without -D: it forks into the background, the container's "
+                            "main process exits and the worker pod ends. Run `sshd -De`.")
+
+
+def _launcher_runs_mpirun(job: Job, launcher: dict) -> Iterator[Finding]:
+    container = main_container(launcher)
+    if not (runs(container, "mpirun") or runs(container, "mpiexec")):
+        yield _finding(job, f"the launcher runs {' '.join(argv(container))[:80]!r} without mpirun: it runs alone on "
+                            "the launcher pod and nothing starts ranks on the workers. Start it with mpirun.")
+
+
+def _ssh_user(job: Job, launcher: dict, worker: dict) -> Iterator[Finding]:
+    path = job.get("spec", {}).get("sshAuthMountPath", ROOT_SSH_PATH)
+    for role, replica in (("launcher pod", launcher), ("worker pods", worker)):
+        user = run_as_user(replica)
+        if path == ROOT_SSH_PATH and user != 0:
+            said = "no runAsUser, so the image's user" if user is None else f"runAsUser {user}"
+            yield _finding(job, f"the {role} run as {said}, but the operator mounts the ssh keys at {ROOT_SSH_PATH} (mode "
+                                "0600, root's), which only root can use: set securityContext.runAsUser: 0, or "
+                                "sshAuthMountPath to the user's ~/.ssh with a user-run sshd as in the operator's "
+                                "examples.")
+        elif path != ROOT_SSH_PATH and user in (None, 0):
+            yield _finding(job, f"sshAuthMountPath is {path}, so the {role} must run as the user whose ~/.ssh that "
+                                "is: set securityContext.runAsUser to it.")
+
+
+def _environment_reaches_ranks(job: Job, launcher: dict, worker: dict) -> Iterator[Finding]:
+    launcher_container, worker_container = main_container(launcher), main_container(worker)
+    launcher_env, exported = env(launcher_container), forwarded(argv(launcher_container))
+    kind = accelerator_kind(worker_container)
+    fabric = dict(efa_env(kind, limit(worker_container, EFA_RESOURCE))) if kind else {}
+    needed = {name: fabric.get(name) for name in fabric}
+    needed.update({name: None for name in env(worker_container)})
+    needed.update({name: None for name in launcher_env if name not in LAUNCHER_ONLY})
+    for name, value in sorted(needed.items()):
+        where = f" (the fabric setting of {NEURON_EFA_ENV_SOURCE if kind == 'neuron' else 'catalog.fabric_env'})" \
+            if name in fabric else ""
+        if name not in launcher_env:
+            place = "is set only on the worker pods, whose sshd does not pass it on" if name in env(worker_container) \
+                else "is set nowhere"
+            yield _finding(job, f"{name}{where} {place}: the ranks mpirun starts never see it. Set it on the "
+                                f"launcher and forward it with `mpirun -x {name}`.")
+        elif name not in exported:
+            yield _finding(job, f"{name}{where} is set on the launcher but mpirun does not forward it: add "
+                                f"`-x {name}` so every rank sees it.")
+        elif value is not None and launcher_env[name] != value:
+            yield _finding(job, f"{name}={launcher_env[name]!r} where the accelerator's documentation sets "
+                                f"{value!r}{where}.")
+
+
+def _finding(job: Job, message: str) -> Finding:
+    return Finding(controller=CONTROLLER, subject=job_name(job), message=message, source=SOURCE)
+
