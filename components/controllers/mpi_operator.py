@@ -100,9 +100,10 @@ def _environment_reaches_ranks(job: Job, launcher: dict, worker: dict) -> Iterat
     launcher_env, exported = env(launcher_container), forwarded(argv(launcher_container))
     kind = accelerator_kind(worker_container)
     fabric = dict(efa_env(kind, limit(worker_container, EFA_RESOURCE))) if kind else {}
-    needed = {name: fabric.get(name) for name in fabric}
-    needed.update({name: None for name in env(worker_container)})
-    needed.update({name: None for name in launcher_env if name not in LAUNCHER_ONLY})
+    # The fabric settings with their documented values; whatever else the job sets for its ranks, as set.
+    needed: dict[str, str | None] = {name: None for name in [*env(worker_container), *launcher_env]
+                                     if name not in LAUNCHER_ONLY}
+    needed.update(fabric)
     for name, value in sorted(needed.items()):
         where = f" (the fabric setting of {NEURON_EFA_ENV_SOURCE if kind == 'neuron' else 'catalog.fabric_env'})" \
             if name in fabric else ""
