@@ -25,8 +25,8 @@ read one list.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Mapping
 
 NEURON_EFA_ENV: Mapping[str, str] = MappingProxyType({
     "FI_PROVIDER": "efa",

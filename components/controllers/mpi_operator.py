@@ -24,11 +24,23 @@ the workers' host keys.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 
 from ..catalog.fabric_env import NEURON_EFA_ENV_SOURCE, efa_env
-from .jobs import EFA_RESOURCE, Job, accelerator_kind, argv, env, job_name, limit, main_container, replica_specs, \
-    run_as_user, runs
+from .jobs import (
+    EFA_RESOURCE,
+    Job,
+    accelerator_kind,
+    argv,
+    env,
+    job_name,
+    limit,
+    main_container,
+    replica_specs,
+    run_as_user,
+    runs,
+)
 from .model import Finding
 
 CONTROLLER = "mpi-operator"
@@ -55,7 +67,7 @@ def check_mpijob(job: Job) -> list[Finding]:
 def forwarded(launcher_argv: list[str]) -> set[str]:
     """The variables mpirun exports to every rank: ``-x NAME`` (or ``-x NAME=value``)."""
     names = set()
-    for flag, value in zip(launcher_argv, launcher_argv[1:]):
+    for flag, value in itertools.pairwise(launcher_argv):
         if flag == "-x":
             names.add(value.split("=", 1)[0])
     return names
@@ -86,8 +98,8 @@ def _ssh_user(job: Job, launcher: dict, worker: dict) -> Iterator[Finding]:
         user = run_as_user(replica)
         if path == ROOT_SSH_PATH and user != 0:
             said = "no runAsUser, so the image's user" if user is None else f"runAsUser {user}"
-            yield _finding(job, f"the {role} run as {said}, but the operator mounts the ssh keys at {ROOT_SSH_PATH} (mode "
-                                "0600, root's), which only root can use: set securityContext.runAsUser: 0, or "
+            yield _finding(job, f"the {role} run as {said}, but the operator mounts the ssh keys at {ROOT_SSH_PATH} "
+                                "(mode 0600, root's), which only root can use: set securityContext.runAsUser: 0, or "
                                 "sshAuthMountPath to the user's ~/.ssh with a user-run sshd as in the operator's "
                                 "examples.")
         elif path != ROOT_SSH_PATH and user in (None, 0):
@@ -105,8 +117,8 @@ def _environment_reaches_ranks(job: Job, launcher: dict, worker: dict) -> Iterat
                                      if name not in LAUNCHER_ONLY}
     needed.update(fabric)
     for name, value in sorted(needed.items()):
-        where = f" (the fabric setting of {NEURON_EFA_ENV_SOURCE if kind == 'neuron' else 'catalog.fabric_env'})" \
-            if name in fabric else ""
+        source = NEURON_EFA_ENV_SOURCE if kind == "neuron" else "catalog.fabric_env"
+        where = f" (the fabric setting of {source})" if name in fabric else ""
         if name not in launcher_env:
             place = "is set only on the worker pods, whose sshd does not pass it on" if name in env(worker_container) \
                 else "is set nowhere"

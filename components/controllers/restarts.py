@@ -27,8 +27,8 @@ auto-resume"). The model checks each rendered job against them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any, Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from .jobs import Job, argv, job_name, main_container, pod_spec, replica_specs
 from .model import Finding
@@ -58,8 +58,9 @@ def _verdict_job(job: Job) -> Iterator[Finding]:
     spec = job.get("spec", {})
     policy = pod_spec(spec).get("restartPolicy")
     if policy != "Never" or spec.get("backoffLimit") != 0:
-        yield _finding(job, f"a check with restartPolicy {policy} and backoffLimit {spec.get('backoffLimit', 'unset (6)')}"
-                            ": a failed check would be run again instead of failing once. Use Never and 0.")
+        limit = spec.get("backoffLimit", "unset (6)")
+        yield _finding(job, f"a check with restartPolicy {policy} and backoffLimit {limit}: a failed check would be "
+                            "run again instead of failing once. Use Never and 0.")
 
 
 def _verdict_pytorchjob(job: Job) -> Iterator[Finding]:
@@ -67,8 +68,8 @@ def _verdict_pytorchjob(job: Job) -> Iterator[Finding]:
         policy = replica.get("restartPolicy")
         if policy not in ("ExitCode", "Never"):
             yield _finding(job, f"{role} restartPolicy {policy}: the operator restarts a pod that missed the floor "
-                                "(exit 1); a verdict must fail once. Use ExitCode (retries only exits of 128 and above, "
-                                "a lost node) or Never.")
+                                "(exit 1); a verdict must fail once. Use ExitCode (retries only exits of 128 and "
+                                "above, a lost node) or Never.")
     max_restarts = (job.get("spec", {}).get("elasticPolicy") or {}).get("maxRestarts", 0)
     if max_restarts:
         yield _finding(job, f"elasticPolicy.maxRestarts {max_restarts}: torchrun's elastic agent reruns the whole "

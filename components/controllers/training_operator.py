@@ -22,12 +22,24 @@ version.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any, Mapping, Optional
+from collections.abc import Iterator, Mapping
+from typing import Any, Optional
 
 from ..catalog.fabric_env import NCCL_EFA_ENV_SOURCE, efa_env
-from .jobs import EFA_RESOURCE, GPU_RESOURCE, NEURON_RESOURCE, Job, accelerator_kind, argv, env, job_name, limit, \
-    main_container, replica_specs, runs
+from .jobs import (
+    EFA_RESOURCE,
+    GPU_RESOURCE,
+    NEURON_RESOURCE,
+    Job,
+    accelerator_kind,
+    argv,
+    env,
+    job_name,
+    limit,
+    main_container,
+    replica_specs,
+    runs,
+)
 from .model import Finding
 
 CONTROLLER = "training-operator"

@@ -79,16 +79,17 @@ def render_mpijob(outputs: StackOutputs, *, name: str, group_name: str, nodes: i
         raise LaunchError(f"MPIJob v2beta1 has no elastic mode: mpirun needs all {nodes} workers, so a minimum of "
                           f"{min_nodes} cannot apply; leave the minimum unset (the launcher restarts instead).")
     if restart_policy not in LAUNCHER_RESTART_POLICIES:
-        raise LaunchError(f"restart policy '{restart_policy}': the MPI operator runs the launcher as a batch Job, whose "
-                          "pods restart OnFailure or Never (ExitCode becomes Never and the Job retries every failure); "
-                          "use OnFailure (restarts within the backoff limit) or Never (fails at once).")
+        raise LaunchError(f"restart policy '{restart_policy}': the MPI operator runs the launcher as a batch Job, "
+                          "whose pods restart OnFailure or Never (ExitCode becomes Never and the Job retries every "
+                          "failure); use OnFailure (restarts within the backoff limit) or Never (fails at once).")
     devices = devices_per_node(target, group_name, devices_per_worker)
     # A batch Job without a backoff limit retries six times (Kubernetes' default): Never sets none, so 0.
     limit = backoff_limit_for(restart_policy, backoff_limit)
     limit = 0 if limit is None else limit
     job_metadata = metadata(outputs, name, namespace)
     vols, mounts = volumes(outputs)
-    rank_env = fabric_env(target.accelerator_kind, target.efa_interfaces_per_node) + checkpoint_env(outputs, job_metadata)
+    rank_env = (fabric_env(target.accelerator_kind, target.efa_interfaces_per_node)
+                + checkpoint_env(outputs, job_metadata))
     worker = {"spec": {**pod_placement(target), "volumes": vols, "containers": [{
         "name": "worker", "image": image, "command": ["/bin/sh", "-c", WORKER_SSHD], "securityContext": ROOT,
         "resources": resources(target, devices), "volumeMounts": mounts}]}}

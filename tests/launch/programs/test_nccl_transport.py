@@ -34,8 +34,9 @@ ip-192-168-29-243:26465:26533 [0] NCCL INFO Ring 00 : 8[0] -> 9[1] via P2P/IPC
 """
 # aws-ofi-nccl loaded but libfabric offered only its TCP provider (no EFA device in the pod):
 # the line format of src/nccl_ofi_net.cpp at v1.19.2.
-OFI_ON_TCP = "ip-10-0-1-5:71:80 [0] NCCL INFO NET/OFI Selected provider is tcp, fabric is 10.0.0.0/16 (found 1 nics)\n" \
-             "ip-10-0-1-5:71:80 [0] NCCL INFO Using network Libfabric\n"
+OFI_ON_TCP = ("ip-10-0-1-5:71:80 [0] NCCL INFO NET/OFI Selected provider is tcp, fabric is 10.0.0.0/16 "
+              "(found 1 nics)\n"
+              "ip-10-0-1-5:71:80 [0] NCCL INFO Using network Libfabric\n")
 
 
 def test_nccl_on_sockets_is_read_as_the_socket_network_with_every_connection_over_it():
