@@ -11,6 +11,7 @@ from pathlib import Path
 import kubernetes_validate
 import pytest
 from support.openapi_models import check
+from support.rendered_jobs import HYPERPOD_EKS
 from support.scratch import plan_config
 from trainstack.launch import LaunchError, render_hyperpod_pytorchjob, render_mpijob, render_pytorchjob
 from trainstack.outputs import parse_outputs
@@ -121,15 +122,6 @@ def test_an_mpijob_that_never_restarts_gives_its_launcher_job_a_backoff_limit_of
 
 
 # HyperPod with EKS orchestration.
-
-HYPERPOD_EKS = {
-    "profile": "dev", "region": "us-west-2", "network": {"zones": ["us-west-2a", "us-west-2b"]},
-    "eks": {"publicAccessCidrs": ["203.0.113.0/24"]},
-    "hyperpod": {"orchestrator": "eks", "clusterName": "ml-cluster", "trainingOperator": True,
-                 "workers": [{"name": "gpu", "instanceType": "ml.p5.48xlarge", "count": 4}]},
-    "fsx": {"storageCapacityGiB": 1200, "zone": "us-west-2a", "namespace": "kubeflow"},
-}
-
 
 @pytest.fixture(scope="module")
 def hyperpod_eks(tmp_path_factory):
