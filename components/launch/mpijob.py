@@ -91,12 +91,12 @@ def render_mpijob(outputs: StackOutputs, *, name: str, group_name: str, nodes: i
     rank_env = (fabric_env(target.accelerator_kind, target.efa_interfaces_per_node)
                 + checkpoint_env(outputs, job_metadata))
     worker = {"spec": {**pod_placement(target), "volumes": vols, "containers": [{
-        "name": "worker", "image": image, "command": ["/bin/sh", "-c", WORKER_SSHD], "securityContext": ROOT,
+        "name": "worker", "image": image, "command": ["/bin/sh", "-c", WORKER_SSHD], "securityContext": dict(ROOT),
         "resources": resources(target, devices), "volumeMounts": mounts}]}}
     # The launcher only starts mpirun; it needs no devices and stays off accelerator nodes.
     launcher = {"spec": {"containers": [{
         "name": "launcher", "image": image, "command": launcher_command(command, [e["name"] for e in rank_env]),
-        "securityContext": ROOT, "resources": {"requests": {"cpu": "1", "memory": "2Gi"}},
+        "securityContext": dict(ROOT), "resources": {"requests": {"cpu": "1", "memory": "2Gi"}},
         "env": OPEN_MPI_AS_ROOT + rank_env}]}}
     cores = target.neuron_cores_per_node or 0
     return {

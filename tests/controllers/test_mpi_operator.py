@@ -122,3 +122,10 @@ def test_a_launcher_without_mpirun_runs_the_script_once_on_a_pod_without_devices
     job = trn1_job()
     container(job, "Launcher")["command"] = ["python", "train.py"]
     assert any("without mpirun" in m for m in messages(job))
+
+
+
+def test_launcher_and_workers_get_their_own_security_context_so_the_yaml_has_no_aliases():
+    # One shared dict would be written as a YAML anchor and alias (&id001 / *id001).
+    job = trn1_job()
+    assert container(job, "Launcher")["securityContext"] is not container(job, "Worker")["securityContext"]
