@@ -80,8 +80,12 @@ def _parser() -> argparse.ArgumentParser:
                              help="fail below this bus bandwidth (Gbit/s; default: half the type's peak, "
                                   "see trainstack.launch.floors)")
         if kind in ("pytorchjob", "mpijob"):
+            from .launch.mpijob import LAUNCHER_RESTART_POLICIES
+            from .launch.restarts import RESTART_POLICIES
+
+            # The MPI launcher is a batch Job: only the policies its pods may have (launch/mpijob.py).
             job.add_argument("--restart-policy", default="OnFailure",
-                             choices=["OnFailure", "ExitCode", "Always", "Never"],
+                             choices=list(LAUNCHER_RESTART_POLICIES if kind == "mpijob" else RESTART_POLICIES),
                              help="replica restart policy after a failure or a lost node (default OnFailure)")
             job.add_argument("--backoff-limit", type=int,
                              help="restarts before the job fails (default 3; none with Never)")
