@@ -13,6 +13,7 @@ from typing import Literal, Optional
 
 from pydantic import field_validator, model_validator
 
+from ..catalog import hyperpod_eks
 from .addons import CostConfig, ObservabilityConfig, OperatorsConfig
 from .base import ConfigModel, ConfigValueError
 from .cluster import VPC_CNI_MIN_FOR_EFA_ONLY, EksConfig, vpc_cni_version_tuple
@@ -152,6 +153,14 @@ class StackConfig(ConfigModel):
             raise ConfigValueError("HyperPod with EKS orchestration needs the EKS cluster.",
                                    fix="add an eks block, or use orchestrator: slurm.",
                                    path=("hyperpod", "orchestrator"), value="eks")
+        if self.hyperpod.orchestrator == "eks" and self.eks is not None and \
+                self.eks.version not in hyperpod_eks.HYPERPOD_EKS_KUBERNETES_VERSIONS:
+            supported = ', '.join(hyperpod_eks.HYPERPOD_EKS_KUBERNETES_VERSIONS)
+            raise ConfigValueError(
+                f"SageMaker HyperPod does not support Kubernetes {self.eks.version} for EKS orchestration "
+                f"(it supports {supported}; {hyperpod_eks.HYPERPOD_EKS_VERSIONS_SOURCE}).",
+                fix=f"set eks.version to one of {supported}, "
+                "or use orchestrator: slurm.", path=("eks", "version"), value=self.eks.version)
         zone = self.hyperpod.zone or (self.fsx.zone if self.fsx else self.network.private_zones[0])
         if zone not in self.network.private_zones:
             raise ConfigValueError(f"HyperPod zone {zone} has no private subnet in the network.",
