@@ -11,6 +11,8 @@ reads only plan records and rendered objects, never the cloud.
 One module per controller; each returns ``Finding``s (``model.py``).
 """
 
+from .cluster_controllers import one_controller_per_kind
+from .hyperpod_eks import hyperpod_eks_findings
 from .model import Finding
 
-__all__ = ["Finding"]
+__all__ = ["Finding", "hyperpod_eks_findings", "one_controller_per_kind"]
