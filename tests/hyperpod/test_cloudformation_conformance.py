@@ -35,8 +35,8 @@ def shipped():
     return found
 
 
-def test_the_shipped_stacks_render_a_hyperpod_cluster(shipped):
-    assert [(s, t) for s, t, *_ in shipped] == [("hyperpod", CLUSTER)]
+def test_the_shipped_stacks_render_a_hyperpod_cluster_with_slurm_and_one_with_eks(shipped):
+    assert [(s, t) for s, t, *_ in shipped] == [("hyperpod", CLUSTER), ("hyperpod-eks", CLUSTER)]
 
 
 def test_every_aws_native_resource_of_the_shipped_stacks_passes_its_regions_schema(shipped):
