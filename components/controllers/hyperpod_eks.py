@@ -46,7 +46,8 @@ NODE_GROUP, LAUNCH_TEMPLATE = "aws:eks/nodeGroup:NodeGroup", "aws:ec2/launchTemp
 ROLE, ATTACHMENT, INLINE = ("aws:iam/role:Role", "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
                             "aws:iam/rolePolicy:RolePolicy")
 NETWORK_SOURCE = "EKS user guide, sec-group-reqs (default cluster security group; restricting cluster traffic)"
-CNI_SOURCE = "AWS managed policy reference, AmazonEKS_CNI_Policy v5; HyperPod EKS template sagemaker-iam-role-stack.yaml"
+CNI_SOURCE = ("AWS managed policy reference, AmazonEKS_CNI_Policy v5; "
+              "HyperPod EKS template sagemaker-iam-role-stack.yaml")
 POD_IDENTITY_SOURCE = "EKS user guide, pod-id-agent-setup (node role needs eks-auth:AssumeRoleForPodIdentity)"
 
 CNI_POLICY = "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy"

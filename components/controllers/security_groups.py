@@ -90,13 +90,13 @@ def recorded_rules(plan: Plan) -> Iterator[Rule]:
         props = record.inputs
         protocol = _protocol(props.get("protocol", "-1"))
         low, high = _ports(props, protocol)
-        direction = "ingress" if props.get("type") == "ingress" else "egress"
+        kind: Direction = "ingress" if props.get("type") == "ingress" else "egress"
         group = props["securityGroupId"]
         peer = group if props.get("self") else props.get("sourceSecurityGroupId")
         if peer:
-            yield Rule(direction, group, protocol, low, high, peer_group=peer)
+            yield Rule(kind, group, protocol, low, high, peer_group=peer)
         for cidr in props.get("cidrBlocks") or []:
-            yield Rule(direction, group, protocol, low, high, cidr=cidr)
+            yield Rule(kind, group, protocol, low, high, cidr=cidr)
 
 
 class Reachability:

@@ -188,3 +188,19 @@ def test_the_model_flags_a_cluster_on_a_version_hyperpod_does_not_support():
         resource(document, EKS)["inputs"]["version"] = "1.29"
     (finding,) = hyperpod_eks_findings(edited(old_version))
     assert "Kubernetes 1.29" in finding.message
+
+
+def test_a_connection_needs_egress_from_the_source_and_ingress_at_the_destination():
+    from trainstack.controllers.security_groups import Rule
+
+    out = Rule("egress", "sg-a", "tcp", 443, 443, peer_group="sg-b")
+    into = Rule("ingress", "sg-b", "-1", 0, 65535, peer_group="sg-a")
+    vpc_wide = Rule("ingress", "sg-b", "udp", 53, 53, cidr="10.0.0.0/8")
+    reach = Reachability([out, into, vpc_wide], vpc_cidrs=["10.0.0.0/16"])
+    assert reach.allows(["sg-a"], ["sg-b"], "tcp", 443)
+    assert not reach.allows(["sg-a"], ["sg-b"], "tcp", 10250)  # no egress for it
+    assert not reach.allows(["sg-b"], ["sg-a"], "tcp", 443)  # rules are directional
+    assert not Reachability([out], ["10.0.0.0/16"]).allows(["sg-a"], ["sg-b"], "tcp", 443)  # no ingress
+    open_out = Rule("egress", "sg-a", "-1", 0, 65535, cidr="0.0.0.0/0")
+    assert Reachability([open_out, vpc_wide], ["10.0.0.0/16"]).allows(["sg-a"], ["sg-b"], "udp", 53)
+    assert not Reachability([open_out, vpc_wide], ["192.168.0.0/16"]).allows(["sg-a"], ["sg-b"], "udp", 53)
