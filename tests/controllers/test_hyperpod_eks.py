@@ -204,3 +204,12 @@ def test_a_connection_needs_egress_from_the_source_and_ingress_at_the_destinatio
     open_out = Rule("egress", "sg-a", "-1", 0, 65535, cidr="0.0.0.0/0")
     assert Reachability([open_out, vpc_wide], ["10.0.0.0/16"]).allows(["sg-a"], ["sg-b"], "udp", 53)
     assert not Reachability([open_out, vpc_wide], ["192.168.0.0/16"]).allows(["sg-a"], ["sg-b"], "udp", 53)
+
+
+def test_the_readme_shows_the_command_the_hyperpod_eks_stack_prints():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    (printed,) = [d["message"].split("before pulumi up: ", 1)[1] for d in planned_record("hyperpod-eks")["diagnostics"]
+                  if "HyperPodHelmChart" in d["message"]]
+    assert f"```bash\n{printed}\n```" in readme
