@@ -19,6 +19,8 @@ from dataclasses import dataclass
 HYPERPOD_EKS_KUBERNETES_VERSIONS = ("1.30", "1.31", "1.32", "1.33", "1.34", "1.35")
 HYPERPOD_EKS_VERSIONS_SOURCE = ("SageMaker developer guide, sagemaker-hyperpod-eks-prerequisites.html, "
                                 "Kubernetes version support")
+# Same page, "Networking": the VPC CNI is the only CNI HyperPod supports, from 1.18.3.
+HYPERPOD_EKS_MIN_VPC_CNI = (1, 18, 3)
 
 HYPERPOD_CHART_REPOSITORY = "https://github.com/aws/sagemaker-hyperpod-cli.git"
 HYPERPOD_CHART_COMMIT = "40eb213ed5fe90a4d16f1664db07d174b9b3d69d"

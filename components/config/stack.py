@@ -161,6 +161,13 @@ class StackConfig(ConfigModel):
                 f"(it supports {supported}; {hyperpod_eks.HYPERPOD_EKS_VERSIONS_SOURCE}).",
                 fix=f"set eks.version to one of {supported}, "
                 "or use orchestrator: slurm.", path=("eks", "version"), value=self.eks.version)
+        pinned_cni = self.eks.addon_versions.vpc_cni if self.eks is not None else None
+        if self.hyperpod.orchestrator == "eks" and pinned_cni and \
+                vpc_cni_version_tuple(pinned_cni) < hyperpod_eks.HYPERPOD_EKS_MIN_VPC_CNI:
+            raise ConfigValueError(
+                f"SageMaker HyperPod needs the VPC CNI 1.18.3 or later; vpc-cni is pinned to {pinned_cni}.",
+                fix="pin vpc-cni v1.18.3-eksbuild.1 or later, or remove the pin.",
+                path=("eks", "addonVersions", "vpcCni"), value=pinned_cni)
         zone = self.hyperpod.zone or (self.fsx.zone if self.fsx else self.network.private_zones[0])
         if zone not in self.network.private_zones:
             raise ConfigValueError(f"HyperPod zone {zone} has no private subnet in the network.",

@@ -17,7 +17,8 @@ are EKS nodes, and need what EKS nodes need:
   awsome-distributed-training 1.architectures/7.sagemaker-hyperpod-eks/cfn-templates/
   nested-stacks/sagemaker-iam-role-stack.yaml @ 7217859f), and so does the Pod Identity
   agent, which calls ``eks-auth:AssumeRoleForPodIdentity`` (EKS user guide, pod-id-agent-setup).
-* Kubernetes version: one HyperPod supports (``catalog.hyperpod_eks``).
+* Versions: a Kubernetes version HyperPod supports, and a VPC CNI from 1.18.3 where one is
+  pinned (same prerequisites page; ``catalog.hyperpod_eks``).
 
 Not modelled: routes and NACLs (trainstack renders neither for these subnets), the
 EKS access entry HyperPod creates for the role (the service does it), the cluster
@@ -28,11 +29,16 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..catalog.hyperpod_eks import HYPERPOD_EKS_KUBERNETES_VERSIONS, HYPERPOD_EKS_VERSIONS_SOURCE
+from ..catalog.hyperpod_eks import (
+    HYPERPOD_EKS_KUBERNETES_VERSIONS,
+    HYPERPOD_EKS_MIN_VPC_CNI,
+    HYPERPOD_EKS_VERSIONS_SOURCE,
+)
 from ..plan import Plan
 from ..plan.record import ResourceRecord
 from .cluster_controllers import one_controller_per_kind
@@ -86,6 +92,7 @@ def hyperpod_eks_findings(plan: Plan) -> list[Finding]:
             continue
         eks = eks_clusters[0]
         findings += _version(hyperpod, eks)
+        findings += _vpc_cni(plan, hyperpod)
         findings += _network(plan, hyperpod, eks)
         findings += _execution_roles(plan, hyperpod)
     return findings
@@ -98,6 +105,20 @@ def _version(hyperpod: ResourceRecord, eks: ResourceRecord) -> list[Finding]:
     return [Finding(CONTROLLER, hyperpod.name, f"Kubernetes {version or '(EKS default)'} is not a version HyperPod "
                     f"supports ({', '.join(HYPERPOD_EKS_KUBERNETES_VERSIONS)}): set eks.version to one of them.",
                     HYPERPOD_EKS_VERSIONS_SOURCE)]
+
+
+def _vpc_cni(plan: Plan, hyperpod: ResourceRecord) -> list[Finding]:
+    """A pinned vpc-cni add-on older than HyperPod's minimum (unpinned, EKS installs its default for the
+    cluster version, newer than 1.18.3 on every version HyperPod supports)."""
+    findings = []
+    for addon in plan.by_type("aws:eks/addon:Addon"):
+        version = addon.inputs.get("addonVersion")
+        parsed = re.match(r"^v(\d+)\.(\d+)\.(\d+)", str(version or ""))
+        if addon.inputs.get("addonName") == "vpc-cni" and parsed is not None and \
+                tuple(int(n) for n in parsed.groups()) < HYPERPOD_EKS_MIN_VPC_CNI:
+            findings.append(Finding(CONTROLLER, hyperpod.name, f"vpc-cni {version} is older than the 1.18.3 HyperPod "
+                                    "needs on its nodes: pin a later version.", HYPERPOD_EKS_VERSIONS_SOURCE))
+    return findings
 
 
 def _node_group_security_groups(plan: Plan, group: ResourceRecord, cluster_group: str) -> list[str]:

@@ -213,3 +213,15 @@ def test_the_readme_shows_the_command_the_hyperpod_eks_stack_prints():
     (printed,) = [d["message"].split("before pulumi up: ", 1)[1] for d in planned_record("hyperpod-eks")["diagnostics"]
                   if "HyperPodHelmChart" in d["message"]]
     assert f"```bash\n{printed}\n```" in readme
+
+
+def test_a_vpc_cni_older_than_hyperpod_needs_is_refused_in_the_config_and_flagged_in_a_plan():
+    with pytest.raises(ConfigError) as refused:
+        validate_stack_config(variant(eks={"addonVersions": {"vpcCni": "v1.18.2-eksbuild.1"}}))
+    assert "eks.addonVersions.vpcCni" in str(refused.value) and "v1.18.3-eksbuild.1 or later" in str(refused.value)
+    assert validate_stack_config(variant(eks={"addonVersions": {"vpcCni": "v1.18.3-eksbuild.1"}}))
+
+    def old_cni(document):
+        resource(document, "aws:eks/addon:Addon", "-vpc-cni")["inputs"]["addonVersion"] = "v1.18.2-eksbuild.1"
+    (finding,) = hyperpod_eks_findings(edited(old_cni))
+    assert "vpc-cni v1.18.2-eksbuild.1" in finding.message
