@@ -144,6 +144,18 @@ class TrainingStack(pulumi.ComponentResource):
         args: HyperPodClusterArgs = {
             "settings": settings, "region": config.region,
             "subnet_id": self.network.private_subnet_ids[settings.zone], "security_group_ids": [group.id]}
+        if settings.orchestrator == "eks" and self.cluster is not None:
+            # HyperPod's nodes join the EKS cluster as EKS's managed nodes do: in the cluster
+            # security group, beside the control plane's interfaces and the system nodes, which
+            # are in it too (EKS user guide, sec-group-reqs: its default rules let members reach
+            # each other on every port, and out). The EFA group alone lets nodes reach only
+            # each other: no DNS from CoreDNS, no API server for the kubelet, no kubelet for the
+            # control plane, no etcd or webhooks on the system nodes. AWS's HyperPod EKS template
+            # does the same with one group on the control plane and the nodes (aws-samples/
+            # awsome-distributed-training 7.sagemaker-hyperpod-eks, eks-cluster-stack.yaml and
+            # security-group-stack.yaml @ 7217859f). Opening port by port instead would have to
+            # follow every add-on that talks across the two groups.
+            args["security_group_ids"] = [group.id, self.cluster.cluster_security_group_id]
         if self.lustre is not None:
             args["fsx_mount"] = self.lustre.hyperpod_mount
         # StackConfig refuses EKS orchestration without eks; were the cluster missing,
@@ -155,6 +167,7 @@ class TrainingStack(pulumi.ComponentResource):
             args["eks"] = {"authentication_mode": "API", "cluster_arn": account.apply(
                 lambda a: f"arn:aws:eks:{config.region}:{a}:cluster/{cluster_name}"),
                 "cluster_name": cluster_name, "addon_versions": config.eks.addon_versions,
-                "ready_for_workloads": self.cluster.ready_for_workloads}
+                "ready_for_workloads": self.cluster.ready_for_workloads,
+                "training_operator": config.operators.training_operator, "mpi_operator": config.operators.mpi_operator}
         return HyperPodCluster(f"{name}-hyperpod", args, opts=pulumi.ResourceOptions.merge(
             opts, pulumi.ResourceOptions(providers=[self.aws_provider, native])))

@@ -13,6 +13,7 @@ from typing import Literal, Optional
 
 from pydantic import field_validator, model_validator
 
+from ..catalog import hyperpod_eks
 from .addons import CostConfig, ObservabilityConfig, OperatorsConfig
 from .base import ConfigModel, ConfigValueError
 from .cluster import VPC_CNI_MIN_FOR_EFA_ONLY, EksConfig, vpc_cni_version_tuple
@@ -152,6 +153,21 @@ class StackConfig(ConfigModel):
             raise ConfigValueError("HyperPod with EKS orchestration needs the EKS cluster.",
                                    fix="add an eks block, or use orchestrator: slurm.",
                                    path=("hyperpod", "orchestrator"), value="eks")
+        if self.hyperpod.orchestrator == "eks" and self.eks is not None and \
+                self.eks.version not in hyperpod_eks.HYPERPOD_EKS_KUBERNETES_VERSIONS:
+            supported = ', '.join(hyperpod_eks.HYPERPOD_EKS_KUBERNETES_VERSIONS)
+            raise ConfigValueError(
+                f"SageMaker HyperPod does not support Kubernetes {self.eks.version} for EKS orchestration "
+                f"(it supports {supported}; {hyperpod_eks.HYPERPOD_EKS_VERSIONS_SOURCE}).",
+                fix=f"set eks.version to one of {supported}, "
+                "or use orchestrator: slurm.", path=("eks", "version"), value=self.eks.version)
+        pinned_cni = self.eks.addon_versions.vpc_cni if self.eks is not None else None
+        if self.hyperpod.orchestrator == "eks" and pinned_cni and \
+                vpc_cni_version_tuple(pinned_cni) < hyperpod_eks.HYPERPOD_EKS_MIN_VPC_CNI:
+            raise ConfigValueError(
+                f"SageMaker HyperPod needs the VPC CNI 1.18.3 or later; vpc-cni is pinned to {pinned_cni}.",
+                fix="pin vpc-cni v1.18.3-eksbuild.1 or later, or remove the pin.",
+                path=("eks", "addonVersions", "vpcCni"), value=pinned_cni)
         zone = self.hyperpod.zone or (self.fsx.zone if self.fsx else self.network.private_zones[0])
         if zone not in self.network.private_zones:
             raise ConfigValueError(f"HyperPod zone {zone} has no private subnet in the network.",

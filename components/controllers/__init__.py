@@ -11,9 +11,12 @@ reads only plan records and rendered objects, never the cloud.
 One module per controller; each returns ``Finding``s (``model.py``).
 """
 
+from .cluster_controllers import one_controller_per_kind
+from .hyperpod_eks import hyperpod_eks_findings
 from .model import Finding
 from .mpi_operator import check_mpijob
 from .restarts import check_restarts
 from .training_operator import check_pytorchjob
 
-__all__ = ["Finding", "check_mpijob", "check_pytorchjob", "check_restarts"]
+__all__ = ["Finding", "check_mpijob", "check_pytorchjob", "check_restarts", "hyperpod_eks_findings",
+           "one_controller_per_kind"]

@@ -20,27 +20,13 @@ from typing import Optional, TypedDict
 import pulumi
 
 from ..config import AddonVersions, ConfigError, ConfigIssue, HyperPodConfig, validate
+from . import dependencies_chart
 from .eks_addons import hyperpod_eks_addons
 from .iam import execution_role
 from .instance_groups import partition_of, render_instance_groups
 from .lifecycle import upload_lifecycle
 
 HYPERPOD_AUTH_MODES = ("API", "API_AND_CONFIG_MAP")
-
-# HyperPod's own Kubernetes dependencies (health monitoring agent, deep health check and
-# job auto-restart RBAC) ship only as a chart in a git repository, with no published
-# release; trainstack does not vendor it. The device plugins it would also install come
-# from trainstack, so they are turned off here.
-HYPERPOD_CHART_COMMIT = "40eb213ed5fe90a4d16f1664db07d174b9b3d69d"
-HYPERPOD_DEPENDENCIES_COMMAND = (
-    "git clone https://github.com/aws/sagemaker-hyperpod-cli.git && "
-    f"git -C sagemaker-hyperpod-cli checkout {HYPERPOD_CHART_COMMIT} && "
-    "cd sagemaker-hyperpod-cli/helm_chart && helm dependencies update HyperPodHelmChart && "
-    "helm install hyperpod-dependencies HyperPodHelmChart --namespace kube-system "
-    "--set nvidia-device-plugin.devicePlugin.enabled=false "
-    "--set aws-efa-k8s-device-plugin.devicePlugin.enabled=false "
-    "--set neuron-device-plugin.devicePlugin.enabled=false")
-
 
 class HyperPodEksArgs(TypedDict, total=False):
     cluster_arn: pulumi.Input[str]
@@ -52,6 +38,10 @@ class HyperPodEksArgs(TypedDict, total=False):
     """``eks.addonVersions``: pins for HyperPod's add-ons too."""
     ready_for_workloads: list[pulumi.Resource]
     """What the EKS cluster needs before add-on pods can run (GpuEksCluster.ready_for_workloads)."""
+    training_operator: bool
+    """trainstack installs the Kubeflow training operator on this cluster (the HyperPod chart's is then off)."""
+    mpi_operator: bool
+    """trainstack installs the MPI operator on this cluster (the HyperPod chart's is then off)."""
 
 
 class HyperPodClusterArgs(TypedDict, total=False):
@@ -83,14 +73,20 @@ class HyperPodCluster(pulumi.ComponentResource):
         super().__init__("trainstack:index:HyperPodCluster", name, {}, opts)
         import pulumi_aws_native as aws_native  # only stacks with HyperPod need it
 
-        if settings.orchestrator == "eks":
+        if settings.orchestrator == "eks" and eks is not None:
+            self.dependencies_command: Optional[str] = dependencies_chart.install_command(dependencies_chart.turned_off(
+                training_operator=eks.get("training_operator", False), mpi_operator=eks.get("mpi_operator", False)))
             pulumi.log.warn("HyperPod on EKS needs HyperPod's dependencies chart, which has no published "
-                            f"release; install it once per cluster before pulumi up: {HYPERPOD_DEPENDENCIES_COMMAND}",
+                            f"release; install it once per cluster before pulumi up: {self.dependencies_command}",
                             resource=self)
+        else:
+            self.dependencies_command = None
 
         security_groups = list(args.get("security_group_ids", []))
         role = execution_role(f"{name}-nodes", region=args["region"], subnet_ids=[args["subnet_id"]],
-                              security_group_ids=security_groups, parent=self)
+                              security_group_ids=security_groups, parent=self,
+                              eks_cluster_arn=eks["cluster_arn"] if eks is not None and settings.orchestrator == "eks"
+                              else None)
         fsx_mount = args.get("fsx_mount")
         lifecycle_uri = None
         if settings.orchestrator == "slurm":

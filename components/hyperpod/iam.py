@@ -9,17 +9,29 @@ instances run in SageMaker's service account, not this one, so the instance ARN
 leaves the account open. Image pulls from ECR are scoped to repositories in this
 account and region. What stays on ``*`` is listed in ``UNSCOPED_ACTIONS`` with the
 reason; tests check every statement against IAM's Service Authorization Reference.
+
+With EKS orchestration the nodes are EKS nodes, and this role is their node role: the VPC
+CNI's ipamd runs on them with it, assigning pod IPs as secondary addresses of the node's
+interface, and the Pod Identity agent exchanges pods' tokens with it. So the role also gets
+AWS's ``AmazonEKS_CNI_Policy`` (the CNI's documented policy, maintained by AWS with the
+CNI; AWS's own HyperPod EKS template attaches it too: aws-samples/awsome-distributed-training
+``1.architectures/7.sagemaker-hyperpod-eks/cfn-templates/nested-stacks/sagemaker-iam-role-stack.yaml``
+@ 7217859f) and ``eks-auth:AssumeRoleForPodIdentity`` on its own cluster only (EKS user guide,
+pod-id-agent-setup: the node role needs that action; the template grants it on "*").
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Optional
 
 import pulumi
 import pulumi_aws as aws
 
 MANAGED_POLICY = "arn:aws:iam::aws:policy/AmazonSageMakerClusterInstanceRolePolicy"
+CNI_POLICY = "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy"
+POD_IDENTITY = "eks-auth:AssumeRoleForPodIdentity"
 
 _NO_RESOURCE_TYPES = "the Service Authorization Reference lists no resource types for it: only '*' matches"
 # Actions this role is granted on "*", each with the reason nothing narrower works.
@@ -36,7 +48,9 @@ ENI = ["ec2:DeleteNetworkInterface", "ec2:CreateNetworkInterfacePermission", "ec
 ECR_PULL = ["ecr:BatchCheckLayerAvailability", "ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer"]
 
 
-def policy_document(*, region: str, account: str, subnet_ids: Sequence[str], security_group_ids: Sequence[str]) -> str:
+def policy_document(*, region: str, account: str, subnet_ids: Sequence[str], security_group_ids: Sequence[str],
+                    eks_cluster_arn: Optional[str] = None) -> str:
+    """``eks_cluster_arn``: the orchestrating EKS cluster, whose Pod Identity the nodes serve."""
     ec2 = f"arn:aws:ec2:{region}:{account}"
     interfaces = f"{ec2}:network-interface/*"
     statements = [
@@ -55,19 +69,27 @@ def policy_document(*, region: str, account: str, subnet_ids: Sequence[str], sec
         {"Sid": "EcrPull", "Effect": "Allow", "Action": ECR_PULL,
          "Resource": f"arn:aws:ecr:{region}:{account}:repository/*"},
     ]
+    if eks_cluster_arn is not None:
+        statements.append({"Sid": "PodIdentity", "Effect": "Allow", "Action": POD_IDENTITY,
+                           "Resource": eks_cluster_arn})
     return json.dumps({"Version": "2012-10-17", "Statement": statements}, indent=2)
 
 
 def execution_role(name: str, *, region: str, subnet_ids: Sequence[pulumi.Input[str]],
-                   security_group_ids: Sequence[pulumi.Input[str]], parent: pulumi.Resource) -> aws.iam.Role:
+                   security_group_ids: Sequence[pulumi.Input[str]], parent: pulumi.Resource,
+                   eks_cluster_arn: Optional[pulumi.Input[str]] = None) -> aws.iam.Role:
+    """``eks_cluster_arn``: with EKS orchestration, the cluster the nodes join (VPC CNI and Pod Identity grants)."""
     child = pulumi.ResourceOptions(parent=parent)
     role = aws.iam.Role(name, description="SageMaker HyperPod cluster nodes", assume_role_policy=json.dumps({
         "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Service": "sagemaker.amazonaws.com"},
                                                 "Action": "sts:AssumeRole"}]}), opts=child)
     aws.iam.RolePolicyAttachment(f"{name}-managed", role=role.name, policy_arn=MANAGED_POLICY, opts=child)
+    if eks_cluster_arn is not None:
+        aws.iam.RolePolicyAttachment(f"{name}-vpc-cni", role=role.name, policy_arn=CNI_POLICY, opts=child)
     account = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=parent)).account_id
-    policy = pulumi.Output.all(account, pulumi.Output.all(*subnet_ids), pulumi.Output.all(*security_group_ids)).apply(
+    policy = pulumi.Output.all(account, pulumi.Output.all(*subnet_ids), pulumi.Output.all(*security_group_ids),
+                               eks_cluster_arn).apply(
         lambda values: policy_document(region=region, account=values[0], subnet_ids=values[1],
-                                       security_group_ids=values[2]))
+                                       security_group_ids=values[2], eks_cluster_arn=values[3]))
     aws.iam.RolePolicy(f"{name}-network", role=role.id, policy=policy, opts=child)
     return role

@@ -35,8 +35,8 @@ def shipped():
     return found
 
 
-def test_the_shipped_stacks_render_a_hyperpod_cluster(shipped):
-    assert [(s, t) for s, t, *_ in shipped] == [("hyperpod", CLUSTER)]
+def test_the_shipped_stacks_render_a_hyperpod_cluster_with_slurm_and_one_with_eks(shipped):
+    assert [(s, t) for s, t, *_ in shipped] == [("hyperpod", CLUSTER), ("hyperpod-eks", CLUSTER)]
 
 
 def test_every_aws_native_resource_of_the_shipped_stacks_passes_its_regions_schema(shipped):
@@ -93,7 +93,7 @@ def test_generated_variants_pass_their_regions_schema(variant):
 
 @pytest.fixture(scope="module")
 def seed_inputs(shipped) -> tuple[dict, str]:
-    (_, _, _, inputs, region), = shipped
+    (_, _, _, inputs, region), = [entry for entry in shipped if entry[0] == "hyperpod"]  # the Slurm cluster
     return inputs, region
 
 

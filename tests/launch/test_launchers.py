@@ -143,7 +143,7 @@ def test_cli_renders_from_stdin_and_reports_errors_without_a_traceback(capsys, m
     assert "scales to 16 nodes; 99 were asked for" in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("stack", ["fsdp-p5", "nemo-p4de", "trn1", "hyperpod"])
+@pytest.mark.parametrize("stack", ["fsdp-p5", "nemo-p4de", "trn1", "hyperpod", "hyperpod-eks"])
 def test_the_recorded_outputs_are_what_the_shipped_stack_exports_today(stack):
     from trainstack.plan import find_project, run_plan
 

@@ -56,7 +56,7 @@ def test_every_resource_type_of_every_shipped_stack_has_facts_or_is_knowingly_le
     from support.plan_records import record
 
     rendered = set()
-    for stack in ("dev", "fsdp-p5", "hyperpod", "nemo-p4de", "trn1"):
+    for stack in ("dev", "fsdp-p5", "hyperpod", "hyperpod-eks", "nemo-p4de", "trn1"):
         document = record(tmp_path / stack, stack)
         rendered |= {r["type"] for r in document["resources"] if r["custom"] or r["remote"]}
     assert rendered - set(FACTS) == WITHOUT_FACTS

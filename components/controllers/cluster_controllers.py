@@ -1,0 +1,123 @@
+"""Who reconciles what in an EKS cluster: one controller per API kind, one device plugin per resource.
+
+Two controllers watching one kind both act on every object of it: two training operators
+each create, restart and delete a PyTorchJob's pods; two MPI operators (or a training
+operator's v1 MPIJob scheme beside the MPI operator's v2beta1 CRD) fight over
+``mpijobs.kubeflow.org``; two Kueues admit the same workloads; two device plugins register
+the same devices with the kubelet. Everything installed counts, whether the stack installs
+it (Helm releases, kustomizations, EKS add-ons, read from the plan) or the plan prints it as
+a prerequisite for the user to install (the HyperPod dependencies chart, read from the
+printed ``helm install`` and the chart's defaults).
+
+What each install reconciles, with where it was read:
+
+* Kubeflow training operator v1.8.1 (``manifests/overlays/standalone`` at tag v1.8.1,
+  ``cmd/training-operator.v1/main.go`` schemes): PyTorchJob, TFJob, MXJob, XGBoostJob,
+  PaddleJob and MPIJob; trainstack's ``without-mpijob`` variant drops the MPIJob scheme and CRD.
+* MPI operator v0.8.0 (``deploy/v2beta1/mpi-operator.yaml``): MPIJob.
+* Kueue (kubernetes-sigs/kueue chart 0.19.2) and the HyperPod task governance add-on, which is
+  built on Kueue (SageMaker developer guide, sagemaker-hyperpod-eks-operate-console-ui-governance):
+  ClusterQueue, LocalQueue, Workload.
+* cert-manager (EKS community add-on ``cert-manager``): its certificate kinds.
+* The HyperPod training operator add-on: HyperPodPyTorchJob (SageMaker developer guide,
+  sagemaker-eks-operator-usage).
+* Device plugin charts: the extended resource each advertises.
+* The HyperPod dependencies chart: ``catalog.hyperpod_eks.HYPERPOD_CHART``.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterator
+from pathlib import PurePath
+
+from ..catalog.hyperpod_eks import HYPERPOD_CHART, HYPERPOD_CHART_SOURCE
+from ..plan import Plan
+from .model import Finding
+
+CONTROLLER = "cluster-controllers"
+KUBEFLOW_V1 = ("kubeflow.org/PyTorchJob", "kubeflow.org/TFJob", "kubeflow.org/MXJob", "kubeflow.org/XGBoostJob",
+               "kubeflow.org/PaddleJob")
+KUEUE_KINDS = ("kueue.x-k8s.io/ClusterQueue", "kueue.x-k8s.io/LocalQueue", "kueue.x-k8s.io/Workload")
+CERT_MANAGER_KINDS = ("cert-manager.io/Certificate", "cert-manager.io/Issuer", "cert-manager.io/ClusterIssuer")
+
+KUSTOMIZATIONS: dict[str, tuple[str, ...]] = {
+    "training-operator/standalone": (*KUBEFLOW_V1, "kubeflow.org/MPIJob"),
+    "training-operator/without-mpijob": KUBEFLOW_V1,
+    "mpi-operator": ("kubeflow.org/MPIJob",),
+}
+HELM_CHARTS: dict[str, tuple[str, ...]] = {
+    "nvidia-device-plugin": ("resource/nvidia.com/gpu",),
+    "aws-efa-k8s-device-plugin": ("resource/vpc.amazonaws.com/efa",),
+    "neuron-helm-chart": ("resource/aws.amazon.com/neuron",),
+    "kueue": KUEUE_KINDS,
+}
+"""By chart name, the last segment of an OCI reference."""
+EKS_ADDONS: dict[str, tuple[str, ...]] = {
+    "amazon-sagemaker-hyperpod-taskgovernance": KUEUE_KINDS,
+    "amazon-sagemaker-hyperpod-training-operator": ("sagemaker.amazonaws.com/HyperPodPyTorchJob",),
+    "cert-manager": CERT_MANAGER_KINDS,
+}
+KUSTOMIZE, HELM, ADDON = ("kubernetes:kustomize/v2:Directory", "kubernetes:helm.sh/v3:Release",
+                          "aws:eks/addon:Addon")
+HYPERPOD_CHART_INSTALL = re.compile(r"helm install \S+ HyperPodHelmChart[^\n]*")
+
+
+def _kustomization_key(directory: str) -> str:
+    parts = PurePath(directory).parts
+    return "/".join(parts[parts.index("kustomize") + 1:]) if "kustomize" in parts else parts[-1]
+
+
+def installed_by_stack(plan: Plan) -> Iterator[tuple[str, str]]:
+    """(what is owned, who installs it) for what the stack itself installs."""
+    for record in plan.by_type(KUSTOMIZE):
+        for owned in KUSTOMIZATIONS.get(_kustomization_key(str(record.inputs.get("directory", ""))), ()):
+            yield owned, f"kustomization {record.name}"
+    for record in plan.by_type(HELM):
+        for owned in HELM_CHARTS.get(str(record.inputs.get("chart", "")).rsplit("/", 1)[-1], ()):
+            yield owned, f"Helm release {record.name}"
+    for record in plan.by_type(ADDON):
+        for owned in EKS_ADDONS.get(str(record.inputs.get("addonName", "")), ()):
+            yield owned, f"EKS add-on {record.inputs['addonName']}"
+
+
+def printed_chart_switches(plan: Plan) -> list[dict[str, bool]]:
+    """The ``--set <switch>=true|false`` of each HyperPod chart install the plan prints."""
+    installs = []
+    for diagnostic in plan.diagnostics:
+        for command in HYPERPOD_CHART_INSTALL.findall(diagnostic.get("message", "")):
+            words = shlex.split(command)
+            sets = [words[i + 1] for i, word in enumerate(words[:-1]) if word == "--set"]
+            installs.append({key: value.lower() == "true" for key, _, value in (s.partition("=") for s in sets)})
+    return installs
+
+
+def installed_by_prerequisites(plan: Plan) -> Iterator[tuple[str, str]]:
+    for switches in printed_chart_switches(plan):
+        for component in HYPERPOD_CHART:
+            if switches.get(component.condition, component.enabled_by_default):
+                for owned in component.owns:
+                    yield owned, f"the printed HyperPod chart install ({component.condition})"
+
+
+def owners(plan: Plan) -> dict[str, list[str]]:
+    """Per API kind or extended resource, everything that reconciles it."""
+    found: dict[str, list[str]] = {}
+    for owned, owner in [*installed_by_stack(plan), *installed_by_prerequisites(plan)]:
+        found.setdefault(owned, []).append(owner)
+    return found
+
+
+def one_controller_per_kind(plan: Plan) -> list[Finding]:
+    findings = []
+    for owned, who in sorted(owners(plan).items()):
+        if len(who) > 1:
+            what = f"extended resource {owned.removeprefix('resource/')}" if owned.startswith("resource/") \
+                else f"kind {owned}"
+            findings.append(Finding(
+                CONTROLLER, owned,
+                f"{what} has {len(who)} controllers ({'; '.join(who)}): each acts on every object of it. "
+                "Turn one off (for the HyperPod chart, --set <switch>=false in its install command).",
+                f"{HYPERPOD_CHART_SOURCE}; the controllers' own manifests (module docstring)"))
+    return findings

@@ -1,0 +1,206 @@
+"""HyperPod on EKS: will HyperPod's nodes join the cluster and run its pods?
+
+A HyperPod cluster with EKS orchestration launches its instances in SageMaker's account
+with interfaces in the stack's subnet and security groups, and they join the EKS cluster as
+nodes (SageMaker developer guide, sagemaker-hyperpod-eks-prerequisites). From then on they
+are EKS nodes, and need what EKS nodes need:
+
+* Network (EKS user guide, sec-group-reqs, "Restricting cluster traffic": the minimum rules):
+  the kubelet reaches the API server (TCP 443 to the control plane's interfaces, which carry
+  the cluster security group); the control plane reaches the kubelet (TCP 10250: logs, exec,
+  metrics); pods and the node resolve names through CoreDNS (TCP and UDP 53) on the nodes
+  it may run on: the EKS add-on's pods tolerate no NoSchedule taint other than
+  CriticalAddonsOnly, so every untainted managed node group.
+* Identity: the execution role is the nodes' role. The VPC CNI's ipamd runs with it
+  (AWS managed policy reference, AmazonEKS_CNI_Policy v5: the CNI's documented
+  permissions, which AWS's HyperPod EKS template also grants: aws-samples/
+  awsome-distributed-training 1.architectures/7.sagemaker-hyperpod-eks/cfn-templates/
+  nested-stacks/sagemaker-iam-role-stack.yaml @ 7217859f), and so does the Pod Identity
+  agent, which calls ``eks-auth:AssumeRoleForPodIdentity`` (EKS user guide, pod-id-agent-setup).
+* Versions: a Kubernetes version HyperPod supports, and a VPC CNI from 1.18.3 where one is
+  pinned (same prerequisites page; ``catalog.hyperpod_eks``).
+
+Not modelled: routes and NACLs (trainstack renders neither for these subnets), the
+EKS access entry HyperPod creates for the role (the service does it), the cluster
+endpoint's private DNS, and anything HyperPod's own agents need beyond the managed policy.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..catalog.hyperpod_eks import (
+    HYPERPOD_EKS_KUBERNETES_VERSIONS,
+    HYPERPOD_EKS_MIN_VPC_CNI,
+    HYPERPOD_EKS_VERSIONS_SOURCE,
+)
+from ..plan import Plan
+from ..plan.record import ResourceRecord
+from .cluster_controllers import one_controller_per_kind
+from .model import Finding
+from .security_groups import Reachability
+
+CONTROLLER = "hyperpod-eks"
+HYPERPOD = "aws-native:sagemaker:Cluster"
+EKS = "eks:index:Cluster"
+NODE_GROUP, LAUNCH_TEMPLATE = "aws:eks/nodeGroup:NodeGroup", "aws:ec2/launchTemplate:LaunchTemplate"
+ROLE, ATTACHMENT, INLINE = ("aws:iam/role:Role", "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+                            "aws:iam/rolePolicy:RolePolicy")
+NETWORK_SOURCE = "EKS user guide, sec-group-reqs (default cluster security group; restricting cluster traffic)"
+CNI_SOURCE = ("AWS managed policy reference, AmazonEKS_CNI_Policy v5; "
+              "HyperPod EKS template sagemaker-iam-role-stack.yaml")
+POD_IDENTITY_SOURCE = "EKS user guide, pod-id-agent-setup (node role needs eks-auth:AssumeRoleForPodIdentity)"
+
+CNI_POLICY = "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy"
+CNI_ACTIONS = ("ec2:AssignPrivateIpAddresses", "ec2:AttachNetworkInterface", "ec2:CreateNetworkInterface",
+               "ec2:DeleteNetworkInterface", "ec2:DescribeInstances", "ec2:DescribeTags",
+               "ec2:DescribeNetworkInterfaces", "ec2:DescribeInstanceTypes", "ec2:DescribeSubnets",
+               "ec2:DetachNetworkInterface", "ec2:ModifyNetworkInterfaceAttribute",
+               "ec2:UnassignPrivateIpAddresses", "ec2:CreateTags")
+"""What AmazonEKS_CNI_Policy (v5) grants: what ipamd may call."""
+POD_IDENTITY = "eks-auth:AssumeRoleForPodIdentity"
+WORKER_NODE_POLICY = "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy"
+"""Grants ``eks-auth:AssumeRoleForPodIdentity`` among the node's permissions (managed policy reference)."""
+COREDNS_TOLERATED = {"CriticalAddonsOnly"}
+
+
+@dataclass(frozen=True)
+class Flow:
+    what: str
+    protocol: str
+    port: int
+    to_cluster: bool
+    """From the HyperPod nodes towards the cluster (True), or from the control plane to them."""
+
+
+FLOWS = (Flow("kubelet to the API server", "tcp", 443, True),
+         Flow("control plane to the kubelet", "tcp", 10250, False))
+DNS_FLOWS = (Flow("DNS to CoreDNS", "udp", 53, True), Flow("DNS to CoreDNS over TCP", "tcp", 53, True))
+
+
+def hyperpod_eks_findings(plan: Plan) -> list[Finding]:
+    """Every way HyperPod's EKS nodes would fail to join or run pods, and the cluster's controller conflicts."""
+    findings = one_controller_per_kind(plan)
+    eks_clusters = plan.by_type(EKS)
+    for hyperpod in plan.by_type(HYPERPOD):
+        if "eks" not in (hyperpod.inputs.get("orchestrator") or {}) or not eks_clusters:
+            continue
+        eks = eks_clusters[0]
+        findings += _version(hyperpod, eks)
+        findings += _vpc_cni(plan, hyperpod)
+        findings += _network(plan, hyperpod, eks)
+        findings += _execution_roles(plan, hyperpod)
+    return findings
+
+
+def _version(hyperpod: ResourceRecord, eks: ResourceRecord) -> list[Finding]:
+    version = str(eks.inputs.get("version", ""))
+    if version in HYPERPOD_EKS_KUBERNETES_VERSIONS:
+        return []
+    return [Finding(CONTROLLER, hyperpod.name, f"Kubernetes {version or '(EKS default)'} is not a version HyperPod "
+                    f"supports ({', '.join(HYPERPOD_EKS_KUBERNETES_VERSIONS)}): set eks.version to one of them.",
+                    HYPERPOD_EKS_VERSIONS_SOURCE)]
+
+
+def _vpc_cni(plan: Plan, hyperpod: ResourceRecord) -> list[Finding]:
+    """A pinned vpc-cni add-on older than HyperPod's minimum (unpinned, EKS installs its default for the
+    cluster version, newer than 1.18.3 on every version HyperPod supports)."""
+    findings = []
+    for addon in plan.by_type("aws:eks/addon:Addon"):
+        version = addon.inputs.get("addonVersion")
+        parsed = re.match(r"^v(\d+)\.(\d+)\.(\d+)", str(version or ""))
+        if addon.inputs.get("addonName") == "vpc-cni" and parsed is not None and \
+                tuple(int(n) for n in parsed.groups()) < HYPERPOD_EKS_MIN_VPC_CNI:
+            findings.append(Finding(CONTROLLER, hyperpod.name, f"vpc-cni {version} is older than the 1.18.3 HyperPod "
+                                    "needs on its nodes: pin a later version.", HYPERPOD_EKS_VERSIONS_SOURCE))
+    return findings
+
+
+def _node_group_security_groups(plan: Plan, group: ResourceRecord, cluster_group: str) -> list[str]:
+    template = (group.inputs.get("launchTemplate") or {}).get("id")
+    for record in plan.by_type(LAUNCH_TEMPLATE):
+        if template is not None and record.id == template:
+            interfaces = record.inputs.get("networkInterfaces") or []
+            return list(record.inputs.get("vpcSecurityGroupIds") or
+                        [g for i in interfaces for g in i.get("securityGroups") or []] or [cluster_group])
+    return [cluster_group]  # without a launch template EKS puts the nodes in the cluster security group
+
+
+def _coredns_node_groups(plan: Plan) -> Iterator[ResourceRecord]:
+    for group in plan.by_type(NODE_GROUP):
+        taints = [t for t in group.inputs.get("taints") or [] if t.get("effect") in ("NO_SCHEDULE", "NO_EXECUTE")]
+        if all(t.get("key") in COREDNS_TOLERATED for t in taints):
+            yield group
+
+
+def _network(plan: Plan, hyperpod: ResourceRecord, eks: ResourceRecord) -> list[Finding]:
+    cluster_group = str(eks.outputs.get("clusterSecurityGroupId"))
+    nodes = list((hyperpod.inputs.get("vpcConfig") or {}).get("securityGroupIds") or [])
+    reach = Reachability.of_plan(plan, eks_cluster_groups=[cluster_group])
+    findings = []
+    for flow in FLOWS:
+        source, destination = (nodes, [cluster_group]) if flow.to_cluster else ([cluster_group], nodes)
+        if not reach.allows(source, destination, flow.protocol, flow.port):
+            findings.append(_blocked(hyperpod, flow, "the control plane (cluster security group)"))
+    for group in _coredns_node_groups(plan):
+        groups = _node_group_security_groups(plan, group, cluster_group)
+        for flow in DNS_FLOWS:
+            if not reach.allows(nodes, groups, flow.protocol, flow.port):
+                findings.append(_blocked(hyperpod, flow, f"node group {group.name}, where CoreDNS may run"))
+    return findings
+
+
+def _blocked(hyperpod: ResourceRecord, flow: Flow, peer: str) -> Finding:
+    direction = f"from HyperPod's nodes to {peer}" if flow.to_cluster else f"from {peer} to HyperPod's nodes"
+    return Finding(CONTROLLER, hyperpod.name,
+                   f"{flow.what} ({flow.protocol.upper()} {flow.port}) {direction} is not allowed by the security "
+                   "groups: the nodes cannot join or serve the cluster. Put HyperPod's nodes in the EKS cluster "
+                   "security group, or add the rules both ways.", NETWORK_SOURCE)
+
+
+def _execution_roles(plan: Plan, hyperpod: ResourceRecord) -> list[Finding]:
+    findings = []
+    arns = {g.get("executionRole") for g in hyperpod.inputs.get("instanceGroups") or []}
+    for role in plan.by_type(ROLE):
+        if role.outputs.get("arn") not in arns:
+            continue
+        names = {role.id, role.outputs.get("name")}
+        managed = {a.inputs.get("policyArn") for a in plan.by_type(ATTACHMENT) if a.inputs.get("role") in names}
+        statements = [s for p in plan.by_type(INLINE) if p.inputs.get("role") in names
+                      for s in _statements(p.inputs.get("policy"))]
+        missing = [a for a in CNI_ACTIONS if not _allowed(statements, a)] if CNI_POLICY not in managed else []
+        if missing:
+            findings.append(Finding(CONTROLLER, role.name, f"the VPC CNI on HyperPod's nodes runs with this role, "
+                                    f"which lacks {', '.join(missing)}: pods get no IP addresses. Attach "
+                                    f"{CNI_POLICY}.", CNI_SOURCE))
+        cluster_arn = (hyperpod.inputs.get("orchestrator") or {}).get("eks", {}).get("clusterArn", "*")
+        if WORKER_NODE_POLICY not in managed and not _allowed(statements, POD_IDENTITY, cluster_arn):
+            findings.append(Finding(CONTROLLER, role.name, f"the Pod Identity agent on HyperPod's nodes runs with "
+                                    f"this role, which lacks {POD_IDENTITY}: pods with a Pod Identity association "
+                                    "get no credentials. Grant it on the EKS cluster.", POD_IDENTITY_SOURCE))
+    return findings
+
+
+def _statements(policy: Any) -> list[dict[str, Any]]:
+    document = json.loads(policy) if isinstance(policy, str) else (policy or {})
+    statements = document.get("Statement") or []
+    return [statements] if isinstance(statements, dict) else list(statements)
+
+
+def _allowed(statements: list[dict[str, Any]], action: str, resource: str = "*") -> bool:
+    """Whether an Allow statement grants ``action`` on ``resource`` (wildcards as IAM matches them;
+    actions case-insensitively). ``resource`` "*" checks the action only: the CNI acts on
+    interfaces not known before it runs, and the conformance tests check each grant's resources
+    against the Service Authorization Reference."""
+    def listed(statement: dict[str, Any], key: str) -> list[str]:
+        value = statement.get(key) or []
+        return [value] if isinstance(value, str) else list(value)
+    return any(s.get("Effect") == "Allow"
+               and any(fnmatch.fnmatch(action.lower(), n.lower()) for n in listed(s, "Action"))
+               and (resource == "*" or any(fnmatch.fnmatchcase(resource, r) for r in listed(s, "Resource")))
+               for s in statements)
