@@ -35,6 +35,16 @@ EFA_DEVICE_PLUGIN = Chart("aws-efa-k8s-device-plugin", "v0.5.30", "https://aws.g
 # (aws-neuron/neuron-helm-charts b77a6f9, Neuron SDK 2.31); 1.10.0 exists but was not read.
 NEURON_CHART = Chart("oci://public.ecr.aws/neuron/neuron-helm-chart", "1.9.0", None,
                      "aws-neuron/neuron-helm-charts b77a6f9 (appVersion 1.9.0)")
+# The chart's custom scheduler runs kube-scheduler v1.31.12 (values.yaml at b77a6f9:
+# scheduler.customScheduler.image), three to four minor versions behind the control planes
+# trainstack offers: outside Kubernetes' version-skew policy (kube-scheduler at most one minor
+# older than kube-apiserver, never newer). It runs the release of the cluster's own minor
+# version instead, as the upstream image (registry.k8s.io, the Kubernetes release images;
+# the chart's deployment runs /usr/local/bin/kube-scheduler, where those images have it).
+NEURON_SCHEDULER_IMAGES = {
+    "1.35": ("registry.k8s.io/kube-scheduler", "v1.35.0"),
+    "1.34": ("registry.k8s.io/kube-scheduler", "v1.34.1"),
+}
 NEURON_SCHEDULER_NAME = "my-scheduler"
 """The scheduler Neuron pods name in ``schedulerName`` (the chart's custom kube-scheduler)."""
 
@@ -70,8 +80,10 @@ def efa_device_plugin(name: str, *, provider: k8s.Provider, parent: pulumi.Resou
         })
 
 
-def neuron_device_plugin(name: str, *, system_node_selector: dict[str, str], provider: k8s.Provider,
-                         parent: pulumi.Resource, depends_on: list[pulumi.Resource]) -> k8s.helm.v3.Release:
+def neuron_device_plugin(name: str, *, kubernetes_version: str, system_node_selector: dict[str, str],
+                         provider: k8s.Provider, parent: pulumi.Resource,
+                         depends_on: list[pulumi.Resource]) -> k8s.helm.v3.Release:
+    repository, tag = NEURON_SCHEDULER_IMAGES[kubernetes_version]
     return helm_release(
         f"{name}-neuron"[:53], NEURON_CHART, namespace="kube-system", provider=provider, parent=parent,
         depends_on=depends_on,
@@ -86,6 +98,7 @@ def neuron_device_plugin(name: str, *, system_node_selector: dict[str, str], pro
                 "enabled": True,
                 "nodeSelector": system_node_selector,
                 "customScheduler": {"enabled": True, "fullnameOverride": NEURON_SCHEDULER_NAME,
+                                    "image": {"repository": repository, "tag": tag},
                                     "nodeSelector": system_node_selector},
             },
             # Node health comes from the EKS node monitoring agent (observability), not a second detector.
