@@ -145,7 +145,8 @@ class GpuEksCluster(pulumi.ComponentResource):
                                  depends_on=[system, *nodes_with(AcceleratorKind.GPU)])
         if nodes_with(AcceleratorKind.NEURON) or AcceleratorKind.NEURON in external_kinds:
             neuron_device_plugin(name, kubernetes_version=settings.version, system_node_selector=SYSTEM_LABELS,
-                                 provider=self.provider, parent=self, depends_on=[system, *nodes_with(AcceleratorKind.NEURON)])
+                                 provider=self.provider, parent=self,
+                                 depends_on=[system, *nodes_with(AcceleratorKind.NEURON)])
         if efa_group is not None or any(t.efa.supported for t in external):
             efa_device_plugin(name, provider=self.provider, parent=self,
                               depends_on=[system, *(self.node_groups[g.name].node_group for g in groups if g.efa)])
