@@ -8,9 +8,16 @@ operators starting and restarting a job's ranks. Each model is written from its
 controller's source or documentation (file and version cited in the module) and
 reads only plan records and rendered objects, never the cloud.
 
-One module per controller; each returns ``Finding``s (``model.py``).
+One module per controller; each returns ``Finding``s (``model.py``):
+
+* ``cluster_autoscaler``: every rendered job fits the template node of a group at zero
+  and the allocatable of a running node (``scheduling`` holds the scheduler's filters).
+* ``nodegroup_update``: no managed node group rollout needs capacity the group cannot get.
+* ``versions``: every pinned component supports the cluster's Kubernetes version, within
+  the version-skew policy.
 """
 
+from . import cluster_autoscaler, nodegroup_update, versions
 from .model import Finding
 
-__all__ = ["Finding"]
+__all__ = ["Finding", "cluster_autoscaler", "nodegroup_update", "versions"]

@@ -162,7 +162,7 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
         """The Cluster Autoscaler reads labels and taints of managed node groups from EKS, but
         extended resources only from these ASG tags; without them a group at zero never grows."""
         accelerator = instance.require("the accelerator", instance.accelerator, "tag the node group")
-        resources = {accelerator.resource_names[0]: accelerator.count}
+        resources: dict[str, int | str] = {accelerator.resource_names[0]: accelerator.count}
         if accelerator.neuron_cores:
             resources["aws.amazon.com/neuroncore"] = accelerator.neuron_cores
         if settings.efa:
