@@ -11,7 +11,7 @@ launcher's jobs the same way.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -95,3 +95,42 @@ def _eks_jobs(outputs: StackOutputs, group: str, kind: str, nodes: int,
 def shipped_jobs() -> list[RenderedJob]:
     """Every job rendered for every shipped stack."""
     return [job for stack in SHIPPED_STACKS for job in jobs_for(outputs_of(stack))]
+
+
+def _first_group(config: dict[str, Any], **settings: Any) -> None:
+    config["trainstack:nodeGroups"][0].update(settings)
+
+
+def _on_eks(version: str) -> Callable[[dict[str, Any]], None]:
+    def edit(config: dict[str, Any]) -> None:
+        config["trainstack:eks"]["version"] = version
+    return edit
+
+
+# Generated variants of the shipped stacks: (shipped stack, edit of its config). Each covers a
+# case the shipped stacks do not: EFA off, capacity blocks, reservations and Trainium scaling
+# from zero, the other Kubernetes version trainstack offers.
+VARIANTS: dict[str, tuple[str, Callable[[dict[str, Any]], None]]] = {
+    "p5-without-efa": ("fsdp-p5", lambda c: _first_group(c, efa=False)),
+    "p5-capacity-block-from-zero": ("fsdp-p5", lambda c: _first_group(c, minSize=0, desiredSize=0, maxSize=4, capacity={
+        "type": "capacityBlock", "reservationId": "cr-0123456789abcdef1", "zone": "us-east-1a", "instanceCount": 4,
+        "endsAt": "2026-12-01T11:30:00Z"})),
+    "p4de-reservation-from-zero": ("nemo-p4de", lambda c: _first_group(c, minSize=0, desiredSize=0)),
+    "trn1-from-zero": ("trn1", lambda c: _first_group(c, minSize=0, desiredSize=0)),
+    "trn1-on-1.34": ("trn1", _on_eks("1.34")),
+    "p5-on-1.34": ("fsdp-p5", _on_eks("1.34")),
+}
+
+
+@functools.cache
+def variant_record(variant: str) -> dict[str, Any]:
+    """The plan record of a generated variant (planned once per session)."""
+    import tempfile
+
+    stack, edit = VARIANTS[variant]
+    with tempfile.TemporaryDirectory() as directory:
+        return plan_records.record(Path(directory), stack, edit)
+
+
+def variant_jobs(variant: str) -> list[RenderedJob]:
+    return list(jobs_for(parse_outputs(variant_record(variant)["outputs"])))
