@@ -18,6 +18,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 import pulumi
 import pulumi_kubernetes as k8s
 
@@ -56,33 +59,47 @@ GPU_TOLERATION = {"key": GPU_TAINT["key"], "operator": "Exists", "effect": "NoSc
 NEURON_TOLERATION = {"key": NEURON_TAINT["key"], "operator": "Exists", "effect": "NoSchedule"}
 
 
+def tolerations(*known: dict, group_taints: Sequence[Mapping[str, Any]] = ()) -> list[dict]:
+    """``known`` and one toleration per other taint of the groups a plugin serves (``nodeGroups[].taints``):
+    a device plugin kept off a node by a taint leaves its devices unadvertised, and no job lands there."""
+    result = list(known)
+    for taint in group_taints:
+        toleration = {"key": taint["key"], "operator": "Exists", "effect": taint["effect"]}
+        if not any(t["key"] == taint["key"] and t.get("effect") in (None, taint["effect"]) for t in result):
+            result.append(toleration)
+    return result
+
+
 def nvidia_device_plugin(name: str, *, provider: k8s.Provider, parent: pulumi.Resource,
-                         depends_on: list[pulumi.Resource]) -> k8s.helm.v3.Release:
+                         depends_on: list[pulumi.Resource],
+                         group_taints: Sequence[Mapping[str, Any]] = ()) -> k8s.helm.v3.Release:
     return helm_release(
         f"{name}-nvidia-device-plugin"[:53], NVIDIA_DEVICE_PLUGIN, namespace="kube-system", provider=provider,
         parent=parent, depends_on=depends_on,
         values={
             "mofedEnabled": False,
             "nodeSelector": {GPU_PRESENT_LABEL: "true"},
-            "tolerations": [GPU_TOLERATION, HYPERPOD_HEALTH_TOLERATION],
+            "tolerations": tolerations(GPU_TOLERATION, HYPERPOD_HEALTH_TOLERATION, group_taints=group_taints),
             "gfd": {"enabled": False},
         })
 
 
 def efa_device_plugin(name: str, *, provider: k8s.Provider, parent: pulumi.Resource,
-                      depends_on: list[pulumi.Resource]) -> k8s.helm.v3.Release:
+                      depends_on: list[pulumi.Resource],
+                      group_taints: Sequence[Mapping[str, Any]] = ()) -> k8s.helm.v3.Release:
     return helm_release(
         f"{name}-efa-device-plugin"[:53], EFA_DEVICE_PLUGIN, namespace="kube-system", provider=provider,
         parent=parent, depends_on=depends_on,
         values={
             "nodeSelector": {EFA_PRESENT_LABEL: "true"},
-            "tolerations": [GPU_TOLERATION, NEURON_TOLERATION, HYPERPOD_HEALTH_TOLERATION],
+            "tolerations": tolerations(GPU_TOLERATION, NEURON_TOLERATION, HYPERPOD_HEALTH_TOLERATION,
+                                       group_taints=group_taints),
         })
 
 
 def neuron_device_plugin(name: str, *, kubernetes_version: str, system_node_selector: dict[str, str],
-                         provider: k8s.Provider, parent: pulumi.Resource,
-                         depends_on: list[pulumi.Resource]) -> k8s.helm.v3.Release:
+                         provider: k8s.Provider, parent: pulumi.Resource, depends_on: list[pulumi.Resource],
+                         group_taints: Sequence[Mapping[str, Any]] = ()) -> k8s.helm.v3.Release:
     repository, tag = NEURON_SCHEDULER_IMAGES[kubernetes_version]
     return helm_release(
         f"{name}-neuron"[:53], NEURON_CHART, namespace="kube-system", provider=provider, parent=parent,
@@ -91,8 +108,9 @@ def neuron_device_plugin(name: str, *, kubernetes_version: str, system_node_sele
             "devicePlugin": {
                 "enabled": True,
                 "nodeSelector": {NEURON_PRESENT_LABEL: "true"},
-                "tolerations": [NEURON_TOLERATION, HYPERPOD_HEALTH_TOLERATION,
-                                {"key": "CriticalAddonsOnly", "operator": "Exists"}],
+                "tolerations": tolerations(NEURON_TOLERATION, HYPERPOD_HEALTH_TOLERATION,
+                                           {"key": "CriticalAddonsOnly", "operator": "Exists"},
+                                           group_taints=group_taints),
             },
             "scheduler": {
                 "enabled": True,

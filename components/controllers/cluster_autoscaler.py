@@ -29,9 +29,10 @@ Two nodes per managed node group, both built from the plan record:
   (``eni_max_pods.go``: it reserves before the NodeConfig's maxPods drop-in applies),
   the ``memory.available`` eviction threshold of 100Mi, and the huge pages the EFA
   installer reserves (the kubelet takes pre-allocated huge pages out of allocatable
-  memory). Device-plugin resources exist only where the stack installs the plugin:
-  ``nvidia.com/gpu`` per GPU, ``aws.amazon.com/neuron``/``neuroncore`` per device and
-  core, ``vpc.amazonaws.com/efa`` per EFA interface the launch template attaches.
+  memory). Device-plugin resources exist only where the stack installs the plugin and
+  its DaemonSet's nodeSelector and tolerations admit the node: ``nvidia.com/gpu`` per
+  GPU, ``aws.amazon.com/neuron``/``neuroncore`` per device and core,
+  ``vpc.amazonaws.com/efa`` per EFA interface the launch template attaches.
 
 Not modelled: the kernel's share of memory (``MemTotal`` is a little below the EC2
 figure; the launchers leave 15% of it unrequested), DaemonSet pods' requests, and
@@ -70,12 +71,13 @@ TEMPLATE_PODS = 110  # aws_manager.go: "TODO: get a real value."
 EVICTION_MEMORY_MIB = 100  # nodeadm's evictionHard memory.available
 _EFFECTS = {"NO_SCHEDULE": "NoSchedule", "PREFER_NO_SCHEDULE": "PreferNoSchedule", "NO_EXECUTE": "NoExecute"}
 
-# Which chart's device plugin advertises which resources (addons/device_plugins.py installs them).
-DEVICE_PLUGIN_CHARTS = {
-    "nvidia.com/gpu": "nvidia-device-plugin",
-    "aws.amazon.com/neuron": "oci://public.ecr.aws/neuron/neuron-helm-chart",
-    "aws.amazon.com/neuroncore": "oci://public.ecr.aws/neuron/neuron-helm-chart",
-    EFA_RESOURCE: "aws-efa-k8s-device-plugin",
+# Which chart's device plugin advertises which resources (addons/device_plugins.py installs
+# them), and where in the chart's values its DaemonSet's nodeSelector and tolerations sit.
+DEVICE_PLUGINS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "nvidia.com/gpu": ("nvidia-device-plugin", ()),
+    "aws.amazon.com/neuron": ("oci://public.ecr.aws/neuron/neuron-helm-chart", ("devicePlugin",)),
+    "aws.amazon.com/neuroncore": ("oci://public.ecr.aws/neuron/neuron-helm-chart", ("devicePlugin",)),
+    EFA_RESOURCE: ("aws-efa-k8s-device-plugin", ()),
 }
 
 
@@ -161,9 +163,9 @@ def template_node(group: ManagedGroup) -> Node:
     return Node(f"{group.name} (template at zero)", labels | group.labels, taints + group.taints, capacity)
 
 
-def running_node(group: ManagedGroup, plugins: set[str]) -> Node:
-    """A node of ``group`` once it joined: allocatable after nodeadm's reservations, with the installed plugins'
-    resources (``plugins``: the chart names the stack installs)."""
+def running_node(group: ManagedGroup, plugins: dict[str, dict[str, Any]]) -> Node:
+    """A node of ``group`` once it joined: allocatable after nodeadm's reservations, with the resources of
+    the device plugins whose DaemonSet pod lands on it (``plugins``: chart name -> the release's values)."""
     instance = group.instance
     vcpus = instance.require("vCPUs", instance.vcpus, "model the node's allocatable")
     memory_gib = instance.require("memory", instance.memory_gib, "model the node's allocatable")
@@ -181,10 +183,24 @@ def running_node(group: ManagedGroup, plugins: set[str]) -> Node:
     if accelerator.neuron_cores:
         devices["aws.amazon.com/neuroncore"] = accelerator.neuron_cores
     devices[EFA_RESOURCE] = group.efa_interfaces
+    node = Node(f"{group.name} (running)", dict(group.labels), list(group.taints), allocatable)
     for name, count in devices.items():
-        if DEVICE_PLUGIN_CHARTS[name] in plugins:
+        chart, path = DEVICE_PLUGINS[name]
+        kept_off = (unfit_reasons(_plugin_pod(plugins[chart], path), node) if chart in plugins
+                    else ["is not installed"])
+        if not kept_off:
             allocatable[name] = Fraction(count)
-    return Node(f"{group.name} (running)", dict(group.labels), list(group.taints), allocatable)
+        elif count:
+            node.notes.append(f"No {name} there: its device plugin ({chart}) {'; '.join(kept_off)}")
+    return node
+
+
+def _plugin_pod(values: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
+    """The device plugin DaemonSet's pod as far as placement goes: its nodeSelector and tolerations."""
+    for key in path:
+        values = values.get(key) or {}
+    return {"nodeSelector": values.get("nodeSelector") or {}, "tolerations": values.get("tolerations") or [],
+            "containers": []}
 
 
 def _reserved_millicores(total: int) -> int:
@@ -197,8 +213,9 @@ def _reserved_millicores(total: int) -> int:
     return reserved
 
 
-def installed_charts(stack: Stack) -> set[str]:
-    return {str(r.props.get("chart")) for r in stack.of_type(HELM_RELEASE)}
+def installed_charts(stack: Stack) -> dict[str, dict[str, Any]]:
+    """Chart name -> values of every Helm release the stack installs."""
+    return {str(r.props.get("chart")): dict(r.props.get("values") or {}) for r in stack.of_type(HELM_RELEASE)}
 
 
 def check(stack: Stack, jobs: Iterable[tuple[str, Any]]) -> list[Finding]:
@@ -226,4 +243,4 @@ def check(stack: Stack, jobs: Iterable[tuple[str, Any]]) -> list[Finding]:
 def _message(node: Node, reasons: list[str]) -> str:
     what = ("the autoscaler never scales the group up for it: the pod stays Pending"
             if "template" in node.name else "the scheduler never places it on the group's nodes")
-    return f"{what}; the pod {'; '.join(reasons)}."
+    return f"{what}; the pod {'; '.join(reasons)}." + "".join(f" {note}." for note in node.notes)

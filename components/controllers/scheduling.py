@@ -71,6 +71,8 @@ class Node:
     labels: dict[str, str] = field(default_factory=dict)
     taints: list[Taint] = field(default_factory=list)
     allocatable: dict[str, Fraction] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    """Why a resource is missing (a device plugin that does not run there), for the findings."""
 
 
 def pod_specs(document: Mapping[str, Any] | str) -> Iterator[dict[str, Any]]:

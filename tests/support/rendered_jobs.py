@@ -119,6 +119,10 @@ VARIANTS: dict[str, tuple[str, Callable[[dict[str, Any]], None]]] = {
     "trn1-from-zero": ("trn1", lambda c: _first_group(c, minSize=0, desiredSize=0)),
     "trn1-on-1.34": ("trn1", _on_eks("1.34")),
     "p5-on-1.34": ("fsdp-p5", _on_eks("1.34")),
+    "p5-with-a-team-taint": ("fsdp-p5", lambda c: _first_group(c, taints=[
+        {"key": "team", "value": "research", "effect": "NoSchedule"}])),
+    "trn1-with-a-team-taint": ("trn1", lambda c: _first_group(c, taints=[
+        {"key": "team", "value": "research", "effect": "NoExecute"}])),
 }
 
 
