@@ -162,3 +162,28 @@ def test_a_job_asking_for_more_gpus_than_the_type_has_is_refused_on_both_nodes()
     container["resources"]["requests"]["nvidia.com/gpu"] = "2"
     findings = cluster_autoscaler.check(stack, [(job.id, document)])
     assert len(findings) == 2 and all("requests 2 nvidia.com/gpu, the node has 1" in f.message for f in findings)
+
+
+@pytest.mark.parametrize(("variant", "effect"), [("p5-with-a-team-taint", "NoSchedule"),
+                                                 ("trn1-with-a-team-taint", "NoExecute")])
+def test_device_plugins_run_under_a_groups_own_taints_so_its_devices_are_advertised(variant, effect):
+    """Found on variants with nodeGroups[].taints: the jobs tolerate the group's taints (the outputs carry
+    them) but the device plugins did not, so a running node advertised no accelerator or EFA device."""
+    stack = stack_of(rendered_jobs.variant_record(variant))
+    serving = [r for r in stack.of_type(cluster_autoscaler.HELM_RELEASE) if "plugin" in r.name or "neuron" in r.name]
+    assert len(serving) == 2
+    for release in serving:
+        values = release.props["values"]
+        listed = (values.get("devicePlugin") or values)["tolerations"]
+        assert {"key": "team", "operator": "Exists", "effect": effect} in listed, release.name
+
+
+def test_a_device_plugin_kept_off_a_node_is_named_in_the_finding():
+    stack = stack_of(rendered_jobs.variant_record("p5-with-a-team-taint"))
+    plugin = next(r for r in stack.of_type(cluster_autoscaler.HELM_RELEASE) if r.props["chart"] == "nvidia-device-plugin")
+    untolerated = policy_stacks.with_props(stack, plugin.type, plugin.name, lambda props: props["values"].update(
+        tolerations=[t for t in props["values"]["tolerations"] if t["key"] != "team"]))
+    findings = cluster_autoscaler.check(untolerated, jobs(rendered_jobs.variant_jobs("p5-with-a-team-taint")))
+    assert findings
+    assert all("No nvidia.com/gpu there: its device plugin (nvidia-device-plugin) does not tolerate the taint "
+               "team=research:NoSchedule" in f.message for f in findings)
