@@ -7,6 +7,7 @@ from fractions import Fraction
 
 import pytest
 from support import policy_stacks, rendered_jobs
+from support.policy_stacks import from_record
 from trainstack.controllers import cluster_autoscaler
 from trainstack.controllers.scheduling import quantity
 
@@ -14,12 +15,18 @@ TAG = "aws:autoscaling/tag:Tag"
 HUGEPAGES_TAG = "k8s.io/cluster-autoscaler/node-template/resources/hugepages-2Mi"
 
 
-def stack_of(record):
-    return policy_stacks.from_record(record)
-
-
 def jobs(rendered):
     return [(job.id, job.document) for job in rendered]
+
+
+def shipped(stack):
+    """(job id, document) of every job rendered for a shipped stack."""
+    return jobs(rendered_jobs.jobs_for(rendered_jobs.outputs_of(stack)))
+
+
+def dev_device_check():
+    rendered = rendered_jobs.jobs_for(rendered_jobs.outputs_of("dev"))
+    return next(j for j in rendered if j.launcher == "render_device_check")
 
 
 def group(stack, name):
@@ -28,14 +35,12 @@ def group(stack, name):
 
 @pytest.mark.parametrize("stack", rendered_jobs.SHIPPED_STACKS)
 def test_every_shipped_job_fits_its_groups_template_and_running_nodes(stack):
-    record = rendered_jobs.planned_record(stack)
-    findings = cluster_autoscaler.check(stack_of(record), jobs(rendered_jobs.jobs_for(rendered_jobs.outputs_of(stack))))
-    assert findings == []
+    assert cluster_autoscaler.check(from_record(rendered_jobs.planned_record(stack)), shipped(stack)) == []
 
 
 @pytest.mark.parametrize("variant", sorted(rendered_jobs.VARIANTS))
 def test_every_variant_job_fits_its_groups_template_and_running_nodes(variant):
-    findings = cluster_autoscaler.check(stack_of(rendered_jobs.variant_record(variant)),
+    findings = cluster_autoscaler.check(from_record(rendered_jobs.variant_record(variant)),
                                         jobs(rendered_jobs.variant_jobs(variant)))
     assert findings == []
 
@@ -45,7 +50,7 @@ def test_the_model_judges_every_accelerated_pod_of_the_shipped_stacks():
     (HyperPod's groups are not EKS managed node groups)."""
     judged = 0
     for stack in rendered_jobs.SHIPPED_STACKS:
-        groups = {g.name for g in cluster_autoscaler.managed_groups(stack_of(rendered_jobs.planned_record(stack)))}
+        groups = {g.name for g in cluster_autoscaler.managed_groups(from_record(rendered_jobs.planned_record(stack)))}
         for job in rendered_jobs.jobs_for(rendered_jobs.outputs_of(stack)):
             for pod in cluster_autoscaler.pod_specs(job.document):
                 selected = (pod.get("nodeSelector") or {}).get(cluster_autoscaler.GROUP_LABEL)
@@ -58,7 +63,7 @@ def test_the_model_judges_every_accelerated_pod_of_the_shipped_stacks():
 def test_fsdp_p5_group_at_zero_is_tagged_with_the_huge_pages_every_efa_job_requests():
     """Finding 1: the p5 group idles at zero and its template carried GPUs and EFA only, so the
     autoscaler decided no FSDP job fits and never scaled it up."""
-    stack = stack_of(rendered_jobs.planned_record("fsdp-p5"))
+    stack = from_record(rendered_jobs.planned_record("fsdp-p5"))
     p5 = group(stack, "p5")
     assert p5.min_size == 0
     assert p5.asg_tags[HUGEPAGES_TAG] == "5120Mi"
@@ -70,9 +75,9 @@ def test_fsdp_p5_group_at_zero_is_tagged_with_the_huge_pages_every_efa_job_reque
 
 
 def test_a_group_at_zero_without_the_huge_pages_tag_never_scales_up_for_an_efa_job():
-    stack = stack_of(rendered_jobs.planned_record("fsdp-p5"))
+    stack = from_record(rendered_jobs.planned_record("fsdp-p5"))
     untagged = policy_stacks.removed(stack, TAG, "fsdp-p5-eks-p5-template-hugepages-2Mi")
-    findings = cluster_autoscaler.check(untagged, jobs(rendered_jobs.jobs_for(rendered_jobs.outputs_of("fsdp-p5"))))
+    findings = cluster_autoscaler.check(untagged, shipped("fsdp-p5"))
     assert findings
     assert all("template at zero" in f.subject and "hugepages-2Mi" in f.message for f in findings)
     assert "never scales the group up" in findings[0].message
@@ -82,7 +87,7 @@ def test_a_group_at_zero_without_the_huge_pages_tag_never_scales_up_for_an_efa_j
 def test_the_template_node_is_built_as_build_node_from_template_builds_it():
     """110 pods, vCPUs, memory and GPUs from the EC2 instance data, then the ASG's resource tags;
     labels of the managed group over the generic ones; the group's taints."""
-    p5 = group(stack_of(rendered_jobs.planned_record("fsdp-p5")), "p5")
+    p5 = group(from_record(rendered_jobs.planned_record("fsdp-p5")), "p5")
     node = cluster_autoscaler.template_node(p5)
     assert node.allocatable["pods"] == 110
     assert node.allocatable["cpu"] == 192
@@ -96,7 +101,7 @@ def test_the_template_node_is_built_as_build_node_from_template_builds_it():
 
 
 def test_trainium_templates_count_no_gpus_and_take_neuron_devices_from_tags():
-    trn1 = group(stack_of(rendered_jobs.variant_record("trn1-from-zero")), "trn1")
+    trn1 = group(from_record(rendered_jobs.variant_record("trn1-from-zero")), "trn1")
     node = cluster_autoscaler.template_node(trn1)
     assert node.allocatable["nvidia.com/gpu"] == 0
     assert node.allocatable["aws.amazon.com/neuron"] == 16
@@ -105,7 +110,7 @@ def test_trainium_templates_count_no_gpus_and_take_neuron_devices_from_tags():
 
 
 def test_a_group_without_efa_is_not_tagged_with_huge_pages_and_its_jobs_request_none():
-    stack = stack_of(rendered_jobs.variant_record("p5-without-efa"))
+    stack = from_record(rendered_jobs.variant_record("p5-without-efa"))
     p5 = group(stack, "p5")
     assert HUGEPAGES_TAG not in p5.asg_tags and p5.efa_interfaces == 0
     for job in rendered_jobs.variant_jobs("p5-without-efa"):
@@ -117,7 +122,7 @@ def test_a_running_p5_node_keeps_what_nodeadm_reserves():
     """kube-reserved CPU 60m + 10m + 2 x 5m + 188 cores x 2.5m = 550m; memory 11 x 242 + 255 MiB
     (nodeadm's own max pods for p5.48xlarge, not the NodeConfig's), 100Mi eviction, and the
     EFA huge pages out of memory."""
-    stack = stack_of(rendered_jobs.planned_record("fsdp-p5"))
+    stack = from_record(rendered_jobs.planned_record("fsdp-p5"))
     p5 = group(stack, "p5")
     node = cluster_autoscaler.running_node(p5, cluster_autoscaler.installed_charts(stack))
     assert node.allocatable["cpu"] == Fraction(191450, 1000)
@@ -128,24 +133,24 @@ def test_a_running_p5_node_keeps_what_nodeadm_reserves():
 
 
 def test_the_running_nodes_max_pods_is_the_launch_templates_node_config():
-    stack = stack_of(rendered_jobs.planned_record("fsdp-p5"))
+    stack = from_record(rendered_jobs.planned_record("fsdp-p5"))
     p5 = group(stack, "p5")
     template = policy_stacks.find(stack, "aws:ec2/launchTemplate:LaunchTemplate", "fsdp-p5-eks-p5")
     assert f"maxPods: {p5.max_pods}" in base64.b64decode(template.props["userData"]).decode()
 
 
 def test_without_the_efa_device_plugin_no_running_node_offers_efa_and_the_jobs_never_schedule():
-    stack = stack_of(rendered_jobs.planned_record("fsdp-p5"))
+    stack = from_record(rendered_jobs.planned_record("fsdp-p5"))
     plugin = next(r for r in stack.of_type(cluster_autoscaler.HELM_RELEASE)
                   if r.props["chart"] == "aws-efa-k8s-device-plugin")
     without = policy_stacks.removed(stack, plugin.type, plugin.name)
-    findings = cluster_autoscaler.check(without, jobs(rendered_jobs.jobs_for(rendered_jobs.outputs_of("fsdp-p5"))))
+    findings = cluster_autoscaler.check(without, shipped("fsdp-p5"))
     assert findings and all("(running)" in f.subject and "vpc.amazonaws.com/efa" in f.message for f in findings)
 
 
 def test_a_job_that_does_not_tolerate_the_groups_taint_is_refused_with_the_taint_named():
-    stack = stack_of(rendered_jobs.planned_record("dev"))
-    job = next(j for j in rendered_jobs.jobs_for(rendered_jobs.outputs_of("dev")) if j.launcher == "render_device_check")
+    stack = from_record(rendered_jobs.planned_record("dev"))
+    job = dev_device_check()
     document = copy.deepcopy(job.document)
     document["spec"]["template"]["spec"]["tolerations"] = []
     findings = cluster_autoscaler.check(stack, [(job.id, document)])
@@ -154,8 +159,8 @@ def test_a_job_that_does_not_tolerate_the_groups_taint_is_refused_with_the_taint
 
 
 def test_a_job_asking_for_more_gpus_than_the_type_has_is_refused_on_both_nodes():
-    stack = stack_of(rendered_jobs.planned_record("dev"))
-    job = next(j for j in rendered_jobs.jobs_for(rendered_jobs.outputs_of("dev")) if j.launcher == "render_device_check")
+    stack = from_record(rendered_jobs.planned_record("dev"))
+    job = dev_device_check()
     document = copy.deepcopy(job.document)
     container = document["spec"]["template"]["spec"]["containers"][0]
     container["resources"]["limits"]["nvidia.com/gpu"] = "2"
@@ -169,7 +174,7 @@ def test_a_job_asking_for_more_gpus_than_the_type_has_is_refused_on_both_nodes()
 def test_device_plugins_run_under_a_groups_own_taints_so_its_devices_are_advertised(variant, effect):
     """Found on variants with nodeGroups[].taints: the jobs tolerate the group's taints (the outputs carry
     them) but the device plugins did not, so a running node advertised no accelerator or EFA device."""
-    stack = stack_of(rendered_jobs.variant_record(variant))
+    stack = from_record(rendered_jobs.variant_record(variant))
     serving = [r for r in stack.of_type(cluster_autoscaler.HELM_RELEASE) if "plugin" in r.name or "neuron" in r.name]
     assert len(serving) == 2
     for release in serving:
@@ -179,8 +184,9 @@ def test_device_plugins_run_under_a_groups_own_taints_so_its_devices_are_adverti
 
 
 def test_a_device_plugin_kept_off_a_node_is_named_in_the_finding():
-    stack = stack_of(rendered_jobs.variant_record("p5-with-a-team-taint"))
-    plugin = next(r for r in stack.of_type(cluster_autoscaler.HELM_RELEASE) if r.props["chart"] == "nvidia-device-plugin")
+    stack = from_record(rendered_jobs.variant_record("p5-with-a-team-taint"))
+    plugin = next(r for r in stack.of_type(cluster_autoscaler.HELM_RELEASE)
+                  if r.props["chart"] == "nvidia-device-plugin")
     untolerated = policy_stacks.with_props(stack, plugin.type, plugin.name, lambda props: props["values"].update(
         tolerations=[t for t in props["values"]["tolerations"] if t["key"] != "team"]))
     findings = cluster_autoscaler.check(untolerated, jobs(rendered_jobs.variant_jobs("p5-with-a-team-taint")))

@@ -5,27 +5,24 @@ import botocore.session
 import pytest
 from botocore.validate import ParamValidator
 from support import policy_stacks, rendered_jobs
+from support.policy_stacks import from_record
 from trainstack.controllers import nodegroup_update
 
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 
 
-def stack_of(record):
-    return policy_stacks.from_record(record)
-
-
 def update_config(record, name):
-    return policy_stacks.find(stack_of(record), NODE_GROUP, name).props["updateConfig"]
+    return policy_stacks.find(from_record(record), NODE_GROUP, name).props["updateConfig"]
 
 
 @pytest.mark.parametrize("stack", rendered_jobs.SHIPPED_STACKS)
 def test_no_shipped_group_needs_capacity_it_cannot_get_to_roll(stack):
-    assert nodegroup_update.check(stack_of(rendered_jobs.planned_record(stack))) == []
+    assert nodegroup_update.check(from_record(rendered_jobs.planned_record(stack))) == []
 
 
 @pytest.mark.parametrize("variant", sorted(rendered_jobs.VARIANTS))
 def test_no_variant_group_needs_capacity_it_cannot_get_to_roll(variant):
-    assert nodegroup_update.check(stack_of(rendered_jobs.variant_record(variant))) == []
+    assert nodegroup_update.check(from_record(rendered_jobs.variant_record(variant))) == []
 
 
 def test_nemo_p4de_reserved_group_terminates_before_it_launches():
@@ -33,8 +30,8 @@ def test_nemo_p4de_reserved_group_terminates_before_it_launches():
     version update could not proceed."""
     record = rendered_jobs.planned_record("nemo-p4de")
     assert update_config(record, "nemo-p4de-eks-p4de") == {"maxUnavailable": 1, "updateStrategy": "MINIMAL"}
-    reasons = nodegroup_update.fixed_capacity(stack_of(record), policy_stacks.find(
-        stack_of(record), NODE_GROUP, "nemo-p4de-eks-p4de"))
+    reasons = nodegroup_update.fixed_capacity(from_record(record), policy_stacks.find(
+        from_record(record), NODE_GROUP, "nemo-p4de-eks-p4de"))
     assert reasons == ["it runs on an On-Demand Capacity Reservation"]
 
 
@@ -47,7 +44,7 @@ def test_groups_in_a_cluster_placement_group_terminate_before_they_launch(stack,
 
 def test_a_capacity_block_group_terminates_before_it_launches():
     record = rendered_jobs.variant_record("p5-capacity-block-from-zero")
-    stack = stack_of(record)
+    stack = from_record(record)
     group = policy_stacks.find(stack, NODE_GROUP, "fsdp-p5-eks-p5")
     assert nodegroup_update.fixed_capacity(stack, group) == ["it runs on a capacity block"]
     assert group.props["updateConfig"]["updateStrategy"] == "MINIMAL"
@@ -62,7 +59,7 @@ def test_groups_on_plain_on_demand_capacity_keep_the_default_surge():
 
 
 def test_a_reserved_group_rolling_with_default_is_found_with_the_surge_it_needs_and_the_fix():
-    stack = stack_of(rendered_jobs.planned_record("nemo-p4de"))
+    stack = from_record(rendered_jobs.planned_record("nemo-p4de"))
     rolled = policy_stacks.with_props(stack, NODE_GROUP, "nemo-p4de-eks-p4de",
                                       lambda props: props["updateConfig"].pop("updateStrategy"))
     [finding] = nodegroup_update.check(rolled)
@@ -73,7 +70,7 @@ def test_a_reserved_group_rolling_with_default_is_found_with_the_surge_it_needs_
 
 
 def test_update_config_needs_exactly_one_of_the_two_maxima():
-    stack = stack_of(rendered_jobs.planned_record("dev"))
+    stack = from_record(rendered_jobs.planned_record("dev"))
     both = policy_stacks.with_props(stack, NODE_GROUP, "dev-eks-gpu",
                                     lambda props: props["updateConfig"].update(maxUnavailablePercentage=10))
     assert [f.subject for f in nodegroup_update.check(both)] == ["dev-eks-gpu"]
@@ -83,6 +80,6 @@ def test_update_config_needs_exactly_one_of_the_two_maxima():
 def test_every_rendered_update_config_is_valid_for_the_eks_api(stack):
     """botocore's EKS model: updateStrategy is DEFAULT or MINIMAL, maxUnavailable at least 1."""
     shape = botocore.session.get_session().get_service_model("eks").shape_for("NodegroupUpdateConfig")
-    for group in stack_of(rendered_jobs.planned_record(stack)).of_type(NODE_GROUP):
+    for group in from_record(rendered_jobs.planned_record(stack)).of_type(NODE_GROUP):
         report = ParamValidator().validate(group.props["updateConfig"], shape)
         assert not report.has_errors(), report.generate_report()

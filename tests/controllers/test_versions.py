@@ -2,15 +2,12 @@
 
 import pytest
 from support import policy_stacks, rendered_jobs
+from support.policy_stacks import from_record
 from trainstack.addons.device_plugins import NEURON_SCHEDULER_IMAGES
 from trainstack.config.cluster import EKS_VERSIONS
 from trainstack.controllers import versions
 
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
-
-
-def stack_of(record):
-    return policy_stacks.from_record(record)
 
 
 def neuron_release(stack):
@@ -19,17 +16,17 @@ def neuron_release(stack):
 
 @pytest.mark.parametrize("stack", rendered_jobs.SHIPPED_STACKS)
 def test_every_shipped_stacks_components_support_its_kubernetes_version(stack):
-    assert versions.check(stack_of(rendered_jobs.planned_record(stack))) == []
+    assert versions.check(from_record(rendered_jobs.planned_record(stack))) == []
 
 
 @pytest.mark.parametrize("variant", sorted(rendered_jobs.VARIANTS))
 def test_every_variants_components_support_its_kubernetes_version(variant):
-    assert versions.check(stack_of(rendered_jobs.variant_record(variant))) == []
+    assert versions.check(from_record(rendered_jobs.variant_record(variant))) == []
 
 
 def test_every_pinned_component_of_the_shipped_stacks_has_a_support_row():
     pinned = {(component, version) for stack in rendered_jobs.SHIPPED_STACKS
-              for _, component, version in versions.pinned_components(stack_of(rendered_jobs.planned_record(stack)))}
+              for _, component, version in versions.pinned_components(from_record(rendered_jobs.planned_record(stack)))}
     assert {"kustomize:training-operator", "kustomize:mpi-operator", "cluster-autoscaler"} <= {c for c, _ in pinned}
     assert pinned <= set(versions.SUPPORT)
 
@@ -39,7 +36,7 @@ def test_the_neuron_custom_scheduler_runs_the_kube_scheduler_of_the_clusters_min
     """Finding: the Neuron chart's custom scheduler ran kube-scheduler v1.31.12 beside a 1.35 API
     server, four minors behind; the skew policy allows one."""
     record = (rendered_jobs.planned_record(variant) if variant == "trn1" else rendered_jobs.variant_record(variant))
-    image = neuron_release(stack_of(record)).props["values"]["scheduler"]["customScheduler"]["image"]
+    image = neuron_release(from_record(record)).props["values"]["scheduler"]["customScheduler"]["image"]
     assert image == {"repository": "registry.k8s.io/kube-scheduler", "tag": tag}
 
 
@@ -51,7 +48,7 @@ def test_every_offered_kubernetes_version_has_a_neuron_scheduler_and_an_autoscal
 
 
 def test_the_charts_own_kube_scheduler_is_outside_the_skew_policy():
-    stack = stack_of(rendered_jobs.planned_record("trn1"))
+    stack = from_record(rendered_jobs.planned_record("trn1"))
     release = neuron_release(stack)
     chart_default = policy_stacks.with_props(
         stack, HELM_RELEASE, release.name,
@@ -63,7 +60,7 @@ def test_the_charts_own_kube_scheduler_is_outside_the_skew_policy():
 
 
 def test_a_scheduler_newer_than_the_api_server_is_found():
-    stack = stack_of(rendered_jobs.variant_record("trn1-on-1.34"))
+    stack = from_record(rendered_jobs.variant_record("trn1-on-1.34"))
     release = neuron_release(stack)
     newer = policy_stacks.with_props(
         stack, HELM_RELEASE, release.name,
@@ -72,7 +69,7 @@ def test_a_scheduler_newer_than_the_api_server_is_found():
 
 
 def test_an_autoscaler_of_another_minor_is_found_with_its_source():
-    stack = stack_of(rendered_jobs.planned_record("fsdp-p5"))
+    stack = from_record(rendered_jobs.planned_record("fsdp-p5"))
     release = next(r for r in stack.of_type(HELM_RELEASE) if r.props["chart"] == "cluster-autoscaler")
     older = policy_stacks.with_props(stack, HELM_RELEASE, release.name, lambda props: props.update(version="9.52.0"))
     [finding] = versions.check(older)
@@ -81,7 +78,7 @@ def test_an_autoscaler_of_another_minor_is_found_with_its_source():
 
 
 def test_a_chart_with_no_support_row_is_a_finding():
-    stack = stack_of(rendered_jobs.planned_record("fsdp-p5"))
+    stack = from_record(rendered_jobs.planned_record("fsdp-p5"))
     release = next(r for r in stack.of_type(HELM_RELEASE) if r.props["chart"] == "nvidia-device-plugin")
     unknown = policy_stacks.with_props(stack, HELM_RELEASE, release.name, lambda props: props.update(version="0.99.0"))
     [finding] = versions.check(unknown)
@@ -89,7 +86,7 @@ def test_a_chart_with_no_support_row_is_a_finding():
 
 
 def test_a_kubelet_newer_than_the_api_server_is_found():
-    stack = stack_of(rendered_jobs.planned_record("dev"))
+    stack = from_record(rendered_jobs.planned_record("dev"))
     ahead = policy_stacks.with_props(stack, "aws:eks/nodeGroup:NodeGroup", "dev-eks-gpu",
                                      lambda props: props.update(version="1.36"))
     [finding] = versions.check(ahead)
@@ -97,7 +94,7 @@ def test_a_kubelet_newer_than_the_api_server_is_found():
 
 
 def test_a_cluster_older_than_a_components_minimum_is_found():
-    stack = stack_of(rendered_jobs.planned_record("dev"))
+    stack = from_record(rendered_jobs.planned_record("dev"))
     old = policy_stacks.with_props(stack, "eks:index:Cluster", next(
         r.name for r in stack.of_type("eks:index:Cluster")), lambda props: props.update(version="1.24"))
     subjects = {f.subject for f in versions.check(old)}
