@@ -17,7 +17,18 @@ One module per controller; each returns ``Finding``s (``model.py``):
   the version-skew policy.
 """
 
-from . import cluster_autoscaler, nodegroup_update, versions
-from .model import Finding
+from collections.abc import Iterable
+from typing import Any
 
-__all__ = ["Finding", "cluster_autoscaler", "nodegroup_update", "versions"]
+from ..policy.model import Stack
+from . import cluster_autoscaler, nodegroup_update, versions
+from .model import Finding, Report
+
+
+def check_stack(stack: Stack, jobs: Iterable[tuple[str, Any]]) -> Report:
+    """Every model over one stack; ``jobs`` are ``(id, rendered document)`` the autoscaler model judges."""
+    findings = [*cluster_autoscaler.check(stack, jobs), *nodegroup_update.check(stack), *versions.check(stack)]
+    return Report(findings, [cluster_autoscaler.CONTROLLER, nodegroup_update.CONTROLLER, versions.CONTROLLER])
+
+
+__all__ = ["Finding", "Report", "check_stack", "cluster_autoscaler", "nodegroup_update", "versions"]
