@@ -34,6 +34,10 @@ Two nodes per managed node group, both built from the plan record:
   GPU, ``aws.amazon.com/neuron``/``neuroncore`` per device and core,
   ``vpc.amazonaws.com/efa`` per EFA interface the launch template attaches.
 
+Pods of any scheduler count (the Neuron jobs name ``my-scheduler``) unless the autoscaler
+runs with ``--allowed-scheduler-names``; then only those schedulers' pods do
+(``core/static_autoscaler.go`` ``listPods``).
+
 Not modelled: the kernel's share of memory (``MemTotal`` is a little below the EC2
 figure; the launchers leave 15% of it unrequested), DaemonSet pods' requests, and
 ephemeral storage (no job requests any).
@@ -57,6 +61,8 @@ from .scheduling import Node, Taint, pod_specs, quantity, unfit_reasons
 CONTROLLER = "cluster-autoscaler"
 SOURCE = ("kubernetes/autoscaler cluster-autoscaler-1.35.0 cluster-autoscaler/cloudprovider/aws/aws_manager.go "
           "buildNodeFromTemplate")
+SCHEDULERS_SOURCE = ("kubernetes/autoscaler cluster-autoscaler-1.35.0 cluster-autoscaler/core/static_autoscaler.go "
+                     "listPods, utils/kubernetes/listers.go FilterOutPodsByScheduler")
 KUBELET_SOURCE = "awslabs/amazon-eks-ami v20260724 nodeadm/internal/kubelet/config.go"
 
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
@@ -213,6 +219,12 @@ def _reserved_millicores(total: int) -> int:
     return reserved
 
 
+def _allowed_schedulers(values: dict[str, Any] | None) -> set[str]:
+    """The schedulers whose pods the autoscaler considers; empty means all (``listPods``)."""
+    flag = ((values or {}).get("extraArgs") or {}).get("allowed-scheduler-names")
+    return {name for name in str(flag).split(",") if name} if flag else set()
+
+
 def installed_charts(stack: Stack) -> dict[str, dict[str, Any]]:
     """Chart name -> values of every Helm release the stack installs."""
     return {str(r.props.get("chart")): dict(r.props.get("values") or {}) for r in stack.of_type(HELM_RELEASE)}
@@ -225,12 +237,18 @@ def check(stack: Stack, jobs: Iterable[tuple[str, Any]]) -> list[Finding]:
     (an MPI launcher) and groups that are not EKS managed node groups (HyperPod) are not judged here."""
     groups = {g.name: g for g in managed_groups(stack)}
     plugins = installed_charts(stack)
+    allowed = _allowed_schedulers(plugins.get("cluster-autoscaler"))
     findings = []
     for job_id, document in jobs:
         for pod in pod_specs(document):
             group = groups.get((pod.get("nodeSelector") or {}).get(GROUP_LABEL, ""))
             if group is None:
                 continue
+            scheduler = pod.get("schedulerName") or "default-scheduler"
+            if allowed and scheduler not in allowed:
+                findings.append(Finding(CONTROLLER, job_id, f"the autoscaler runs with --allowed-scheduler-names "
+                                        f"{','.join(sorted(allowed))} and ignores this pod of scheduler {scheduler}: "
+                                        "add it to the list or leave the flag unset.", SCHEDULERS_SOURCE))
             nodes = ([(template_node(group), SOURCE)] if group.min_size == 0 else []) + [
                 (running_node(group, plugins), KUBELET_SOURCE)]
             for node, source in nodes:

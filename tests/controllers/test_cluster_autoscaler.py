@@ -193,3 +193,17 @@ def test_a_device_plugin_kept_off_a_node_is_named_in_the_finding():
     assert findings
     assert all("No nvidia.com/gpu there: its device plugin (nvidia-device-plugin) does not tolerate the taint "
                "team=research:NoSchedule" in f.message for f in findings)
+
+
+def test_neuron_jobs_of_the_custom_scheduler_count_unless_the_autoscaler_is_limited_to_other_schedulers():
+    stack = from_record(rendered_jobs.planned_record("trn1"))
+    trn1 = shipped("trn1")
+    assert any(pod.get("schedulerName") == "my-scheduler" for _, document in trn1
+               for pod in cluster_autoscaler.pod_specs(document))
+    assert cluster_autoscaler.check(stack, trn1) == []
+    release = next(r for r in stack.of_type(cluster_autoscaler.HELM_RELEASE)
+                   if r.props["chart"] == "cluster-autoscaler")
+    limited = policy_stacks.with_props(stack, release.type, release.name, lambda props: props["values"][
+        "extraArgs"].update({"allowed-scheduler-names": "default-scheduler"}))
+    findings = cluster_autoscaler.check(limited, trn1)
+    assert findings and all("ignores this pod of scheduler my-scheduler" in f.message for f in findings)
