@@ -1,15 +1,17 @@
 """Does one pod fit one node, as kube-scheduler's filters decide it?
 
 The three filters a training pod meets on an accelerated node, from kube-scheduler's
-plugins at Kubernetes v1.35.0 (kubernetes/kubernetes, ``pkg/scheduler/framework/plugins``):
+plugins (kubernetes/kubernetes, ``pkg/scheduler/framework/plugins``):
 
-* ``noderesources/fit.go``: every resource the pod requests (the sum over its
+* ``noderesources/fit.go`` (``fitsRequest``): every resource the pod requests (the sum over its
   containers; a container with limits and no requests requests its limits, as the
   API server defaults it) is at most what the node has allocatable, and the node has
   room for one more pod. Resources the pod does not request are not compared.
 * ``nodeaffinity``: every ``nodeSelector`` label is on the node with the same value.
 * ``tainttoleration``: every ``NoSchedule`` and ``NoExecute`` taint of the node is
-  tolerated (``PreferNoSchedule`` only scores).
+  tolerated (``PreferNoSchedule`` only scores), a toleration matching a taint as
+  ``Toleration.ToleratesTaint`` decides (numeric ``Lt``/``Gt``, which no launcher renders,
+  are not modelled).
 
 The Cluster Autoscaler runs these same filters against the node it imagines
 (cluster_autoscaler.py). Affinity expressions, topology spread, ports and volumes
@@ -99,14 +101,16 @@ def pod_requests(pod: Mapping[str, Any]) -> dict[str, Fraction]:
 
 
 def _tolerates(toleration: Mapping[str, Any], taint: Taint) -> bool:
+    """``Toleration.ToleratesTaint`` (kubernetes/kubernetes staging/src/k8s.io/api/core/v1/toleration.go):
+    an empty effect or key matches all, ``Exists`` any value, an empty operator means ``Equal``."""
     if toleration.get("effect") and toleration["effect"] != taint.effect:
         return False
-    operator = str(toleration.get("operator", "Equal"))
-    if not toleration.get("key"):
-        return operator == "Exists"
-    if toleration["key"] != taint.key:
+    if toleration.get("key") and toleration["key"] != taint.key:
         return False
-    return operator == "Exists" or (toleration.get("value") or "") == taint.value
+    operator = str(toleration.get("operator") or "Equal")
+    if operator == "Equal":
+        return (toleration.get("value") or "") == taint.value
+    return operator == "Exists"
 
 
 def unfit_reasons(pod: Mapping[str, Any], node: Node) -> list[str]:
