@@ -32,6 +32,8 @@ HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 KUSTOMIZE = "kubernetes:kustomize/v2:Directory"
 CONTROL_PLANE = ("eks:index:Cluster", "aws:eks/cluster:Cluster")
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+KUSTOMIZATIONS = Path(__file__).resolve().parents[1] / "addons" / "kustomize"
+"""Where this trainstack keeps the operators' kustomizations (read as files, not imported)."""
 
 
 @dataclass(frozen=True)
@@ -105,16 +107,22 @@ def cluster_version(stack: Stack) -> Optional[str]:
 
 
 def pinned_components(stack: Stack) -> list[tuple[Resource, str, str]]:
-    """(resource, component, version) for every Helm release and operator manifest the plan installs."""
+    """(resource, component, version) for every Helm release and operator manifest the plan installs.
+
+    An operator's version is read from the kustomization the record names; a record planned in
+    another checkout names a path that may not exist here, so the same kustomization under this
+    trainstack's ``addons/kustomize`` is read instead. One that cannot be read yields version ``?``."""
     found = []
     for release in stack.of_type(HELM_RELEASE):
         found.append((release, str(release.props.get("chart")), str(release.props.get("version"))))
     for directory in stack.of_type(KUSTOMIZE):
         path = Path(str(directory.props.get("directory")))
-        text = (path / "kustomization.yaml").read_text() if (path / "kustomization.yaml").is_file() else ""
+        _, _, tail = path.as_posix().partition("/addons/kustomize/")
+        candidates = [path / "kustomization.yaml", KUSTOMIZATIONS / tail / "kustomization.yaml"]
+        text = next((c.read_text() for c in candidates if c.is_file()), "")
         match = re.search(r"kubeflow/(training-operator|mpi-operator)\S*?(?:ref=|/)(v\d+\.\d+\.\d+)", text)
-        if match:
-            found.append((directory, f"kustomize:{match.group(1)}", match.group(2)))
+        operator = match.group(1) if match else tail.split("/")[0] or path.name
+        found.append((directory, f"kustomize:{operator}", match.group(2) if match else "?"))
     return found
 
 

@@ -99,3 +99,15 @@ def test_a_cluster_older_than_a_components_minimum_is_found():
         r.name for r in stack.of_type("eks:index:Cluster")), lambda props: props.update(version="1.24"))
     subjects = {f.subject for f in versions.check(old)}
     assert "kustomize:training-operator v1.8.1" in subjects  # 1.25+
+
+
+def test_an_operator_planned_in_another_checkout_is_read_from_this_trainstacks_kustomization():
+    stack = from_record(rendered_jobs.planned_record("trn1"))
+    directory = next(r for r in stack.of_type("kubernetes:kustomize/v2:Directory"))
+    moved = policy_stacks.with_props(stack, directory.type, directory.name, lambda props: props.update(
+        directory="/elsewhere/components/addons/kustomize/mpi-operator"))
+    assert ("kustomize:mpi-operator", "v0.8.0") in {(c, v) for _, c, v in versions.pinned_components(moved)}
+    unreadable = policy_stacks.with_props(stack, directory.type, directory.name, lambda props: props.update(
+        directory="/elsewhere/operator"))
+    [finding] = versions.check(unreadable)
+    assert finding.subject == "kustomize:operator ?"
