@@ -21,6 +21,8 @@ from .config import ConfigError
 if TYPE_CHECKING:
     from .config import StackConfig
     from .config.ip_budget import IpBudget
+    from .controllers import Report as ControllerReport
+    from .outputs import StackOutputs
     from .plan import Plan, Project
     from .preflight import Clients
 
@@ -146,7 +148,8 @@ def _plan(args: argparse.Namespace) -> int:
             traceback.print_exc()
         return _report(args.json, "program", f"{type(error).__name__}: {error}", EXIT_FAILURE)
     print(render_json(plan) if args.json else render_text(plan))
-    return EXIT_POLICY if plan.sections["policies"]["mandatoryFailures"] else EXIT_OK
+    failed = plan.sections["policies"]["mandatoryFailures"] or plan.sections["controllers"]["errors"]
+    return EXIT_POLICY if failed else EXIT_OK
 
 
 def _planned(project: Project, stack: str, policy_config_file: Path | None) -> Plan:
@@ -167,7 +170,29 @@ def _planned(project: Project, stack: str, policy_config_file: Path | None) -> P
         plan.sections["ipBudget"] = {**budget.as_dict(), "text": budget.render()}
     report = evaluate(stack_from_plan(plan), policy_config)
     plan.sections["policies"] = {**report.as_dict(), "text": report.render()}
+    models = _controller_models(plan)
+    plan.sections["controllers"] = {**models.as_dict(), "text": models.render()}
     return plan
+
+
+def _controller_models(plan: Plan) -> ControllerReport:
+    """The controller models over the plan, judging the pod the EKS launchers render on a whole node of
+    each accelerated group."""
+    from .controllers import check_stack
+    from .outputs import parse_outputs
+    from .policy import stack_from_plan
+
+    pods = _whole_node_pods(parse_outputs(plan.outputs)) if plan.outputs.get("trainstack") is not None else {}
+    return check_stack(stack_from_plan(plan), pods.items())
+
+
+def _whole_node_pods(outputs: StackOutputs) -> dict[str, dict[str, Any]]:
+    """Per accelerated group, its pods' placement and whole-node requests, from the launchers' own functions."""
+    from .launch.placement import pod_placement, resources
+
+    return {f"{name}/whole-node pod": {**pod_placement(group), "containers": [
+        {"name": "job", "resources": resources(group, group.accelerators_per_node)}]}
+        for name, group in sorted(outputs.accelerated_groups.items())}
 
 
 def _diff(args: argparse.Namespace) -> int:

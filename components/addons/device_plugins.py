@@ -18,6 +18,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 import pulumi
 import pulumi_kubernetes as k8s
 
@@ -35,6 +38,16 @@ EFA_DEVICE_PLUGIN = Chart("aws-efa-k8s-device-plugin", "v0.5.30", "https://aws.g
 # (aws-neuron/neuron-helm-charts b77a6f9, Neuron SDK 2.31); 1.10.0 exists but was not read.
 NEURON_CHART = Chart("oci://public.ecr.aws/neuron/neuron-helm-chart", "1.9.0", None,
                      "aws-neuron/neuron-helm-charts b77a6f9 (appVersion 1.9.0)")
+# The chart's custom scheduler runs kube-scheduler v1.31.12 (values.yaml at b77a6f9:
+# scheduler.customScheduler.image), three to four minor versions behind the control planes
+# trainstack offers: outside Kubernetes' version-skew policy (kube-scheduler at most one minor
+# older than kube-apiserver, never newer). It runs the release of the cluster's own minor
+# version instead, as the upstream image (registry.k8s.io, the Kubernetes release images;
+# the chart's deployment runs /usr/local/bin/kube-scheduler, where those images have it).
+NEURON_SCHEDULER_IMAGES = {
+    "1.35": ("registry.k8s.io/kube-scheduler", "v1.35.0"),
+    "1.34": ("registry.k8s.io/kube-scheduler", "v1.34.1"),
+}
 NEURON_SCHEDULER_NAME = "my-scheduler"
 """The scheduler Neuron pods name in ``schedulerName`` (the chart's custom kube-scheduler)."""
 
@@ -46,32 +59,48 @@ GPU_TOLERATION = {"key": GPU_TAINT["key"], "operator": "Exists", "effect": "NoSc
 NEURON_TOLERATION = {"key": NEURON_TAINT["key"], "operator": "Exists", "effect": "NoSchedule"}
 
 
+def tolerations(*known: dict, group_taints: Sequence[Mapping[str, Any]] = ()) -> list[dict]:
+    """``known`` and one toleration per other taint of the groups a plugin serves (``nodeGroups[].taints``):
+    a device plugin kept off a node by a taint leaves its devices unadvertised, and no job lands there."""
+    result = list(known)
+    for taint in group_taints:
+        toleration = {"key": taint["key"], "operator": "Exists", "effect": taint["effect"]}
+        if not any(t["key"] == taint["key"] and t.get("effect") in (None, taint["effect"]) for t in result):
+            result.append(toleration)
+    return result
+
+
 def nvidia_device_plugin(name: str, *, provider: k8s.Provider, parent: pulumi.Resource,
-                         depends_on: list[pulumi.Resource]) -> k8s.helm.v3.Release:
+                         depends_on: list[pulumi.Resource],
+                         group_taints: Sequence[Mapping[str, Any]] = ()) -> k8s.helm.v3.Release:
     return helm_release(
         f"{name}-nvidia-device-plugin"[:53], NVIDIA_DEVICE_PLUGIN, namespace="kube-system", provider=provider,
         parent=parent, depends_on=depends_on,
         values={
             "mofedEnabled": False,
             "nodeSelector": {GPU_PRESENT_LABEL: "true"},
-            "tolerations": [GPU_TOLERATION, HYPERPOD_HEALTH_TOLERATION],
+            "tolerations": tolerations(GPU_TOLERATION, HYPERPOD_HEALTH_TOLERATION, group_taints=group_taints),
             "gfd": {"enabled": False},
         })
 
 
 def efa_device_plugin(name: str, *, provider: k8s.Provider, parent: pulumi.Resource,
-                      depends_on: list[pulumi.Resource]) -> k8s.helm.v3.Release:
+                      depends_on: list[pulumi.Resource],
+                      group_taints: Sequence[Mapping[str, Any]] = ()) -> k8s.helm.v3.Release:
     return helm_release(
         f"{name}-efa-device-plugin"[:53], EFA_DEVICE_PLUGIN, namespace="kube-system", provider=provider,
         parent=parent, depends_on=depends_on,
         values={
             "nodeSelector": {EFA_PRESENT_LABEL: "true"},
-            "tolerations": [GPU_TOLERATION, NEURON_TOLERATION, HYPERPOD_HEALTH_TOLERATION],
+            "tolerations": tolerations(GPU_TOLERATION, NEURON_TOLERATION, HYPERPOD_HEALTH_TOLERATION,
+                                       group_taints=group_taints),
         })
 
 
-def neuron_device_plugin(name: str, *, system_node_selector: dict[str, str], provider: k8s.Provider,
-                         parent: pulumi.Resource, depends_on: list[pulumi.Resource]) -> k8s.helm.v3.Release:
+def neuron_device_plugin(name: str, *, kubernetes_version: str, system_node_selector: dict[str, str],
+                         provider: k8s.Provider, parent: pulumi.Resource, depends_on: list[pulumi.Resource],
+                         group_taints: Sequence[Mapping[str, Any]] = ()) -> k8s.helm.v3.Release:
+    repository, tag = NEURON_SCHEDULER_IMAGES[kubernetes_version]
     return helm_release(
         f"{name}-neuron"[:53], NEURON_CHART, namespace="kube-system", provider=provider, parent=parent,
         depends_on=depends_on,
@@ -79,13 +108,15 @@ def neuron_device_plugin(name: str, *, system_node_selector: dict[str, str], pro
             "devicePlugin": {
                 "enabled": True,
                 "nodeSelector": {NEURON_PRESENT_LABEL: "true"},
-                "tolerations": [NEURON_TOLERATION, HYPERPOD_HEALTH_TOLERATION,
-                                {"key": "CriticalAddonsOnly", "operator": "Exists"}],
+                "tolerations": tolerations(NEURON_TOLERATION, HYPERPOD_HEALTH_TOLERATION,
+                                           {"key": "CriticalAddonsOnly", "operator": "Exists"},
+                                           group_taints=group_taints),
             },
             "scheduler": {
                 "enabled": True,
                 "nodeSelector": system_node_selector,
                 "customScheduler": {"enabled": True, "fullnameOverride": NEURON_SCHEDULER_NAME,
+                                    "image": {"repository": repository, "tag": tag},
                                     "nodeSelector": system_node_selector},
             },
             # Node health comes from the EKS node monitoring agent (observability), not a second detector.

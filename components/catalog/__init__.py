@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 
+from .efa_node import EFA_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESOURCE
 from .instances import INSTANCE_TYPES
 from .model import (
     Accelerator,
@@ -66,5 +67,6 @@ def hyperpod_names() -> list[str]:
 __all__ = [
     "Accelerator", "AcceleratorKind", "Efa", "InstanceType", "Network", "Price", "Source",
     "UnknownFactError", "UnknownInstanceTypeError", "INSTANCE_TYPES",
+    "EFA_HUGEPAGES", "EFA_RESOURCE", "HUGEPAGES_RESOURCE",
     "close_matches", "find", "get", "hyperpod_names", "names",
 ]

@@ -136,19 +136,28 @@ class GpuEksCluster(pulumi.ComponentResource):
         def nodes_with(kind: AcceleratorKind) -> list[pulumi.Resource]:
             return [group.node_group for group in self.node_groups.values() if group.ACCELERATOR is kind]
 
+        def taints_of(kind: Optional[AcceleratorKind] = None, efa: bool = False) -> list[dict]:
+            """The taints of the groups a plugin serves: their DaemonSet must run under them."""
+            return [t for g in groups if (kind is None or g.accelerator.kind is kind) and (not efa or g.efa)
+                    for t in self.node_groups[g.name].taints]
+
         external = list(args.get("external_nodes", []))
         external_kinds = {t.accelerator.kind for t in external if t.accelerator}
         self.accelerator_kinds = {g.ACCELERATOR for g in self.node_groups.values()} | external_kinds
         """Accelerators on this cluster's nodes, its own groups' and HyperPod's."""
         if nodes_with(AcceleratorKind.GPU) or AcceleratorKind.GPU in external_kinds:
             nvidia_device_plugin(name, provider=self.provider, parent=self,
-                                 depends_on=[system, *nodes_with(AcceleratorKind.GPU)])
+                                 depends_on=[system, *nodes_with(AcceleratorKind.GPU)],
+                                 group_taints=taints_of(AcceleratorKind.GPU))
         if nodes_with(AcceleratorKind.NEURON) or AcceleratorKind.NEURON in external_kinds:
-            neuron_device_plugin(name, system_node_selector=SYSTEM_LABELS, provider=self.provider, parent=self,
-                                 depends_on=[system, *nodes_with(AcceleratorKind.NEURON)])
+            neuron_device_plugin(name, kubernetes_version=settings.version, system_node_selector=SYSTEM_LABELS,
+                                 provider=self.provider, parent=self,
+                                 depends_on=[system, *nodes_with(AcceleratorKind.NEURON)],
+                                 group_taints=taints_of(AcceleratorKind.NEURON))
         if efa_group is not None or any(t.efa.supported for t in external):
             efa_device_plugin(name, provider=self.provider, parent=self,
-                              depends_on=[system, *(self.node_groups[g.name].node_group for g in groups if g.efa)])
+                              depends_on=[system, *(self.node_groups[g.name].node_group for g in groups if g.efa)],
+                              group_taints=taints_of(efa=True))
         cluster_autoscaler(name, cluster_name=self.cluster_name, kubernetes_version=settings.version,
                            region=args["region"], system_node_selector=SYSTEM_LABELS, provider=self.provider,
                            parent=self, depends_on=[system, *after_nodes, *before_nodes])

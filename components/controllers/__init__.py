@@ -8,15 +8,33 @@ operators starting and restarting a job's ranks. Each model is written from its
 controller's source or documentation (file and version cited in the module) and
 reads only plan records and rendered objects, never the cloud.
 
-One module per controller; each returns ``Finding``s (``model.py``).
+One module per controller; each returns ``Finding``s (``model.py``):
+
+* ``cluster_autoscaler``: every rendered job fits the template node of a group at zero
+  and the allocatable of a running node (``scheduling`` holds the scheduler's filters).
+* ``nodegroup_update``: no managed node group rollout needs capacity the group cannot get.
+* ``versions``: every pinned component supports the cluster's Kubernetes version, within
+  the version-skew policy.
 """
 
+from collections.abc import Iterable
+from typing import Any
+
+from ..policy.model import Stack
+from . import cluster_autoscaler, nodegroup_update, versions
 from .cluster_controllers import one_controller_per_kind
 from .hyperpod_eks import hyperpod_eks_findings
-from .model import Finding
+from .model import Finding, Report
 from .mpi_operator import check_mpijob
 from .restarts import check_restarts
 from .training_operator import check_pytorchjob
 
-__all__ = ["Finding", "check_mpijob", "check_pytorchjob", "check_restarts", "hyperpod_eks_findings",
-           "one_controller_per_kind"]
+
+def check_stack(stack: Stack, jobs: Iterable[tuple[str, Any]]) -> Report:
+    """Every model over one stack; ``jobs`` are ``(id, rendered document)`` the autoscaler model judges."""
+    findings = [*cluster_autoscaler.check(stack, jobs), *nodegroup_update.check(stack), *versions.check(stack)]
+    return Report(findings, [cluster_autoscaler.CONTROLLER, nodegroup_update.CONTROLLER, versions.CONTROLLER])
+
+
+__all__ = ["Finding", "Report", "check_mpijob", "check_pytorchjob", "check_restarts", "check_stack",
+           "cluster_autoscaler", "hyperpod_eks_findings", "nodegroup_update", "one_controller_per_kind", "versions"]

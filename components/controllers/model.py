@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
 
 Severity = Literal["error", "warning"]
 
@@ -24,3 +25,25 @@ class Finding:
 
     def __str__(self) -> str:
         return f"{self.controller}: {self.subject}: {self.message} ({self.source})"
+
+
+@dataclass(frozen=True)
+class Report:
+    """What the models found on one plan: the ``controllers`` section of a plan record."""
+
+    findings: Sequence[Finding]
+    models: Sequence[str]
+    """The controllers modelled, in the order they ran."""
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for f in self.findings if f.severity == "error")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"models": list(self.models), "errors": self.errors, "findings": [asdict(f) for f in self.findings]}
+
+    def render(self) -> str:
+        lines = [f"Controller models ({', '.join(self.models)}): "
+                 + (f"{self.errors} error(s)" if self.findings else "every model passes")]
+        lines += [f"  {f.severity}: {f}" for f in self.findings]
+        return "\n".join(lines)

@@ -17,8 +17,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Optional
 
+from ..catalog import EFA_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESOURCE
 from ..outputs import HyperPodGroup, StackOutputs
-from .placement import EFA_HUGEPAGES, EFA_RESOURCE, NODE_MEMORY_SHARE, SHM_SIZE, LaunchError, fabric_env
+from .placement import NODE_MEMORY_SHARE, SHM_SIZE, LaunchError, fabric_env
 from .restarts import checkpoint_env
 
 AUTO_RESUME_ANNOTATION = "sagemaker.amazonaws.com/enable-job-auto-resume"
@@ -114,7 +115,7 @@ def _resources(target: HyperPodGroup, devices: int) -> dict[str, Any]:
     limits = {str(target.accelerator_resource): str(devices)}
     if target.efa_interfaces_per_node:
         limits[EFA_RESOURCE] = str(target.efa_interfaces_per_node)
-        limits["hugepages-2Mi"] = EFA_HUGEPAGES
+        limits[HUGEPAGES_RESOURCE] = EFA_HUGEPAGES
     if target.memory_gib_per_node:
         limits["memory"] = f"{int(target.memory_gib_per_node * NODE_MEMORY_SHARE)}Gi"
     return {"requests": dict(limits), "limits": dict(limits)}

@@ -3,13 +3,10 @@ the devices it claims, shared memory, the shared file system, the fabric environ
 
 from __future__ import annotations
 
+from ..catalog import EFA_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESOURCE
 from ..catalog.fabric_env import efa_env
 from ..outputs import AcceleratedGroup, StackOutputs
 
-EFA_RESOURCE = "vpc.amazonaws.com/efa"
-# The EFA driver pre-allocates 2 MiB huge pages; each EFA pod requests them (EKS user
-# guide, node-efa example).
-EFA_HUGEPAGES = "5120Mi"
 # Leave room on the node for the kubelet, system daemons and device plugins.
 NODE_MEMORY_SHARE = 0.85
 SHM_SIZE = "64Gi"
@@ -47,7 +44,7 @@ def resources(target: AcceleratedGroup, devices: int) -> dict:
     limits = {target.accelerator_resource: str(devices)}
     if target.efa_interfaces_per_node:
         limits[EFA_RESOURCE] = str(target.efa_interfaces_per_node)
-        limits["hugepages-2Mi"] = EFA_HUGEPAGES
+        limits[HUGEPAGES_RESOURCE] = EFA_HUGEPAGES
     memory = f"{int(target.memory_gib_per_node * NODE_MEMORY_SHARE)}Gi"
     # Huge pages need a memory request; requests equal limits for extended resources.
     return {"requests": {**limits, "memory": memory}, "limits": {**limits, "memory": memory}}

@@ -18,13 +18,12 @@ import pulumi
 import pulumi_aws as aws
 
 from .. import catalog
-from ..catalog import AcceleratorKind
+from ..catalog import EFA_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESOURCE, AcceleratorKind
 from ..catalog.efa_layout import layout_for
 from ..config import ConfigError, ConfigIssue, NodeGroupConfig, validate
 from .launch_template import capacity_settings, launch_template
 from .node_health import node_repair_config
 
-EFA_RESOURCE = "vpc.amazonaws.com/efa"
 EFA_PRESENT_LABEL = "vpc.amazonaws.com/efa.present"
 
 _TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
@@ -51,6 +50,21 @@ class AcceleratedNodeGroupArgs(TypedDict):
     settings: NodeGroupConfig | dict
     """One entry of the ``nodeGroups`` config list."""
     cluster: ClusterAttachment
+
+
+# EKS's DEFAULT update strategy launches the new nodes before it terminates the old ones;
+# MINIMAL terminates first, "useful ... with hardware accelerators such as GPUs" (EKS API
+# Reference, NodegroupUpdateConfig). A reservation's free slots at rollout time are unknown
+# to the plan (other groups and instances may hold them), a capacity block holds exactly
+# what was bought, and a cluster placement group may have no room for extra instances: on
+# any of them only MINIMAL rolls without capacity the group may not get.
+UPDATE_MAX_UNAVAILABLE = 1
+
+
+def update_config(settings: NodeGroupConfig, in_placement_group: bool) -> dict[str, object]:
+    """The managed node group's rollout: one node at a time, terminated first where capacity is fixed."""
+    fixed_capacity = settings.capacity.type != "none" or in_placement_group
+    return {"max_unavailable": UPDATE_MAX_UNAVAILABLE, **({"update_strategy": "MINIMAL"} if fixed_capacity else {})}
 
 
 class AcceleratedNodeGroup(pulumi.ComponentResource):
@@ -113,7 +127,7 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
             launch_template={"id": self.launch_template.id, "version": self.launch_template.latest_version.apply(str)},
             labels=self.labels,
             taints=[{**t, "effect": _TAINT_EFFECTS[t["effect"]]} for t in self.taints],
-            update_config={"max_unavailable": 1},
+            update_config=update_config(settings, placement is not None),
             node_repair_config=node_repair_config(settings.auto_repair),
             tags={"trainstack:node-group": name},
             # The Cluster Autoscaler and operators move desired size; a later `pulumi up`
@@ -148,12 +162,15 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
         """The Cluster Autoscaler reads labels and taints of managed node groups from EKS, but
         extended resources only from these ASG tags; without them a group at zero never grows."""
         accelerator = instance.require("the accelerator", instance.accelerator, "tag the node group")
-        resources = {accelerator.resource_names[0]: accelerator.count}
+        resources: dict[str, int | str] = {accelerator.resource_names[0]: accelerator.count}
         if accelerator.neuron_cores:
             resources["aws.amazon.com/neuroncore"] = accelerator.neuron_cores
         if settings.efa:
             resources[EFA_RESOURCE] = instance.require("EFA interfaces", instance.efa.max_interfaces,
                                                        "tag the node group")
+            # Every EFA pod requests huge pages (launch/placement.py); a template without
+            # them admits no EFA job (cluster-autoscaler aws_manager.go buildNodeFromTemplate).
+            resources[HUGEPAGES_RESOURCE] = EFA_HUGEPAGES
         asg_name = self.node_group.resources.apply(lambda r: r[0].autoscaling_groups[0].name)
         for resource, count in resources.items():
             aws.autoscaling.Tag(

@@ -4,11 +4,11 @@ torchrun's elastic agent; a training job restarts within its backoff limit; an M
 launcher only under policies a batch Job honours; a HyperPod job with OnFailure."""
 
 import pytest
-from support.rendered_jobs import outputs_of, shipped_jobs, variant_jobs
+from support.rendered_jobs import all_variant_jobs, outputs_of, shipped_jobs
 from trainstack.controllers import check_restarts
 from trainstack.launch import render_all_reduce, render_device_check, render_mpijob, render_pytorchjob
 
-JOBS = [job for job in shipped_jobs() + variant_jobs() if isinstance(job.document, dict)]
+JOBS = [job for job in shipped_jobs() + all_variant_jobs() if isinstance(job.document, dict)]
 
 
 def messages(job):

@@ -3,16 +3,16 @@ on every pod finds a rendezvous, starts one rank per accelerator, and runs with 
 settings of catalog.fabric_env on EFA nodes."""
 
 import pytest
-from support.rendered_jobs import outputs_of, shipped_jobs, variant_jobs, variant_outputs
+from support.rendered_jobs import all_variant_jobs, outputs_for, outputs_of, shipped_jobs
 from trainstack.controllers import check_pytorchjob
 from trainstack.launch import render_all_reduce, render_pytorchjob
 
-PYTORCHJOBS = [job for job in shipped_jobs() + variant_jobs() if isinstance(job.document, dict)
+PYTORCHJOBS = [job for job in shipped_jobs() + all_variant_jobs() if isinstance(job.document, dict)
                and job.document["kind"] == "PyTorchJob"]
 
 
 def etcd_of(job):
-    outputs = variant_outputs(job.stack) if job.stack == "hyperpod-eks" else outputs_of(job.stack)
+    outputs = outputs_for(job.stack)
     return outputs.operators.etcd_endpoint
 
 

@@ -136,12 +136,13 @@ def test_desired_size_is_left_to_the_autoscaler_after_creation():
     assert group.options.ignore_changes == ["scalingConfig.desiredSize"]
 
 
-def test_scale_from_zero_tags_advertise_gpus_and_efa_on_the_autoscaling_group():
+def test_scale_from_zero_tags_advertise_gpus_efa_and_its_huge_pages_on_the_autoscaling_group():
     plan = plan_group(instanceType="p5.48xlarge")
     asg = plan.get(NG, "gpu").outputs["resources"][0]["autoscalingGroups"][0]["name"]
     tags = {t.inputs["tag"]["key"]: t.inputs["tag"]["value"] for t in plan.by_type("aws:autoscaling/tag:Tag")}
     assert tags == {"k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu": "8",
-                    "k8s.io/cluster-autoscaler/node-template/resources/vpc.amazonaws.com/efa": "32"}
+                    "k8s.io/cluster-autoscaler/node-template/resources/vpc.amazonaws.com/efa": "32",
+                    "k8s.io/cluster-autoscaler/node-template/resources/hugepages-2Mi": "5120Mi"}
     assert {t.inputs["autoscalingGroupName"] for t in plan.by_type("aws:autoscaling/tag:Tag")} == {asg}
 
 

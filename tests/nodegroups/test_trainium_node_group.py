@@ -41,11 +41,12 @@ def test_trainium_nodes_use_the_al2023_neuron_ami_with_neuron_labels_and_taint()
     assert group["taints"] == [{"key": "aws.amazon.com/neuron", "value": "true", "effect": "NO_SCHEDULE"}]
 
 
-def test_scale_from_zero_tags_advertise_neuron_devices_cores_and_efa():
+def test_scale_from_zero_tags_advertise_neuron_devices_cores_efa_and_its_huge_pages():
     plan = plan_group(instanceType="trn1.32xlarge")
     tags = {t.inputs["tag"]["key"].rsplit("/resources/", 1)[1]: t.inputs["tag"]["value"]
             for t in plan.by_type("aws:autoscaling/tag:Tag")}
-    assert tags == {"aws.amazon.com/neuron": "16", "aws.amazon.com/neuroncore": "32", "vpc.amazonaws.com/efa": "8"}
+    assert tags == {"aws.amazon.com/neuron": "16", "aws.amazon.com/neuroncore": "32", "vpc.amazonaws.com/efa": "8",
+                    "hugepages-2Mi": "5120Mi"}
 
 
 def test_trn2_on_a_capacity_block_uses_the_block_market_and_no_placement_group():

@@ -99,5 +99,5 @@ def test_the_markdown_report_folds_details_under_one_section_per_stack(base):
     diff = compare(base, head)
     text = render_markdown(diff, assess(diff))
     assert text.startswith("### trainstack diff: `fsdp-p5`: **passes**")
-    assert "<details><summary>Resource changes (3)</summary>" in text  # + its two autoscaling tags
+    assert "<details><summary>Resource changes (4)</summary>" in text  # + its three autoscaling tags
     assert "| replace | `fsdp-p5-eks-p5` | `aws:eks/nodeGroup:NodeGroup` |" in text

@@ -4,10 +4,15 @@ import copy
 import dataclasses
 from pathlib import Path
 
-from trainstack.plan import find_project
-from trainstack.policy import Resource, Stack
+from trainstack.plan import Plan, find_project
+from trainstack.policy import Resource, Stack, stack_from_plan
 
 PROJECT = find_project(Path(__file__).resolve().parents[2])
+
+
+def from_record(record: dict) -> Stack:
+    """The policy engine's view of a plan record (`trainstack plan --json`)."""
+    return stack_from_plan(Plan.from_dict(record))
 
 
 def find(stack: Stack, type_token: str, name: str) -> Resource:

@@ -10,8 +10,9 @@ launcher's jobs the same way.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -97,7 +98,50 @@ def shipped_jobs() -> list[RenderedJob]:
     return [job for stack in SHIPPED_STACKS for job in jobs_for(outputs_of(stack))]
 
 
-# Generated variants: configurations no shipped stack has, planned like one.
+def _first_group(config: dict[str, Any], **settings: Any) -> None:
+    config["trainstack:nodeGroups"][0].update(settings)
+
+
+def _on_eks(version: str) -> Callable[[dict[str, Any]], None]:
+    def edit(config: dict[str, Any]) -> None:
+        config["trainstack:eks"]["version"] = version
+    return edit
+
+
+# Generated variants of the shipped stacks: (shipped stack, edit of its config). Each covers a
+# case the shipped stacks do not: EFA off, capacity blocks, reservations and Trainium scaling
+# from zero, the other Kubernetes version trainstack offers.
+VARIANTS: dict[str, tuple[str, Callable[[dict[str, Any]], None]]] = {
+    "p5-without-efa": ("fsdp-p5", lambda c: _first_group(c, efa=False)),
+    "p5-capacity-block-from-zero": ("fsdp-p5", lambda c: _first_group(c, minSize=0, desiredSize=0, maxSize=4, capacity={
+        "type": "capacityBlock", "reservationId": "cr-0123456789abcdef1", "zone": "us-east-1a", "instanceCount": 4,
+        "endsAt": "2026-12-01T11:30:00Z"})),
+    "p4de-reservation-from-zero": ("nemo-p4de", lambda c: _first_group(c, minSize=0, desiredSize=0)),
+    "trn1-from-zero": ("trn1", lambda c: _first_group(c, minSize=0, desiredSize=0)),
+    "trn1-on-1.34": ("trn1", _on_eks("1.34")),
+    "p5-on-1.34": ("fsdp-p5", _on_eks("1.34")),
+    "p5-with-a-team-taint": ("fsdp-p5", lambda c: _first_group(c, taints=[
+        {"key": "team", "value": "research", "effect": "NoSchedule"}])),
+    "trn1-with-a-team-taint": ("trn1", lambda c: _first_group(c, taints=[
+        {"key": "team", "value": "research", "effect": "NoExecute"}])),
+}
+
+
+@functools.cache
+def variant_record(variant: str) -> dict[str, Any]:
+    """The plan record of a generated variant (planned once per session)."""
+    import tempfile
+
+    stack, edit = VARIANTS[variant]
+    with tempfile.TemporaryDirectory() as directory:
+        return plan_records.record(Path(directory), stack, edit)
+
+
+def variant_jobs(variant: str) -> list[RenderedJob]:
+    return list(jobs_for(parse_outputs(variant_record(variant)["outputs"])))
+
+
+# HyperPod with EKS orchestration on a development profile, beside the shipped production stack.
 HYPERPOD_EKS = {
     "profile": "dev", "region": "us-west-2", "network": {"zones": ["us-west-2a", "us-west-2b"]},
     "eks": {"publicAccessCidrs": ["203.0.113.0/24"]},
@@ -105,20 +149,27 @@ HYPERPOD_EKS = {
                  "workers": [{"name": "gpu", "instanceType": "ml.p5.48xlarge", "count": 4}]},
     "fsx": {"storageCapacityGiB": 1200, "zone": "us-west-2a", "namespace": "kubeflow"},
 }
-VARIANTS = {"hyperpod-eks": HYPERPOD_EKS}
 
 
-@functools.cache
-def variant_outputs(name: str) -> StackOutputs:
-    """The outputs of a generated variant's offline plan (planned once per session)."""
-    import tempfile
-
-    from support.scratch import plan_config
-
-    with tempfile.TemporaryDirectory() as directory:
-        return parse_outputs(plan_config(Path(directory), name, VARIANTS[name]).outputs)
+def _whole_config(config: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
+    def edit(stack_config: dict[str, Any]) -> None:
+        stack_config.clear()
+        stack_config.update({f"trainstack:{key}": value for key, value in config.items()})
+    return edit
 
 
-def variant_jobs() -> list[RenderedJob]:
-    """Every job rendered for every generated variant."""
-    return [job for name in sorted(VARIANTS) for job in jobs_for(variant_outputs(name))]
+VARIANTS["hyperpod-eks-dev"] = ("dev", _whole_config(HYPERPOD_EKS))
+
+
+def variant_outputs(variant: str) -> StackOutputs:
+    return parse_outputs(variant_record(variant)["outputs"])
+
+
+def outputs_for(name: str) -> StackOutputs:
+    """The outputs of a generated variant or of a shipped stack, by name."""
+    return variant_outputs(name) if name in VARIANTS else outputs_of(name)
+
+
+def all_variant_jobs() -> list[RenderedJob]:
+    """Every job rendered for every generated variant, each named by its variant."""
+    return [dataclasses.replace(job, stack=variant) for variant in sorted(VARIANTS) for job in variant_jobs(variant)]

@@ -1,0 +1,264 @@
+"""The Cluster Autoscaler and the kubelet: does every rendered job fit the node its group brings?
+
+Two nodes per managed node group, both built from the plan record:
+
+* **The template node** (groups that may sit at zero, ``minSize`` 0). With no node to
+  copy, the autoscaler imagines one, and scales the group up only for pods that fit it
+  (kubernetes/autoscaler, tag cluster-autoscaler-1.35.0, the release
+  ``cluster/autoscaler.py`` pins for Kubernetes 1.35;
+  ``cluster-autoscaler/cloudprovider/aws/aws_manager.go``, ``buildNodeFromTemplate``):
+
+  - capacity: 110 pods, the instance type's vCPUs, memory (``MemoryInfo.SizeInMiB``) and
+    GPUs (the sum of ``GpuInfo``; none for Trainium) as DescribeInstanceTypes reports them
+    (``aws_util.go``, ``transformInstanceType``; the catalog holds the same EC2 data), then
+    every ``k8s.io/cluster-autoscaler/node-template/resources/<name>`` tag of the Auto
+    Scaling group; allocatable is capacity (nothing reserved);
+  - labels: arch, OS, instance type, region and zone, the ASG's
+    ``.../node-template/label/<name>`` tags, and, because EKS tags a managed group's ASG
+    with ``eks:cluster-name`` and ``eks:nodegroup-name``, the node group's labels from
+    EKS DescribeNodegroup;
+  - taints: the ASG's ``.../node-template/taint/<key>`` tags plus the node group's taints
+    from DescribeNodegroup (``aws_wrapper.go``, ``getManagedNodegroupInfo``, maps
+    ``NO_SCHEDULE`` to ``NoSchedule``).
+
+* **The running node** (every group: once up, its nodes must admit the job too).
+  Allocatable is capacity less what the EKS AMI's bootstrap reserves (awslabs/amazon-eks-ami
+  v20260724, ``nodeadm/internal/kubelet/config.go``): kube-reserved CPU by nodeadm's
+  ranges (6% of the first core, 1% of the second, 0.5% of cores 3-4, 0.25% above) and
+  memory ``11 * maxPods + 255`` MiB with maxPods nodeadm's own default for the type
+  (``eni_max_pods.go``: it reserves before the NodeConfig's maxPods drop-in applies),
+  the ``memory.available`` eviction threshold of 100Mi, and the huge pages the EFA
+  installer reserves (the kubelet takes pre-allocated huge pages out of allocatable
+  memory). Device-plugin resources exist only where the stack installs the plugin and
+  its DaemonSet's nodeSelector and tolerations admit the node: ``nvidia.com/gpu`` per
+  GPU, ``aws.amazon.com/neuron``/``neuroncore`` per device and core,
+  ``vpc.amazonaws.com/efa`` per EFA interface the launch template attaches.
+
+Pods of any scheduler count (the Neuron jobs name ``my-scheduler``) unless the autoscaler
+runs with ``--allowed-scheduler-names``; then only those schedulers' pods do
+(``core/static_autoscaler.go`` ``listPods``).
+
+Not modelled: the kernel's share of memory (``MemTotal`` is a little below the EC2
+figure; the launchers leave 15% of it unrequested), DaemonSet pods' requests, and
+ephemeral storage (no job requests any).
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from .. import catalog
+from ..catalog import EFA_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESOURCE, AcceleratorKind
+from ..policy.model import Resource, Stack
+from .model import Finding
+from .scheduling import Node, Taint, pod_specs, quantity, unfit_reasons
+
+CONTROLLER = "cluster-autoscaler"
+SOURCE = ("kubernetes/autoscaler cluster-autoscaler-1.35.0 cluster-autoscaler/cloudprovider/aws/aws_manager.go "
+          "buildNodeFromTemplate")
+SCHEDULERS_SOURCE = ("kubernetes/autoscaler cluster-autoscaler-1.35.0 cluster-autoscaler/core/static_autoscaler.go "
+                     "listPods, utils/kubernetes/listers.go FilterOutPodsByScheduler")
+KUBELET_SOURCE = "awslabs/amazon-eks-ami v20260724 nodeadm/internal/kubelet/config.go"
+
+NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+ASG_TAG = "aws:autoscaling/tag:Tag"
+LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+SUBNET = "aws:ec2/subnet:Subnet"
+HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+GROUP_LABEL = "trainstack.io/node-group"
+
+TEMPLATE_PREFIX = "k8s.io/cluster-autoscaler/node-template/"
+TEMPLATE_PODS = 110  # aws_manager.go: "TODO: get a real value."
+EVICTION_MEMORY_MIB = 100  # nodeadm's evictionHard memory.available
+_EFFECTS = {"NO_SCHEDULE": "NoSchedule", "PREFER_NO_SCHEDULE": "PreferNoSchedule", "NO_EXECUTE": "NoExecute"}
+
+# Which chart's device plugin advertises which resources (addons/device_plugins.py installs
+# them), and where in the chart's values its DaemonSet's nodeSelector and tolerations sit.
+DEVICE_PLUGINS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "nvidia.com/gpu": ("nvidia-device-plugin", ()),
+    "aws.amazon.com/neuron": ("oci://public.ecr.aws/neuron/neuron-helm-chart", ("devicePlugin",)),
+    "aws.amazon.com/neuroncore": ("oci://public.ecr.aws/neuron/neuron-helm-chart", ("devicePlugin",)),
+    EFA_RESOURCE: ("aws-efa-k8s-device-plugin", ()),
+}
+
+
+@dataclass(frozen=True)
+class ManagedGroup:
+    """One managed node group as the plan renders it, with what its nodes and ASG carry."""
+
+    resource: Resource
+    name: str
+    """The group's trainstack name (its ``trainstack.io/node-group`` label)."""
+    instance: catalog.InstanceType
+    min_size: int
+    labels: dict[str, str]
+    taints: list[Taint]
+    asg_tags: dict[str, str]
+    zone: str | None
+    max_pods: int | None
+    """The kubelet's maxPods from the launch template's NodeConfig; None when it sets none."""
+    efa_interfaces: int
+    """EFA interfaces (``efa`` or ``efa-only``) the launch template attaches."""
+
+
+def managed_groups(stack: Stack) -> list[ManagedGroup]:
+    """The accelerated managed node groups of the stack (those labelled with a trainstack group name)."""
+    groups = []
+    for resource in stack.of_type(NODE_GROUP):
+        props = resource.props
+        labels = dict(props.get("labels") or {})
+        instance = catalog.find((props.get("instanceTypes") or [""])[0])
+        if instance is None or instance.accelerator is None:
+            continue
+        template = next(iter(stack.referenced(resource, "launchTemplate", LAUNCH_TEMPLATE)), None)
+        subnet = next(iter(stack.referenced(resource, "subnetIds", SUBNET)), None)
+        groups.append(ManagedGroup(
+            resource=resource, name=labels.get(GROUP_LABEL, resource.name), instance=instance,
+            min_size=int((props.get("scalingConfig") or {}).get("minSize", 0)), labels=labels,
+            taints=[Taint(t["key"], t.get("value") or "", _EFFECTS[t["effect"]]) for t in props.get("taints") or []],
+            asg_tags={t.props["tag"]["key"]: str(t.props["tag"]["value"])
+                      for t in stack.referencing(resource, "autoscalingGroupName", ASG_TAG)},
+            zone=subnet.props.get("availabilityZone") if subnet else None,
+            max_pods=_max_pods(template), efa_interfaces=_efa_interfaces(template)))
+    return groups
+
+
+def _max_pods(template: Resource | None) -> int | None:
+    user_data = (template.props.get("userData") if template else None) or ""
+    found = re.search(r"maxPods:\s*(\d+)", base64.b64decode(user_data).decode() if user_data else "")
+    return int(found.group(1)) if found else None
+
+
+def _efa_interfaces(template: Resource | None) -> int:
+    interfaces = (template.props.get("networkInterfaces") if template else None) or []
+    return sum(1 for i in interfaces if i.get("interfaceType") in ("efa", "efa-only"))
+
+
+def template_node(group: ManagedGroup) -> Node:
+    """The node the autoscaler imagines for ``group`` at zero (``buildNodeFromTemplate``)."""
+    instance = group.instance
+    vcpus = instance.require("vCPUs", instance.vcpus, "model the autoscaler's template node")
+    memory_gib = instance.require("memory", instance.memory_gib, "model the autoscaler's template node")
+    accelerator = instance.require("the accelerator", instance.accelerator, "model the autoscaler's template node")
+    capacity: dict[str, Fraction] = {
+        "pods": Fraction(TEMPLATE_PODS), "cpu": Fraction(vcpus), "memory": Fraction(memory_gib * 2**30),
+        "nvidia.com/gpu": Fraction(accelerator.count if accelerator.kind is AcceleratorKind.GPU else 0)}
+    labels = {"kubernetes.io/arch": "arm64" if instance.arch == "arm64" else "amd64", "kubernetes.io/os": "linux",
+              "node.kubernetes.io/instance-type": instance.name}
+    if group.zone:
+        labels |= {"topology.kubernetes.io/region": group.zone[:-1], "topology.kubernetes.io/zone": group.zone,
+                   "topology.ebs.csi.aws.com/zone": group.zone}
+    taints = []
+    for key, value in group.asg_tags.items():
+        if not key.startswith(TEMPLATE_PREFIX):
+            continue
+        kind, _, name = key[len(TEMPLATE_PREFIX):].partition("/")
+        if kind == "resources" and name:
+            capacity[name] = quantity(value)
+        elif kind == "label" and name:
+            labels[name] = value
+        elif kind == "taint" and name and re.fullmatch(r".*:(NoSchedule|NoExecute|PreferNoSchedule)", value):
+            taint_value, effect = value.split(":", 1)
+            taints.append(Taint(name, taint_value, effect))
+    # The managed group's own labels win over the ASG's (joinNodeLabelsChoosingUserValuesOverAPIValues).
+    return Node(f"{group.name} (template at zero)", labels | group.labels, taints + group.taints, capacity)
+
+
+def running_node(group: ManagedGroup, plugins: dict[str, dict[str, Any]]) -> Node:
+    """A node of ``group`` once it joined: allocatable after nodeadm's reservations, with the resources of
+    the device plugins whose DaemonSet pod lands on it (``plugins``: chart name -> the release's values)."""
+    instance = group.instance
+    vcpus = instance.require("vCPUs", instance.vcpus, "model the node's allocatable")
+    memory_gib = instance.require("memory", instance.memory_gib, "model the node's allocatable")
+    accelerator = instance.require("the accelerator", instance.accelerator, "model the node's allocatable")
+    default_max_pods = instance.require("max pods", instance.network.max_pods, "model the node's kube-reserved")
+    hugepages = quantity(EFA_HUGEPAGES) if group.efa_interfaces else Fraction(0)
+    memory_mib = memory_gib * 1024 - (11 * default_max_pods + 255) - EVICTION_MEMORY_MIB
+    allocatable: dict[str, Fraction] = {
+        "pods": Fraction(group.max_pods or default_max_pods),
+        "cpu": Fraction(vcpus) - Fraction(_reserved_millicores(vcpus * 1000), 1000),
+        "memory": Fraction(memory_mib * 2**20) - hugepages,
+        HUGEPAGES_RESOURCE: hugepages,
+    }
+    devices = {name: accelerator.count for name in accelerator.resource_names[:1]}
+    if accelerator.neuron_cores:
+        devices["aws.amazon.com/neuroncore"] = accelerator.neuron_cores
+    devices[EFA_RESOURCE] = group.efa_interfaces
+    node = Node(f"{group.name} (running)", dict(group.labels), list(group.taints), allocatable)
+    for name, count in devices.items():
+        chart, path = DEVICE_PLUGINS[name]
+        kept_off = (unfit_reasons(_plugin_pod(plugins[chart], path), node) if chart in plugins
+                    else ["is not installed"])
+        if not kept_off:
+            allocatable[name] = Fraction(count)
+        elif count:
+            node.notes.append(f"No {name} there: its device plugin ({chart}) {'; '.join(kept_off)}")
+    return node
+
+
+def _plugin_pod(values: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
+    """The device plugin DaemonSet's pod as far as placement goes: its nodeSelector and tolerations."""
+    for key in path:
+        values = values.get(key) or {}
+    return {"nodeSelector": values.get("nodeSelector") or {}, "tolerations": values.get("tolerations") or [],
+            "containers": []}
+
+
+def _reserved_millicores(total: int) -> int:
+    """nodeadm's getCPUMillicoresToReserve: 6%, 1%, 0.5%, 0.25% of the 1st, 2nd, 3rd-4th and further cores."""
+    bounds, per_ten_thousand = [0, 1000, 2000, 4000, total], [600, 100, 50, 25]
+    reserved = 0
+    for start, end, share in zip(bounds, bounds[1:], per_ten_thousand, strict=False):
+        if total > start:
+            reserved += (min(total, end) - start) * share // 10000
+    return reserved
+
+
+def _allowed_schedulers(values: dict[str, Any] | None) -> set[str]:
+    """The schedulers whose pods the autoscaler considers; empty means all (``listPods``)."""
+    flag = ((values or {}).get("extraArgs") or {}).get("allowed-scheduler-names")
+    return {name for name in str(flag).split(",") if name} if flag else set()
+
+
+def installed_charts(stack: Stack) -> dict[str, dict[str, Any]]:
+    """Chart name -> values of every Helm release the stack installs."""
+    return {str(r.props.get("chart")): dict(r.props.get("values") or {}) for r in stack.of_type(HELM_RELEASE)}
+
+
+def check(stack: Stack, jobs: Iterable[tuple[str, Any]]) -> list[Finding]:
+    """Findings for every pod of ``jobs`` (``(job id, rendered document)``) on the group it selects.
+
+    A pod selects a group by its ``trainstack.io/node-group`` label; pods that select none
+    (an MPI launcher) and groups that are not EKS managed node groups (HyperPod) are not judged here."""
+    groups = {g.name: g for g in managed_groups(stack)}
+    plugins = installed_charts(stack)
+    allowed = _allowed_schedulers(plugins.get("cluster-autoscaler"))
+    findings = []
+    for job_id, document in jobs:
+        for pod in pod_specs(document):
+            group = groups.get((pod.get("nodeSelector") or {}).get(GROUP_LABEL, ""))
+            if group is None:
+                continue
+            scheduler = pod.get("schedulerName") or "default-scheduler"
+            if allowed and scheduler not in allowed:
+                findings.append(Finding(CONTROLLER, job_id, f"the autoscaler runs with --allowed-scheduler-names "
+                                        f"{','.join(sorted(allowed))} and ignores this pod of scheduler {scheduler}: "
+                                        "add it to the list or leave the flag unset.", SCHEDULERS_SOURCE))
+            nodes = ([(template_node(group), SOURCE)] if group.min_size == 0 else []) + [
+                (running_node(group, plugins), KUBELET_SOURCE)]
+            for node, source in nodes:
+                reasons = unfit_reasons(pod, node)
+                if reasons:
+                    findings.append(Finding(CONTROLLER, f"{job_id} on {node.name}", _message(node, reasons), source))
+    return findings
+
+
+def _message(node: Node, reasons: list[str]) -> str:
+    what = ("the autoscaler never scales the group up for it: the pod stays Pending"
+            if "template" in node.name else "the scheduler never places it on the group's nodes")
+    return f"{what}; the pod {'; '.join(reasons)}." + "".join(f" {note}." for note in node.notes)

@@ -1,0 +1,169 @@
+"""Versions: does every pinned component support the stack's Kubernetes version?
+
+Each chart, operator and image the plan installs is looked up in ``SUPPORT``, one row
+per pinned version with its published support statement and where it was read. A
+component the table does not know is a finding too: a new add-on needs its row.
+
+Components that talk to the API server as part of the control plane follow Kubernetes'
+version-skew policy (kubernetes.io/releases/version-skew-policy): kube-scheduler "must
+not be newer than kube-apiserver" and "may be up to one minor version older"; kubelet
+"must not be newer than kube-apiserver, and may be up to three minor versions older".
+The Neuron chart's custom scheduler is such a kube-scheduler.
+
+Not checked: versions of EKS managed add-ons pinned in ``eks.addonVersions`` (their
+compatibility is EKS's DescribeAddonVersions, an API call; unpinned add-ons get EKS's
+default for the cluster version), and components whose project publishes no matrix
+(their rows say so).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from ..policy.model import Resource, Stack
+from .model import Finding
+
+CONTROLLER = "versions"
+SKEW_SOURCE = "kubernetes.io/releases/version-skew-policy (kube-scheduler, kubelet)"
+HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+KUSTOMIZE = "kubernetes:kustomize/v2:Directory"
+CONTROL_PLANE = ("eks:index:Cluster", "aws:eks/cluster:Cluster")
+NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+KUSTOMIZATIONS = Path(__file__).resolve().parents[1] / "addons" / "kustomize"
+"""Where this trainstack keeps the operators' kustomizations (read as files, not imported)."""
+
+
+@dataclass(frozen=True)
+class Support:
+    """What a pinned version of a component says about the Kubernetes versions it runs on."""
+
+    minimum: Optional[str]
+    """The oldest Kubernetes minor supported (``"1.29"``); None when no matrix is published."""
+    maximum: Optional[str]
+    """The newest supported, where the matrix bounds it (the autoscaler: its own minor only)."""
+    source: str
+
+    def covers(self, cluster: tuple[int, int]) -> bool:
+        """Whether the Kubernetes minor ``cluster`` is within the published bounds (unbounded sides pass)."""
+        above = self.minimum is None or cluster >= minor(self.minimum)
+        below = self.maximum is None or cluster <= minor(self.maximum)
+        return above and below
+
+
+# (component, pinned version) -> support. Components: Helm chart names as the plan records
+# them, and ``kustomize:<operator>`` for the operators installed from their release manifests.
+SUPPORT: dict[tuple[str, str], Support] = {
+    ("cluster-autoscaler", "9.59.0"): Support(
+        "1.35", "1.35", "kubernetes/autoscaler cluster-autoscaler-chart-9.59.0 (appVersion 1.35.0); "
+        "cluster-autoscaler/README.md 'Releases' at cluster-autoscaler-1.35.0: the autoscaler's minor matches "
+        "the cluster's"),
+    ("cluster-autoscaler", "9.52.0"): Support(
+        "1.34", "1.34", "kubernetes/autoscaler cluster-autoscaler-chart-9.52.0 (appVersion 1.34.1); "
+        "README 'Releases': 1.34.x with chart 9.51.0+"),
+    ("nvidia-device-plugin", "0.20.0"): Support(
+        "1.10", None, "NVIDIA/k8s-device-plugin v0.20.0 deployments/helm/nvidia-device-plugin/Chart.yaml "
+        "kubeVersion '>= 1.10.0-0'; README prerequisites 'Kubernetes version >= 1.10'"),
+    ("oci://registry.k8s.io/kueue/charts/kueue", "0.19.2"): Support(
+        "1.29", None, "kubernetes-sigs/kueue v0.19.2 README.md: 'Requires Kubernetes 1.29 or newer'"),
+    ("kustomize:training-operator", "v1.8.1"): Support(
+        "1.25", None, "kubeflow/training-operator v1.8.1 README.md, Kubernetes version table (latest: 1.25+)"),
+    ("kustomize:mpi-operator", "v0.8.0"): Support(
+        None, None, "kubeflow/mpi-operator v0.8.0 README.md publishes no Kubernetes support matrix"),
+    ("aws-efa-k8s-device-plugin", "v0.5.30"): Support(
+        None, None, "aws/eks-charts aws-efa-k8s-device-plugin v0.5.30: no Kubernetes support matrix read"),
+    ("oci://public.ecr.aws/neuron/neuron-helm-chart", "1.9.0"): Support(
+        None, None, "aws-neuron/neuron-helm-charts b77a6f9: no support matrix read; its custom kube-scheduler "
+        "is held to the skew policy instead"),
+    ("dcgm-exporter", "4.8.2"): Support(
+        None, None, "NVIDIA/dcgm-exporter chart 4.8.2: no Kubernetes support matrix read"),
+    ("kube-prometheus-stack", "88.5.3"): Support(
+        None, None, "prometheus-community/helm-charts kube-prometheus-stack-88.5.3: Chart.yaml kubeVersion not "
+        "read"),
+}
+
+# The Neuron chart's own kube-scheduler when values set no image (values.yaml at b77a6f9).
+NEURON_CHART_SCHEDULER_TAG = "v1.31.12-eks-1-31-30"
+
+
+def minor(version: str) -> tuple[int, int]:
+    found = re.match(r"v?(\d+)\.(\d+)", version)
+    if found is None:
+        raise ValueError(f"'{version}' names no Kubernetes minor version")
+    return int(found.group(1)), int(found.group(2))
+
+
+def _show(version: tuple[int, int]) -> str:
+    return f"{version[0]}.{version[1]}"
+
+
+def cluster_version(stack: Stack) -> Optional[str]:
+    for resource in stack.of_type(*CONTROL_PLANE):
+        if resource.props.get("version"):
+            return str(resource.props["version"])
+    return None
+
+
+def pinned_components(stack: Stack) -> list[tuple[Resource, str, str]]:
+    """(resource, component, version) for every Helm release and operator manifest the plan installs.
+
+    An operator's version is read from the kustomization the record names; a record planned in
+    another checkout names a path that may not exist here, so the same kustomization under this
+    trainstack's ``addons/kustomize`` is read instead. One that cannot be read yields version ``?``."""
+    found = []
+    for release in stack.of_type(HELM_RELEASE):
+        found.append((release, str(release.props.get("chart")), str(release.props.get("version"))))
+    for directory in stack.of_type(KUSTOMIZE):
+        path = Path(str(directory.props.get("directory")))
+        _, _, tail = path.as_posix().partition("/addons/kustomize/")
+        candidates = [path / "kustomization.yaml", KUSTOMIZATIONS / tail / "kustomization.yaml"]
+        text = next((c.read_text() for c in candidates if c.is_file()), "")
+        match = re.search(r"kubeflow/(training-operator|mpi-operator)\S*?(?:ref=|/)(v\d+\.\d+\.\d+)", text)
+        operator = match.group(1) if match else tail.split("/")[0] or path.name
+        found.append((directory, f"kustomize:{operator}", match.group(2) if match else "?"))
+    return found
+
+
+def check(stack: Stack) -> list[Finding]:
+    version = cluster_version(stack)
+    if version is None:
+        return []
+    cluster = minor(version)
+    findings = []
+    for resource, component, pinned in pinned_components(stack):
+        support = SUPPORT.get((component, pinned))
+        if support is None:
+            findings.append(Finding(CONTROLLER, f"{component} {pinned}", "no support row: add the version's "
+                                    "published Kubernetes support (and its source) to controllers/versions.py "
+                                    "SUPPORT.", "controllers/versions.py"))
+            continue
+        if not support.covers(cluster):
+            supported = f"{support.minimum or '?'} to {support.maximum or 'newer'}"
+            findings.append(Finding(CONTROLLER, f"{component} {pinned}", f"supports Kubernetes {supported}, the "
+                                    f"cluster runs {version}: pin a release built for {version}.", support.source))
+        if component.endswith("neuron-helm-chart"):
+            findings.extend(_scheduler_skew(resource, cluster))
+    for group in stack.of_type(NODE_GROUP):
+        kubelet = minor(str(group.props.get("version") or version))
+        if not (cluster[0] == kubelet[0] and cluster[1] - 3 <= kubelet[1] <= cluster[1]):
+            findings.append(Finding(CONTROLLER, group.name, f"kubelet {_show(kubelet)} against kube-apiserver "
+                                    f"{version}: a kubelet may be up to three minors older, never newer.",
+                                    SKEW_SOURCE))
+    return findings
+
+
+def _scheduler_skew(release: Resource, cluster: tuple[int, int]) -> list[Finding]:
+    scheduler = (release.props.get("values") or {}).get("scheduler") or {}
+    custom = scheduler.get("customScheduler") or {}
+    if not scheduler.get("enabled") or custom.get("enabled") is False:
+        return []
+    tag = str((custom.get("image") or {}).get("tag") or NEURON_CHART_SCHEDULER_TAG)
+    running = minor(tag)
+    if running[0] == cluster[0] and cluster[1] - 1 <= running[1] <= cluster[1]:
+        return []
+    return [Finding(CONTROLLER, f"{release.name} custom kube-scheduler {tag}",
+                    f"kube-scheduler {_show(running)} against kube-apiserver {_show(cluster)}: kube-scheduler may be "
+                    "at most one minor older and never newer; set scheduler.customScheduler.image to the "
+                    "cluster's minor release (addons/device_plugins.py NEURON_SCHEDULER_IMAGES).", SKEW_SOURCE)]
