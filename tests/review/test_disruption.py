@@ -190,3 +190,14 @@ def test_the_cli_reads_both_records_for_an_ignored_change(dev, tmp_path, capsys)
     assert run_diff(tmp_path, dev, head, "--format", "markdown") == 0
     out = capsys.readouterr().out
     assert "is ignored" in out and "| cost per hour at desired size | $2.09/h | $2.09/h | $0.00/h |" in out
+
+
+def test_a_blocked_vpc_replacement_is_a_sarif_error_at_the_stack_files_vpc_cidr_line(dev, tmp_path, capsys):
+    head_dir = tmp_path / "head"
+    head = record(head_dir, "dev", lambda c: c["trainstack:network"].update(vpcCidr="10.1.0.0/16"))
+    assert run_diff(tmp_path, dev, head, "--format", "sarif", cwd=head_dir) == 1
+    results = [r for r in json.loads(capsys.readouterr().out)["runs"][0]["results"]
+               if r["ruleId"] == "trainstack-diff/network"]
+    assert len(results) == 1 and results[0]["level"] == "error"
+    line = results[0]["locations"][0]["physicalLocation"]["region"]["startLine"]
+    assert (head_dir / "Pulumi.dev.yaml").read_text().splitlines()[line - 1].strip() == "vpcCidr: 10.1.0.0/16"
