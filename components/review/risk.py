@@ -115,15 +115,9 @@ def _loss_and_protection(change: ResourceChange, approvals: frozenset[str], used
     retained = bool(change.option("retainOnDelete"))
     why = ", ".join(f"`{c.path}`" for c in change.replaced_by) if change.action == "replace" else ""
     if lost and not retained:
-        approved = change.urn in approvals
-        if approved:
-            used.add(change.urn)
-        findings.append(Finding(
-            "data-loss", "warning" if approved else "blocking", change.urn,
-            f"{change.name} is {verb}: data loss" + (" (approved)" if approved else ""),
-            f"Loses {lost}." + (f" Replaced because of {why}." if why else "")
-            + ("" if approved else f" If intended, approve it: `--approve-replace {change.urn}` (in the pull "
-                                   f"request description: `trainstack-approve-replace: {change.urn}`)")))
+        findings.append(_approvable("data-loss", change, f"{change.name} is {verb}: data loss",
+                                    f"Loses {lost}." + (f" Replaced because of {why}." if why else ""),
+                                    approvals, used))
     elif lost and retained:
         findings.append(Finding("data-loss", "note", change.urn, f"{change.name} is {verb}, but retained",
                                 "retainOnDelete keeps the cloud resource; Pulumi stops managing it."))
@@ -137,23 +131,29 @@ def _loss_and_protection(change: ResourceChange, approvals: frozenset[str], used
     return findings
 
 
+def _approvable(kind: Kind, change: ResourceChange, title: str, detail: str, approvals: frozenset[str],
+                used: set[str]) -> Finding:
+    """A finding that blocks the merge unless the pull request approves this resource by URN."""
+    approved = change.urn in approvals
+    if approved:
+        used.add(change.urn)
+        return Finding(kind, "warning", change.urn, f"{title} (approved)", detail)
+    return Finding(kind, "blocking", change.urn, title,
+                   f"{detail} If intended, approve it: `--approve-replace {change.urn}` (in the pull request "
+                   f"description: `trainstack-approve-replace: {change.urn}`)")
+
+
 def _network(diff: PlanDiff, graph: Dependents, approvals: frozenset[str], used: set[str]) -> list[Finding]:
     findings = []
     for change, standing in network_replacements(diff, graph):
         verb = "replaced" if change.action == "replace" else "deleted"
         holders = [r for r in standing if r["type"] != "aws:eks/nodeGroup:NodeGroup"]
         if change.type == VPC and holders:
-            approved = change.urn in approvals
-            if approved:
-                used.add(change.urn)
-            findings.append(Finding(
-                "network", "warning" if approved else "blocking", change.urn,
-                f"{change.name}: the VPC of running {named(holders)} is {verb}" + (" (approved)" if approved else ""),
+            findings.append(_approvable(
+                "network", change, f"{change.name}: the VPC of running {named(holders)} is {verb}",
                 "EKS keeps a cluster in the VPC it was created in, and a file system's or HyperPod cluster's subnets "
                 "cannot change: they are rebuilt, empty, in the new VPC, with everything that runs on them. "
-                f"Standing on it: {named(standing)}."
-                + ("" if approved else f" If intended, approve it: `--approve-replace {change.urn}` (in the pull "
-                                       f"request description: `trainstack-approve-replace: {change.urn}`)")))
+                f"Standing on it: {named(standing)}.", approvals, used))
             continue
         findings.append(Finding(
             "network", "warning", change.urn, f"{change.name}: a {_noun(change)} under running things is {verb}",
