@@ -14,6 +14,6 @@ from .sarif import render_sarif
 
 __all__ = [
     "Decision", "FACTS", "Finding", "IgnoredChange", "InputChange", "PlanDiff", "PolicyFailure", "REPORT_VERSION",
-    "RecordError", "ResourceChange", "STATEFUL", "TypeFacts", "as_dict", "assess", "blocking", "check_record", "compare", "decide",
-    "flatten", "load_record", "render_json", "render_markdown", "render_sarif", "render_text",
+    "RecordError", "ResourceChange", "STATEFUL", "TypeFacts", "as_dict", "assess", "blocking", "check_record",
+    "compare", "decide", "flatten", "load_record", "render_json", "render_markdown", "render_sarif", "render_text",
 ]
