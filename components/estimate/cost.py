@@ -120,20 +120,7 @@ def estimate_resources(resources: Sequence[PricedResource], region: str) -> Cost
         return [r for r in resources if r.type == type_token]
 
     for group in by_type("aws:eks/nodeGroup:NodeGroup"):
-        scaling = group.inputs.get("scalingConfig") or {}
-        instance = catalog.find((group.inputs.get("instanceTypes") or ["?"])[0])
-        on_demand = instance.price(region) if instance else None
-        name = instance.name if instance else "unknown type"
-        add(CostLine(f"{group.name} ({name})", scaling.get("desiredSize", 0), scaling.get("maxSize", 0),
-                     on_demand.usd_per_hour if on_demand else None,
-                     f"{on_demand.source}, {on_demand.valid_on}" if on_demand
-                     else f"no published price for {name} in {region}", (group.urn,)))
-        size = _root_volume_gib(by_urn, group)
-        gp3 = in_region(GP3_STORAGE, region)
-        if size:
-            add(CostLine(f"  {group.name} root volumes ({size} GiB gp3)", scaling.get("desiredSize", 0) * size,
-                         scaling.get("maxSize", 0) * size, gp3.usd / HOURS_PER_MONTH if gp3 else None,
-                         _source(gp3, "gp3", region), (group.urn,)))
+        estimate.lines += _node_group_lines(group, _root_volume_gib(by_urn, group), region)
     for priced, service, item in ((by_type("eks:index:Cluster"), EKS_CONTROL_PLANE, "EKS control plane"),
                                   (by_type("aws:ec2/natGateway:NatGateway"), NAT_GATEWAY, "NAT gateway"),
                                   (by_type("aws:ec2/eip:Eip"), PUBLIC_IPV4, "public IPv4 address")):
@@ -166,6 +153,24 @@ def estimate_resources(resources: Sequence[PricedResource], region: str) -> Cost
                          f"{price.source}, {price.valid_on}" if price else
                          f"no published price for {group.get('instanceType')} in {region}", (cluster.urn,)))
     return estimate
+
+
+def _node_group_lines(group: PricedResource, volume_gib: Optional[int], region: str) -> list[CostLine]:
+    """A node group's instances and their root volumes, at desired and at max size."""
+    scaling = group.inputs.get("scalingConfig") or {}
+    instance = catalog.find((group.inputs.get("instanceTypes") or ["?"])[0])
+    on_demand = instance.price(region) if instance else None
+    name = instance.name if instance else "unknown type"
+    lines = [CostLine(f"{group.name} ({name})", scaling.get("desiredSize", 0), scaling.get("maxSize", 0),
+                      on_demand.usd_per_hour if on_demand else None,
+                      f"{on_demand.source}, {on_demand.valid_on}" if on_demand
+                      else f"no published price for {name} in {region}", (group.urn,))]
+    gp3 = in_region(GP3_STORAGE, region)
+    if volume_gib:
+        lines.append(CostLine(f"  {group.name} root volumes ({volume_gib} GiB gp3)",
+                              scaling.get("desiredSize", 0) * volume_gib, scaling.get("maxSize", 0) * volume_gib,
+                              gp3.usd / HOURS_PER_MONTH if gp3 else None, _source(gp3, "gp3", region), (group.urn,)))
+    return lines
 
 
 def _region(plan: Plan) -> str:
