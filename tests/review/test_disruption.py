@@ -201,3 +201,14 @@ def test_a_blocked_vpc_replacement_is_a_sarif_error_at_the_stack_files_vpc_cidr_
     assert len(results) == 1 and results[0]["level"] == "error"
     line = results[0]["locations"][0]["physicalLocation"]["region"]["startLine"]
     assert (head_dir / "Pulumi.dev.yaml").read_text().splitlines()[line - 1].strip() == "vpcCidr: 10.1.0.0/16"
+
+
+def test_a_hyperpod_cluster_and_its_file_system_on_a_replaced_vpc_are_named(hyperpod, tmp_path):
+    head = record(tmp_path / "head", "hyperpod", lambda c: c["trainstack:network"].update(vpcCidr="10.7.0.0/16"))
+    findings = assess(compare(hyperpod, head))
+    (stop,) = [f for f in blocking(findings) if f.kind == "network"]
+    assert stop.title == ("hyperpod-network: the VPC of running hyperpod-fsx (file system), hyperpod-hyperpod "
+                          "(HyperPod cluster) is replaced")
+    subnet = next(f for f in of_kind(findings, "network") if f.title.startswith("hyperpod-network-private-us-west-2a:"
+                                                                                  " a subnet"))
+    assert "hyperpod-hyperpod (HyperPod cluster)" in subnet.detail
