@@ -79,10 +79,10 @@ def assess(diff: PlanDiff, approvals: frozenset[str] = frozenset()) -> list[Find
         if change.type == "eks:index:Cluster":
             findings += _kubernetes_version(change)
         findings += [Finding("instance-group", "warning", change.urn, f"{change.name}: {loss}, jobs on them are killed",
-                             "SageMaker's UpdateCluster deletes the instance groups the update leaves out and removes "
+                             "SageMaker's UpdateCluster deletes instance groups (InstanceGroupsToDelete) and removes "
                              "instances to meet a lower count. Checkpoint and stop the jobs on this group first.")
                      for loss in instance_group_losses(change)]
-        standing = [r for r in graph.running_on(change.urn) if r["urn"] in running]
+        standing = [r for r in graph.running_on(change.urn) if r["urn"] in running] if change.provider_decides else []
         for item in change.provider_decides:
             findings.append(Finding("provider-decides", "note", change.urn,
                                     f"{change.name}: whether `{item.path}` updates in place or replaces: "
