@@ -51,6 +51,12 @@ def test_launchers_read_the_outputs_contract_and_only_the_catalog_besides():
     assert imports_of("launch") <= {"outputs", "catalog"}
 
 
+def test_the_estimates_read_records_and_the_catalog_and_the_cost_ceiling_reads_the_estimate():
+    # One cost computation: the policy rule calls the estimate, the estimate never calls a rule.
+    assert imports_of("estimate") <= {"plan", "catalog"}
+    assert imports_of("policy") <= {"plan", "catalog", "estimate"}
+
+
 def test_the_review_reads_records_not_programs():
     assert imports_of("review") <= {"plan", "policy", "estimate"}
 

@@ -8,6 +8,7 @@ controllers and settle the MPIJob CRD both operators claim.
 
 from __future__ import annotations
 
+import os
 from importlib import resources
 from pathlib import Path
 
@@ -28,7 +29,19 @@ ETCD_ENDPOINT = f"{ETCD_SERVICE}.{ETCD_NAMESPACE}.svc.cluster.local:{ETCD_PORT}"
 
 
 def kustomization(*parts: str) -> str:
-    return str(Path(str(resources.files("trainstack.addons").joinpath("kustomize", *parts))))
+    """The kustomization shipped with trainstack, as a path relative to the program's working directory.
+
+    Relative, so the plan record (and the state Pulumi keeps) is the same in every checkout and
+    names no runner's directory. The Kubernetes provider builds the kustomization in its own
+    working directory (``krusty`` on ``filesys.MakeFsOnDisk()`` with the path as given:
+    pulumi/pulumi-kubernetes provider/pkg/provider/kustomize/v2/directory.go), and the Pulumi
+    engine starts the program and its providers in the same one: the project's ``main`` directory
+    when it is one, else the project root (pulumi/pulumi pkg/engine/project.go, ``getPwdMain``).
+    The program runs from there (the offline plan does as the language host does), so a path
+    relative to the current directory is one the provider resolves to the same files.
+    """
+    shipped = Path(str(resources.files("trainstack.addons").joinpath("kustomize", *parts)))
+    return Path(os.path.relpath(shipped, Path.cwd())).as_posix()
 
 
 def training_operator(name: str, *, beside_mpi_operator: bool, provider: k8s.Provider, parent: pulumi.Resource,

@@ -7,11 +7,12 @@ price says so and is left out of the totals, which then say they are incomplete.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional, Protocol
 
 from .. import catalog
-from ..plan import Plan, ResourceRecord
+from ..plan import Plan
 from .prices import (
     EKS_CONTROL_PLANE,
     GP3_STORAGE,
@@ -80,46 +81,61 @@ class CostEstimate:
             price = f"{line.unit_usd_per_hour:>11.4f}" if line.priced else f"{'no price':>11}"
             rows.append(f"  {line.item:<44} {line.quantity_desired:>8g} {line.quantity_max:>6g} {price}  {line.source}")
         for at in ("desired", "max"):
-            rows.append(f"  at {at} size: ${self.hourly(at):,.2f}/h, "
-                        f"${self.hourly(at) * 24 * DAYS:,.0f} per {DAYS} days"
+            rows.append(f"  at {at} size: {self.total(at)}, ${self.hourly(at) * 24 * DAYS:,.0f} per {DAYS} days"
                         + (" (incomplete: items without a published price are not counted)" if self.unpriced else ""))
         return "\n".join(rows)
 
+    def total(self, at: str) -> str:
+        """The hourly total as every reader shows it (the cost section, the cost ceiling's message)."""
+        return f"${self.hourly(at):,.2f}/h"
+
+
+class PricedResource(Protocol):
+    """What the estimate reads of a resource: the plan's records and the policy view both have it."""
+
+    @property
+    def type(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def urn(self) -> str: ...
+    @property
+    def inputs(self) -> dict[str, Any]: ...
+    @property
+    def property_dependencies(self) -> dict[str, list[str]]: ...
+
 
 def estimate_cost(plan: Plan) -> CostEstimate:
-    region = _region(plan)
+    return estimate_resources(plan.resources, _region(plan))
+
+
+def estimate_resources(resources: Sequence[PricedResource], region: str) -> CostEstimate:
+    """The cost of ``resources`` in ``region``: the one computation behind the cost section, the diff's
+    deltas and the ``hourly-cost-ceiling`` rule."""
     estimate = CostEstimate(region)
     add = estimate.lines.append
-    for group in plan.by_type("aws:eks/nodeGroup:NodeGroup"):
-        scaling = group.inputs.get("scalingConfig") or {}
-        instance = catalog.find((group.inputs.get("instanceTypes") or ["?"])[0])
-        on_demand = instance.price(region) if instance else None
-        name = instance.name if instance else "unknown type"
-        add(CostLine(f"{group.name} ({name})", scaling.get("desiredSize", 0), scaling.get("maxSize", 0),
-                     on_demand.usd_per_hour if on_demand else None,
-                     f"{on_demand.source}, {on_demand.valid_on}" if on_demand
-                     else f"no published price for {name} in {region}", (group.urn,)))
-        size = _root_volume_gib(plan, group)
-        gp3 = in_region(GP3_STORAGE, region)
-        if size:
-            add(CostLine(f"  {group.name} root volumes ({size} GiB gp3)", scaling.get("desiredSize", 0) * size,
-                         scaling.get("maxSize", 0) * size, gp3.usd / HOURS_PER_MONTH if gp3 else None,
-                         _source(gp3, "gp3", region), (group.urn,)))
-    for priced, service, item in ((plan.by_type("eks:index:Cluster"), EKS_CONTROL_PLANE, "EKS control plane"),
-                                  (plan.by_type("aws:ec2/natGateway:NatGateway"), NAT_GATEWAY, "NAT gateway"),
-                                  (plan.by_type("aws:ec2/eip:Eip"), PUBLIC_IPV4, "public IPv4 address")):
+    by_urn = {r.urn: r for r in resources}
+
+    def by_type(type_token: str) -> list[PricedResource]:
+        return [r for r in resources if r.type == type_token]
+
+    for group in by_type("aws:eks/nodeGroup:NodeGroup"):
+        estimate.lines += _node_group_lines(group, _root_volume_gib(by_urn, group), region)
+    for priced, service, item in ((by_type("eks:index:Cluster"), EKS_CONTROL_PLANE, "EKS control plane"),
+                                  (by_type("aws:ec2/natGateway:NatGateway"), NAT_GATEWAY, "NAT gateway"),
+                                  (by_type("aws:ec2/eip:Eip"), PUBLIC_IPV4, "public IPv4 address")):
         if priced:
             regional = in_region(service, region)
             add(CostLine(item, len(priced), len(priced), regional.usd if regional else None,
                          _source(regional, item, region), tuple(r.urn for r in priced)))
-    endpoints = [e for e in plan.by_type("aws:ec2/vpcEndpoint:VpcEndpoint")
+    endpoints = [e for e in by_type("aws:ec2/vpcEndpoint:VpcEndpoint")
                  if e.inputs.get("vpcEndpointType") == "Interface"]
     if endpoints:
         zones = sum(len(e.inputs.get("subnetIds") or []) for e in endpoints)
         regional = in_region(INTERFACE_ENDPOINT, region)
         add(CostLine("interface endpoints (per zone)", zones, zones, regional.usd if regional else None,
                      _source(regional, "interface endpoints", region), tuple(e.urn for e in endpoints)))
-    for file_system in plan.by_type("aws:fsx/lustreFileSystem:LustreFileSystem"):
+    for file_system in by_type("aws:fsx/lustreFileSystem:LustreFileSystem"):
         inputs = file_system.inputs
         price = fsx_price(inputs.get("deploymentType", ""), inputs.get("perUnitStorageThroughput"), region)
         tier = f"{inputs.get('deploymentType')} {inputs.get('perUnitStorageThroughput') or ''}".strip()
@@ -128,7 +144,7 @@ def estimate_cost(plan: Plan) -> CostEstimate:
                      price.usd / HOURS_PER_MONTH if price else None,
                      f"{price.source}, {price.valid_on}" if price
                      else f"no published price for FSx {tier} in {region}", (file_system.urn,)))
-    for cluster in plan.by_type("aws-native:sagemaker:Cluster"):
+    for cluster in by_type("aws-native:sagemaker:Cluster"):
         for group in cluster.inputs.get("instanceGroups") or []:
             price = HYPERPOD.get((group.get("instanceType"), region))
             count = group.get("instanceCount", 0)
@@ -139,6 +155,24 @@ def estimate_cost(plan: Plan) -> CostEstimate:
     return estimate
 
 
+def _node_group_lines(group: PricedResource, volume_gib: Optional[int], region: str) -> list[CostLine]:
+    """A node group's instances and their root volumes, at desired and at max size."""
+    scaling = group.inputs.get("scalingConfig") or {}
+    instance = catalog.find((group.inputs.get("instanceTypes") or ["?"])[0])
+    on_demand = instance.price(region) if instance else None
+    name = instance.name if instance else "unknown type"
+    lines = [CostLine(f"{group.name} ({name})", scaling.get("desiredSize", 0), scaling.get("maxSize", 0),
+                      on_demand.usd_per_hour if on_demand else None,
+                      f"{on_demand.source}, {on_demand.valid_on}" if on_demand
+                      else f"no published price for {name} in {region}", (group.urn,))]
+    gp3 = in_region(GP3_STORAGE, region)
+    if volume_gib:
+        lines.append(CostLine(f"  {group.name} root volumes ({volume_gib} GiB gp3)",
+                              scaling.get("desiredSize", 0) * volume_gib, scaling.get("maxSize", 0) * volume_gib,
+                              gp3.usd / HOURS_PER_MONTH if gp3 else None, _source(gp3, "gp3", region), (group.urn,)))
+    return lines
+
+
 def _region(plan: Plan) -> str:
     for provider in plan.by_type("pulumi:providers:aws"):
         if provider.inputs.get("region"):
@@ -146,10 +180,10 @@ def _region(plan: Plan) -> str:
     return "unknown"
 
 
-def _root_volume_gib(plan: Plan, group: ResourceRecord) -> Optional[int]:
+def _root_volume_gib(by_urn: dict[str, PricedResource], group: PricedResource) -> Optional[int]:
     for urn in group.property_dependencies.get("launchTemplate", []):
-        template = plan.by_urn(urn)
-        for mapping in template.inputs.get("blockDeviceMappings") or []:
+        template = by_urn.get(urn)
+        for mapping in (template.inputs.get("blockDeviceMappings") if template else None) or []:
             return (mapping.get("ebs") or {}).get("volumeSize")
     return None
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .. import catalog
+from ..estimate import estimate_resources
 from .model import Resource, Rule, Stack, Violation, default_tags
 from .security import BUCKET, FSX_LUSTRE
 from .training import NODE_GROUP, _accelerated
@@ -37,25 +37,24 @@ def checkpoint_bucket_versioning(stack: Stack, config: dict[str, Any]) -> Iterat
 
 
 def hourly_cost_ceiling(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
+    """The stack's on-demand spend at max size, as the cost section totals it, under the ceiling.
+
+    The rule calls the cost estimate itself (every priced item: instances, volumes, the EKS control
+    plane, NAT, FSx, HyperPod instances ...), so its total is the cost section's to the cent. An item
+    without a published price fails the rule: spend that cannot be counted cannot be held under it."""
     ceiling = config.get("maxHourlyUsd")
     if not ceiling:
         return
-    total, lines = 0.0, []
-    for group in stack.of_type(NODE_GROUP):
-        region = (group.provider or {}).get("region")
-        types = group.props.get("instanceTypes") or []
-        size = (group.props.get("scalingConfig") or {}).get("maxSize") or 0
-        instance = catalog.find(types[0]) if types else None
-        price = instance.price(region) if instance and region else None
-        if price is None:
-            yield Violation(group.urn, f"no published on-demand price for {types[0] if types else '?'} in {region}; "
-                                       f"spend at max size cannot be held under ${ceiling}/h.")
-            return
-        total += size * price.usd_per_hour
-        lines.append(f"{group.name} {size} x {types[0]} ${price.usd_per_hour}")
-    if total > ceiling:
-        yield Violation(None, f"node groups at max size cost ${total:,.2f}/h on demand ({'; '.join(lines)}), above "
-                              f"the ceiling of ${ceiling}/h.")
+    region = next((str(p["region"]) for p in stack.providers() if p.get("region")), "unknown")
+    estimate = estimate_resources(stack.resources, region)
+    for line in estimate.unpriced:
+        yield Violation(line.resources[0] if line.resources else None,
+                        f"{line.item.strip()}: {line.source}; spend at max size cannot be held under ${ceiling}/h.")
+    if estimate.hourly("max") > ceiling:
+        largest = sorted(estimate.lines, key=lambda line: -line.hourly("max"))[:3]
+        shown = "; ".join(f"{line.item.strip()} ${line.hourly('max'):,.2f}/h" for line in largest if line.priced)
+        yield Violation(None, f"the stack costs {estimate.total('max')} on demand at max size (the cost section's "
+                              f"total; largest: {shown}), above the ceiling of ${ceiling}/h.")
 
 
 def dev_groups_scale_to_zero(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
@@ -86,11 +85,12 @@ RULES = [
          checkpoint_bucket_versioning, area="data safety",
          source="Amazon S3 User Guide, Retaining multiple versions of objects with S3 Versioning (only "
          "versioning recovers an overwritten object)"),
-    Rule("hourly-cost-ceiling", "On-demand spend of the node groups at max size stays under a ceiling.",
+    Rule("hourly-cost-ceiling", "On-demand spend of the stack at max size (the cost section's total) stays under "
+         "a ceiling.",
          "mandatory", hourly_cost_ceiling, area="cost",
          config={"maxHourlyUsd": {"type": "number"}},
-         source="the catalog's on-demand prices (AWS Price List, dated per entry); a type without a price "
-                "cannot be held under a ceiling"),
+         source="the cost estimate: the catalog's on-demand prices (AWS Price List, dated per entry) and the "
+                "service prices in estimate/prices.py; an item without a price cannot be held under a ceiling"),
     Rule("dev-groups-scale-to-zero", "Accelerated groups in dev stacks scale to zero.", "mandatory",
          dev_groups_scale_to_zero, area="cost",
          source="trainstack's stance for dev stacks: EC2 bills running instances per second"),

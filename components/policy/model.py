@@ -34,6 +34,11 @@ class Resource:
     parent: Optional[str] = None
     """The URN of the resource's parent (a component, or the stack)."""
 
+    @property
+    def inputs(self) -> dict[str, Any]:
+        """The properties under the plan record's name for them (what the estimates read)."""
+        return self.props
+
 
 class Stack:
     """All resources of one stack, with lookups across references."""

@@ -5,7 +5,7 @@
     findings = assess(diff, approvals=frozenset({urn}))
 """
 
-from .diff import InputChange, PlanDiff, PolicyFailure, ResourceChange, compare, flatten
+from .diff import IgnoredChange, InputChange, PlanDiff, PolicyFailure, ResourceChange, compare, flatten
 from .records import RecordError, check_record, load_record
 from .replacement import FACTS, Decision, TypeFacts, decide
 from .report import REPORT_VERSION, as_dict, render_json, render_markdown, render_text
@@ -13,7 +13,7 @@ from .risk import STATEFUL, Finding, assess, blocking
 from .sarif import render_sarif
 
 __all__ = [
-    "Decision", "FACTS", "Finding", "InputChange", "PlanDiff", "PolicyFailure", "REPORT_VERSION", "RecordError",
-    "ResourceChange", "STATEFUL", "TypeFacts", "as_dict", "assess", "blocking", "check_record", "compare", "decide",
-    "flatten", "load_record", "render_json", "render_markdown", "render_sarif", "render_text",
+    "Decision", "FACTS", "Finding", "IgnoredChange", "InputChange", "PlanDiff", "PolicyFailure", "REPORT_VERSION",
+    "RecordError", "ResourceChange", "STATEFUL", "TypeFacts", "as_dict", "assess", "blocking", "check_record",
+    "compare", "decide", "flatten", "load_record", "render_json", "render_markdown", "render_sarif", "render_text",
 ]

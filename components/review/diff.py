@@ -7,12 +7,15 @@ options differ, and replaced when a changed input cannot change in place (see
 inputs of other resources computed from it change too: they are followed, which is how
 a new file system also replaces the PersistentVolume that names it.
 
-Values the record marks secret are shown as ``[secret]`` on both sides; inputs listed in
-the head's ``ignoreChanges`` are left out, as Pulumi leaves them.
+Values the record marks secret are shown as ``[secret]`` on both sides. An input listed in the
+head's ``ignoreChanges`` is no change to the resource, as Pulumi leaves it, but the diff keeps it
+apart (``PlanDiff.ignored``) so the review can say it is ignored, and ``effective_head`` is the
+head as Pulumi would leave the stack: those inputs at the base's values (what the cost deltas read).
 """
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional
@@ -70,6 +73,17 @@ class PolicyFailure:
     message: str
 
 
+@dataclass(frozen=True)
+class IgnoredChange:
+    """A changed input the head's ``ignoreChanges`` names: Pulumi leaves the running resource as it is."""
+    urn: str
+    type: str
+    name: str
+    path: str
+    before: Any
+    after: Any
+
+
 @dataclass
 class PlanDiff:
     project: str
@@ -80,13 +94,16 @@ class PlanDiff:
     head: dict[str, Any]
     new_failures: list[PolicyFailure] = field(default_factory=list)
     fixed_failures: list[PolicyFailure] = field(default_factory=list)
+    ignored: list[IgnoredChange] = field(default_factory=list)
+    effective_head: Optional[dict[str, Any]] = None
+    """The head with each ignored input at its base value (None when nothing is ignored)."""
 
     def of(self, action: Action) -> list[ResourceChange]:
         return [c for c in self.changes if c.action == action]
 
     @property
     def empty(self) -> bool:
-        return not self.changes and not self.new_failures and not self.fixed_failures
+        return not self.changes and not self.new_failures and not self.fixed_failures and not self.ignored
 
     def section(self, name: str, side: str) -> Optional[dict[str, Any]]:
         value = (self.base if side == "base" else self.head).get(name)
@@ -100,12 +117,15 @@ def compare(base: dict[str, Any], head: dict[str, Any]) -> PlanDiff:
     renamed = {alias: r["urn"] for r in head_resources.values()
                for alias in (r.get("options") or {}).get("aliases") or [] if alias in base_resources}
     changes: dict[str, ResourceChange] = {}
+    ignored: list[IgnoredChange] = []
     for urn, record in head_resources.items():
         previous = next((base_resources[a] for a, h in renamed.items() if h == urn), base_resources.get(urn))
         if previous is None:
             changes[urn] = ResourceChange(urn, record["type"], record["name"], "create", head=record)
             continue
         inputs = _input_changes(previous, record)
+        ignored += [IgnoredChange(urn, record["type"], record["name"], path, before, after)
+                    for path, before, after in _ignored_changes(previous, record)]
         if inputs:
             action: Action = "replace" if any(c.effect == "replace" for c in inputs) else "update"
             changes[urn] = ResourceChange(urn, record["type"], record["name"], action, inputs, previous, record)
@@ -116,12 +136,53 @@ def compare(base: dict[str, Any], head: dict[str, Any]) -> PlanDiff:
     new, fixed = _policy_delta(base, head)
     return PlanDiff(project=head["project"], stack=head["stack"], stack_file=head.get("stackFile"),
                     changes=[changes[urn] for urn in sorted(changes)], base=base, head=head,
-                    new_failures=new, fixed_failures=fixed)
+                    new_failures=new, fixed_failures=fixed, ignored=ignored,
+                    effective_head=_effective_head(head, base_resources, ignored) if ignored else None)
 
 
 def _has_state(record: dict[str, Any]) -> bool:
     """Custom resources and remote components hold cloud state; local components only group them."""
     return bool(record.get("custom") or record.get("remote"))
+
+
+def _ignored_changes(base: dict[str, Any], head: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+    ignored = (head.get("options") or {}).get("ignoreChanges") or []
+    if not ignored:
+        return []
+    return [(path, before, after) for path, before, after
+            in changed_values(base.get("inputs") or {}, head.get("inputs") or {}) if _under(path, ignored)]
+
+
+def _effective_head(head: dict[str, Any], base: dict[str, dict[str, Any]],
+                    ignored: list[IgnoredChange]) -> dict[str, Any]:
+    """The head record as Pulumi would leave the stack: each ignored input at the base's value."""
+    urns = {item.urn for item in ignored}
+    resources = []
+    for record in head["resources"]:
+        if record.get("urn") in urns:
+            record = {**record, "inputs": _with_ignored_from(record, base[record["urn"]])}
+        resources.append(record)
+    return {**head, "resources": resources}
+
+
+def _with_ignored_from(head: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:
+    inputs = copy.deepcopy(head.get("inputs") or {})
+    for path in (head.get("options") or {}).get("ignoreChanges") or []:
+        if "[" in path or "*" in path:
+            continue  # list items and wildcards: the record's inputs stay as the head has them
+        keys = path.split(".")
+        source: Any = base.get("inputs") or {}
+        for key in keys:
+            source = source.get(key) if isinstance(source, dict) else None
+        target = inputs
+        for key in keys[:-1]:
+            target = target.setdefault(key, {}) if isinstance(target, dict) else None
+        if isinstance(target, dict):
+            if source is None:
+                target.pop(keys[-1], None)
+            else:
+                target[keys[-1]] = copy.deepcopy(source)
+    return inputs
 
 
 def _input_changes(base: dict[str, Any], head: dict[str, Any]) -> list[InputChange]:

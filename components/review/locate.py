@@ -47,6 +47,7 @@ _INPUT_LEAVES = {
     ("aws:fsx/lustreFileSystem:LustreFileSystem", "kmsKeyId"): "kmsKeyArn",
     ("aws:fsx/lustreFileSystem:LustreFileSystem", "subnetIds"): "zone",
     ("eks:index:Cluster", "version"): "version",
+    ("aws:ec2/vpc:Vpc", "cidrBlock"): "vpcCidr",
 }
 
 

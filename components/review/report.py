@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
+from ..estimate import estimate_cost
+from ..plan import Plan
 from .diff import InputChange, PlanDiff, ResourceChange
 from .risk import Finding, blocking
 
@@ -20,7 +22,11 @@ _SYMBOL = {"create": "+", "update": "~", "replace": "+-", "delete": "-"}
 
 
 def deltas(diff: PlanDiff) -> dict[str, Any]:
+    effective = _effective_costs(diff)
+
     def cost(side: str, at: str) -> Optional[float]:
+        if effective is not None:
+            return effective[side][at]
         section = diff.section("cost", side)
         return None if section is None else (section.get("hourlyUsd") or {}).get(at)
 
@@ -41,6 +47,18 @@ def deltas(diff: PlanDiff) -> dict[str, Any]:
         "policies": {"newFailures": [f.__dict__ for f in diff.new_failures],
                      "fixedFailures": [f.__dict__ for f in diff.fixed_failures]},
     }
+
+
+def _effective_costs(diff: PlanDiff) -> Optional[dict[str, dict[str, float]]]:
+    """Both sides' hourly cost from the estimate, the head as Pulumi would leave it (ignored inputs at
+    their base values: a node group's ``desiredSize`` stays what the running group has), so an ignored
+    change moves no delta. None when nothing is ignored: the records' own cost sections are read."""
+    if diff.effective_head is None:
+        return None
+    estimates = {"base": estimate_cost(Plan.from_dict(diff.base)),
+                 "head": estimate_cost(Plan.from_dict(diff.effective_head))}
+    return {side: {at: round(estimate.hourly(at), 4) for at in ("desired", "max")}
+            for side, estimate in estimates.items()}
 
 
 def as_dict(diff: PlanDiff, findings: list[Finding]) -> dict[str, Any]:

@@ -5,9 +5,15 @@
   request approves that resource by URN (``--approve-replace URN``); there is no global switch.
 - Protection: a protected resource replaced or deleted stops ``pulumi up``; the finding says
   how to proceed.
-- Node rolls: a node group replaced, or updated to a new version or launch template, replaces
-  its nodes and kills the jobs on them; the finding counts them and estimates the time at the
-  group's ``updateConfig`` pace.
+- Node rolls: a node group deleted (a rename is a delete and a create), replaced, or updated to a
+  new version or launch template, loses its nodes and the jobs on them; the finding counts them
+  and estimates the time at the group's ``updateConfig`` pace. HyperPod instance groups removed,
+  shrunk or given a new instance type lose theirs (``disruption``).
+- Network: a network resource replaced or deleted under running things names them; the VPC of a
+  running cluster or file system blocks like data loss; a subnet replaced into a range the VPC
+  still uses is refused by EC2 and blocks (``disruption``).
+- Ignored: an input the resource's ``ignoreChanges`` names is said to be ignored (Pulumi leaves
+  the running resource as it is), and the cost deltas leave it out.
 - Kubernetes versions: EKS upgrades one minor version at a time and never downgrades; a larger
   jump is refused here as EKS would refuse it.
 - Policies: a newly failing mandatory policy blocks; advisory ones and fixes are reported.
@@ -20,11 +26,21 @@ from dataclasses import dataclass
 from typing import Any, Literal, Optional
 
 from ..estimate.durations import ACCELERATED_NODE_GROUP, CPU_NODE_GROUP
-from .diff import PlanDiff, ResourceChange
+from .diff import IgnoredChange, PlanDiff, ResourceChange
+from .disruption import (
+    NETWORK,
+    VPC,
+    Dependents,
+    instance_group_losses,
+    named,
+    network_replacements,
+    overlapping_subnets,
+    running_before,
+)
 
 Severity = Literal["blocking", "warning", "note"]
 Kind = Literal["data-loss", "protected", "node-roll", "kubernetes-version", "policy", "provider-decides",
-               "approval"]
+               "approval", "network", "rejected", "instance-group", "ignored"]
 
 STATEFUL: dict[str, str] = {
     "aws:fsx/lustreFileSystem:LustreFileSystem": "every file on the file system (backups are kept only for "
@@ -55,16 +71,26 @@ class Finding:
 def assess(diff: PlanDiff, approvals: frozenset[str] = frozenset()) -> list[Finding]:
     findings: list[Finding] = []
     used: set[str] = set()
+    graph = Dependents(diff.head, diff.base)
+    running = running_before(diff)
     for change in diff.changes:
         if change.action in ("replace", "delete"):
             findings += _loss_and_protection(change, approvals, used)
         if change.type == "eks:index:Cluster":
             findings += _kubernetes_version(change)
+        findings += [Finding("instance-group", "warning", change.urn, f"{change.name}: {loss}, jobs on them are killed",
+                             "SageMaker's UpdateCluster deletes instance groups (InstanceGroupsToDelete) and removes "
+                             "instances to meet a lower count. Checkpoint and stop the jobs on this group first.")
+                     for loss in instance_group_losses(change)]
+        standing = [r for r in graph.running_on(change.urn) if r["urn"] in running] if change.provider_decides else []
         for item in change.provider_decides:
             findings.append(Finding("provider-decides", "note", change.urn,
                                     f"{change.name}: whether `{item.path}` updates in place or replaces: "
-                                    "the provider decides", item.reason))
+                                    "the provider decides", item.reason
+                                    + (f". Standing on {change.name}: {named(standing)}" if standing else "")))
     findings += _node_rolls(diff)
+    findings += _network(diff, graph, approvals, used)
+    findings += [_ignored(item) for item in diff.ignored]
     for failure in diff.new_failures:
         blocking = failure.enforcement == "mandatory"
         findings.append(Finding("policy", "blocking" if blocking else "warning", failure.urn,
@@ -89,15 +115,9 @@ def _loss_and_protection(change: ResourceChange, approvals: frozenset[str], used
     retained = bool(change.option("retainOnDelete"))
     why = ", ".join(f"`{c.path}`" for c in change.replaced_by) if change.action == "replace" else ""
     if lost and not retained:
-        approved = change.urn in approvals
-        if approved:
-            used.add(change.urn)
-        findings.append(Finding(
-            "data-loss", "warning" if approved else "blocking", change.urn,
-            f"{change.name} is {verb}: data loss" + (" (approved)" if approved else ""),
-            f"Loses {lost}." + (f" Replaced because of {why}." if why else "")
-            + ("" if approved else f" If intended, approve it: `--approve-replace {change.urn}` (in the pull "
-                                   f"request description: `trainstack-approve-replace: {change.urn}`)")))
+        findings.append(_approvable("data-loss", change, f"{change.name} is {verb}: data loss",
+                                    f"Loses {lost}." + (f" Replaced because of {why}." if why else ""),
+                                    approvals, used))
     elif lost and retained:
         findings.append(Finding("data-loss", "note", change.urn, f"{change.name} is {verb}, but retained",
                                 "retainOnDelete keeps the cloud resource; Pulumi stops managing it."))
@@ -109,6 +129,56 @@ def _loss_and_protection(change: ResourceChange, approvals: frozenset[str], used
             f"Pulumi refuses to {'replace' if change.action == 'replace' else 'delete'} a protected resource. "
             f"To proceed: {steps}."))
     return findings
+
+
+def _approvable(kind: Kind, change: ResourceChange, title: str, detail: str, approvals: frozenset[str],
+                used: set[str]) -> Finding:
+    """A finding that blocks the merge unless the pull request approves this resource by URN."""
+    approved = change.urn in approvals
+    if approved:
+        used.add(change.urn)
+        return Finding(kind, "warning", change.urn, f"{title} (approved)", detail)
+    return Finding(kind, "blocking", change.urn, title,
+                   f"{detail} If intended, approve it: `--approve-replace {change.urn}` (in the pull request "
+                   f"description: `trainstack-approve-replace: {change.urn}`)")
+
+
+def _network(diff: PlanDiff, graph: Dependents, approvals: frozenset[str], used: set[str]) -> list[Finding]:
+    findings = []
+    for change, standing in network_replacements(diff, graph):
+        verb = "replaced" if change.action == "replace" else "deleted"
+        holders = [r for r in standing if r["type"] != "aws:eks/nodeGroup:NodeGroup"]
+        if change.type == VPC and holders:
+            findings.append(_approvable(
+                "network", change, f"{change.name}: the VPC of running {named(holders)} is {verb}",
+                "EKS keeps a cluster in the VPC it was created in, and a file system's or HyperPod cluster's subnets "
+                "cannot change: they are rebuilt, empty, in the new VPC, with everything that runs on them. "
+                f"Standing on it: {named(standing)}.", approvals, used))
+            continue
+        findings.append(Finding(
+            "network", "warning", change.urn, f"{change.name}: a {_noun(change)} under running things is {verb}",
+            f"Standing on it: {named(standing)}. Pulumi builds a new one before it deletes this one; what refers "
+            "to it follows only as its own change says (see the resource changes), and traffic through it is cut "
+            "until then."))
+    for change, cidr, clashes in overlapping_subnets(diff):
+        findings.append(Finding(
+            "rejected", "blocking", change.urn, f"{change.name}: the new subnet {cidr} overlaps {', '.join(clashes)}",
+            "Pulumi creates the replacement before it deletes the old subnet, and EC2 refuses a subnet whose range "
+            "overlaps one the VPC still has (InvalidSubnet.Conflict): `pulumi up` would stop half way. Keep the "
+            "subnet sizes, or add the new subnets in ranges the VPC does not use yet and move to them."))
+    return findings
+
+
+def _noun(change: ResourceChange) -> str:
+    return NETWORK[change.type]
+
+
+def _ignored(item: IgnoredChange) -> Finding:
+    return Finding("ignored", "note", item.urn,
+                   f"{item.name}: `{item.path}` {item.before} -> {item.after} is ignored",
+                   "The resource's ignoreChanges names it: Pulumi leaves the running resource as it is (a node "
+                   "group's size belongs to the autoscaler), so the cost deltas leave it out. A resource created "
+                   "anew starts at the new value.")
 
 
 def _kubernetes_version(change: ResourceChange) -> list[Finding]:
@@ -158,11 +228,20 @@ def _node_rolls(diff: PlanDiff) -> list[Finding]:
         rolling = [c.path for c in (change.inputs if change else []) if c.path in ROLLING_INPUTS]
         if change is not None and change.action == "replace":
             findings.append(_roll(change.base or record, "replaced",
-                                  ", ".join(f"`{c.path}`" for c in change.replaced_by) + " cannot change in place"))
+                                  ", ".join(dict.fromkeys(f"`{c.path}`" for c in change.replaced_by))
+                                  + " cannot change in place"))
         elif template_urns or rolling:
             causes = [f"its launch template {templates[u].name} changed (a new version)" for u in template_urns]
             causes += [f"`{path}` changed" for path in rolling]
             findings.append(_roll(change.base if change and change.base else record, "rolled", "; ".join(causes)))
+    created = [c.name for c in diff.changes if c.type == NODE_GROUP and c.action == "create"]
+    for change in diff.changes:
+        if change.type == NODE_GROUP and change.action == "delete" and change.base is not None:
+            cause = "the group is no longer in the stack"
+            if created:
+                cause += (f" ({', '.join(created)} {'is' if len(created) == 1 else 'are'} created beside it: a "
+                          "renamed group is a new group, and its nodes start from nothing)")
+            findings.append(_roll(change.base, "deleted", cause))
     return findings
 
 
@@ -176,6 +255,9 @@ def _roll(group: dict[str, Any], how: str, cause: str) -> Finding:
     if how == "replaced":
         pace = (f"a new group is created (about {per_batch:g} min), then the old one is deleted with all its "
                 "nodes at once")
+        minutes = per_batch
+    elif how == "deleted":
+        pace = "the group is deleted with all its nodes at once"
         minutes = per_batch
     else:
         unavailable = int(update.get("maxUnavailable") or 0) or max(

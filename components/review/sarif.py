@@ -5,7 +5,8 @@ resource (see ``locate``), with the resource's URN as a logical location, so Git
 scanning annotates the pull request where the fix goes. One run per stack, told apart by
 ``automationDetails.id`` (``trainstack/<stack>/``). All of the head's failing policies are
 reported (code scanning closes alerts that a later run no longer reports), plus the
-diff's blocking findings (unapproved data loss, refused Kubernetes version jumps).
+diff's blocking findings (unapproved data loss, refused Kubernetes version jumps, a running
+cluster's VPC replaced, subnets EC2 would refuse).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schem
 _DIFF_RULES = {
     "data-loss": "A stateful resource (file system, bucket, image repository, cluster, key) is replaced or deleted",
     "kubernetes-version": "A Kubernetes version change EKS refuses (more than one minor version, or a downgrade)",
+    "network": "The VPC of a running cluster, file system or HyperPod cluster is replaced or deleted",
+    "rejected": "A change AWS refuses (a replacement subnet overlapping a subnet the VPC still has)",
 }
 
 

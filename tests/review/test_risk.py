@@ -71,9 +71,12 @@ def test_secret_values_are_masked_on_both_sides(base):
     assert "fsdp-p5" not in render_text(diff, assess(diff)).split("description:")[1].split("\n")[0]
 
 
-def test_ignored_inputs_are_left_out_as_pulumi_leaves_them(base):
+def test_ignored_inputs_change_no_resource_as_pulumi_leaves_them_and_are_said_to_be_ignored(base):
     head = edited(base, NODE_GROUP, "fsdp-p5-eks-p5", lambda r: r["inputs"]["scalingConfig"].update(desiredSize=9))
-    assert compare(base, head).empty
+    diff = compare(base, head)
+    assert diff.changes == [] and [(i.name, i.path, i.before, i.after) for i in diff.ignored] == [
+        ("fsdp-p5-eks-p5", "scalingConfig.desiredSize", 2, 9)]
+    assert [(f.kind, f.severity) for f in assess(diff)] == [("ignored", "note")]
 
 
 def test_a_retained_stateful_resource_deleted_is_not_data_loss(base):
