@@ -180,10 +180,9 @@ def _controller_models(plan: Plan) -> ControllerReport:
     each accelerated group."""
     from .controllers import check_stack
     from .outputs import parse_outputs
-    from .policy import stack_from_plan
 
     pods = _whole_node_pods(parse_outputs(plan.outputs)) if plan.outputs.get("trainstack") is not None else {}
-    return check_stack(stack_from_plan(plan), pods.items())
+    return check_stack(plan, pods.items())
 
 
 def _whole_node_pods(outputs: StackOutputs) -> dict[str, dict[str, Any]]:

@@ -20,8 +20,9 @@ One module per controller; each returns ``Finding``s (``model.py``):
 from collections.abc import Iterable
 from typing import Any
 
-from ..policy.model import Stack
-from . import cluster_autoscaler, nodegroup_update, versions
+from ..plan.record import Plan
+from ..policy import stack_from_plan
+from . import cluster_autoscaler, cluster_controllers, hyperpod_eks, nodegroup_update, versions
 from .cluster_controllers import one_controller_per_kind
 from .hyperpod_eks import hyperpod_eks_findings
 from .model import Finding, Report
@@ -30,10 +31,14 @@ from .restarts import check_restarts
 from .training_operator import check_pytorchjob
 
 
-def check_stack(stack: Stack, jobs: Iterable[tuple[str, Any]]) -> Report:
-    """Every model over one stack; ``jobs`` are ``(id, rendered document)`` the autoscaler model judges."""
-    findings = [*cluster_autoscaler.check(stack, jobs), *nodegroup_update.check(stack), *versions.check(stack)]
-    return Report(findings, [cluster_autoscaler.CONTROLLER, nodegroup_update.CONTROLLER, versions.CONTROLLER])
+def check_stack(plan: Plan, jobs: Iterable[tuple[str, Any]]) -> Report:
+    """Every stack-level model over one plan; ``jobs`` are ``(id, rendered document)`` the autoscaler model
+    judges. The job models (``check_mpijob``, ``check_pytorchjob``, ``check_restarts``) judge rendered jobs."""
+    stack = stack_from_plan(plan)
+    findings = [*cluster_autoscaler.check(stack, jobs), *nodegroup_update.check(stack), *versions.check(stack),
+                *hyperpod_eks_findings(plan)]
+    return Report(findings, [cluster_autoscaler.CONTROLLER, nodegroup_update.CONTROLLER, versions.CONTROLLER,
+                             hyperpod_eks.CONTROLLER, cluster_controllers.CONTROLLER])
 
 
 __all__ = ["Finding", "Report", "check_mpijob", "check_pytorchjob", "check_restarts", "check_stack",
