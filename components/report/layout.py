@@ -1,0 +1,22 @@
+"""Every graph of a page laid out by one ``dot`` run.
+
+A page has an overview, one graph per component (65 on a 64-group stack) and the full graph.
+``dot`` lays out each graph of its input in turn and writes their SVG documents one after
+another, so one process does all of them: starting ``dot`` once per graph would cost a
+process start (tens of ms on a loaded machine) per component.
+"""
+
+from __future__ import annotations
+
+import graphviz
+
+XML_DECLARATION = "<?xml"
+
+
+def draw(sources: list[str]) -> list[str]:
+    """The ``<svg>`` element of each DOT source, in order."""
+    output: str = graphviz.pipe("dot", "svg", "\n".join(sources).encode()).decode()
+    documents = output.split(XML_DECLARATION)[1:]
+    if len(documents) != len(sources):
+        raise RuntimeError(f"dot drew {len(documents)} graphs of {len(sources)}")
+    return [document[document.index("<svg"):].strip() for document in documents]
