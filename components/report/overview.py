@@ -33,7 +33,7 @@ def overview_graph(components: list[Component], slots: dict[str, Slot], hourly: 
         end = max(slots[r.urn].end for r in component.resources)
         actions = [changed[r.urn] for r in component.resources if r.urn in changed]
         lines = [component.title, f"{counted(len(component.resources), 'resource')} · ${hourly[component.key]:,.2f}/h",
-                 f"built {start:.0f}–{end:.0f} min"] + ([f"{len(actions)} changed"] if actions else [])
+                 f"built {round(start, 1):g}–{round(end, 1):g} min"] + ([f"{len(actions)} changed"] if actions else [])
         attributes = {"label": "\\n".join(lines), "id": index[component.key], "URL": f"#component-{number}",
                       "tooltip": f"{component.title}: open its graph below", "fontsize": "11", "margin": "0.12,0.06"}
         if component.key in on_path:
@@ -41,18 +41,34 @@ def overview_graph(components: list[Component], slots: dict[str, Slot], hourly: 
         if actions:
             attributes["fillcolor"] = ACTION_COLOURS[max(actions, key=_drastic)]
         graph.node(index[component.key], **attributes)
-    path_steps = frozenset(_between(pairwise(critical), owner))
-    between = _between(waits_for(r for c in components for r in c.resources), owner)
-    for source, target in reduced(between + sorted(path_steps - set(between)), keep=path_steps):
-        graph.edge(index[source], index[target], **({"color": RED, "penwidth": "2.2"}
-                                                    if (source, target) in path_steps else {}))
+    between = _between(waits_for(r for c in components for r in c.resources), owner, slots)
+    path_steps = frozenset(edge for edge in _between(pairwise(critical), owner, slots))
+    later = _waits_back(between)
+    forward = [edge for edge in between if edge not in later] + sorted(path_steps - set(between))
+    for source, target in reduced(forward, keep=path_steps) + [edge for edge in between if edge in later]:
+        style = {"color": RED, "penwidth": "2.2"} if (source, target) in path_steps else {}
+        if (source, target) in later:
+            style.update(style="dashed", constraint="false")
+        graph.edge(index[source], index[target], **style)
     return graph.source
 
 
-def _between(edges: Iterable[Edge], owner: dict[str, str]) -> list[Edge]:
-    """Resource edges as edges between their components, each once, none from a component to itself."""
-    found = [(owner[a], owner[b]) for a, b in edges if a in owner and b in owner]
-    return list(dict.fromkeys(edge for edge in found if edge[0] != edge[1]))
+def _between(edges: Iterable[Edge], owner: dict[str, str], slots: dict[str, Slot]) -> dict[Edge, float]:
+    """Resource edges as edges between their components, none from a component to itself, each with
+    when it is first waited on: the earliest end of a resource on its source side."""
+    found: dict[Edge, float] = {}
+    for a, b in edges:
+        if a in owner and b in owner and owner[a] != owner[b]:
+            edge = (owner[a], owner[b])
+            found[edge] = min(found.get(edge, slots[a].end), slots[a].end)
+    return found
+
+
+def _waits_back(between: dict[Edge, float]) -> set[Edge]:
+    """Of two components that wait for each other, the later wait: the control plane's device plugins
+    wait for a node group that waited for the cluster 10 minutes before. Drawn dashed and left out of
+    the layout's ranks, so the boxes stand in the order they are built."""
+    return {(a, b) for (a, b), at in between.items() if (b, a) in between and between[(b, a)] < at}
 
 
 def _drastic(action: str) -> int:

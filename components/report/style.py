@@ -13,7 +13,7 @@ dl div{border:1px solid #d5dbe3;border-radius:6px;padding:.4rem .7rem;min-width:
 dt{font-size:.8rem;color:#4a5563}dd{margin:0;font-weight:600}
 .scroll{overflow-x:auto;margin:0}
 figure svg{display:block;max-width:none;height:auto}
-figure.fit svg{max-width:100%}
+figure.fit{margin:.4rem 0}figure.fit svg{max-width:100%}
 .gate{border-radius:6px;padding:.1rem .8rem;margin:.4rem 0 .8rem}
 .gate.passed{background:#e4f4e4;border:1px solid #6aa96a}.gate.blocked{background:#fbe3e3;border:1px solid #c0392b}
 details{margin:.15rem 0}summary{cursor:pointer}

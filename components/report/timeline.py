@@ -26,7 +26,7 @@ LABEL_WIDTH = 280
 CHART_WIDTH = 760
 RIGHT = 90
 """Room right of the last bar for its minutes."""
-ROW = 22
+ROW = 26
 STEP_ROW = 16
 AXIS = 24
 LABELLED_WAITS = 3
@@ -44,14 +44,14 @@ def component_rows(components: list[Component], slots: dict[str, Slot], chain: l
         y = AXIS + index * ROW
         row_of.update((r.urn, index) for r in component.resources)
         parts.append(f'<g class="span"><title>{escape(component.title)}: {start:g} to {end:g} min</title>'
-                     f'<text class="label" x="{LABEL_WIDTH - 6}" y="{y + ROW - 7}">{escape(_clip(component.title))}'
-                     f'</text><rect x="{_x(start, total):.1f}" y="{y + 4}" '
-                     f'width="{max(_x(end, total) - _x(start, total), 1.5):.1f}" height="{ROW - 8}"/></g>')
-    steps = [(r, slots[r.urn], AXIS + row_of[r.urn] * ROW + ROW / 2) for r in chain if r.urn in row_of]
+                     f'<text class="label" x="{LABEL_WIDTH - 6}" y="{y + ROW - 6}">{escape(_clip(component.title))}'
+                     f'</text><rect x="{_x(start, total):.1f}" y="{y + 11}" '
+                     f'width="{max(_x(end, total) - _x(start, total), 1.5):.1f}" height="{ROW - 14}"/></g>')
+    steps = [(r, slots[r.urn], AXIS + row_of[r.urn] * ROW + 17) for r in chain if r.urn in row_of]
     parts.append(_red_line(steps, total))
     for resource, slot, y in sorted(steps, key=lambda s: -minutes(s[0]))[:LABELLED_WAITS]:
         parts.append(f'<text class="wait" x="{(_x(slot.start, total) + _x(slot.end, total)) / 2:.1f}" '
-                     f'y="{y - 6:.1f}">{escape(_clip(resource.name, 30))}: {minutes(resource):g} min</text>')
+                     f'y="{y - 8:.1f}">{escape(_clip(resource.name, 30))}: {minutes(resource):g} min</text>')
     parts.append("</svg>")
     return "\n".join(parts)
 
