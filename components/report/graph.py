@@ -55,7 +55,7 @@ def full_graph(drawn: list[ResourceRecord], components: list[Component], critica
             continue
         with graph.subgraph(name=f"cluster_{ORDER.index(name)}") as cluster:
             cluster.attr(label=name, style="rounded,filled", fillcolor="#f3f5f8", color="#c5ccd6",
-                         fontname="Helvetica-Bold", id=f"part{ORDER.index(name)}")
+                         fontname="Helvetica-Bold")
             for resource in inside:
                 cluster.node(ids[resource.urn], **_node(resource, on_path, changed, ids[resource.urn]))
     path_edges = set(pairwise(critical))

@@ -62,9 +62,9 @@ def render_report(record: dict[str, Any], base: Optional[dict[str, Any]] = None)
     findings = assess(diff) if diff is not None else []
     changed: dict[str, str] = {c.urn: c.action for c in diff.changes} if diff else {}
     hourly = hourly_by_component(cost, parts)
-    overview, *graphs, full = draw([overview_graph(parts, slots, hourly, chain, changed)]
-                                   + [component_graph(c, n, chain, changed) for n, c in enumerate(parts)]
-                                   + [full_graph(drawn, parts, chain, changed)])
+    overview, *graphs = draw([overview_graph(parts, slots, hourly, chain, changed)]
+                             + [component_graph(c, n, chain, changed) for n, c in enumerate(parts)])
+    [full] = draw([full_graph(drawn, parts, chain, changed)])
     title = f"trainstack report: {plan.project}/{plan.stack}"
     legend = LEGEND + (DIFF_LEGEND if diff else "")
     body = [
