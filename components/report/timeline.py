@@ -91,9 +91,10 @@ def span(component: Component, slots: dict[str, Slot]) -> str:
 
 
 def _ordered(components: list[Component], slots: dict[str, Slot]) -> list[tuple[Component, float, float]]:
-    spans = [(c, min(slots[r.urn].start for r in c.resources), max(slots[r.urn].end for r in c.resources))
-             for c in components]
-    return sorted(spans, key=lambda row: (row[1], row[2]))  # stable: ties keep the components' order
+    """The rows in the architecture's order (network, control plane, node groups ...), as the overview
+    and the cost read, so the red line steps between neighbours: the cluster, then its node groups."""
+    return [(c, min(slots[r.urn].start for r in c.resources), max(slots[r.urn].end for r in c.resources))
+            for c in components]
 
 
 def _red_line(steps: list[tuple[ResourceRecord, Slot, float]], total: float) -> str:
