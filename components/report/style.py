@@ -21,7 +21,7 @@ table{border-collapse:collapse;font-size:.85rem}
 caption{text-align:left;font-weight:600;padding:.3rem 0}
 th,td{border-bottom:1px solid #e3e7ec;padding:.25rem .5rem;text-align:left;vertical-align:top}
 td:nth-child(n+2):nth-child(-n+6){text-align:right}
-#resources td{text-align:left}
+#resources td{text-align:left;overflow-wrap:anywhere}table.cost td:last-child{overflow-wrap:anywhere}
 tr.unpriced td{color:#8a4b00}
 .gantt .label{font-size:10px;text-anchor:end;fill:#1d232b}
 .gantt .axis{font-size:10px;text-anchor:middle;fill:#4a5563}
