@@ -27,7 +27,7 @@ def overview_graph(components: list[Component], slots: dict[str, Slot], hourly: 
     owner = {r.urn: c.key for c in components for r in c.resources}
     index = {c.key: f"k{number}" for number, c in enumerate(components)}
     on_path = {owner[urn] for urn in critical if urn in owner}
-    graph = _digraph("overview", size=PAGE_INCHES, nodesep="0.2", ranksep="0.6")
+    graph = _digraph("overview", id="overview-graph", size=PAGE_INCHES, nodesep="0.2", ranksep="0.6")
     for number, component in enumerate(components):
         start = min(slots[r.urn].start for r in component.resources)
         end = max(slots[r.urn].end for r in component.resources)

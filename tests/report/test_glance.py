@@ -179,3 +179,9 @@ def test_the_full_graph_stays_at_the_end_folded(records):
     order = [m.group(1) for m in re.finditer(r'<section id="([^"]+)">', page)]
     assert order == ["summary", "overview", "components", "timeline", "cost", "policies", "graph", "resources"]
     assert re.search(r'<section id="graph"><h2>Full resource graph</h2><details><summary>', page)
+
+
+@pytest.mark.parametrize("stack", ["fsdp-p5", "hyperpod"])
+def test_every_id_on_the_page_is_unique_so_each_link_opens_one_thing(records, stack):
+    ids = re.findall(r'\sid="([^"]+)"', render_report(records[stack]))
+    assert len(ids) == len(set(ids)), sorted({i for i in ids if ids.count(i) > 1})
