@@ -38,7 +38,8 @@ def component_graph(component: Component, index: int, critical: list[str], chang
     path_edges = frozenset(pairwise(critical))
     for source, target in reduced(waits_for(component.resources), keep=path_edges):
         graph.edge(ids[source], ids[target], **_edge((source, target) in path_edges))
-    return graph.source
+    dot_source: str = graph.source
+    return dot_source
 
 
 def full_graph(drawn: list[ResourceRecord], by_urn: dict[str, ResourceRecord], critical: list[str],
@@ -66,7 +67,8 @@ def full_graph(drawn: list[ResourceRecord], by_urn: dict[str, ResourceRecord], c
     path_edges = set(pairwise(critical))
     for source, target in waits_for(drawn):
         graph.edge(ids[source], ids[target], **_edge((source, target) in path_edges))
-    return graph.source
+    dot_source: str = graph.source
+    return dot_source
 
 
 def _digraph(name: str, **extra: str) -> graphviz.Digraph:

@@ -33,7 +33,9 @@ def overview_graph(components: list[Component], slots: dict[str, Slot], hourly: 
         end = max(slots[r.urn].end for r in component.resources)
         actions = [changed[r.urn] for r in component.resources if r.urn in changed]
         lines = [component.title, f"{counted(len(component.resources), 'resource')} · ${hourly[component.key]:,.2f}/h",
-                 f"built {round(start, 1):g}–{round(end, 1):g} min"] + ([f"{len(actions)} changed"] if actions else [])
+                 f"built {round(start, 1):g} to {round(end, 1):g} min"]
+        if actions:
+            lines.append(f"{len(actions)} changed")
         attributes = {"label": "\\n".join(lines), "id": index[component.key], "URL": f"#component-{number}",
                       "tooltip": f"{component.title}: open its graph below", "fontsize": "11", "margin": "0.12,0.06"}
         if component.key in on_path:
@@ -50,7 +52,8 @@ def overview_graph(components: list[Component], slots: dict[str, Slot], hourly: 
         if (source, target) in later:
             style.update(style="dashed", constraint="false")
         graph.edge(index[source], index[target], **style)
-    return graph.source
+    dot_source: str = graph.source
+    return dot_source
 
 
 def _between(edges: Iterable[Edge], owner: dict[str, str], slots: dict[str, Slot]) -> dict[Edge, float]:

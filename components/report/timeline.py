@@ -43,15 +43,16 @@ def component_rows(components: list[Component], slots: dict[str, Slot], chain: l
     for index, (component, start, end) in enumerate(rows):
         y = AXIS + index * ROW
         row_of.update((r.urn, index) for r in component.resources)
-        parts.append(f'<g class="span"><title>{escape(component.title)}: {start:g} to {end:g} min</title>'
+        parts.append(f'<g class="span"><title>{escape(component.title)}: {round(start, 2):g} to '
+                     f'{round(end, 2):g} min</title>'
                      f'<text class="label" x="{LABEL_WIDTH - 6}" y="{y + ROW - 6}">{escape(_clip(component.title))}'
                      f'</text><rect x="{_x(start, total):.1f}" y="{y + 11}" '
                      f'width="{max(_x(end, total) - _x(start, total), 1.5):.1f}" height="{ROW - 14}"/></g>')
-    steps = [(r, slots[r.urn], AXIS + row_of[r.urn] * ROW + 17) for r in chain if r.urn in row_of]
+    steps = [(r, slots[r.urn], AXIS + row_of[r.urn] * ROW + 17.0) for r in chain if r.urn in row_of]
     parts.append(_red_line(steps, total))
-    for resource, slot, y in sorted(steps, key=lambda s: -minutes(s[0]))[:LABELLED_WAITS]:
+    for resource, slot, line in sorted(steps, key=lambda s: -minutes(s[0]))[:LABELLED_WAITS]:
         parts.append(f'<text class="wait" x="{(_x(slot.start, total) + _x(slot.end, total)) / 2:.1f}" '
-                     f'y="{y - 8:.1f}">{escape(_clip(resource.name, 30))}: {minutes(resource):g} min</text>')
+                     f'y="{line - 8:.1f}">{escape(_clip(resource.name, 30))}: {minutes(resource):g} min</text>')
     parts.append("</svg>")
     return "\n".join(parts)
 
@@ -73,7 +74,7 @@ def component_steps(component: Component, slots: dict[str, Slot], critical: set[
         took = f'<text class="took" x="{_x(slot.end, total) + 4:.1f}" y="{y + STEP_ROW - 4}">' \
                f'{minutes(resource):g} min</text>' if minutes(resource) >= 1 else ""
         parts.append(f'<g class="{classes}"><title>{escape(resource.name)} ({escape(resource.type)}): '
-                     f'{slot.start:g} to {slot.end:g} min{escape(mark)}</title>'
+                     f'{round(slot.start, 2):g} to {round(slot.end, 2):g} min{escape(mark)}</title>'
                      f'<text class="label" x="{LABEL_WIDTH - 6}" y="{y + STEP_ROW - 4}">'
                      f'{escape(_clip(resource.name + mark))}</text>'
                      f'<rect x="{_x(slot.start, total):.1f}" y="{y + 2}" '
