@@ -1,4 +1,5 @@
-"""The cost section: by component, then by item; and each component's share for the overview.
+"""The cost section: by component, then by item (folded: a 64-group stack has over a hundred
+items, 6,000 px of table); and each component's share for the overview.
 
 A cost line is counted under the component of the first resource it prices (a node group's
 instances under that node group, the system group's too: ``groups.components`` makes it a node
@@ -65,8 +66,10 @@ def cost_section(cost: CostEstimate, components: list[Component]) -> str:
             + "".join(by_part) + "</tbody>"
             f"<tfoot><tr><th scope=\"row\">total</th><td>{hourly['desired']:,.2f}</td><td>{hourly['max']:,.2f}</td>"
             f"<td>{len(unpriced_items) or ''}</td></tr></tfoot></table></div>"
+            f"<details class=\"by-item\"><summary>Cost by item ({len(rows)} items, at desired and at max size, "
+            "with each price's source)</summary>"
             "<div class=\"scroll\"><table class=\"cost\"><caption>Cost by item, at desired and at max size</caption>"
             "<thead><tr><th scope=\"col\">item</th><th scope=\"col\">component</th><th scope=\"col\">desired</th>"
             "<th scope=\"col\">max</th><th scope=\"col\">$/h each</th><th scope=\"col\">$/h desired</th>"
             "<th scope=\"col\">$/h max</th><th scope=\"col\">source</th></tr></thead><tbody>" + "".join(rows)
-            + "</tbody></table></div>" + note + "</section>")
+            + "</tbody></table></div></details>" + note + "</section>")

@@ -27,13 +27,13 @@ def overview_graph(components: list[Component], slots: dict[str, Slot], hourly: 
     owner = {r.urn: c.key for c in components for r in c.resources}
     index = {c.key: f"k{number}" for number, c in enumerate(components)}
     on_path = {owner[urn] for urn in critical if urn in owner}
-    graph = _digraph("overview", id="overview-graph", size=PAGE_INCHES, nodesep="0.2", ranksep="0.6")
+    graph = _digraph("overview", id="overview-graph", size=PAGE_INCHES, nodesep="0.12", ranksep="0.6")
     for number, component in enumerate(components):
         start = min(slots[r.urn].start for r in component.resources)
         end = max(slots[r.urn].end for r in component.resources)
         actions = [changed[r.urn] for r in component.resources if r.urn in changed]
-        lines = [component.title, f"{counted(len(component.resources), 'resource')} · ${hourly[component.key]:,.2f}/h",
-                 f"built {round(start, 1):g} to {round(end, 1):g} min"]
+        lines = [component.title, f"{counted(len(component.resources), 'resource')} · ${hourly[component.key]:,.2f}/h"
+                 f" · built {round(start, 1):g} to {round(end, 1):g} min"]
         if actions:
             lines.append(f"{len(actions)} changed")
         attributes = {"label": "\\n".join(lines), "id": index[component.key], "URL": f"#component-{number}",

@@ -46,9 +46,9 @@ def test_the_overview_has_one_box_per_component_with_its_resources_cost_and_buil
         start = min(slots[r.urn].start for r in component.resources)
         end = max(slots[r.urn].end for r in component.resources)
         label = (f"{component.title} | {len(component.resources)} resource{'s' * (len(component.resources) != 1)}"
-                 f" · ${hourly[component.key]:,.2f}/h | built {round(start, 1):g} to {round(end, 1):g} min")
+                 f" · ${hourly[component.key]:,.2f}/h · built {round(start, 1):g} to {round(end, 1):g} min")
         assert label in drawn, label
-    assert "node group fsdp-p5-eks-p5 | 5 resources · $110.19/h | built 0 to 19.4 min" in drawn
+    assert "node group fsdp-p5-eks-p5 | 5 resources · $110.19/h · built 0 to 19.4 min" in drawn
 
 
 def test_the_overview_outlines_the_critical_path_components_in_red_and_links_to_their_graphs(records):
