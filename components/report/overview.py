@@ -17,6 +17,9 @@ from .graph import ACTION_COLOURS, PAGE_INCHES, RED, _digraph
 from .groups import Component
 from .numbers import counted
 
+ROOMY = 16
+"""Up to this many components, a box says its build time on a line of its own; with more (a stack of
+many node groups, stacked in one column) it shares the second line, so the column is a third shorter."""
 SEVERITY = ("create", "update", "replace")
 """A component with several changes is filled with the most drastic one's colour."""
 
@@ -32,8 +35,9 @@ def overview_graph(components: list[Component], slots: dict[str, Slot], hourly: 
         start = min(slots[r.urn].start for r in component.resources)
         end = max(slots[r.urn].end for r in component.resources)
         actions = [changed[r.urn] for r in component.resources if r.urn in changed]
+        built = f"built {round(start, 1):g} to {round(end, 1):g} min"
         lines = [component.title, f"{counted(len(component.resources), 'resource')} · ${hourly[component.key]:,.2f}/h"
-                 f" · built {round(start, 1):g} to {round(end, 1):g} min"]
+                 + ("\\n" if len(components) <= ROOMY else " · ") + built]
         if actions:
             lines.append(f"{len(actions)} changed")
         attributes = {"label": "\\n".join(lines), "id": index[component.key], "URL": f"#component-{number}",

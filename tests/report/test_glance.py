@@ -46,9 +46,9 @@ def test_the_overview_has_one_box_per_component_with_its_resources_cost_and_buil
         start = min(slots[r.urn].start for r in component.resources)
         end = max(slots[r.urn].end for r in component.resources)
         label = (f"{component.title} | {len(component.resources)} resource{'s' * (len(component.resources) != 1)}"
-                 f" · ${hourly[component.key]:,.2f}/h · built {round(start, 1):g} to {round(end, 1):g} min")
+                 f" · ${hourly[component.key]:,.2f}/h | built {round(start, 1):g} to {round(end, 1):g} min")
         assert label in drawn, label
-    assert "node group fsdp-p5-eks-p5 | 5 resources · $110.19/h · built 0 to 19.4 min" in drawn
+    assert "node group fsdp-p5-eks-p5 | 5 resources · $110.19/h | built 0 to 19.4 min" in drawn
 
 
 def test_the_overview_outlines_the_critical_path_components_in_red_and_links_to_their_graphs(records):
@@ -185,3 +185,10 @@ def test_the_full_graph_stays_at_the_end_folded(records):
 def test_every_id_on_the_page_is_unique_so_each_link_opens_one_thing(records, stack):
     ids = re.findall(r'\sid="([^"]+)"', render_report(records[stack]))
     assert len(ids) == len(set(ids)), sorted({i for i in ids if ids.count(i) > 1})
+
+
+def test_with_many_components_a_box_says_everything_on_two_lines(growth_record):
+    drawn = boxes(section(render_report(growth_record), "overview"))
+    assert len(drawn) == len(components(Plan.from_dict(growth_record))) == 70
+    assert sum(1 for label in drawn if label.startswith("node group")) == 65  # the 64 and the system group
+    assert "node group growth-eks-p5-7 | 5 resources · $0.00/h · built 0 to 19.4 min" in drawn
