@@ -1,6 +1,6 @@
 """Every graph of a page laid out by one ``dot`` run.
 
-A page has an overview, one graph per component (65 on a 64-group stack) and the full graph.
+A page has an overview, one graph per component (70 on a 64-group stack) and the full graph.
 ``dot`` lays out each graph of its input in turn and writes their SVG documents one after
 another, so one process does all of them: starting ``dot`` once per graph would cost a
 process start (tens of ms on a loaded machine) per component.
