@@ -30,7 +30,7 @@ down to it; one that fits is left as it is. Height is free: the page scrolls dow
 def component_graph(component: Component, index: int, critical: list[str], changed: dict[str, str]) -> str:
     """The DOT source of one component's resources and the edges among them, transitively reduced
     (the critical path's steps always drawn); its SVG ids start with ``c<index>``."""
-    graph = _digraph(f"c{index}", id=f"c{index}", size=PAGE_INCHES)
+    graph = digraph(f"c{index}", id=f"c{index}", size=PAGE_INCHES)
     on_path = set(critical)
     for number, resource in enumerate(component.resources):
         graph.node(f"c{index}r{number}", **_node(resource, on_path, changed, f"c{index}r{number}"))
@@ -53,7 +53,7 @@ def full_graph(drawn: list[ResourceRecord], by_urn: dict[str, ResourceRecord], c
     for a graph that is folded at the end of the page."""
     ids = {r.urn: f"r{number}" for number, r in enumerate(drawn)}
     part = {r.urn: part_of(r, by_urn) for r in drawn}
-    graph = _digraph("full")  # no id: Graphviz 2.43 would give every cluster the graph's id
+    graph = digraph("full")  # no id: Graphviz 2.43 would give every cluster the graph's id
     on_path = set(critical)
     for name in ORDER:
         inside = [r for r in drawn if part[r.urn] == name]
@@ -71,7 +71,7 @@ def full_graph(drawn: list[ResourceRecord], by_urn: dict[str, ResourceRecord], c
     return dot_source
 
 
-def _digraph(name: str, **extra: str) -> graphviz.Digraph:
+def digraph(name: str, **extra: str) -> graphviz.Digraph:
     """A left-to-right graph; ``extra`` graph attributes (an ``id`` prefixes the SVG ids of its edges)."""
     return graphviz.Digraph(name, graph_attr={
         "rankdir": "LR", "fontname": "Helvetica", "fontsize": "12", "nodesep": "0.15",

@@ -13,7 +13,7 @@ from itertools import pairwise
 
 from ..estimate import Slot
 from .edges import Edge, reduced, waits_for
-from .graph import ACTION_COLOURS, PAGE_INCHES, RED, _digraph
+from .graph import ACTION_COLOURS, PAGE_INCHES, RED, digraph
 from .groups import Component
 from .numbers import counted
 
@@ -30,7 +30,7 @@ def overview_graph(components: list[Component], slots: dict[str, Slot], hourly: 
     owner = {r.urn: c.key for c in components for r in c.resources}
     index = {c.key: f"k{number}" for number, c in enumerate(components)}
     on_path = {owner[urn] for urn in critical if urn in owner}
-    graph = _digraph("overview", id="overview-graph", size=PAGE_INCHES, nodesep="0.12", ranksep="0.6")
+    graph = digraph("overview", id="overview-graph", size=PAGE_INCHES, nodesep="0.12", ranksep="0.6")
     for number, component in enumerate(components):
         start = min(slots[r.urn].start for r in component.resources)
         end = max(slots[r.urn].end for r in component.resources)
