@@ -24,24 +24,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+from support.growth_stack import config  # noqa: E402
 from support.plan_records import record  # noqa: E402
 from trainstack.review import assess, compare, load_record, render_json, render_markdown, render_sarif, render_text  # noqa: E402
-
-
-def config(groups: int, head: bool) -> dict:
-    node_groups = []
-    for index in range(groups):
-        group = {"name": f"p5-{index}", "instanceType": "p5.48xlarge", "minSize": 0, "desiredSize": 0,
-                 "maxSize": 2, "zone": "us-east-1a", "efa": True}
-        if head and index % 4 == 0:
-            group["instanceType"] = "p5en.48xlarge"
-        elif head and index % 2 == 1:
-            group["maxSize"] = 3
-        node_groups.append(group)
-    return {"trainstack:profile": "dev", "trainstack:region": "us-east-1",
-            "trainstack:network": {"zones": ["us-east-1a", "us-east-1b"]},
-            "trainstack:eks": {"publicAccessCidrs": ["203.0.113.0/24"]},
-            "trainstack:nodeGroups": node_groups}
 
 
 def main() -> None:

@@ -1,6 +1,6 @@
 """How long `trainstack report` takes on a 64-group stack.
 
-Plans the generated stack of bench/diff_time.py (64 p5.48xlarge groups, EFA on) once, then
+Plans the generated stack of tests/support/growth_stack.py (64 p5.48xlarge groups, EFA on) once, then
 times, in this process, the page from the saved record (Graphviz's `dot` included) with and
 without a base record (the head with every fourth group on p5en.48xlarge); then the whole
 `trainstack report RECORD` command in a new process; then the page opened and drawn in
@@ -22,10 +22,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT / "bench"))
 
-from diff_time import config  # noqa: E402
 from support.browser import chromium  # noqa: E402
+from support.growth_stack import config  # noqa: E402
 from support.plan_records import record  # noqa: E402
 from trainstack.report import render_report  # noqa: E402
 

@@ -1,5 +1,9 @@
-"""Remake docs/report-dev.png, the README's picture of `trainstack report --stack dev`, with the
-headless Chromium the tests use (tests/support/browser.py).
+"""Remake the README's pictures of `trainstack report --stack fsdp-p5`, with the headless Chromium
+the tests use (tests/support/browser.py), in a 1,280 px window:
+
+- docs/report-fsdp-p5.png: the summary and the overview, as the page opens;
+- docs/report-fsdp-p5-component.png: the control plane's graph, opened;
+- docs/report-fsdp-p5-timeline.png: the timeline by component, the network's steps opened.
 
     .venv/bin/python docs/report_screenshot.py
 """
@@ -16,23 +20,29 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from support.browser import chromium  # noqa: E402
 
+STACK = "fsdp-p5"
+WIDTH = 1280
+
 
 def main() -> None:
+    docs = ROOT / "docs"
     with tempfile.TemporaryDirectory() as directory:
-        page_file = Path(directory) / "dev.html"
-        subprocess.run([sys.executable, "-m", "trainstack.cli", "report", "--stack", "dev", "--cwd", str(ROOT),
+        page_file = Path(directory) / f"{STACK}.html"
+        subprocess.run([sys.executable, "-m", "trainstack.cli", "report", "--stack", STACK, "--cwd", str(ROOT),
                         "-o", str(page_file)], check=True)
         with chromium() as browser:
             page = browser.new_page()
-            page.set_viewport_size({"width": 1280, "height": 900})
+            page.set_viewport_size({"width": WIDTH, "height": 900})
             page.goto(page_file.as_uri(), wait_until="load")
-            timeline = page.locator("#timeline").bounding_box()
-            assert timeline is not None
-            # The summary, the top of the graph, and the whole timeline.
-            page.screenshot(path=str(ROOT / "docs" / "report-dev.png"), full_page=True,
-                            clip={"x": 0, "y": 0, "width": 1280, "height": 640})
-            page.screenshot(path=str(ROOT / "docs" / "report-dev-timeline.png"), full_page=True,
-                            clip={"x": 0, "y": timeline["y"], "width": 1280, "height": timeline["height"]})
+            overview = page.locator("#overview").bounding_box()
+            assert overview is not None
+            page.screenshot(path=str(docs / f"report-{STACK}.png"), full_page=True,
+                            clip={"x": 0, "y": 0, "width": WIDTH, "height": overview["y"] + overview["height"]})
+            # Opened as a reader would: select the summary (the overview's box links to it too).
+            page.locator("#components details summary", has_text="control plane").click()
+            page.locator("#components details[open]").screenshot(path=str(docs / f"report-{STACK}-component.png"))
+            page.locator("#timeline details summary", has_text="network").click()
+            page.locator("#timeline").screenshot(path=str(docs / f"report-{STACK}-timeline.png"))
 
 
 if __name__ == "__main__":

@@ -15,3 +15,11 @@ def records(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any
     from support.plan_records import stack_config
 
     return {stack: record(tmp_path_factory.mktemp(stack), stack, config=stack_config(stack)) for stack in STACKS}
+
+
+@pytest.fixture(scope="session")
+def growth_record(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The benchmark's 64-group stack (bench/report_time.py), its head side."""
+    from support.growth_stack import config
+
+    return record(tmp_path_factory.mktemp("growth"), "growth", config=config(64, True))

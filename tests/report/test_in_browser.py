@@ -1,6 +1,8 @@
 """Every shipped stack's report, opened in a real headless Chromium (Debian's, driven by Playwright):
-the graph, the timeline and the cost table are drawn, nothing is logged as an error, nothing is
-requested but the file itself, and the page reads in a narrow window."""
+the overview, the graphs, the timeline and the cost table are drawn, nothing is logged as an error,
+nothing is requested but the file itself; at 1,280 px the overview and every opened component graph
+fit the page and nothing scrolls sideways (the 64-group benchmark stack too); and the page reads in
+a narrow window."""
 
 from pathlib import Path
 from typing import Any
@@ -32,6 +34,11 @@ def opened(browser: Any, path: Path, width: int = 1280) -> tuple[Any, list[str],
     return page, errors, requests
 
 
+def unfold(page: Any, selector: str = "details") -> None:
+    """Open the folded parts, as a reader selecting each summary would."""
+    page.eval_on_selector_all(selector, "els => els.forEach(e => { e.open = true; })")
+
+
 def drawn(page: Any, selector: str) -> list[dict[str, float]]:
     """Bounding boxes of the elements that match, as the browser laid them out."""
     return page.eval_on_selector_all(selector, "els => els.map(e => { const b = e.getBoundingClientRect(); "
@@ -44,6 +51,9 @@ def test_the_report_draws_the_graph_the_timeline_and_the_cost(browser, records, 
     path.write_text(render_report(records[stack]))
     page, errors, requests = opened(browser, path)
     try:
+        unfold(page)
+        overview = drawn(page, "#overview svg g.node")
+        assert overview and all(box["width"] > 0 and box["height"] > 0 for box in overview)
         shown = [r for r in records[stack]["resources"]
                  if (r["custom"] or r["remote"]) and not r["type"].startswith("pulumi:providers:")]
         nodes = drawn(page, "#graph svg g.node")
@@ -69,6 +79,7 @@ def test_in_a_narrow_window_only_the_figures_scroll_sideways(browser, records, t
     path.write_text(render_report(records["fsdp-p5"]))
     page, errors, _ = opened(browser, path, width=380)
     try:
+        unfold(page)
         assert page.evaluate("document.documentElement.scrollWidth") <= 380
         assert page.evaluate("document.querySelector('#graph figure').scrollWidth") > 380
         assert errors == []
@@ -87,3 +98,39 @@ def test_printed_the_resource_table_is_on_paper(browser, records, tmp_path):
         assert page.evaluate(visible) is True
     finally:
         page.close()
+
+
+WIDER_THAN_ITS_BOX = """els => els.filter(e => !e.closest('#graph')).filter(e => {
+    const style = getComputedStyle(e);
+    return ['auto', 'scroll'].includes(style.overflowX) && e.scrollWidth > e.clientWidth + 1;
+}).map(e => e.tagName + (e.id ? '#' + e.id : '') + '.' + e.className)"""
+
+
+def fits_at_1280(browser: Any, document: dict[str, Any], path: Path) -> None:
+    path.write_text(render_report(document))
+    page, errors, _ = opened(browser, path, width=1280)
+    try:
+        unfold(page, "#components details, #timeline details")
+        column = page.evaluate("document.querySelector('#overview').getBoundingClientRect().width")
+        assert 1000 < column <= 1280
+        figures = drawn(page, "#overview svg") + drawn(page, "#components svg") + drawn(page, "#timeline svg")
+        assert len(figures) == 1 + 2 * len(drawn(page, "#components details")) + 1
+        assert all(0 < box["width"] <= column for box in figures), [box["width"] for box in figures]
+        # Fitted, still readable: no label of the overview or of a component graph under 8 px high.
+        labels = drawn(page, "#overview svg text") + drawn(page, "#components svg text")
+        assert min(box["height"] for box in labels) >= 8
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+        assert page.eval_on_selector_all("body *", WIDER_THAN_ITS_BOX) == []
+        assert errors == []
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_at_1280_px_the_overview_and_every_opened_component_graph_fit_and_nothing_scrolls_sideways(
+        browser, records, stack, tmp_path):
+    fits_at_1280(browser, records[stack], tmp_path / f"{stack}.html")
+
+
+def test_the_64_group_benchmark_stack_fits_the_page_too(browser, growth_record, tmp_path):
+    fits_at_1280(browser, growth_record, tmp_path / "growth.html")

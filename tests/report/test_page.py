@@ -1,5 +1,6 @@
 """The report page is a record: the same input gives the same bytes, versioned, self-contained,
-and it draws what the estimates say (critical path, protected and stateful resources, changes)."""
+and it draws what the estimates say (critical path, protected and stateful resources, changes).
+The overview, the component graphs, the timeline and the gate: tests/report/test_glance.py."""
 
 import html
 import re
@@ -23,7 +24,7 @@ def test_the_same_record_gives_the_same_bytes(records):
 
 
 def test_the_page_says_its_format_version():
-    assert REPORT_FORMAT_VERSION == 1
+    assert REPORT_FORMAT_VERSION == 2
 
 
 @pytest.mark.parametrize("stack", ["dev", "hyperpod"])
