@@ -48,7 +48,7 @@ def test_the_overview_has_one_box_per_component_with_its_resources_cost_and_buil
         label = (f"{component.title} | {len(component.resources)} resource{'s' * (len(component.resources) != 1)}"
                  f" · ${hourly[component.key]:,.2f}/h | built {round(start, 1):g} to {round(end, 1):g} min")
         assert label in drawn, label
-    assert "node group fsdp-p5-eks-p5 | 5 resources · $110.19/h | built 0 to 19.4 min" in drawn
+    assert "node group fsdp-p5-eks-p5 | 6 resources · $110.19/h | built 0 to 19.4 min" in drawn
 
 
 def test_the_overview_outlines_the_critical_path_components_in_red_and_links_to_their_graphs(records):
@@ -191,4 +191,4 @@ def test_with_many_components_a_box_says_everything_on_two_lines(growth_record):
     drawn = boxes(section(render_report(growth_record), "overview"))
     assert len(drawn) == len(components(Plan.from_dict(growth_record))) == 70
     assert sum(1 for label in drawn if label.startswith("node group")) == 65  # the 64 and the system group
-    assert "node group growth-eks-p5-7 | 5 resources · $0.00/h · built 0 to 19.4 min" in drawn
+    assert "node group growth-eks-p5-7 | 6 resources · $0.00/h · built 0 to 19.4 min" in drawn
