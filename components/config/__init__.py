@@ -21,6 +21,7 @@ from .hyperpod import HyperPodConfig, InstanceGroupConfig, PosixUser, WorkerGrou
 from .network import ExistingSubnet, ExistingVpc, NetworkConfig
 from .nodegroups import Capacity, NodeGroupConfig, RootVolume, Taint
 from .stack import StackConfig
+from .checkpoints import CheckpointConfig
 from .storage import CheckpointBucketConfig, DataRepositoryConfig, FsxConfig
 from .vpc_cni import VpcCniConfig
 
@@ -71,7 +72,7 @@ def _read(config: pulumi.Config, key: str) -> Any:
 
 
 __all__ = [
-    "AddonVersions", "Capacity", "CheckpointBucketConfig", "ConfigError", "ConfigIssue", "ConfigModel",
+    "AddonVersions", "Capacity", "CheckpointBucketConfig", "CheckpointConfig", "ConfigError", "ConfigIssue", "ConfigModel",
     "ConfigValueError", "CostConfig", "DataRepositoryConfig", "EksConfig", "ExistingSubnet", "ExistingVpc",
     "FsxConfig", "HyperPodConfig", "InstanceGroupConfig", "NetworkConfig", "NodeGroupConfig",
     "ObservabilityConfig", "OperatorsConfig", "PosixUser", "RootVolume", "StackConfig", "SystemNodesConfig", "Taint",

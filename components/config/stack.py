@@ -20,7 +20,7 @@ from .hyperpod import HyperPodConfig
 from .ip_budget import check_ip_budget
 from .network import NetworkConfig
 from .nodegroups import NodeGroupConfig
-from .storage import CheckpointBucketConfig, FsxConfig
+from .storage import EFA_GUIDE, CheckpointBucketConfig, FsxConfig
 
 REGION_PATTERN = r"^[a-z]{2}(-gov)?-[a-z]+-\d$"
 
@@ -136,10 +136,18 @@ class StackConfig(ConfigModel):
                     "Lustre traffic across zones is slow and billed.",
                     fix=f"put the file system in {group.zone}, or the node group in {self.fsx.zone}.",
                     path=("fsx", "zone"), value=self.fsx.zone)
-        if self.fsx.efa and any(g.instance.family == "trn2" for g in self.node_groups):
-            raise ConfigValueError("EFA-enabled FSx does not support trn2 clients.",
-                                   fix="set fsx.efa: false for stacks with trn2 node groups.",
+        clients = [g.instance_type for g in self.node_groups] + (
+            [g.instance_type.removeprefix("ml.") for g in self.hyperpod.groups] if self.hyperpod else [])
+        if self.fsx.efa and any(t.startswith("trn2") for t in clients):
+            raise ConfigValueError(f"EFA-enabled FSx does not support trn2 clients ({EFA_GUIDE}).",
+                                   fix="set fsx.efa: false for stacks with trn2 node groups or instance groups.",
                                    path=("fsx", "efa"), value=True)
+        export = self.fsx.checkpoints is not None and self.fsx.checkpoints.export_to_bucket
+        if export and not self.checkpoint_bucket.enabled:
+            raise ConfigValueError("fsx.checkpoints.exportToBucket exports checkpoints to the stack's checkpoint "
+                                   "bucket, which checkpointBucket.enabled: false turns off.",
+                                   fix="enable the checkpoint bucket, or set fsx.checkpoints.exportToBucket: false.",
+                                   path=("fsx", "checkpoints", "exportToBucket"), value=True)
         if self.fsx.deployment_type == "SCRATCH_2" and self.profile == "production":
             raise ConfigValueError("SCRATCH_2 keeps no replica and no backup; production data needs PERSISTENT_2.",
                                    fix="use deploymentType: PERSISTENT_2, or profile: dev.",
