@@ -25,14 +25,14 @@ import pulumi_aws as aws
 from . import catalog
 from .addons.cluster_addons import ClusterAddons
 from .cluster import GpuEksCluster
-from .config import FsxConfig, HyperPodConfig, NodeGroupConfig, StackConfig, validate_stack_config
+from .config import FsxConfig, HyperPodConfig, StackConfig, validate_stack_config
 from .config.ip_budget import ip_budget
 from .network import Network, efa_security_group
 from .outputs import KUBECONFIG_OUTPUT, OUTPUT_NAME
 from .registry import image_repository
 from .stack_contract import build_contract
 from .storage.checkpoint_bucket import CheckpointBucket
-from .storage.lustre import LustreFileSystem, LustreFileSystemArgs
+from .storage.lustre import CheckpointWriters, LustreFileSystem, LustreFileSystemArgs
 
 if TYPE_CHECKING:
     from .hyperpod import HyperPodCluster
@@ -72,7 +72,11 @@ class TrainingStack(pulumi.ComponentResource):
         # HyperPod's security group exists before FSx, which lets it in as a client.
         hyperpod_group = (efa_security_group(f"{name}-hyperpod", self.network.vpc_id, in_region, https_egress=True)
                           if config.hyperpod is not None else None)
-        self.lustre = (self._lustre(name, config.fsx, config.node_groups, in_region,
+        # The bucket exists before FSx, which exports checkpoints to it.
+        self.checkpoints = (
+            CheckpointBucket(f"{name}-checkpoints", {"settings": config.checkpoint_bucket}, opts=in_region)
+            if config.checkpoint_bucket.enabled else None)
+        self.lustre = (self._lustre(name, config, config.fsx, in_region,
                                     [hyperpod_group.id] if hyperpod_group else [])
                        if config.fsx is not None else None)
         self.hyperpod = (self._hyperpod(name, config, config.hyperpod, hyperpod_group, in_region)
@@ -81,9 +85,6 @@ class TrainingStack(pulumi.ComponentResource):
                                                         "operators": config.operators, "cluster": self.cluster},
                                      opts=in_region)
                        if self.cluster is not None else None)
-        self.checkpoints = (
-            CheckpointBucket(f"{name}-checkpoints", {"settings": config.checkpoint_bucket}, opts=in_region)
-            if config.checkpoint_bucket.enabled else None)
 
         self.repository = (image_repository(f"{name}-images", f"{pulumi.get_project()}-{name}/training".lower(),
                                             in_region)
@@ -113,11 +114,17 @@ class TrainingStack(pulumi.ComponentResource):
         for key, value in self.outputs.items():
             pulumi.export(key, value)
 
-    def _lustre(self, name: str, fsx: FsxConfig, node_groups: list[NodeGroupConfig], opts: pulumi.ResourceOptions,
+    def _lustre(self, name: str, config: StackConfig, fsx: FsxConfig, opts: pulumi.ResourceOptions,
                 clients: list[pulumi.Input[str]]) -> LustreFileSystem:
+        node_groups = config.node_groups
         args: LustreFileSystemArgs = {
             "settings": fsx, "vpc_id": self.network.vpc_id,
             "subnet_id": self.network.private_subnet_ids[fsx.zone], "client_security_group_ids": clients}
+        writers = checkpoint_writers(config)
+        if writers is not None:
+            args["checkpoint_writers"] = writers
+        if self.checkpoints is not None:
+            args["checkpoint_bucket"] = self.checkpoints.bucket_name
         if self.cluster is not None:
             args["client_security_group_ids"] = [self.cluster.cluster_security_group_id, *clients]
             args["eks"] = {"cluster_name": self.cluster.cluster_name, "provider": self.cluster.provider,
@@ -158,3 +165,17 @@ class TrainingStack(pulumi.ComponentResource):
                 "ready_for_workloads": self.cluster.ready_for_workloads}
         return HyperPodCluster(f"{name}-hyperpod", args, opts=pulumi.ResourceOptions.merge(
             opts, pulumi.ResourceOptions(providers=[self.aws_provider, native])))
+
+
+def checkpoint_writers(config: StackConfig) -> Optional[CheckpointWriters]:
+    """The largest accelerated group at its largest: the instances that write one checkpoint together
+    (each rank its shard). EKS node groups have EFA as configured; HyperPod sets EFA up on every
+    instance type that supports it."""
+    groups = [CheckpointWriters(instance_type=g.instance_type, count=g.max_size, efa=bool(g.efa))
+              for g in config.node_groups]
+    if config.hyperpod is not None:
+        groups += [CheckpointWriters(instance_type=g.instance_type, count=g.count,
+                                     efa=catalog.get(g.instance_type.removeprefix("ml.")).efa.supported)
+                   for g in config.hyperpod.workers
+                   if catalog.get(g.instance_type.removeprefix("ml.")).accelerator is not None]
+    return max(groups, key=lambda g: g["count"], default=None)
