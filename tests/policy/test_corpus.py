@@ -128,6 +128,13 @@ CORPUS = {
     "dev GPUs that never scale to zero": ("dev", "dev-groups-scale-to-zero", lambda s: with_props(
         s, NG, "dev-eks-gpu", lambda p: p["scalingConfig"].update(minSize=1)), {}),
     "a required tag missing": ("dev", "required-tags", lambda s: s, {"requiredTags": ["cost-center"]}),
+    "trn1 back at 1200 GiB x 250 MB/s/TiB: a checkpoint takes 34.5% of its interval": (
+        "trn1", "checkpoint-write-share", lambda s: with_props(
+            s, FSX, "trn1-fsx", lambda p: p.update(storageCapacity=1200, perUnitStorageThroughput=250)), {}),
+    "trn1 under a 5% ceiling (its checkpoint takes 8.6%)": (
+        "trn1", "checkpoint-write-share", lambda s: s, {"checkpoint-write-share": {"maxShare": 0.05}}),
+    "more checkpoints kept than the file system holds": ("fsdp-p5", "checkpoint-write-share", lambda s: with_props(
+        s, "trainstack:index:LustreFileSystem", "fsdp-p5-fsx", lambda p: p["checkpoint"].update(keep=6)), {}),
 }
 
 
