@@ -3,8 +3,8 @@
 The page is an emitted record (like the plan record): the same records give the same
 bytes (with the same Graphviz version, whose SVG it embeds), and it carries its format
 version in ``<meta name="trainstack-report-version">``. Version 1: sections ``summary``,
-``graph``, ``timeline``, ``cost``, ``policies``, ``changes`` (with a base record), and
-``resources`` (the text alternative of the graph and the timeline), each a ``<section id>``.
+``graph``, ``timeline``, ``cost``, ``storage`` (when the plan sized a file system from its job's
+checkpoint), ``policies``, ``changes`` (with a base record), and ``resources`` (the text alternative of the graph and the timeline), each a ``<section id>``.
 """
 
 from __future__ import annotations
@@ -69,6 +69,7 @@ def render_report(record: dict[str, Any], base: Optional[dict[str, Any]] = None)
         "sum). Each resource starts once everything it waits for exists.</p>"
         f"<figure class=\"scroll\">{gantt(rows, set(chain), changed)}</figure></section>",
         _cost(cost, by_urn),
+        _storage(plan),
         _policies(plan),
     ]
     if diff is not None:
@@ -193,3 +194,19 @@ def _resources(drawn: list[ResourceRecord], by_urn: dict[str, ResourceRecord], s
             "<th scope=\"col\">type</th><th scope=\"col\">start (min)</th><th scope=\"col\">end (min)</th>"
             f"<th scope=\"col\">marks</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div></details>"
             "</section>")
+
+
+def _storage(plan: Plan) -> str:
+    """The plan's ``storage`` section (trainstack.estimate.checkpoint) as a table; nothing without one."""
+    timings = (plan.sections.get("storage") or {}).get("checkpoints") or []
+    if not timings:
+        return ""
+    rows = "".join(
+        f"<tr><td>{escape(t['fileSystem'])}</td><td>{t['checkpointGB']:,.0f} GB every {t['intervalMinutes']:g} min"
+        f"</td><td>{t['writers']} x {escape(t['writerInstanceType'])} ({escape(t['transport'].upper())})</td>"
+        f"<td>{t['fileSystemMBps']:,.0f}</td><td>{t['writeSeconds']:,.0f}</td><td>{t['intervalShare']:.1%}</td>"
+        f"<td>{t['storedGB']:,.0f} of {t['capacityGB']:,.0f} GB</td></tr>" for t in timings)
+    return ("<section id=\"storage\"><h2>Checkpoints on FSx for Lustre</h2><div class=\"scroll\"><table><thead><tr>"
+            "<th>file system</th><th>checkpoint</th><th>written by</th><th>file system MB/s</th>"
+            "<th>seconds to write</th><th>share of interval</th><th>kept</th></tr></thead><tbody>"
+            + rows + "</tbody></table></div></section>")
