@@ -8,6 +8,7 @@ architecture (see DESIGN.md):
     GpuEksCluster (control plane, core add-ons, system nodes, GPU/Trainium groups,
                    device plugins, autoscaler)               when ``eks`` is set
     LustreFileSystem (FSx, its claim on EKS)                  when ``fsx`` is set
+    S3Datasets (Mountpoint for S3 claims)                     when ``datasets`` are set (EKS)
     HyperPodCluster                                           when ``hyperpod`` is set
     ClusterAddons (monitoring, job operators)                 with EKS
     CheckpointBucket, ECR repository
@@ -32,6 +33,7 @@ from .outputs import KUBECONFIG_OUTPUT, OUTPUT_NAME
 from .registry import image_repository
 from .stack_contract import build_contract
 from .storage.checkpoint_bucket import CheckpointBucket
+from .storage.s3_datasets import S3Datasets
 from .storage.lustre import CheckpointWriters, LustreFileSystem, LustreFileSystemArgs
 
 if TYPE_CHECKING:
@@ -79,6 +81,14 @@ class TrainingStack(pulumi.ComponentResource):
         self.lustre = (self._lustre(name, config, config.fsx, in_region,
                                     [hyperpod_group.id] if hyperpod_group else [])
                        if config.fsx is not None else None)
+        self.datasets = (S3Datasets(f"{name}-datasets", {
+            "datasets": config.datasets, "region": config.region,
+            "namespace": config.fsx.namespace if config.fsx is not None else "default",
+            "cluster_name": self.cluster.cluster_name, "provider": self.cluster.provider,
+            # A namespace other than default is made with the FSx claim: wait for it.
+            "depends_on": [*self.cluster.ready_for_workloads, *([self.lustre] if self.lustre and config.fsx and
+                                                                config.fsx.namespace != "default" else [])]},
+            opts=in_region) if config.datasets and self.cluster is not None else None)
         self.hyperpod = (self._hyperpod(name, config, config.hyperpod, hyperpod_group, in_region)
                          if config.hyperpod is not None and hyperpod_group is not None else None)
         self.addons = (ClusterAddons(f"{name}-addons", {"observability": config.observability,
@@ -97,7 +107,7 @@ class TrainingStack(pulumi.ComponentResource):
                 name, config, cluster=self.cluster, lustre=self.lustre, hyperpod=self.hyperpod,
                 repository_url=self.repository.repository_url if self.repository else None,
                 checkpoint_bucket=self.checkpoints.bucket_name if self.checkpoints else None,
-                operators=self.operators_contract()),
+                operators=self.operators_contract(), datasets=self.datasets),
             KUBECONFIG_OUTPUT: self.cluster.kubeconfig if self.cluster else None,
         }
         """The stack outputs: ``trainstack`` (the outputs contract, see outputs.py) and ``kubeconfig`` (secret)."""

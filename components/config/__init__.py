@@ -22,6 +22,7 @@ from .network import ExistingSubnet, ExistingVpc, NetworkConfig
 from .nodegroups import Capacity, NodeGroupConfig, RootVolume, Taint
 from .stack import StackConfig
 from .checkpoints import CheckpointConfig
+from .datasets import DatasetConfig
 from .storage import CheckpointBucketConfig, DataRepositoryConfig, FsxConfig
 from .vpc_cni import VpcCniConfig
 
@@ -72,8 +73,8 @@ def _read(config: pulumi.Config, key: str) -> Any:
 
 
 __all__ = [
-    "AddonVersions", "Capacity", "CheckpointBucketConfig", "CheckpointConfig", "ConfigError", "ConfigIssue", "ConfigModel",
-    "ConfigValueError", "CostConfig", "DataRepositoryConfig", "EksConfig", "ExistingSubnet", "ExistingVpc",
+    "AddonVersions", "Capacity", "CheckpointBucketConfig", "CheckpointConfig", "ConfigError", "ConfigIssue",
+    "ConfigModel", "ConfigValueError", "DatasetConfig", "CostConfig", "DataRepositoryConfig", "EksConfig", "ExistingSubnet", "ExistingVpc",
     "FsxConfig", "HyperPodConfig", "InstanceGroupConfig", "NetworkConfig", "NodeGroupConfig",
     "ObservabilityConfig", "OperatorsConfig", "PosixUser", "RootVolume", "StackConfig", "SystemNodesConfig", "Taint",
     "VpcCniConfig", "WorkerGroupConfig", "load_stack_config", "validate", "validate_stack_config",

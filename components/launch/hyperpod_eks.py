@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any, Optional
 
 from ..outputs import HyperPodGroup, StackOutputs
-from .placement import EFA_HUGEPAGES, EFA_RESOURCE, NODE_MEMORY_SHARE, SHM_SIZE, LaunchError
+from .placement import EFA_HUGEPAGES, EFA_RESOURCE, NODE_MEMORY_SHARE, SHM_SIZE, LaunchError, dataset_volumes
 from .restarts import checkpoint_env
 
 AUTO_RESUME_ANNOTATION = "sagemaker.amazonaws.com/enable-job-auto-resume"
@@ -49,6 +49,8 @@ def render_hyperpod_pytorchjob(outputs: StackOutputs, *, name: str, group_name: 
     if outputs.storage is not None and outputs.storage.claim_name:
         vols.append({"name": "fsx", "persistentVolumeClaim": {"claimName": outputs.storage.claim_name}})
         mounts.append({"name": "fsx", "mountPath": outputs.storage.mount_path})
+    dataset_vols, dataset_mounts = dataset_volumes(outputs)
+    vols, mounts = vols + dataset_vols, mounts + dataset_mounts
     env = [{"name": "NCCL_SOCKET_IFNAME", "value": "^lo,docker,pod-id-link"}] if target.efa_interfaces_per_node else []
     pod = {"spec": {
         "nodeSelector": {"trainstack.io/node-group": group_name},

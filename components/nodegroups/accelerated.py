@@ -93,7 +93,8 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
             [cluster.efa_security_group_id] if settings.efa and cluster.efa_security_group_id is not None else [])
         self.launch_template = launch_template(
             name, layout=layout, security_group_ids=security_groups, root_volume=settings.root_volume,
-            max_pods=self.max_pods, capacity=settings.capacity, placement_group=placement, parent=self)
+            max_pods=self.max_pods, capacity=settings.capacity, placement_group=placement, parent=self,
+            raid0_instance_store=bool(instance.nvme_instance_store_gb))
 
         self.labels = {**settings.labels, **self._labels(settings, instance)}
         self.taints = [*({"key": t.key, "value": t.value, "effect": t.effect} for t in settings.taints),
