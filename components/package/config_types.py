@@ -262,6 +262,24 @@ class CheckpointBucketConfig(TypedDict, total=False):
     """Customer managed KMS key; unset means SSE-KMS with the AWS managed key."""
 
 
+class DatasetConfig(TypedDict, total=False):
+    """An S3 bucket or prefix mounted into training pods by Mountpoint for S3."""
+    name: Required[str]
+    """Names the claim (``<name>-dataset``) and the volume in job files."""
+    bucket: Required[str]
+    """The bucket, in the stack's region (a bucket elsewhere is slow and billed per GB)."""
+    prefix: str
+    """Mount only this prefix (ends with ``/``; the role is scoped to it); unset for the whole bucket."""
+    mount_path: Required[str]
+    """Where jobs see the dataset (``/datasets/c4``)."""
+    read_only: bool
+    """Read-only mount and role. False lets jobs write new objects (never delete them)."""
+    cache_gi_b: int
+    """Local cache of the objects read, per node, on the instance store (every accelerated group needs local NVMe; the catalog knows which types have it). Unset: no data cache."""
+    metadata_ttl: str
+    """How long listings and object metadata are cached: ``indefinite`` for data that does not change while jobs read it, ``minimal`` when writers replace objects under it. One of: 'indefinite', 'minimal'."""
+
+
 class InstanceGroupConfig(TypedDict, total=False):
     """A HyperPod instance group."""
     name: Required[str]
@@ -384,6 +402,8 @@ class StackConfig(TypedDict, total=False):
     """FSx for Lustre; omit for none."""
     checkpoint_bucket: CheckpointBucketConfig
     """The S3 bucket for checkpoints (on by default)."""
+    datasets: list[DatasetConfig]
+    """S3 buckets or prefixes jobs on EKS read through Mountpoint for Amazon S3; omit for none."""
     hyperpod: HyperPodConfig
     """A SageMaker HyperPod cluster (Slurm or EKS orchestration); omit for none."""
     observability: ObservabilityConfig
