@@ -154,8 +154,9 @@ def parse_outputs(document: dict[str, Any]) -> StackOutputs:
     if version not in READABLE_VERSIONS:
         raise ContractError(
             f"the stack exports outputs contract version {version}; this trainstack reads versions "
-            f"{' and '.join(map(str, READABLE_VERSIONS))}. Fix: " + ("`pulumi up` the stack with this trainstack version."
-                                            if version < min(READABLE_VERSIONS) else "upgrade trainstack."))
+            f"{' and '.join(map(str, READABLE_VERSIONS))}. Fix: "
+            + ("`pulumi up` the stack with this trainstack version." if version < min(READABLE_VERSIONS)
+               else "upgrade trainstack."))
     try:
         return StackOutputs.model_validate(contract)
     except ValidationError as error:

@@ -33,8 +33,8 @@ from .outputs import KUBECONFIG_OUTPUT, OUTPUT_NAME
 from .registry import image_repository
 from .stack_contract import build_contract
 from .storage.checkpoint_bucket import CheckpointBucket
-from .storage.s3_datasets import S3Datasets
 from .storage.lustre import CheckpointWriters, LustreFileSystem, LustreFileSystemArgs
+from .storage.s3_datasets import S3Datasets
 
 if TYPE_CHECKING:
     from .hyperpod import HyperPodCluster

@@ -158,7 +158,8 @@ def _nvme_instance_store_gb(description: dict[str, Any]) -> int:
     """Local NVMe SSD the instance brings (``InstanceStorageInfo.TotalSizeInGB``), 0 for none."""
     storage = description.get("InstanceStorageInfo") or {}
     ssd = all(disk.get("Type") == "ssd" for disk in storage.get("Disks", ()))
-    return int(storage.get("TotalSizeInGB", 0)) if ssd and storage.get("NvmeSupport") in ("required", "supported") else 0
+    nvme = storage.get("NvmeSupport") in ("required", "supported")
+    return int(storage.get("TotalSizeInGB", 0)) if ssd and nvme else 0
 
 
 def selected(descriptions: dict[str, dict[str, Any]]) -> list[str]:

@@ -15,14 +15,14 @@ from pydantic import BaseModel, ValidationError
 
 from .addons import CostConfig, ObservabilityConfig, OperatorsConfig
 from .base import ConfigModel, ConfigValueError
+from .checkpoints import CheckpointConfig
 from .cluster import AddonVersions, EksConfig, SystemNodesConfig
+from .datasets import DatasetConfig
 from .errors import NAMESPACE, ConfigError, ConfigIssue, issues_from_validation_error
 from .hyperpod import HyperPodConfig, InstanceGroupConfig, PosixUser, WorkerGroupConfig
 from .network import ExistingSubnet, ExistingVpc, NetworkConfig
 from .nodegroups import Capacity, NodeGroupConfig, RootVolume, Taint
 from .stack import StackConfig
-from .checkpoints import CheckpointConfig
-from .datasets import DatasetConfig
 from .storage import CheckpointBucketConfig, DataRepositoryConfig, FsxConfig
 from .vpc_cni import VpcCniConfig
 
@@ -74,7 +74,8 @@ def _read(config: pulumi.Config, key: str) -> Any:
 
 __all__ = [
     "AddonVersions", "Capacity", "CheckpointBucketConfig", "CheckpointConfig", "ConfigError", "ConfigIssue",
-    "ConfigModel", "ConfigValueError", "DatasetConfig", "CostConfig", "DataRepositoryConfig", "EksConfig", "ExistingSubnet", "ExistingVpc",
+    "ConfigModel", "ConfigValueError", "CostConfig", "DataRepositoryConfig", "DatasetConfig", "EksConfig",
+    "ExistingSubnet", "ExistingVpc",
     "FsxConfig", "HyperPodConfig", "InstanceGroupConfig", "NetworkConfig", "NodeGroupConfig",
     "ObservabilityConfig", "OperatorsConfig", "PosixUser", "RootVolume", "StackConfig", "SystemNodesConfig", "Taint",
     "VpcCniConfig", "WorkerGroupConfig", "load_stack_config", "validate", "validate_stack_config",

@@ -97,8 +97,9 @@ class CheckpointTiming:
         if self.efa_mbps is not None:
             lines.append(f"    over {self.transport.upper()}: {self.efa_mbps:,.0f} MB/s: "
                          f"{self.write_seconds:,.0f} s per checkpoint")
+        filled = self.stored_gb / self.capacity_gb
         lines.append(f"    {self.share:.1%} of each interval spent checkpointing; {self.keep} kept fill "
-                     f"{self.stored_gb:,.0f} GB of {self.capacity_gb:,.0f} GB ({self.stored_gb / self.capacity_gb:.0%})")
+                     f"{self.stored_gb:,.0f} GB of {self.capacity_gb:,.0f} GB ({filled:.0%})")
         return "\n".join(lines)
 
 
@@ -109,8 +110,10 @@ def checkpoint_timing(file_system: str, checkpoint: dict[str, Any], fsx: dict[st
     if fsx.get("deploymentType") == "SCRATCH_2":
         per_unit = SCRATCH_2_MBPS_PER_TIB
     size, interval, writers = checkpoint.get("sizeGB"), checkpoint.get("intervalMinutes"), checkpoint.get("writers")
-    if not all(isinstance(v, (int, float)) for v in (capacity, per_unit, size, interval, writers)):
+    numbers = (capacity, per_unit, size, interval, writers)
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in numbers):
         return None
+    capacity, per_unit, size, interval, writers = (float(v) for v in numbers)  # type: ignore[arg-type] # checked
     file_system_mbps = capacity * per_unit / 1024
     instance = catalog.find(str(checkpoint.get("writerInstanceType", "")).removeprefix("ml."))
     tcp = min(file_system_mbps, writers * _client_mbps(instance, "tcp"))

@@ -172,7 +172,8 @@ def checkpoint_write_share(stack: Stack, config: dict[str, Any]) -> Iterator[Vio
             continue
         if timing.share > ceiling:
             yield Violation(file_systems[0].urn, (
-                f"FSx {component.name}: a {timing.checkpoint_gb:,.0f} GB checkpoint takes {timing.write_seconds:,.0f} s "
+                f"FSx {component.name}: a {timing.checkpoint_gb:,.0f} GB checkpoint takes "
+                f"{timing.write_seconds:,.0f} s "
                 f"at {timing.rate_mbps:,.0f} MB/s, {timing.share:.1%} of its {timing.interval_minutes:g}-minute "
                 f"interval (ceiling {ceiling:.0%}); raise fsx.storageCapacityGiB or perUnitStorageThroughput to "
                 f"about {timing.checkpoint_gb * 1000 / (ceiling * timing.interval_minutes * 60):,.0f} MB/s, or "

@@ -4,7 +4,8 @@ The page is an emitted record (like the plan record): the same records give the 
 bytes (with the same Graphviz version, whose SVG it embeds), and it carries its format
 version in ``<meta name="trainstack-report-version">``. Version 1: sections ``summary``,
 ``graph``, ``timeline``, ``cost``, ``storage`` (when the plan sized a file system from its job's
-checkpoint), ``policies``, ``changes`` (with a base record), and ``resources`` (the text alternative of the graph and the timeline), each a ``<section id>``.
+checkpoint), ``policies``, ``changes`` (with a base record), and ``resources`` (the text
+alternative of the graph and the timeline), each a ``<section id>``.
 """
 
 from __future__ import annotations
