@@ -79,3 +79,13 @@ def test_the_plan_carries_the_storage_section_of_the_shipped_fsdp_p5_stack():
                       "writers": 16, "writerInstanceType": "p5.48xlarge", "transport": "efa+gds",
                       "fileSystemMBps": 4687.5, "tcpMBps": 4687.5, "efaMBps": 4687.5, "writeSeconds": 209.1,
                       "tcpWriteSeconds": 209.1, "intervalShare": 0.0581, "storedGB": 2940.0, "capacityGB": 5154.0}
+
+
+def test_the_higher_throughput_tiers_are_priced_only_where_a_dated_source_gives_them():
+    """ap-northeast-1, 2022-09-03: 1000 MB/s/TiB at $1.39/h per 1.2 TiB = 1.39 x 730 / 1200 = $0.846/GB-month.
+    us-east-1 has a price for 125 only; its higher tiers stay unpriced, never borrowed from another region."""
+    from trainstack.estimate.prices import fsx_price
+
+    assert fsx_price("PERSISTENT_2", 1000, "ap-northeast-1").usd == pytest.approx(1.39 * 730 / 1200, abs=0.001)
+    assert fsx_price("PERSISTENT_2", 125, "us-east-1").usd == 0.145
+    assert fsx_price("PERSISTENT_2", 1000, "us-east-1") is None
