@@ -67,6 +67,7 @@ class TrainingStack(pulumi.ComponentResource):
                 "cluster_name": f"{pulumi.get_project()}-{name}"[:100],
                 "vpc_id": self.network.vpc_id, "private_subnet_ids": self.network.private_subnet_ids,
                 "public_subnet_ids": self.network.public_subnet_ids,
+                "lustre_over_efa": bool(config.fsx and config.fsx.efa),
                 "external_nodes": [catalog.get(g.instance_type.removeprefix("ml.")) for g in config.hyperpod.groups]
                 if config.hyperpod is not None and config.hyperpod.orchestrator == "eks" else [],
             }, opts=in_region)

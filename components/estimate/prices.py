@@ -34,7 +34,7 @@ PUBLIC_IPV4 = ServicePrice(0.005, "address-hour", ("us-east-1",), date(2026, 2, 
 INTERFACE_ENDPOINT = ServicePrice(0.01, "endpoint-AZ-hour", US, date(2026, 5, 1),
                                   "PrivateLink pricing guides (secondary)")
 GP3_STORAGE = ServicePrice(0.08, "GB-month", ("us-east-1",), date(2026, 1, 1), "gp2-vs-gp3 guides (secondary)")
-FSX_LUSTRE = {
+FSX_LUSTRE: dict[tuple[str, Optional[int]], ServicePrice] = {
     ("SCRATCH_2", None): ServicePrice(0.140, "GB-month", ("us-east-1",), date(2026, 1, 1),
                                       "FSx for Lustre pricing quotes (secondary)"),
     ("PERSISTENT_2", 125): ServicePrice(0.145, "GB-month", ("us-east-1",), date(2026, 1, 1),
