@@ -79,9 +79,11 @@ class LustreFileSystem(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: LustreFileSystemArgs, opts: Optional[pulumi.ResourceOptions] = None):
         settings = validate(FsxConfig, args.get("settings", {}), prefix=f"LustreFileSystem({name}).settings")
-        super().__init__("trainstack:index:LustreFileSystem", name,
-                         {"checkpoint": _checkpoint_inputs(settings, args.get("checkpoint_writers"))}
-                         if settings.checkpoints is not None else {}, opts)
+        # The job's checkpoint is both an input (the offline record's) and an output (what the engine
+        # hands a policy pack for a component): the estimates and the checkpoint policy read either.
+        job = ({"checkpoint": _checkpoint_inputs(settings, args.get("checkpoint_writers"))}
+               if settings.checkpoints is not None else {})
+        super().__init__("trainstack:index:LustreFileSystem", name, job, opts)
         child = pulumi.ResourceOptions(parent=self)
         persistent = settings.deployment_type.startswith("PERSISTENT")
 
@@ -152,7 +154,7 @@ class LustreFileSystem(pulumi.ComponentResource):
         self.throughput_mbps = settings.storage_capacity_gib * per_unit // 1024
         self.register_outputs({"fileSystemId": self.file_system_id, "dnsName": self.dns_name,
                                "mountName": self.mount_name, "mountPath": self.mount_path,
-                               "claimName": self.claim_name, "throughputMBps": self.throughput_mbps})
+                               "claimName": self.claim_name, "throughputMBps": self.throughput_mbps, **job})
 
     def _export_checkpoints(self, name: str, file_system_id: pulumi.Input[str], path: str,
                             bucket: pulumi.Input[str]) -> None:
