@@ -155,6 +155,7 @@ def _plan(args: argparse.Namespace) -> int:
 def _planned(project: Project, stack: str, policy_config_file: Path | None) -> Plan:
     """The stack planned offline, with its cost, critical path and policy results as record sections."""
     from .estimate import critical_path, estimate_cost
+    from .estimate.checkpoint import storage_sizing
     from .plan import run_plan
     from .policy import evaluate, stack_from_plan
 
@@ -168,6 +169,9 @@ def _planned(project: Project, stack: str, policy_config_file: Path | None) -> P
     budget = _ip_budget(project, stack)
     if budget is not None:
         plan.sections["ipBudget"] = {**budget.as_dict(), "text": budget.render()}
+    sizing = storage_sizing(plan)
+    if sizing is not None:
+        plan.sections["storage"] = {**sizing.as_dict(), "text": sizing.render()}
     report = evaluate(stack_from_plan(plan), policy_config)
     plan.sections["policies"] = {**report.as_dict(), "text": report.render()}
     models = _controller_models(plan)

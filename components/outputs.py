@@ -16,7 +16,11 @@ from pydantic.alias_generators import to_camel
 if TYPE_CHECKING:
     import pulumi
 
-CONTRACT_VERSION = 1
+CONTRACT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
+"""Versions this library reads. Version 2 added ``datasets`` (Mountpoint for S3 claims); a version 1
+document has none and reads as an empty list. A version 1 reader refuses version 2 by its number,
+before its unknown-key check would."""
 OUTPUT_NAME = "trainstack"
 KUBECONFIG_OUTPUT = "kubeconfig"
 
@@ -76,6 +80,17 @@ class Storage(_Model):
     throughput_mbps: int = Field(alias="throughputMBps")
 
 
+class Dataset(_Model):
+    """An S3 bucket or prefix mounted by Mountpoint for S3 (contract version 2)."""
+    name: str
+    claim_name: str
+    """The PersistentVolumeClaim, in the namespace of the FSx claim (or ``default``)."""
+    mount_path: str
+    bucket: str
+    prefix: Optional[str] = None
+    read_only: bool = True
+
+
 class HyperPodGroup(_Model):
     name: str
     instance_type: str
@@ -118,6 +133,7 @@ class StackOutputs(_Model):
     kubeconfig_output: str = KUBECONFIG_OUTPUT
     accelerated_groups: dict[str, AcceleratedGroup] = {}
     storage: Optional[Storage] = None
+    datasets: list[Dataset] = []
     image_repository: Optional[str] = None
     checkpoint_bucket: Optional[str] = None
     hyperpod: Optional[HyperPod] = None
@@ -135,11 +151,12 @@ def parse_outputs(document: dict[str, Any]) -> StackOutputs:
         raise ContractError(f"no trainstack outputs here: expected the '{OUTPUT_NAME}' stack output "
                             "(pulumi stack output --json).")
     version = contract["contractVersion"]
-    if version != CONTRACT_VERSION:
+    if version not in READABLE_VERSIONS:
         raise ContractError(
-            f"the stack exports outputs contract version {version}; this trainstack reads version "
-            f"{CONTRACT_VERSION}. Fix: " + ("`pulumi up` the stack with this trainstack version."
-                                            if version < CONTRACT_VERSION else "upgrade trainstack."))
+            f"the stack exports outputs contract version {version}; this trainstack reads versions "
+            f"{' and '.join(map(str, READABLE_VERSIONS))}. Fix: "
+            + ("`pulumi up` the stack with this trainstack version." if version < min(READABLE_VERSIONS)
+               else "upgrade trainstack."))
     try:
         return StackOutputs.model_validate(contract)
     except ValidationError as error:

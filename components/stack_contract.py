@@ -22,12 +22,13 @@ if TYPE_CHECKING:
     from .hyperpod import HyperPodCluster
     from .nodegroups import AcceleratedNodeGroup
     from .storage.lustre import LustreFileSystem
+    from .storage.s3_datasets import S3Datasets
 
 
 def build_contract(name: str, config: StackConfig, *, cluster: Optional[GpuEksCluster],
                    lustre: Optional[LustreFileSystem], hyperpod: Optional[HyperPodCluster],
                    repository_url: Optional[pulumi.Output[str]], checkpoint_bucket: Optional[pulumi.Output[str]],
-                   operators: dict[str, Any]) -> dict[str, Any]:
+                   operators: dict[str, Any], datasets: Optional[S3Datasets] = None) -> dict[str, Any]:
     """The ``trainstack`` stack output of stack ``name``: what job launchers read (outputs.py)."""
     return {
         "contractVersion": CONTRACT_VERSION,
@@ -39,6 +40,9 @@ def build_contract(name: str, config: StackConfig, *, cluster: Optional[GpuEksCl
         "acceleratedGroups": {g.name: group_facts(g, cluster.node_groups[g.name])
                               for g in config.node_groups if cluster and g.name in cluster.node_groups},
         "storage": _storage(lustre, config.fsx),
+        "datasets": [{"name": d.name, "claimName": datasets.claims[d.name], "mountPath": d.mount_path,
+                      "bucket": d.bucket, "prefix": d.prefix, "readOnly": d.read_only}
+                     for d in config.datasets] if datasets is not None else [],
         "imageRepository": repository_url,
         "checkpointBucket": checkpoint_bucket,
         "hyperpod": _hyperpod(hyperpod, config.hyperpod),

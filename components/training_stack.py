@@ -8,6 +8,7 @@ architecture (see DESIGN.md):
     GpuEksCluster (control plane, core add-ons, system nodes, GPU/Trainium groups,
                    device plugins, autoscaler)               when ``eks`` is set
     LustreFileSystem (FSx, its claim on EKS)                  when ``fsx`` is set
+    S3Datasets (Mountpoint for S3 claims)                     when ``datasets`` are set (EKS)
     HyperPodCluster                                           when ``hyperpod`` is set
     ClusterAddons (monitoring, job operators)                 with EKS
     CheckpointBucket, ECR repository
@@ -25,14 +26,15 @@ import pulumi_aws as aws
 from . import catalog
 from .addons.cluster_addons import ClusterAddons
 from .cluster import GpuEksCluster
-from .config import FsxConfig, HyperPodConfig, NodeGroupConfig, StackConfig, validate_stack_config
+from .config import FsxConfig, HyperPodConfig, StackConfig, validate_stack_config
 from .config.ip_budget import ip_budget
 from .network import Network, efa_security_group
 from .outputs import KUBECONFIG_OUTPUT, OUTPUT_NAME
 from .registry import image_repository
 from .stack_contract import build_contract
 from .storage.checkpoint_bucket import CheckpointBucket
-from .storage.lustre import LustreFileSystem, LustreFileSystemArgs
+from .storage.lustre import CheckpointWriters, LustreFileSystem, LustreFileSystemArgs
+from .storage.s3_datasets import S3Datasets
 
 if TYPE_CHECKING:
     from .hyperpod import HyperPodCluster
@@ -65,6 +67,7 @@ class TrainingStack(pulumi.ComponentResource):
                 "cluster_name": f"{pulumi.get_project()}-{name}"[:100],
                 "vpc_id": self.network.vpc_id, "private_subnet_ids": self.network.private_subnet_ids,
                 "public_subnet_ids": self.network.public_subnet_ids,
+                "lustre_over_efa": bool(config.fsx and config.fsx.efa),
                 "external_nodes": [catalog.get(g.instance_type.removeprefix("ml.")) for g in config.hyperpod.groups]
                 if config.hyperpod is not None and config.hyperpod.orchestrator == "eks" else [],
             }, opts=in_region)
@@ -72,18 +75,27 @@ class TrainingStack(pulumi.ComponentResource):
         # HyperPod's security group exists before FSx, which lets it in as a client.
         hyperpod_group = (efa_security_group(f"{name}-hyperpod", self.network.vpc_id, in_region, https_egress=True)
                           if config.hyperpod is not None else None)
-        self.lustre = (self._lustre(name, config.fsx, config.node_groups, in_region,
+        # The bucket exists before FSx, which exports checkpoints to it.
+        self.checkpoints = (
+            CheckpointBucket(f"{name}-checkpoints", {"settings": config.checkpoint_bucket}, opts=in_region)
+            if config.checkpoint_bucket.enabled else None)
+        self.lustre = (self._lustre(name, config, config.fsx, in_region,
                                     [hyperpod_group.id] if hyperpod_group else [])
                        if config.fsx is not None else None)
+        self.datasets = (S3Datasets(f"{name}-datasets", {
+            "datasets": config.datasets, "region": config.region,
+            "namespace": config.fsx.namespace if config.fsx is not None else "default",
+            "cluster_name": self.cluster.cluster_name, "provider": self.cluster.provider,
+            # A namespace other than default is made with the FSx claim: wait for it.
+            "depends_on": [*self.cluster.ready_for_workloads, *([self.lustre] if self.lustre and config.fsx and
+                                                                config.fsx.namespace != "default" else [])]},
+            opts=in_region) if config.datasets and self.cluster is not None else None)
         self.hyperpod = (self._hyperpod(name, config, config.hyperpod, hyperpod_group, in_region)
                          if config.hyperpod is not None and hyperpod_group is not None else None)
         self.addons = (ClusterAddons(f"{name}-addons", {"observability": config.observability,
                                                         "operators": config.operators, "cluster": self.cluster},
                                      opts=in_region)
                        if self.cluster is not None else None)
-        self.checkpoints = (
-            CheckpointBucket(f"{name}-checkpoints", {"settings": config.checkpoint_bucket}, opts=in_region)
-            if config.checkpoint_bucket.enabled else None)
 
         self.repository = (image_repository(f"{name}-images", f"{pulumi.get_project()}-{name}/training".lower(),
                                             in_region)
@@ -96,7 +108,7 @@ class TrainingStack(pulumi.ComponentResource):
                 name, config, cluster=self.cluster, lustre=self.lustre, hyperpod=self.hyperpod,
                 repository_url=self.repository.repository_url if self.repository else None,
                 checkpoint_bucket=self.checkpoints.bucket_name if self.checkpoints else None,
-                operators=self.operators_contract()),
+                operators=self.operators_contract(), datasets=self.datasets),
             KUBECONFIG_OUTPUT: self.cluster.kubeconfig if self.cluster else None,
         }
         """The stack outputs: ``trainstack`` (the outputs contract, see outputs.py) and ``kubeconfig`` (secret)."""
@@ -113,11 +125,17 @@ class TrainingStack(pulumi.ComponentResource):
         for key, value in self.outputs.items():
             pulumi.export(key, value)
 
-    def _lustre(self, name: str, fsx: FsxConfig, node_groups: list[NodeGroupConfig], opts: pulumi.ResourceOptions,
+    def _lustre(self, name: str, config: StackConfig, fsx: FsxConfig, opts: pulumi.ResourceOptions,
                 clients: list[pulumi.Input[str]]) -> LustreFileSystem:
+        node_groups = config.node_groups
         args: LustreFileSystemArgs = {
             "settings": fsx, "vpc_id": self.network.vpc_id,
             "subnet_id": self.network.private_subnet_ids[fsx.zone], "client_security_group_ids": clients}
+        writers = checkpoint_writers(config)
+        if writers is not None:
+            args["checkpoint_writers"] = writers
+        if self.checkpoints is not None:
+            args["checkpoint_bucket"] = self.checkpoints.bucket_name
         if self.cluster is not None:
             args["client_security_group_ids"] = [self.cluster.cluster_security_group_id, *clients]
             args["eks"] = {"cluster_name": self.cluster.cluster_name, "provider": self.cluster.provider,
@@ -171,3 +189,17 @@ class TrainingStack(pulumi.ComponentResource):
                 "training_operator": config.operators.training_operator, "mpi_operator": config.operators.mpi_operator}
         return HyperPodCluster(f"{name}-hyperpod", args, opts=pulumi.ResourceOptions.merge(
             opts, pulumi.ResourceOptions(providers=[self.aws_provider, native])))
+
+
+def checkpoint_writers(config: StackConfig) -> Optional[CheckpointWriters]:
+    """The largest accelerated group at its largest: the instances that write one checkpoint together
+    (each rank its shard). EKS node groups have EFA as configured; HyperPod sets EFA up on every
+    instance type that supports it."""
+    groups = [CheckpointWriters(instance_type=g.instance_type, count=g.max_size, efa=bool(g.efa))
+              for g in config.node_groups]
+    if config.hyperpod is not None:
+        groups += [CheckpointWriters(instance_type=g.instance_type, count=g.count,
+                                     efa=catalog.get(g.instance_type.removeprefix("ml.")).efa.supported)
+                   for g in config.hyperpod.workers
+                   if catalog.get(g.instance_type.removeprefix("ml.")).accelerator is not None]
+    return max(groups, key=lambda g: g["count"], default=None)

@@ -150,7 +150,16 @@ def _facts(description: dict[str, Any], regions: list[str], hyperpod: set[str],
         "hyperpod": f"ml.{name}" in hyperpod,
         "hyperpod_training_plan": f"ml.{name}" in training_plan,
         "regions": regions,
+        "nvme_instance_store_gb": _nvme_instance_store_gb(description),
     }
+
+
+def _nvme_instance_store_gb(description: dict[str, Any]) -> int:
+    """Local NVMe SSD the instance brings (``InstanceStorageInfo.TotalSizeInGB``), 0 for none."""
+    storage = description.get("InstanceStorageInfo") or {}
+    ssd = all(disk.get("Type") == "ssd" for disk in storage.get("Disks", ()))
+    nvme = storage.get("NvmeSupport") in ("required", "supported")
+    return int(storage.get("TotalSizeInGB", 0)) if ssd and nvme else 0
 
 
 def selected(descriptions: dict[str, dict[str, Any]]) -> list[str]:

@@ -53,7 +53,8 @@ _SOURCES = GENERATED["sources"]
 EC2_SNAPSHOT = Source(
     f"EC2 DescribeInstanceTypes and DescribeInstanceTypeOfferings (moto {_SOURCES['moto']} snapshot); "
     f"HyperPod and training-plan enums from botocore {_SOURCES['botocore']}; max pods by the amazon-eks-ami "
-    "nodeadm rule; AMI types from the EKS user guide",
+    "nodeadm rule; AMI types from the EKS user guide; GPUDirect Storage clients from the FSx for Lustre "
+    "User Guide",
     date.fromisoformat(GENERATED["generated_on"]),
 )
 NEURON_DOCS = Source(
@@ -81,6 +82,13 @@ AMI_TYPES_BY_FAMILY: dict[str, tuple[str, ...]] = {
 }
 
 TRAINIUM2_HBM_MIB = 96 * 1024
+
+# NVIDIA GPUDirect Storage with FSx for Lustre: the instance families the FSx for Lustre
+# User Guide lists as GDS clients of an EFA-enabled file system ("Working with
+# EFA-enabled file systems", docs.aws.amazon.com/fsx/latest/LustreGuide/efa-file-systems.html,
+# read 2026-11 through a quoting study; it also requires the NVIDIA GDS driver 2.24.2 or
+# later). The EC2 data has no such field; a family not listed is False, not guessed.
+GPUDIRECT_STORAGE_FAMILIES = frozenset({"p5", "p5e", "p5en", "p6-b200"})
 
 NOTES: dict[str, tuple[str, ...]] = {
     "p6-b300.48xlarge": ("Card 0 carries only a plain interface; EFA sits on cards 1-16.",),
@@ -124,6 +132,8 @@ def _from_generated(name: str, facts: dict[str, Any]) -> InstanceType:
         hyperpod=facts["hyperpod"], hyperpod_training_plan=facts["hyperpod_training_plan"],
         source=NEURON_DOCS if accelerator and accelerator.name == "Trainium2" else EC2_SNAPSHOT,
         prices=ON_DEMAND.get(name, ()), notes=NOTES.get(name, ()), regions=tuple(facts["regions"]),
+        nvme_instance_store_gb=facts["nvme_instance_store_gb"],
+        gpudirect_storage=name.split(".")[0] in GPUDIRECT_STORAGE_FAMILIES,
     )
 
 

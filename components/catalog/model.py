@@ -105,6 +105,12 @@ class InstanceType:
     source: Source
     prices: tuple[Price, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    nvme_instance_store_gb: Optional[int] = None
+    """Local NVMe SSD instance store, GB (EC2 ``InstanceStorageInfo.TotalSizeInGB``); 0 for none,
+    ``None`` when unknown. A cache for streamed datasets, lost when the instance stops."""
+    gpudirect_storage: bool = False
+    """NVIDIA GPUDirect Storage to an EFA-enabled FSx for Lustre file system (see
+    :mod:`.storage`); False where AWS does not list the type."""
     regions: Optional[tuple[str, ...]] = None
     """Regions that offer the type (EC2 ``DescribeInstanceTypeOfferings``, as of
     :attr:`source`); ``None`` when no offering data covers the type."""

@@ -53,6 +53,8 @@ class GpuEksClusterArgs(TypedDict, total=False):
     private_subnet_ids: Mapping[str, pulumi.Input[str]]
     """Private subnet id per zone: nodes, and the control plane's network interfaces."""
     public_subnet_ids: Mapping[str, pulumi.Input[str]]
+    lustre_over_efa: bool
+    """The stack's FSx for Lustre file system is EFA-enabled (its EFA clients set LNet up at boot)."""
     external_nodes: Sequence[catalog.InstanceType]
     """Instance types of nodes that join from elsewhere (HyperPod on EKS): their device
     plugins are installed too."""
@@ -123,7 +125,8 @@ class GpuEksCluster(pulumi.ComponentResource):
             cluster_name=self.cluster_name, kubernetes_version=settings.version,
             cluster_security_group_id=self.cluster_security_group_id,
             efa_security_group_id=efa_group.id if efa_group else None, node_role_arn=nodes_role.arn,
-            subnet_ids=private_subnets, depends_on=[*control_plane, *before_nodes])
+            subnet_ids=private_subnets, depends_on=[*control_plane, *before_nodes],
+            lustre_over_efa=args.get("lustre_over_efa", False))
         # Declared here, not on the class: class-level annotations are the component
         # package's outputs (trainstack.package), and a node group is no wire value.
         self.node_groups: dict[str, AcceleratedNodeGroup] = {

@@ -15,7 +15,9 @@ from pydantic import BaseModel, ValidationError
 
 from .addons import CostConfig, ObservabilityConfig, OperatorsConfig
 from .base import ConfigModel, ConfigValueError
+from .checkpoints import CheckpointConfig
 from .cluster import AddonVersions, EksConfig, SystemNodesConfig
+from .datasets import DatasetConfig
 from .errors import NAMESPACE, ConfigError, ConfigIssue, issues_from_validation_error
 from .hyperpod import HyperPodConfig, InstanceGroupConfig, PosixUser, WorkerGroupConfig
 from .network import ExistingSubnet, ExistingVpc, NetworkConfig
@@ -71,8 +73,9 @@ def _read(config: pulumi.Config, key: str) -> Any:
 
 
 __all__ = [
-    "AddonVersions", "Capacity", "CheckpointBucketConfig", "ConfigError", "ConfigIssue", "ConfigModel",
-    "ConfigValueError", "CostConfig", "DataRepositoryConfig", "EksConfig", "ExistingSubnet", "ExistingVpc",
+    "AddonVersions", "Capacity", "CheckpointBucketConfig", "CheckpointConfig", "ConfigError", "ConfigIssue",
+    "ConfigModel", "ConfigValueError", "CostConfig", "DataRepositoryConfig", "DatasetConfig", "EksConfig",
+    "ExistingSubnet", "ExistingVpc",
     "FsxConfig", "HyperPodConfig", "InstanceGroupConfig", "NetworkConfig", "NodeGroupConfig",
     "ObservabilityConfig", "OperatorsConfig", "PosixUser", "RootVolume", "StackConfig", "SystemNodesConfig", "Taint",
     "VpcCniConfig", "WorkerGroupConfig", "load_stack_config", "validate", "validate_stack_config",

@@ -17,11 +17,12 @@ from ..catalog import hyperpod_eks
 from .addons import CostConfig, ObservabilityConfig, OperatorsConfig
 from .base import ConfigModel, ConfigValueError
 from .cluster import VPC_CNI_MIN_FOR_EFA_ONLY, EksConfig, vpc_cni_version_tuple
+from .datasets import DatasetConfig
 from .hyperpod import HyperPodConfig
 from .ip_budget import check_ip_budget
 from .network import NetworkConfig
 from .nodegroups import NodeGroupConfig
-from .storage import CheckpointBucketConfig, FsxConfig
+from .storage import EFA_GUIDE, CheckpointBucketConfig, FsxConfig
 
 REGION_PATTERN = r"^[a-z]{2}(-gov)?-[a-z]+-\d$"
 
@@ -45,6 +46,8 @@ class StackConfig(ConfigModel):
     """FSx for Lustre; omit for none."""
     checkpoint_bucket: CheckpointBucketConfig = CheckpointBucketConfig()
     """The S3 bucket for checkpoints (on by default)."""
+    datasets: list[DatasetConfig] = []
+    """S3 buckets or prefixes jobs on EKS read through Mountpoint for Amazon S3; omit for none."""
     hyperpod: Optional[HyperPodConfig] = None
     """A SageMaker HyperPod cluster (Slurm or EKS orchestration); omit for none."""
     observability: ObservabilityConfig = ObservabilityConfig()
@@ -83,6 +86,7 @@ class StackConfig(ConfigModel):
         self._check_node_groups()
         check_ip_budget(self)
         self._check_fsx()
+        self._check_datasets()
         self._check_hyperpod()
         return self._with_profile_defaults()
 
@@ -137,14 +141,45 @@ class StackConfig(ConfigModel):
                     "Lustre traffic across zones is slow and billed.",
                     fix=f"put the file system in {group.zone}, or the node group in {self.fsx.zone}.",
                     path=("fsx", "zone"), value=self.fsx.zone)
-        if self.fsx.efa and any(g.instance.family == "trn2" for g in self.node_groups):
-            raise ConfigValueError("EFA-enabled FSx does not support trn2 clients.",
-                                   fix="set fsx.efa: false for stacks with trn2 node groups.",
+        clients = [g.instance_type for g in self.node_groups] + (
+            [g.instance_type.removeprefix("ml.") for g in self.hyperpod.groups] if self.hyperpod else [])
+        if self.fsx.efa and any(t.startswith("trn2") for t in clients):
+            raise ConfigValueError(f"EFA-enabled FSx does not support trn2 clients ({EFA_GUIDE}).",
+                                   fix="set fsx.efa: false for stacks with trn2 node groups or instance groups.",
                                    path=("fsx", "efa"), value=True)
+        export = self.fsx.checkpoints is not None and self.fsx.checkpoints.export_to_bucket
+        if export and not self.checkpoint_bucket.enabled:
+            raise ConfigValueError("fsx.checkpoints.exportToBucket exports checkpoints to the stack's checkpoint "
+                                   "bucket, which checkpointBucket.enabled: false turns off.",
+                                   fix="enable the checkpoint bucket, or set fsx.checkpoints.exportToBucket: false.",
+                                   path=("fsx", "checkpoints", "exportToBucket"), value=True)
         if self.fsx.deployment_type == "SCRATCH_2" and self.profile == "production":
             raise ConfigValueError("SCRATCH_2 keeps no replica and no backup; production data needs PERSISTENT_2.",
                                    fix="use deploymentType: PERSISTENT_2, or profile: dev.",
                                    path=("fsx", "deploymentType"), value="SCRATCH_2")
+
+    def _check_datasets(self) -> None:
+        if self.datasets and self.eks is None:
+            raise ConfigValueError("datasets are mounted by the Mountpoint for S3 CSI driver, an EKS add-on.",
+                                   fix="add an eks block, or remove datasets.", path=("datasets",),
+                                   value=[d.name for d in self.datasets])
+        names: set[str] = set()
+        paths = {self.fsx.mount_path} if self.fsx else set()
+        for index, dataset in enumerate(self.datasets):
+            for key, value, seen in (("name", dataset.name, names), ("mountPath", dataset.mount_path, paths)):
+                if value in seen:
+                    raise ConfigValueError(f"dataset {key} {value} is taken (datasets and fsx mount into one pod).",
+                                           fix=f"give each dataset its own {key}.",
+                                           path=("datasets", index, key), value=value)
+                seen.add(value)
+            stores = {g.name: g.instance.nvme_instance_store_gb or 0 for g in self.node_groups}
+            if dataset.cache_gib is not None and stores and min(stores.values()) < dataset.cache_gib * 1.074:
+                group = min(stores, key=lambda name: stores[name])
+                raise ConfigValueError(
+                    f"a {dataset.cache_gib} GiB cache does not fit the local NVMe instance store of node group "
+                    f"'{group}' ({stores[group]} GB; the catalog, from EC2 InstanceStorageInfo).",
+                    fix="lower cacheGiB, or remove it (no data cache) where a group has no instance store.",
+                    path=("datasets", index, "cacheGiB"), value=dataset.cache_gib)
 
     def _check_hyperpod(self) -> None:
         if self.hyperpod is None:

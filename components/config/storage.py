@@ -7,12 +7,23 @@ from typing import Literal, Optional
 from pydantic import Field, model_validator
 
 from .base import ConfigModel, ConfigValueError
+from .checkpoints import CheckpointConfig
 from .network import ZONE_PATTERN
 
-# PERSISTENT_2 SSD per-unit throughput tiers, MB/s per TiB (FSx API model).
+# Where each FSx rule below comes from; a refusal names its source.
+FSX_API = ("FSx API Reference, CreateFileSystemLustreConfiguration "
+           "(docs.aws.amazon.com/fsx/latest/APIReference/API_CreateFileSystemLustreConfiguration.html)")
+EFA_GUIDE = ("FSx for Lustre User Guide, Working with EFA-enabled file systems "
+             "(docs.aws.amazon.com/fsx/latest/LustreGuide/efa-file-systems.html)")
+# pulumi-aws 7.x fsx.LustreFileSystem efa_enabled: "only supported when deployment_type is
+# PERSISTENT_2, metadata_configuration is used, and an EFA-enabled security group is attached".
+# LustreFileSystem always sends a metadata configuration for PERSISTENT_2 (AUTOMATIC unless
+# metadataIops is set) and gives EFA file systems the all-traffic security group rules.
+
+# PERSISTENT_2 SSD per-unit throughput tiers, MB/s per TiB (FSx API, PerUnitStorageThroughput).
 PERSISTENT_2_THROUGHPUTS = (125, 250, 500, 1000)
-# EFA-enabled file systems grow in larger steps per tier (FSx Lustre guide, getting
-# started and storage capacity pages): GiB per increment, by MB/s/TiB.
+# EFA-enabled file systems grow in larger steps per tier (FSx for Lustre User Guide, EFA-enabled
+# file systems and "Managing storage capacity"): GiB per increment, by MB/s/TiB.
 EFA_CAPACITY_INCREMENTS = {1000: 4800, 500: 9600, 250: 19200, 125: 38400}
 # User-provisioned metadata IOPS on SSD (FSx API model, MetadataIops).
 METADATA_IOPS = (1500, 3000, 6000, *range(12000, 192001, 12000))
@@ -50,7 +61,9 @@ class FsxConfig(ConfigModel):
     zone: str = Field(pattern=ZONE_PATTERN)
     """The zone (and so the subnet) of the file system: the accelerated node groups' zone."""
     efa: bool = False
-    """EFA-enabled file system (PERSISTENT_2 with metadata configuration; not for trn2 clients)."""
+    """EFA-enabled file system: clients on EFA node groups read and write over EFA, with GPUDirect
+    Storage where the catalog says the type supports it. PERSISTENT_2 with a metadata configuration,
+    capacity in the tier's EFA increments; set at creation only; not for trn2 clients."""
     metadata_iops: Optional[int] = None
     """User-provisioned metadata IOPS; unset means AUTOMATIC."""
     kms_key_arn: Optional[str] = Field(default=None, pattern=r"^arn:aws[-a-z]*:kms:")
@@ -70,6 +83,8 @@ class FsxConfig(ConfigModel):
     this (MB/s). A team's floor for streaming data and checkpoints, not an AWS figure."""
     protect: bool = True
     """Pulumi ``protect``: the file system cannot be deleted or replaced until this is false."""
+    checkpoints: Optional[CheckpointConfig] = None
+    """The job's checkpoints: size, interval, how many are kept, export to S3 (see config.checkpoints)."""
 
     @model_validator(mode="after")
     def _deployment(self) -> FsxConfig:
@@ -86,24 +101,26 @@ class FsxConfig(ConfigModel):
                                        fix="remove perUnitStorageThroughput, or use PERSISTENT_2.",
                                        path=("perUnitStorageThroughput",), value=self.per_unit_storage_throughput)
             if self.efa:
-                raise ConfigValueError("EFA-enabled file systems must be PERSISTENT_2.",
+                raise ConfigValueError(f"EFA-enabled file systems must be PERSISTENT_2 ({EFA_GUIDE}).",
                                        fix="use deploymentType: PERSISTENT_2 or set efa: false.",
                                        path=("efa",), value=True)
             return self
         throughput = self.per_unit_storage_throughput or 250
         if throughput not in PERSISTENT_2_THROUGHPUTS:
-            raise ConfigValueError(f"PERSISTENT_2 throughput must be one of {PERSISTENT_2_THROUGHPUTS} MB/s/TiB.",
+            raise ConfigValueError(f"PERSISTENT_2 throughput must be one of {PERSISTENT_2_THROUGHPUTS} MB/s/TiB "
+                                   f"({FSX_API}).",
                                    fix=f"use one of {', '.join(map(str, PERSISTENT_2_THROUGHPUTS))}.",
                                    path=("perUnitStorageThroughput",), value=throughput)
         if self.metadata_iops is not None and self.metadata_iops not in METADATA_IOPS:
             raise ConfigValueError(
-                "metadata IOPS must be 1500, 3000, 6000, 12000 or a multiple of 12000 up to 192000.",
+                f"metadata IOPS must be 1500, 3000, 6000, 12000 or a multiple of 12000 up to 192000 ({FSX_API}, "
+                "MetadataConfiguration).",
                 fix="use one of those values, or remove metadataIops for AUTOMATIC mode.",
                 path=("metadataIops",), value=self.metadata_iops)
         step = EFA_CAPACITY_INCREMENTS[throughput]
         if self.efa and capacity % step != 0:
             raise ConfigValueError(
-                f"EFA-enabled file systems at {throughput} MB/s/TiB grow in steps of {step} GiB.",
+                f"EFA-enabled file systems at {throughput} MB/s/TiB grow in steps of {step} GiB ({EFA_GUIDE}).",
                 fix=f"use a multiple of {step} GiB (e.g. {max(step, capacity // step * step)}), or another "
                 f"throughput tier ({', '.join(f'{t}: {g} GiB' for t, g in EFA_CAPACITY_INCREMENTS.items())}).",
                 path=("storageCapacityGiB",), value=capacity)

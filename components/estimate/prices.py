@@ -34,12 +34,24 @@ PUBLIC_IPV4 = ServicePrice(0.005, "address-hour", ("us-east-1",), date(2026, 2, 
 INTERFACE_ENDPOINT = ServicePrice(0.01, "endpoint-AZ-hour", US, date(2026, 5, 1),
                                   "PrivateLink pricing guides (secondary)")
 GP3_STORAGE = ServicePrice(0.08, "GB-month", ("us-east-1",), date(2026, 1, 1), "gp2-vs-gp3 guides (secondary)")
-FSX_LUSTRE = {
+FSX_LUSTRE: dict[tuple[str, Optional[int]], ServicePrice] = {
     ("SCRATCH_2", None): ServicePrice(0.140, "GB-month", ("us-east-1",), date(2026, 1, 1),
                                       "FSx for Lustre pricing quotes (secondary)"),
     ("PERSISTENT_2", 125): ServicePrice(0.145, "GB-month", ("us-east-1",), date(2026, 1, 1),
                                         "c3x.dev FSx for Lustre resource page (secondary)"),
+    # The higher tiers (those EFA-enabled file systems use), in the one region a dated table was found
+    # for: $/hour per 1.2 TiB (0.46 / 0.77 / 1.39) x 730 h / 1,200 GB. (The table's 125 tier, 0.31,
+    # is not carried: this table holds one region per tier, and us-east-1's is above.)
+    **{("PERSISTENT_2", tier): ServicePrice(usd, "GB-month", ("ap-northeast-1",), date(2022, 9, 3),
+                                            "DevelopersIO (classmethod), FSx for Lustre Persistent 2 prices by "
+                                            "throughput in ap-northeast-1 (secondary)")
+       for tier, usd in ((250, 0.280), (500, 0.468), (1000, 0.846))},
 }
+"""SSD, by deployment type and MB/s/TiB. FSx for Lustre's storage classes (FSx API StorageType):
+SSD (priced above where a source was found), HDD (PERSISTENT_1 only; trainstack builds PERSISTENT_2
+and SCRATCH_2) and INTELLIGENT_TIERING (PERSISTENT_2; billed by data stored, throughput and read
+cache, aws.amazon.com/fsx/lustre/pricing: no dated figure was found, and trainstack does not build
+it). us-east-1 prices for 250, 500 and 1000 MB/s/TiB were not found: the estimate says so."""
 # HyperPod bills ml.* instances under SageMaker; three rates were found, all secondary.
 HYPERPOD = {
     ("ml.p4d.24xlarge", "us-west-2"): ServicePrice(25.91001756, "instance-hour", ("us-west-2",), date(2026, 10, 1),

@@ -19,7 +19,7 @@ from typing import Any, Optional
 
 from ..catalog import EFA_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESOURCE
 from ..outputs import HyperPodGroup, StackOutputs
-from .placement import NODE_MEMORY_SHARE, SHM_SIZE, LaunchError, fabric_env
+from .placement import NODE_MEMORY_SHARE, SHM_SIZE, LaunchError, dataset_volumes, fabric_env
 from .restarts import checkpoint_env
 
 AUTO_RESUME_ANNOTATION = "sagemaker.amazonaws.com/enable-job-auto-resume"
@@ -51,6 +51,8 @@ def render_hyperpod_pytorchjob(outputs: StackOutputs, *, name: str, group_name: 
         vols.append({"name": "fsx", "persistentVolumeClaim": {"claimName": outputs.storage.claim_name}})
         mounts.append({"name": "fsx", "mountPath": outputs.storage.mount_path})
     kind = "neuron" if target.accelerator_resource == "aws.amazon.com/neuron" else "nvidia-gpu"
+    dataset_vols, dataset_mounts = dataset_volumes(outputs)
+    vols, mounts = vols + dataset_vols, mounts + dataset_mounts
     env = fabric_env(kind, target.efa_interfaces_per_node)
     pod = {"spec": {
         "nodeSelector": {"trainstack.io/node-group": group_name},

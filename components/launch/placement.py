@@ -59,13 +59,25 @@ def pod_placement(target: AcceleratedGroup) -> dict:
 
 
 def volumes(outputs: StackOutputs) -> tuple[list[dict], list[dict]]:
-    """(volumes, mounts): a memory-backed /dev/shm for dataloaders and NCCL, and the FSx claim."""
+    """(volumes, mounts): a memory-backed /dev/shm for dataloaders and NCCL, the FSx claim, and the
+    S3 datasets' claims (Mountpoint for S3) beside it."""
     vols = [{"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": SHM_SIZE}}]
     mounts = [{"name": "shm", "mountPath": "/dev/shm"}]
     storage = outputs.storage
     if storage is not None and storage.claim_name:
         vols.append({"name": "fsx", "persistentVolumeClaim": {"claimName": storage.claim_name}})
         mounts.append({"name": "fsx", "mountPath": storage.mount_path})
+    dataset_vols, dataset_mounts = dataset_volumes(outputs)
+    return vols + dataset_vols, mounts + dataset_mounts
+
+
+def dataset_volumes(outputs: StackOutputs) -> tuple[list[dict], list[dict]]:
+    """One volume and mount per S3 dataset, read-only where the dataset is."""
+    vols = [{"name": f"dataset-{d.name}", "persistentVolumeClaim": {"claimName": d.claim_name,
+                                                                      **({"readOnly": True} if d.read_only else {})}}
+            for d in outputs.datasets]
+    mounts = [{"name": f"dataset-{d.name}", "mountPath": d.mount_path, **({"readOnly": True} if d.read_only else {})}
+              for d in outputs.datasets]
     return vols, mounts
 
 

@@ -22,6 +22,7 @@ from ..catalog import EFA_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESOURCE, Accelerat
 from ..catalog.efa_layout import layout_for
 from ..config import ConfigError, ConfigIssue, NodeGroupConfig, validate
 from .launch_template import capacity_settings, launch_template
+from .lustre_efa_client import lustre_efa_client_script
 from .node_health import node_repair_config
 
 EFA_PRESENT_LABEL = "vpc.amazonaws.com/efa.present"
@@ -44,6 +45,8 @@ class ClusterAttachment:
     """The EFA security group; required for EFA groups."""
     depends_on: list[pulumi.Resource] = field(default_factory=list)
     """The control plane and the VPC CNI add-on: nodes cannot become Ready before them."""
+    lustre_over_efa: bool = False
+    """The stack's FSx for Lustre file system is EFA-enabled: EFA groups bring LNet up on their EFA devices."""
 
 
 class AcceleratedNodeGroupArgs(TypedDict):
@@ -107,7 +110,9 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
             [cluster.efa_security_group_id] if settings.efa and cluster.efa_security_group_id is not None else [])
         self.launch_template = launch_template(
             name, layout=layout, security_group_ids=security_groups, root_volume=settings.root_volume,
-            max_pods=self.max_pods, capacity=settings.capacity, placement_group=placement, parent=self)
+            max_pods=self.max_pods, capacity=settings.capacity, placement_group=placement, parent=self,
+            raid0_instance_store=bool(instance.nvme_instance_store_gb),
+            boot_script=lustre_efa_client_script(instance) if settings.efa and cluster.lustre_over_efa else None)
 
         self.labels = {**settings.labels, **self._labels(settings, instance)}
         self.taints = [*({"key": t.key, "value": t.value, "effect": t.effect} for t in settings.taints),

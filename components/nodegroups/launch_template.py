@@ -24,9 +24,17 @@ from ..config import Capacity, RootVolume
 IMDS_HOP_LIMIT = 1
 
 
-def nodeadm_user_data(max_pods: int) -> str:
-    """An AL2023 NodeConfig part setting maxPods; EKS merges it with its own bootstrap."""
+def nodeadm_user_data(max_pods: int, raid0_instance_store: bool = False, boot_script: Optional[str] = None) -> str:
+    """An AL2023 NodeConfig part setting maxPods; EKS merges it with its own bootstrap.
+
+    With ``raid0_instance_store``, nodeadm stripes the instance's NVMe instance store into
+    one RAID0 array and puts containerd and the kubelet on it (amazon-eks-ami nodeadm API,
+    NodeConfig ``spec.instance.localStorage.strategy: RAID0``): training images and pods'
+    emptyDir volumes, among them Mountpoint for S3's dataset cache, land on local NVMe
+    instead of the EBS root volume. Without it AL2023 leaves the instance store unused.
+    ``boot_script`` (a shell script) goes in a part of its own (the Lustre client over EFA)."""
     boundary = "TRAINSTACK"
+    local_storage = ["  instance:", "    localStorage:", "      strategy: RAID0"] if raid0_instance_store else []
     document = "\n".join([
         "MIME-Version: 1.0",
         f'Content-Type: multipart/mixed; boundary="{boundary}"',
@@ -37,10 +45,13 @@ def nodeadm_user_data(max_pods: int) -> str:
         "apiVersion: node.eks.aws/v1alpha1",
         "kind: NodeConfig",
         "spec:",
+        *local_storage,
         "  kubelet:",
         "    config:",
         f"      maxPods: {max_pods}",
         "",
+        *([f"--{boundary}", 'Content-Type: text/x-shellscript; charset="us-ascii"', "", boot_script]
+          if boot_script else []),
         f"--{boundary}--",
         "",
     ])
@@ -75,7 +86,7 @@ def capacity_settings(capacity: Capacity) -> tuple[Optional[dict], Optional[dict
 def launch_template(
     name: str, *, layout: Sequence[InterfaceSlot], security_group_ids: Sequence[pulumi.Input[str]],
     root_volume: RootVolume, max_pods: int, capacity: Capacity, placement_group: Optional[pulumi.Input[str]],
-    parent: pulumi.Resource,
+    parent: pulumi.Resource, raid0_instance_store: bool = False, boot_script: Optional[str] = None,
 ) -> aws.ec2.LaunchTemplate:
     reservation, market, _ = capacity_settings(capacity)
     uses_efa = any(slot.is_efa for slot in layout)
@@ -95,7 +106,7 @@ def launch_template(
         capacity_reservation_specification=reservation,
         instance_market_options=market,
         placement={"group_name": placement_group} if placement_group is not None else None,
-        user_data=nodeadm_user_data(max_pods),
+        user_data=nodeadm_user_data(max_pods, raid0_instance_store, boot_script),
         tag_specifications=[{"resource_type": kind, "tags": {"Name": name}} for kind in ("instance", "volume")],
         opts=pulumi.ResourceOptions(parent=parent),
     )

@@ -196,6 +196,26 @@ class DataRepositoryConfig(TypedDict, total=False):
     """File system events exported to S3 automatically. One of: 'NEW', 'CHANGED', 'DELETED'."""
 
 
+class CheckpointConfig(TypedDict, total=False):
+    """The job's checkpoints on FSx: give ``sizeGB``, or ``parametersBillions`` (with the bytes per parameter when they differ from mixed-precision Adam), and ``intervalMinutes``."""
+    size_g_b: float
+    """One checkpoint, decimal GB (weights and optimizer state, all ranks together)."""
+    parameters_billions: float
+    """Model parameters, in billions (70 for Llama 2 70B)."""
+    bytes_per_parameter: float
+    """Bytes of the saved weights per parameter (2 for bf16)."""
+    optimizer_bytes_per_parameter: float
+    """Bytes of saved optimizer state per parameter (12 for Adam with fp32 master weights; 0 for weights only)."""
+    interval_minutes: Required[float]
+    """Minutes of training between two checkpoints."""
+    keep: int
+    """Checkpoints kept on the file system at once (the rest are deleted or exported)."""
+    path: str
+    """Where on the file system the job writes them."""
+    export_to_bucket: bool
+    """Export new and changed checkpoints under ``path`` to the stack's checkpoint bucket with a data repository association (auto-export NEW, CHANGED; never DELETED, so the bucket keeps what FSx drops)."""
+
+
 class FsxConfig(TypedDict, total=False):
     """FSx for Lustre for datasets, scripts, compile caches and checkpoints."""
     deployment_type: str
@@ -207,7 +227,7 @@ class FsxConfig(TypedDict, total=False):
     zone: Required[str]
     """The zone (and so the subnet) of the file system: the accelerated node groups' zone."""
     efa: bool
-    """EFA-enabled file system (PERSISTENT_2 with metadata configuration; not for trn2 clients)."""
+    """EFA-enabled file system: clients on EFA node groups read and write over EFA, with GPUDirect Storage where the catalog says the type supports it. PERSISTENT_2 with a metadata configuration, capacity in the tier's EFA increments; set at creation only; not for trn2 clients."""
     metadata_iops: int
     """User-provisioned metadata IOPS; unset means AUTOMATIC."""
     kms_key_arn: str
@@ -226,6 +246,8 @@ class FsxConfig(TypedDict, total=False):
     """Warn when aggregate throughput divided by the accelerators at max size falls below this (MB/s). A team's floor for streaming data and checkpoints, not an AWS figure."""
     protect: bool
     """Pulumi ``protect``: the file system cannot be deleted or replaced until this is false."""
+    checkpoints: CheckpointConfig
+    """The job's checkpoints: size, interval, how many are kept, export to S3 (see config.checkpoints)."""
 
 
 class CheckpointBucketConfig(TypedDict, total=False):
@@ -238,6 +260,24 @@ class CheckpointBucketConfig(TypedDict, total=False):
     """Days an overwritten or deleted checkpoint version is kept before it expires."""
     kms_key_arn: str
     """Customer managed KMS key; unset means SSE-KMS with the AWS managed key."""
+
+
+class DatasetConfig(TypedDict, total=False):
+    """An S3 bucket or prefix mounted into training pods by Mountpoint for S3."""
+    name: Required[str]
+    """Names the claim (``<name>-dataset``) and the volume in job files."""
+    bucket: Required[str]
+    """The bucket, in the stack's region (a bucket elsewhere is slow and billed per GB)."""
+    prefix: str
+    """Mount only this prefix (ends with ``/``; the role is scoped to it); unset for the whole bucket."""
+    mount_path: Required[str]
+    """Where jobs see the dataset (``/datasets/c4``)."""
+    read_only: bool
+    """Read-only mount and role. False lets jobs write new objects (never delete them)."""
+    cache_gi_b: int
+    """Local cache of the objects read, per node, on the instance store (every accelerated group needs local NVMe; the catalog knows which types have it). Unset: no data cache."""
+    metadata_ttl: str
+    """How long listings and object metadata are cached: ``indefinite`` for data that does not change while jobs read it, ``minimal`` when writers replace objects under it. One of: 'indefinite', 'minimal'."""
 
 
 class InstanceGroupConfig(TypedDict, total=False):
@@ -362,6 +402,8 @@ class StackConfig(TypedDict, total=False):
     """FSx for Lustre; omit for none."""
     checkpoint_bucket: CheckpointBucketConfig
     """The S3 bucket for checkpoints (on by default)."""
+    datasets: list[DatasetConfig]
+    """S3 buckets or prefixes jobs on EKS read through Mountpoint for Amazon S3; omit for none."""
     hyperpod: HyperPodConfig
     """A SageMaker HyperPod cluster (Slurm or EKS orchestration); omit for none."""
     observability: ObservabilityConfig

@@ -8,6 +8,7 @@ from typing import Any, Optional
 
 from .. import catalog
 from ..catalog.efa_layout import EFA_INTERFACE_TYPES, efa_layout
+from ..estimate.checkpoint import LUSTRE_COMPONENT, checkpoint_timing
 from .model import Resource, Rule, Stack, Violation
 from .security import FSX_LUSTRE, LAUNCH_TEMPLATE, SECURITY_GROUP
 
@@ -158,6 +159,32 @@ def capacity_block_market_type(stack: Stack, config: dict[str, Any]) -> Iterator
                                        "capacityType is not CAPACITY_BLOCK.")
 
 
+def checkpoint_write_share(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
+    """The job's checkpoint, written at the file system's (or its writers') rate, takes at most
+    ``maxShare`` of the checkpoint interval, and the checkpoints kept fit on the file system."""
+    ceiling = float(config.get("maxShare", 0.1))
+    for component in stack.of_type(LUSTRE_COMPONENT):
+        checkpoint = component.props.get("checkpoint")
+        file_systems = stack.children(component, FSX_LUSTRE)
+        timing = (checkpoint_timing(component.name, checkpoint, file_systems[0].props)
+                  if isinstance(checkpoint, dict) and file_systems else None)
+        if timing is None:
+            continue
+        if timing.share > ceiling:
+            yield Violation(file_systems[0].urn, (
+                f"FSx {component.name}: a {timing.checkpoint_gb:,.0f} GB checkpoint takes "
+                f"{timing.write_seconds:,.0f} s "
+                f"at {timing.rate_mbps:,.0f} MB/s, {timing.share:.1%} of its {timing.interval_minutes:g}-minute "
+                f"interval (ceiling {ceiling:.0%}); raise fsx.storageCapacityGiB or perUnitStorageThroughput to "
+                f"about {timing.checkpoint_gb * 1000 / (ceiling * timing.interval_minutes * 60):,.0f} MB/s, or "
+                "checkpoint less often."))
+        if timing.stored_gb > timing.capacity_gb:
+            yield Violation(file_systems[0].urn, (
+                f"FSx {component.name}: {timing.keep} checkpoints of {timing.checkpoint_gb:,.0f} GB need "
+                f"{timing.stored_gb:,.0f} GB but the file system holds {timing.capacity_gb:,.0f} GB; raise "
+                "fsx.storageCapacityGiB or lower fsx.checkpoints.keep."))
+
+
 RULES = [
     Rule("efa-security-group-self-rules", "EFA interfaces carry a security group allowing all traffic from and "
          "to itself.", "mandatory", efa_security_group_self_rules, area="training",
@@ -180,4 +207,9 @@ RULES = [
          "their block targeted, and no placement group.", "mandatory", capacity_block_market_type, area="training",
          source="EKS User Guide, Capacity Blocks for ML with managed node groups (launch template market type "
          "capacity-block, capacityType CAPACITY_BLOCK)"),
+    Rule("checkpoint-write-share", "The job's checkpoint takes at most maxShare (default 10%) of its interval "
+         "to write to FSx, and the checkpoints kept fit on it.", "mandatory", checkpoint_write_share,
+         area="training", config={"maxShare": {"type": "number", "default": 0.1, "exclusiveMinimum": 0}},
+         source="FSx for Lustre User Guide, performance (throughput = TiB x MB/s/TiB; per-client limits over "
+         "ENA, EFA, EFA with GDS); the 10% ceiling is a team's budget for synchronous checkpoints, not AWS's"),
 ]

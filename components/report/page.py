@@ -8,7 +8,8 @@ changes, then the full resource graph and the resource table for those who want 
 The page is an emitted record (like the plan record): the same records give the same
 bytes (with the same Graphviz version, whose SVG it embeds), and it carries its format
 version in ``<meta name="trainstack-report-version">``. Version 2: sections ``summary``,
-``overview``, ``components``, ``timeline``, ``cost``, ``policies``, ``changes`` (with a base
+``overview``, ``components``, ``timeline``, ``cost``, ``storage`` (when the plan sized a file system from its
+job's checkpoint), ``policies``, ``changes`` (with a base
 record), ``graph`` (the full graph, folded) and ``resources`` (the text alternative of the
 figures), each a ``<section id>``. Version 1 had no overview, no components, and the graph
 second.
@@ -87,6 +88,7 @@ def render_report(record: dict[str, Any], base: Optional[dict[str, Any]] = None)
         component_details(parts, graphs, slots, hourly, legend),
         timeline_section(parts, slots, path, changed),
         cost_section(cost, parts),
+        _storage(plan),
         policies(plan),
     ]
     if diff is not None:
@@ -104,3 +106,19 @@ def render_report(record: dict[str, Any], base: Optional[dict[str, Any]] = None)
             f"<meta name=\"trainstack-report-version\" content=\"{REPORT_FORMAT_VERSION}\">\n"
             f"<title>{escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>\n"
             + "\n".join(body) + "\n</main>\n</body>\n</html>\n")
+
+
+def _storage(plan: Plan) -> str:
+    """The plan's ``storage`` section (trainstack.estimate.checkpoint) as a table; nothing without one."""
+    timings = (plan.sections.get("storage") or {}).get("checkpoints") or []
+    if not timings:
+        return ""
+    rows = "".join(
+        f"<tr><td>{escape(t['fileSystem'])}</td><td>{t['checkpointGB']:,.0f} GB every {t['intervalMinutes']:g} min"
+        f"</td><td>{t['writers']} x {escape(t['writerInstanceType'])} ({escape(t['transport'].upper())})</td>"
+        f"<td>{t['fileSystemMBps']:,.0f}</td><td>{t['writeSeconds']:,.0f}</td><td>{t['intervalShare']:.1%}</td>"
+        f"<td>{t['storedGB']:,.0f} of {t['capacityGB']:,.0f} GB</td></tr>" for t in timings)
+    return ("<section id=\"storage\"><h2>Checkpoints on FSx for Lustre</h2><div class=\"scroll\"><table><thead><tr>"
+            "<th>file system</th><th>checkpoint</th><th>written by</th><th>file system MB/s</th>"
+            "<th>seconds to write</th><th>share of interval</th><th>kept</th></tr></thead><tbody>"
+            + rows + "</tbody></table></div></section>")

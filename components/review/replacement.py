@@ -123,6 +123,16 @@ FACTS: dict[str, TypeFacts] = {facts.type: facts for facts in [
                   "tags", "weeklyMaintenanceStartTime"),
         conditional={"storageCapacity": _fsx_capacity}),
     TypeFacts(
+        "aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation",
+        f"{TF} internal/service/fsx/data_repository_association.go (file system, paths and batch import ForceNew; "
+        "chunk size and the S3 policies through UpdateDataRepositoryAssociation)",
+        replaces=("batchImportMetaDataOnCreate", "dataRepositoryPath", "fileSystemId", "fileSystemPath"),
+        in_place=("deleteDataInFilesystem", "importedFileChunkSize", "s3", "tags"),
+        cfn=_cfn("AWS::FSx::DataRepositoryAssociation", batchImportMetaDataOnCreate="BatchImportMetaDataOnCreate",
+                 dataRepositoryPath="DataRepositoryPath", fileSystemId="FileSystemId",
+                 fileSystemPath="FileSystemPath", importedFileChunkSize="ImportedFileChunkSize", s3="S3",
+                 tags="Tags")),
+    TypeFacts(
         "aws:eks/nodeGroup:NodeGroup",
         f"{TF} internal/service/eks/node_group.go@b11fc0fd (ForceNew; launch_template version, release_version "
         "and version go through UpdateNodegroupVersion)",

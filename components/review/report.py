@@ -3,7 +3,8 @@
 The JSON report is an interface (``reportVersion`` 1): ``gate`` (passed, blocking titles),
 ``counts``, ``resources`` (each with its input changes: path, before, after, effect, reason),
 ``findings`` (kind, severity, urn, title, detail), ``deltas`` (cost per hour at desired and
-max size, deploy critical path in minutes, new and fixed policy failures).
+max size, deploy critical path in minutes, the slowest checkpoint write in seconds and its
+share of the interval, new and fixed policy failures).
 """
 
 from __future__ import annotations
@@ -38,12 +39,19 @@ def deltas(diff: PlanDiff) -> dict[str, Any]:
         change = None if base is None or head is None else round(head - base, digits)
         return {"base": base, "head": head, "change": change}
 
+    def checkpoint(side: str, key: str) -> Optional[float]:
+        """The slowest file system's figure (``trainstack plan``'s storage section), None without one."""
+        timings = (diff.section("storage", side) or {}).get("checkpoints") or []
+        return max((t[key] for t in timings), default=None)
+
     complete = {side: (diff.section("cost", side) or {}).get("complete") for side in ("base", "head")}
     return {
         "costUsdPerHour": {"desired": pair(cost("base", "desired"), cost("head", "desired"), 4),
                            "max": pair(cost("base", "max"), cost("head", "max"), 4),
                            "complete": complete},
         "criticalPathMinutes": pair(minutes("base"), minutes("head"), 2),
+        "checkpointWriteSeconds": pair(checkpoint("base", "writeSeconds"), checkpoint("head", "writeSeconds"), 1),
+        "checkpointIntervalShare": pair(checkpoint("base", "intervalShare"), checkpoint("head", "intervalShare"), 4),
         "policies": {"newFailures": [f.__dict__ for f in diff.new_failures],
                      "fixedFailures": [f.__dict__ for f in diff.fixed_failures]},
     }
@@ -115,6 +123,8 @@ def _delta_lines(diff: PlanDiff) -> list[str]:
         lines.append("  (head cost is incomplete: some items have no published price)")
     path = values["criticalPathMinutes"]
     lines.append(f"  deploy critical path: {_number(path, ' min')}")
+    if values["checkpointWriteSeconds"]["base"] is not None or values["checkpointWriteSeconds"]["head"] is not None:
+        lines.append(f"  checkpoint write: {_number(values['checkpointWriteSeconds'], ' s')}")
     lines.append(f"  policies: {len(diff.new_failures)} newly failing, {len(diff.fixed_failures)} fixed")
     return lines
 
@@ -141,6 +151,10 @@ def render_markdown(diff: PlanDiff, findings: list[Finding]) -> str:
     path = values["criticalPathMinutes"]
     lines.append(f"| deploy critical path (min) | {_plain(path['base'])} | {_plain(path['head'])} | "
                  f"{_plain(path['change'], signed=True)} |")
+    write = values["checkpointWriteSeconds"]
+    if write["base"] is not None or write["head"] is not None:
+        lines.append(f"| checkpoint write (s) | {_plain(write['base'])} | {_plain(write['head'])} | "
+                     f"{_plain(write['change'], signed=True)} |")
     lines.append(f"| policies newly failing / fixed | | | {len(diff.new_failures)} / {len(diff.fixed_failures)} |")
     if values["costUsdPerHour"]["complete"]["head"] is False:
         lines += ["", "_Cost is incomplete: some items have no published price and are not counted._"]

@@ -2,8 +2,13 @@
 
     security group (TCP 988 and 1018-1023 with its clients, both ways, by reference;
                     all traffic for EFA-enabled file systems)
-    file system (Lustre 2.15, LZ4, backups, KMS, metadata configuration), protected
-    optional S3 data repository association
+    file system (Lustre 2.15, LZ4, backups, KMS, metadata configuration, EFA), protected
+    optional S3 data repository association (a dataset prefix, import and export)
+    optional checkpoint export: a data repository association from the checkpoint
+                    directory to the checkpoint bucket, exporting new and changed files
+
+The job's checkpoint (size, interval, kept, who writes it) is the component's input, so
+the plan, the estimates and the ``checkpoint-write-share`` policy read it from the record.
 
 One zone and one subnet: the accelerated node groups' (the config checks it).
 Lustre 2.15 always: AL2023 clients cannot mount 2.10, which SCRATCH_2 would
@@ -38,6 +43,14 @@ class EksMountArgs(TypedDict):
     """What must exist before the CSI add-on can become healthy (nodes)."""
 
 
+class CheckpointWriters(TypedDict):
+    """The instances that write one checkpoint together: the largest accelerated group at max size."""
+    instance_type: str
+    count: int
+    efa: bool
+    """Whether they have EFA interfaces (and so can reach an EFA-enabled file system over EFA)."""
+
+
 class LustreFileSystemArgs(TypedDict, total=False):
     settings: FsxConfig | dict
     """The ``fsx`` config block."""
@@ -49,6 +62,10 @@ class LustreFileSystemArgs(TypedDict, total=False):
     empty a client group is created for clients to join."""
     eks: EksMountArgs
     """Mount on this EKS cluster: the FSx CSI driver, a PersistentVolume and a claim."""
+    checkpoint_writers: CheckpointWriters
+    """Who writes ``settings.checkpoints``; without it the checkpoint's timing is not estimated."""
+    checkpoint_bucket: pulumi.Input[str]
+    """The bucket ``settings.checkpoints.exportToBucket`` exports to (its name)."""
 
 
 class LustreFileSystem(pulumi.ComponentResource):
@@ -62,7 +79,11 @@ class LustreFileSystem(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: LustreFileSystemArgs, opts: Optional[pulumi.ResourceOptions] = None):
         settings = validate(FsxConfig, args.get("settings", {}), prefix=f"LustreFileSystem({name}).settings")
-        super().__init__("trainstack:index:LustreFileSystem", name, {}, opts)
+        # The job's checkpoint is both an input (the offline record's) and an output (what the engine
+        # hands a policy pack for a component): the estimates and the checkpoint policy read either.
+        job = ({"checkpoint": _checkpoint_inputs(settings, args.get("checkpoint_writers"))}
+               if settings.checkpoints is not None else {})
+        super().__init__("trainstack:index:LustreFileSystem", name, job, opts)
         child = pulumi.ResourceOptions(parent=self)
         persistent = settings.deployment_type.startswith("PERSISTENT")
 
@@ -107,6 +128,12 @@ class LustreFileSystem(pulumi.ComponentResource):
                     "auto_export_policy": {"events": repository.auto_export} if repository.auto_export else None},
                 # Importing a large bucket's metadata takes far longer than the 10-minute default.
                 opts=pulumi.ResourceOptions(parent=self, custom_timeouts=pulumi.CustomTimeouts(create="60m")))
+        if settings.checkpoints is not None and settings.checkpoints.export_to_bucket:
+            bucket = args.get("checkpoint_bucket")
+            if bucket is None:
+                raise ValueError(f"LustreFileSystem({name}): settings.checkpoints.exportToBucket needs "
+                                 "args checkpoint_bucket; pass the bucket's name, or set exportToBucket: false.")
+            self._export_checkpoints(name, file_system.id, settings.checkpoints.path, bucket)
 
         self.claim_name = None
         if "eks" in args:
@@ -127,7 +154,20 @@ class LustreFileSystem(pulumi.ComponentResource):
         self.throughput_mbps = settings.storage_capacity_gib * per_unit // 1024
         self.register_outputs({"fileSystemId": self.file_system_id, "dnsName": self.dns_name,
                                "mountName": self.mount_name, "mountPath": self.mount_path,
-                               "claimName": self.claim_name, "throughputMBps": self.throughput_mbps})
+                               "claimName": self.claim_name, "throughputMBps": self.throughput_mbps, **job})
+
+    def _export_checkpoints(self, name: str, file_system_id: pulumi.Input[str], path: str,
+                            bucket: pulumi.Input[str]) -> None:
+        """New and changed checkpoints go to S3 as they are written (FSx for Lustre User Guide,
+        "Automatically export updates to your S3 bucket", autoexport-data-repo-dra.html). DELETED is
+        not exported: pruning old checkpoints on FSx must not delete their copies, which the bucket's
+        versioning and lifecycle keep. Nothing is imported back: the bucket is the archive."""
+        aws.fsx.DataRepositoryAssociation(
+            f"{name}-checkpoints", file_system_id=file_system_id,
+            data_repository_path=pulumi.Output.concat("s3://", bucket, path.rstrip("/"), "/"),
+            file_system_path=path, batch_import_meta_data_on_create=False,
+            s3={"auto_export_policy": {"events": ["NEW", "CHANGED"]}},
+            opts=pulumi.ResourceOptions(parent=self, custom_timeouts=pulumi.CustomTimeouts(create="60m")))
 
     @property
     def hyperpod_mount(self) -> dict:
@@ -155,6 +195,18 @@ class LustreFileSystem(pulumi.ComponentResource):
             aws.vpc.SecurityGroupEgressRule(f"{label}-out-{ports}", security_group_id=group,
                                             referenced_security_group_id=peer,
                                             description=f"Lustre {ports} out ({label})", opts=child, **protocol)
+
+
+def _checkpoint_inputs(settings: FsxConfig, writers: Optional[CheckpointWriters]) -> dict:
+    """The job's checkpoint as the plan records it (trainstack.estimate.checkpoint reads it)."""
+    checkpoints = settings.checkpoints
+    assert checkpoints is not None
+    inputs: dict = {"sizeGB": checkpoints.checkpoint_gb, "intervalMinutes": checkpoints.interval_minutes,
+                    "keep": checkpoints.keep, "path": checkpoints.path}
+    if writers is not None:
+        inputs.update(writers=writers["count"], writerInstanceType=writers["instance_type"],
+                      writersUseEfa=writers["efa"])
+    return inputs
 
 
 def _metadata(settings: FsxConfig) -> dict:

@@ -42,3 +42,19 @@ def test_kubernetes_resource_names_follow_the_device_plugins():
     assert catalog.get("p5.48xlarge").accelerator.resource_names == ("nvidia.com/gpu",)
     assert catalog.get("trn1.32xlarge").accelerator.resource_names == (
         "aws.amazon.com/neuron", "aws.amazon.com/neuroncore")
+
+
+def test_local_nvme_instance_store_comes_from_the_ec2_data():
+    # EC2 InstanceStorageInfo: p5.48xlarge 8 x 3800 GB NVMe SSD, trn1.32xlarge 4 x 1900 GB;
+    # m5.large has no instance store.
+    assert catalog.get("p5.48xlarge").nvme_instance_store_gb == 30400
+    assert catalog.get("trn1.32xlarge").nvme_instance_store_gb == 7600
+    assert catalog.get("m5.large").nvme_instance_store_gb == 0
+    assert catalog.get("p6e-gb200.36xlarge").nvme_instance_store_gb is None
+
+
+def test_gpudirect_storage_only_on_the_families_the_fsx_guide_lists():
+    assert catalog.get("p5.48xlarge").gpudirect_storage
+    assert catalog.get("p5en.48xlarge").gpudirect_storage
+    assert not catalog.get("p4de.24xlarge").gpudirect_storage
+    assert not catalog.get("trn1.32xlarge").gpudirect_storage

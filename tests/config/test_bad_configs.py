@@ -182,6 +182,13 @@ BROKEN = {
     "taint key with two slashes": (
         lambda c: group(c, taints=[{"key": "example.com/a/b"}]), "trainstack:nodeGroups[0].taints[0].key",
         "'example.com/team'"),
+    "checkpoint given both as a size and as parameters": (
+        fsx(checkpoints={"sizeGB": 100, "parametersBillions": 7, "intervalMinutes": 30}),
+        "trainstack:fsx.checkpoints.parametersBillions", "give sizeGB"),
+    "checkpoint export with the bucket turned off": (
+        lambda c: set_key(("checkpointBucket",), {"enabled": False})(
+            fsx(checkpoints={"sizeGB": 100, "intervalMinutes": 30})(c)),
+        "trainstack:fsx.checkpoints.exportToBucket", "exportToBucket: false"),
     "tag in the reserved aws: namespace": (
         set_key(("tags",), {"aws:owner": "me"}), "trainstack:tags.aws:owner", "rename"),
 }
@@ -199,6 +206,34 @@ def test_broken_config_is_refused_with_its_path_value_and_fix(case, valid_config
     assert f"  {path}" in stderr, stderr
     assert "Fix: " in stderr and fix in stderr, stderr
     assert "Traceback" not in stderr
+
+
+EFA_GUIDE, FSX_API = "LustreGuide/efa-file-systems.html", "API_CreateFileSystemLustreConfiguration.html"
+# Held out from the shipped stacks: each breaks one rule AWS sets for EFA-enabled FSx for Lustre.
+EFA_BROKEN = {
+    "EFA at 1000 MB/s/TiB on 2400 GiB (steps of 4800)": (
+        fsx(efa=True, storageCapacityGiB=2400, perUnitStorageThroughput=1000), "trainstack:fsx.storageCapacityGiB",
+        EFA_GUIDE),
+    "EFA on SCRATCH_2": (fsx(deploymentType="SCRATCH_2", efa=True), "trainstack:fsx.efa", EFA_GUIDE),
+    "EFA with a throughput tier PERSISTENT_2 lacks": (
+        fsx(efa=True, storageCapacityGiB=4800, perUnitStorageThroughput=200),
+        "trainstack:fsx.perUnitStorageThroughput", FSX_API),
+    "EFA with trn2 HyperPod workers": (
+        lambda c: fsx(efa=True, storageCapacityGiB=19200)(hyperpod(workers=[
+            {"name": "w", "instanceType": "ml.trn2.48xlarge", "count": 2}])(c)), "trainstack:fsx.efa", EFA_GUIDE),
+}
+
+
+@pytest.mark.parametrize("case", list(EFA_BROKEN))
+def test_a_config_breaking_an_fsx_efa_rule_is_refused_with_the_rules_source(case, valid_config, scratch_project,
+                                                                            capsys):
+    mutate, path, source = EFA_BROKEN[case]
+    project = scratch_project("broken", mutate(valid_config))
+
+    assert cli.main(["plan", "--stack", "broken", "--cwd", project]) == 2
+
+    stderr = capsys.readouterr().err
+    assert f"  {path}" in stderr and source in stderr and "Fix: " in stderr, stderr
 
 
 def test_every_problem_in_one_config_is_reported_at_once(valid_config, scratch_project, capsys):

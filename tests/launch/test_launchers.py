@@ -124,7 +124,8 @@ def test_bad_requests_are_refused_with_the_numbers(call, message):
 def test_an_older_contract_version_is_refused_with_the_fix():
     document = json.loads((RECORDED / "fsdp-p5.json").read_text())
     document["trainstack"]["contractVersion"] = 0
-    with pytest.raises(ContractError, match=re.escape("version 0; this trainstack reads version 1. Fix: `pulumi up`")):
+    with pytest.raises(ContractError,
+                       match=re.escape("version 0; this trainstack reads versions 1 and 2. Fix: `pulumi up`")):
         parse_outputs(document)
 
 

@@ -159,3 +159,30 @@ def test_a_label_trainstack_sets_itself_is_refused():
 
 def test_nodes_follow_the_control_plane_version():
     assert plan_group(instanceType="p5.48xlarge").get(NG, "gpu").inputs["version"] == "1.35"
+
+
+def test_p5_nodes_of_a_stack_with_efa_enabled_fsx_bring_lnet_up_on_every_fourth_efa_device():
+    """EKS User Guide, fsx-csi-tuning-efa: kefalnd on the primary interface, 8 of a p5's 32 EFA devices
+    (one per PCI bus) in LNet's efa network, discovery on, EFA preferred; TCP kept for the rest."""
+    import yaml
+    from support.policy_stacks import PROJECT
+    from trainstack.plan import run_plan
+
+    plan = run_plan(PROJECT, "fsdp-p5")
+    user_data = base64.b64decode(plan.get(LT, "fsdp-p5-eks-p5").inputs["userData"]).decode()
+    script = user_data.split('Content-Type: text/x-shellscript; charset="us-ascii"\n\n')[1]
+    assert "/sbin/modprobe kefalnd ipif_name=\"$eth_intf\"" in script
+    assert "for intf in $(ls -1 /sys/class/infiniband | awk 'NR % 4 == 1'); do" in script
+    assert "lnetctl net add --net efa --if \"$intf\" --peer-credits 32" in script
+    assert "lnetctl udsp add --src efa --priority 0" in script
+    assert yaml.safe_load(user_data.split("Content-Type: application/node.eks.aws\n\n")[1].split("--TRAINSTACK")[0])[
+        "spec"]["instance"] == {"localStorage": {"strategy": "RAID0"}}
+
+
+def test_without_efa_enabled_fsx_no_lustre_boot_script_is_added():
+    from support.policy_stacks import PROJECT
+    from trainstack.plan import run_plan
+
+    plan = run_plan(PROJECT, "nemo-p4de")
+    user_data = base64.b64decode(plan.get(LT, "nemo-p4de-eks-p4de").inputs["userData"]).decode()
+    assert "text/x-shellscript" not in user_data and "kefalnd" not in user_data

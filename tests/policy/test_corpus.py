@@ -128,6 +128,15 @@ CORPUS = {
     "dev GPUs that never scale to zero": ("dev", "dev-groups-scale-to-zero", lambda s: with_props(
         s, NG, "dev-eks-gpu", lambda p: p["scalingConfig"].update(minSize=1)), {}),
     "a required tag missing": ("dev", "required-tags", lambda s: s, {"requiredTags": ["cost-center"]}),
+    "trn1 back at 1200 GiB x 250 MB/s/TiB: a checkpoint takes 34.5% of its interval": (
+        "trn1", "checkpoint-write-share", lambda s: with_props(
+            s, FSX, "trn1-fsx", lambda p: p.update(storageCapacity=1200, perUnitStorageThroughput=250)), {}),
+    "trn1 under a 5% ceiling (its checkpoint takes 8.6%)": (
+        "trn1", "checkpoint-write-share", lambda s: s, {"checkpoint-write-share": {"maxShare": 0.05}}),
+    # 3 x 980 GB kept against 2400 GiB (2,577 GB); the write (418 s, 11.6%) is under a 20% ceiling.
+    "more checkpoints kept than the file system holds": ("fsdp-p5", "checkpoint-write-share", lambda s: with_props(
+        s, FSX, "fsdp-p5-fsx", lambda p: p.update(storageCapacity=2400)),
+        {"checkpoint-write-share": {"maxShare": 0.2}}),
 }
 
 

@@ -135,6 +135,8 @@ def test_each_component_row_opens_on_its_own_steps(records):
 
 def test_a_change_that_loses_data_says_blocked_and_why_before_anything_else(records, tmp_path):
     def smaller_file_system(config):
+        # EFA-enabled file systems grow in 4800 GiB steps; a TCP one in 2400 GiB steps.
+        config["trainstack:fsx"]["efa"] = False
         config["trainstack:fsx"]["storageCapacityGiB"] = 2400
 
     head = record(tmp_path / "head", "fsdp-p5", smaller_file_system, config=stack_config("fsdp-p5"))

@@ -149,3 +149,15 @@ def test_the_report_refuses_a_base_of_another_stack(records, tmp_path, capsys):
     head, base = save(tmp_path / "dev.json", records["dev"]), save(tmp_path / "trn1.json", records["trn1"])
     assert cli.main(["report", str(head), "--base", str(base)]) == 2
     assert "different stacks" in capsys.readouterr().err
+
+
+def test_the_storage_section_shows_the_checkpoint_the_plan_sized_the_file_system_by(tmp_path):
+    """trn1: 182 GB every 30 min by 4 x trn1.32xlarge over TCP; 2400 GiB at 500 = 1,172 MB/s; 155 s; 8.6%."""
+    page = render_report(record(tmp_path, "trn1"))
+    section = re.search(r'<section id="storage">.*?</section>', page, re.S).group(0)
+    assert ("<td>trn1-fsx</td><td>182 GB every 30 min</td><td>4 x trn1.32xlarge (TCP)</td><td>1,172</td>"
+            "<td>155</td><td>8.6%</td><td>546 of 2,577 GB</td>") in section
+
+
+def test_a_plan_without_a_checkpoint_has_no_storage_section(records):
+    assert 'id="storage"' not in render_report(records["dev"])

@@ -165,3 +165,19 @@ def test_records_of_different_stacks_or_not_records_are_refused_with_exit_2(fsdp
     assert cli.main(["diff", str(save(tmp_path / "v9.json", dict(fsdp_base, formatVersion=9))),
                      str(tmp_path / "head.json")]) == 2
     assert "formatVersion 9" in capsys.readouterr().err
+
+
+def test_shrinking_trn1s_file_system_shows_the_slower_checkpoint_and_closes_the_gate(tmp_path, capsys):
+    """2400 GiB at 500 -> 1200 GiB at 250 MB/s/TiB: 1,171.9 -> 293.0 MB/s; a 182 GB checkpoint takes
+    155.3 s -> 621.2 s (+465.9 s), 8.6% -> 34.5% of its 30-minute interval, over the 10% ceiling.
+    The smaller capacity also replaces the file system (its data lost), which the gate blocks anyway."""
+    base = record(tmp_path / "base", "trn1")
+    head = record(tmp_path / "head", "trn1", lambda c: c["trainstack:fsx"].update(
+        storageCapacityGiB=1200, perUnitStorageThroughput=250))
+    assert run_diff(tmp_path, base, head, "--format", "json") == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["deltas"]["checkpointWriteSeconds"] == {"base": 155.3, "head": 621.2, "change": 465.9}
+    assert report["deltas"]["checkpointIntervalShare"] == {"base": 0.0863, "head": 0.3451, "change": 0.2588}
+    assert "checkpoint-write-share" in {f["rule"] for f in report["deltas"]["policies"]["newFailures"]}
+    assert run_diff(tmp_path, base, head) == 1
+    assert "checkpoint write: 155.3 s -> 621.2 s (+465.9 s)" in capsys.readouterr().out

@@ -153,3 +153,61 @@ def test_throughput_below_the_floor_per_accelerator_is_a_warning(on_eks):
     assert on_eks.get("trainstack:index:TrainingStack", "s").outputs["trainstack"]["storage"]["throughputMBps"] == 292
     assert any("292 MB/s for 32 accelerators at max size is 9.1 MB/s each" in d["message"]
                for d in on_eks.diagnostics)
+
+
+DRA = "aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation"
+CHECKPOINTS = {"parametersBillions": 7, "intervalMinutes": 20, "keep": 2}
+
+
+@pytest.fixture(scope="module")
+def with_checkpoints():
+    stack = {**STACK, "fsx": {**STACK["fsx"], "checkpoints": CHECKPOINTS}}
+    return run_program(lambda: TrainingStack("s", stack), project="demo", stack="s")
+
+
+def test_new_and_changed_checkpoints_are_exported_to_the_checkpoint_bucket_and_deletions_never(with_checkpoints):
+    association = with_checkpoints.get(DRA, "s-fsx-checkpoints")
+    bucket = with_checkpoints.get("aws:s3/bucket:Bucket", "s-checkpoints").outputs["bucket"]
+    assert association.inputs["fileSystemPath"] == "/checkpoints"
+    assert association.inputs["dataRepositoryPath"] == f"s3://{bucket}/checkpoints/"
+    assert association.inputs["s3"] == {"autoExportPolicy": {"events": ["NEW", "CHANGED"]}}
+    assert with_checkpoints.get(FS, "s-fsx").urn in association.dependencies
+
+
+def test_the_file_system_records_the_jobs_checkpoint_and_the_largest_group_that_writes_it(with_checkpoints):
+    """7e9 parameters x (2 + 12) bytes = 98 GB, written by the p5 group at its max size, 4 nodes."""
+    component = with_checkpoints.get("trainstack:index:LustreFileSystem", "s-fsx")
+    assert component.inputs["checkpoint"] == {
+        "sizeGB": 98.0, "intervalMinutes": 20.0, "keep": 2, "path": "/checkpoints", "writers": 4,
+        "writerInstanceType": "p5.48xlarge", "writersUseEfa": True}
+
+
+def test_without_export_no_association_is_made():
+    stack = {**STACK, "fsx": {**STACK["fsx"], "checkpoints": {**CHECKPOINTS, "exportToBucket": False}}}
+    plan = run_program(lambda: TrainingStack("s", stack), project="demo", stack="s")
+    assert not plan.by_type(DRA)
+
+
+def test_the_hyperpod_stack_plans_with_an_efa_enabled_file_system():
+    """The shipped HyperPod (Slurm) stack with fsx.efa: its g5.8xlarge workers have EFA but not GDS."""
+    import yaml
+    from support.policy_stacks import PROJECT
+    from trainstack.estimate.checkpoint import storage_sizing
+    from trainstack.policy import evaluate, stack_from_plan
+
+    document = yaml.safe_load((PROJECT.root / "stacks" / "Pulumi.hyperpod.yaml").read_text())["config"]
+    config = {key.split(":", 1)[1]: value for key, value in document.items()}
+    config["fsx"].update(efa=True, storageCapacityGiB=4800, perUnitStorageThroughput=1000,
+                         checkpoints={"sizeGB": 100, "intervalMinutes": 30})
+    plan = run_program(lambda: TrainingStack("hp", config), project="demo", stack="hp")
+
+    fs = plan.get(FS, "hp-fsx").inputs
+    assert fs["efaEnabled"] is True and fs["metadataConfiguration"] == {"mode": "AUTOMATIC"}
+    fsx_group, hyperpod_group = (plan.get("aws:ec2/securityGroup:SecurityGroup", name).id
+                                 for name in ("hp-fsx", "hp-hyperpod"))
+    for token in (INGRESS, EGRESS):
+        assert any(r.inputs["securityGroupId"] == fsx_group and r.inputs.get("referencedSecurityGroupId")
+                   == hyperpod_group and r.inputs["ipProtocol"] == "-1" for r in plan.by_type(token))
+    (timing,) = storage_sizing(plan).timings
+    assert (timing.transport, timing.writers, timing.writer_instance_type) == ("efa", 2, "ml.g5.8xlarge")
+    assert not evaluate(stack_from_plan(plan), {"profile": "dev"}).mandatory_failures

@@ -1,0 +1,119 @@
+"""Mountpoint for Amazon S3: the add-on with a Pod Identity role scoped to the dataset buckets,
+read-only unless asked; one static volume and claim per dataset, cached on local NVMe; the
+launchers mounting them beside FSx; the outputs contract carrying them."""
+
+import base64
+import copy
+import json
+
+import pytest
+from trainstack.config import ConfigError
+from trainstack.launch import render_pytorchjob
+from trainstack.outputs import parse_outputs
+from trainstack.plan import run_program
+from trainstack.training_stack import TrainingStack
+
+PV, PVC = "kubernetes:core/v1:PersistentVolume", "kubernetes:core/v1:PersistentVolumeClaim"
+STACK = {
+    "profile": "dev", "region": "us-east-1", "network": {"zones": ["us-east-1a", "us-east-1b"]},
+    "eks": {"publicAccessCidrs": ["203.0.113.0/24"]},
+    "nodeGroups": [{"name": "p5", "instanceType": "p5.48xlarge", "maxSize": 4, "zone": "us-east-1a"}],
+    "fsx": {"zone": "us-east-1a", "namespace": "training"},
+    "datasets": [
+        {"name": "corpus", "bucket": "team-datasets", "prefix": "c4/en/", "mountPath": "/datasets/c4",
+         "cacheGiB": 2000},
+        {"name": "scratch", "bucket": "team-scratch", "mountPath": "/scratch-s3", "readOnly": False,
+         "metadataTtl": "minimal"},
+    ],
+}
+
+
+def contract(plan) -> dict:
+    return plan.get("trainstack:index:TrainingStack", "s").outputs["trainstack"]
+
+
+@pytest.fixture(scope="module")
+def plan():
+    return run_program(lambda: TrainingStack("s", STACK), project="demo", stack="s")
+
+
+def test_the_driver_is_the_eks_add_on_with_a_pod_identity_role_for_its_service_account(plan):
+    addon = plan.get("aws:eks/addon:Addon", "s-datasets-driver")
+    association = plan.get("aws:eks/podIdentityAssociation:PodIdentityAssociation", "s-datasets-driver")
+    assert addon.inputs["addonName"] == "aws-mountpoint-s3-csi-driver"
+    assert (association.inputs["namespace"], association.inputs["serviceAccount"]) == ("kube-system",
+                                                                                       "s3-csi-driver-sa")
+    assert association.urn in addon.dependencies
+
+
+def test_the_role_lists_and_reads_only_the_named_prefixes_and_writes_only_where_asked_never_deletes(plan):
+    policy = json.loads(plan.get("aws:iam/rolePolicy:RolePolicy", "s-datasets-driver").inputs["policy"])
+    assert policy["Statement"] == [
+        {"Effect": "Allow", "Action": ["s3:ListBucket"], "Resource": ["arn:aws:s3:::team-datasets"],
+         "Condition": {"StringLike": {"s3:prefix": ["c4/en/*"]}}},
+        {"Effect": "Allow", "Action": ["s3:GetObject"], "Resource": ["arn:aws:s3:::team-datasets/c4/en/*"]},
+        {"Effect": "Allow", "Action": ["s3:ListBucket"], "Resource": ["arn:aws:s3:::team-scratch"]},
+        {"Effect": "Allow", "Action": ["s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"],
+         "Resource": ["arn:aws:s3:::team-scratch/*"]},
+    ]
+
+
+def test_a_read_only_dataset_is_a_static_volume_of_its_prefix_cached_on_the_instance_store(plan):
+    volume = plan.get(PV, "s-datasets-corpus").inputs["spec"]
+    assert volume["mountOptions"] == ["region us-east-1", "metadata-ttl indefinite", "prefix c4/en/", "read-only"]
+    assert volume["csi"] == {"driver": "s3.csi.aws.com", "volumeHandle": "corpus-dataset-training",
+                             "volumeAttributes": {"bucketName": "team-datasets", "cache": "emptyDir",
+                                                  "cacheEmptyDirSizeLimit": "2000Gi"}}
+    assert volume["accessModes"] == ["ReadOnlyMany"] and volume["storageClassName"] == ""
+    assert volume["claimRef"] == {"namespace": "training", "name": "corpus-dataset"}
+    claim = plan.get(PVC, "s-datasets-corpus").inputs
+    assert claim["metadata"] == {"name": "corpus-dataset", "namespace": "training"}
+    assert claim["spec"]["volumeName"] == "corpus-dataset-training"
+
+
+def test_a_writable_dataset_mounts_without_read_only_and_without_a_cache(plan):
+    volume = plan.get(PV, "s-datasets-scratch").inputs["spec"]
+    assert volume["mountOptions"] == ["region us-east-1", "metadata-ttl minimal"]
+    assert volume["accessModes"] == ["ReadWriteMany"]
+    assert volume["csi"]["volumeAttributes"] == {"bucketName": "team-scratch"}
+
+
+def test_nodes_with_an_instance_store_put_containerd_and_the_kubelet_on_its_raid0(plan):
+    user_data = base64.b64decode(plan.get("aws:ec2/launchTemplate:LaunchTemplate", "s-eks-p5")
+                                 .inputs["userData"]).decode()
+    assert "  instance:\n    localStorage:\n      strategy: RAID0\n" in user_data
+
+
+def test_the_contract_carries_the_datasets_and_the_launcher_mounts_them_beside_fsx(plan):
+    outputs = parse_outputs(contract(plan))
+    assert [(d.name, d.claim_name, d.mount_path, d.read_only) for d in outputs.datasets] == [
+        ("corpus", "corpus-dataset", "/datasets/c4", True), ("scratch", "scratch-dataset", "/scratch-s3", False)]
+    job = render_pytorchjob(outputs, name="t", group_name="p5", nodes=2, image="i", command=["python", "t.py"])
+    pod = job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]
+    assert {"name": "dataset-corpus", "persistentVolumeClaim": {"claimName": "corpus-dataset", "readOnly": True}} \
+        in pod["volumes"]
+    mounts = pod["containers"][0]["volumeMounts"]
+    assert {"name": "dataset-corpus", "mountPath": "/datasets/c4", "readOnly": True} in mounts
+    assert {"name": "dataset-scratch", "mountPath": "/scratch-s3"} in mounts
+    assert any(m["name"] == "fsx" for m in mounts)
+
+
+def test_a_version_1_contract_without_datasets_still_reads():
+    document = copy.deepcopy(contract(run_program(lambda: TrainingStack("s", {**STACK, "datasets": []}),
+                                                  project="demo", stack="s")))
+    assert document["datasets"] == []
+    document.update(contractVersion=1)
+    del document["datasets"]
+    assert parse_outputs(document).datasets == []
+
+
+@pytest.mark.parametrize("change, path", [
+    ({"datasets": [{**STACK["datasets"][0], "cacheGiB": 40000}]}, "datasets[0].cacheGiB"),
+    ({"datasets": [STACK["datasets"][0], {**STACK["datasets"][1], "name": "corpus"}]}, "datasets[1].name"),
+    ({"datasets": [{**STACK["datasets"][0], "mountPath": "/fsx"}]}, "datasets[0].mountPath"),
+    ({"datasets": [{**STACK["datasets"][0], "bucket": "Bad_Bucket"}]}, "datasets[0].bucket"),
+])
+def test_bad_datasets_are_refused_before_anything_is_registered(change, path):
+    with pytest.raises(ConfigError) as error:
+        TrainingStack("s", {**STACK, **change})
+    assert f"trainstack:{path}" in str(error.value)
