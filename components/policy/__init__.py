@@ -9,11 +9,12 @@ Pack configuration has CrossGuard's shape: ``{"all": "advisory", "<rule id>":
 
 from __future__ import annotations
 
+import typing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
 from . import data_cost_tags, encryption, iam_conformance, security, training
-from .model import UNKNOWN, Resource, Rule, Stack, Violation
+from .model import UNKNOWN, Enforcement, Resource, Rule, Stack, Violation
 
 if TYPE_CHECKING:
     from pulumi_policy import StackValidationArgs
@@ -24,6 +25,8 @@ RULES: list[Rule] = [*security.RULES, *encryption.RULES, *iam_conformance.RULES,
                      *data_cost_tags.RULES]
 
 STACK_WIDE_SETTINGS = ("all", "profile", "maxHourlyUsd")
+LEVELS = typing.get_args(Enforcement)
+"""The enforcement levels a configuration may name (``policy.model.Enforcement``)."""
 # Rules that judged faults AWS no longer lets happen; a config naming them is told where they went.
 REMOVED_RULES = {
     "s3-encrypted": "S3 encrypts every new object with SSE-S3 since 2023-01-05, so a bucket cannot be unencrypted; "
@@ -41,10 +44,16 @@ def config_problems(config: dict[str, Any]) -> list[str]:
         if key in REMOVED_RULES:
             problems.append(f"{key}: this rule was removed: {REMOVED_RULES[key]}.")
         elif key in rules:
+            level = value.get("enforcementLevel", LEVELS[0]) if isinstance(value, dict) else value
+            if level not in LEVELS:
+                problems.append(f"{key}: {level!r:.40} is not an enforcement level; use one of {list(LEVELS)}, or "
+                                "an object of settings.")
             known = {*rules[key].config, "enforcementLevel", *STACK_WIDE_SETTINGS[1:]}
             unknown = sorted(set(value) - known) if isinstance(value, dict) else []
             if unknown:
                 problems.append(f"{key}: unknown settings {unknown}; it takes {sorted(rules[key].config)}.")
+        elif key == "all" and value not in LEVELS:
+            problems.append(f"all: {value!r:.40} is not an enforcement level; use one of {list(LEVELS)}.")
         elif key not in STACK_WIDE_SETTINGS:
             problems.append(f"{key}: no rule has this id, and it is not a stack-wide setting "
                             f"{list(STACK_WIDE_SETTINGS)}.")
