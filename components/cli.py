@@ -105,7 +105,9 @@ def _parser() -> argparse.ArgumentParser:
                              help="times HyperPod restarts the job after a fault (default 3)")
             job.add_argument("--namespace", help="kubeflow or hyperpod-* (default: the FSx claim's, else kubeflow)")
         if kind in ("pytorchjob", "mpijob", "sbatch", "hyperpod-pytorchjob"):
-            job.add_argument("command", nargs=argparse.REMAINDER, help="-- the command (sbatch: torchrun's script)")
+            # Not dest "command": that is the subcommand's, which an empty remainder would overwrite.
+            job.add_argument("job_command", metavar="command", nargs=argparse.REMAINDER,
+                             help="-- the command (sbatch: torchrun's script)")
         job.set_defaults(handler=_launch)
 
     diff = commands.add_parser("diff", help="compare two plan records (or a saved base with the stack planned now)")
@@ -428,8 +430,11 @@ def _launch(args: argparse.Namespace) -> int:
 
     try:
         outputs = parse_outputs(read_json_object(args.outputs, "outputs", OUTPUTS_FIX))
-    except (FileProblem, ContractError) as error:
-        print(f"error: outputs: {error}", file=sys.stderr)
+    except FileProblem as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_CONFIG
+    except ContractError as error:
+        print(f"error: outputs {cut(str(args.outputs))}: {error}", file=sys.stderr)
         return EXIT_CONFIG
     try:
         job = _launched(args, outputs)
@@ -451,7 +456,7 @@ def _launched(args: argparse.Namespace, outputs: Any) -> str | dict[str, Any]:
         render_sbatch,
     )
 
-    command = [part for part in getattr(args, "command", []) if part != "--"]
+    command = [part for part in getattr(args, "job_command", []) if part != "--"]
     common = {"name": args.name, "group_name": args.group, "nodes": args.nodes}
     if args.kind == "sbatch":
         return render_sbatch(outputs, **common, script=command, gpus_per_node=args.per_node)

@@ -8,6 +8,7 @@ version they do not know, rather than guess at renamed fields.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -137,7 +138,9 @@ def parse_outputs(document: dict[str, Any]) -> StackOutputs:
         raise ContractError(f"no trainstack outputs here: expected the '{OUTPUT_NAME}' stack output "
                             "(pulumi stack output --json).")
     version = contract["contractVersion"]
-    if type(version) is not int:
+    # A StackReference hands numbers over as floats (1.0).
+    if isinstance(version, bool) or not isinstance(version, (int, float)) or not math.isfinite(version) \
+            or version != int(version):
         raise ContractError(f"contractVersion is {cut(version)}, not a version number; read the outputs with "
                             "`pulumi stack output --json`.")
     if version != CONTRACT_VERSION:

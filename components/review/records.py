@@ -90,7 +90,7 @@ def check_record(document: Any, name: str) -> dict[str, Any]:
         raise RecordError(f"{name}: the plan that wrote it failed: {cut(document['error'])}")
     version = document.get("formatVersion")
     if type(version) is not int or version not in READABLE_VERSIONS:
-        raise RecordError(f"{name}: formatVersion {cut(version)} is not one this trainstack reads "
+        raise RecordError(f"{name}: formatVersion {cut(repr(version))} is not one this trainstack reads "
                           f"({', '.join(map(str, READABLE_VERSIONS))}); plan it again with this version")
     for key, kind in (("project", str), ("stack", str), ("resources", list)):
         if not isinstance(document.get(key), kind):
@@ -167,7 +167,7 @@ def _fields_problem(value: Any, hint: Any, path: str) -> Optional[str]:
 
 
 def _wrong(value: Any, hint: Any, path: str) -> str:
-    return f"{path} is {cut(value)}; a record holds {_describe(hint)} there"
+    return f"{path} is {cut(repr(value))}; a record holds {_describe(hint)} there"
 
 
 def _describe(hint: Any) -> str:
