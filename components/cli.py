@@ -120,9 +120,9 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("--approve-replace", action="append", default=[], metavar="URN",
                       help="approve the data loss of replacing or deleting this resource (repeat per resource)")
     diff.add_argument("--policy-config", type=Path,
-                      help="policy pack configuration: the head is planned under it, or, with HEAD given, both "
-                           "records' policies are judged again under it (with the stack's own profile and cost "
-                           "ceiling when --cwd holds the project)")
+                      help="policy pack configuration: the head is planned under it, or, with HEAD given, each "
+                           "record's policies are judged again under it, on top of the configuration the record "
+                           "was planned with")
     diff.add_argument("--output", "-o", type=Path, help="write the report here instead of standard output")
     diff.add_argument("--debug", action="store_true", help="show tracebacks of unexpected failures")
     diff.set_defaults(handler=_diff)
@@ -182,7 +182,9 @@ def _planned(project: Project, stack: str, policy_config_file: Path | None) -> P
     if budget is not None:
         plan.sections["ipBudget"] = {**budget.as_dict(), "text": budget.render()}
     report = evaluate(stack_from_plan(plan), policy_config)
-    plan.sections["policies"] = {**report.as_dict(), "text": report.render()}
+    # The configuration is kept with the results, so a saved record can be judged again under
+    # a policy config on top of its own (diff and report with --policy-config).
+    plan.sections["policies"] = {**report.as_dict(), "config": policy_config, "text": report.render()}
     return plan
 
 
@@ -201,8 +203,8 @@ def _diff(args: argparse.Namespace) -> int:
             project = _project_if_any(args.cwd)
             root = project.root if project is not None else root
             if args.policy_config is not None:
-                policy_config = _policy_config(project, head["stack"], args.policy_config)
-                base, head = _judged(base, policy_config), _judged(head, policy_config)
+                extra = _policy_config_file(args.policy_config)
+                base, head = _judged(base, extra), _judged(head, extra)
         else:
             project = find_project(args.cwd)
             root = project.root
@@ -248,7 +250,7 @@ def _report_page(args: argparse.Namespace) -> int:
                 raise RecordError("give a saved record or --stack, not both")
             head = load_record(args.record)
             if args.policy_config is not None:
-                head = _judged(head, _policy_config(_project_if_any(args.cwd), head["stack"], args.policy_config))
+                head = _judged(head, _policy_config_file(args.policy_config))
         else:
             head = _planned_record(find_project(args.cwd), args.stack or "dev", args.policy_config)
         base = load_record(args.base) if args.base is not None else None
@@ -280,14 +282,15 @@ def _project_if_any(cwd: Path) -> Optional[Project]:
         return None
 
 
-def _judged(record: dict[str, Any], policy_config: dict[str, Any]) -> dict[str, Any]:
-    """``record`` with its policies judged again under ``policy_config`` (a saved record's own
-    results were judged under whatever configuration planned it)."""
+def _judged(record: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    """``record`` with its policies judged again under the configuration it was planned with
+    (``policies.config``; none in records made before it was kept) with ``extra`` on top."""
     from .plan import Plan
     from .policy import evaluate, stack_from_plan
 
-    report = evaluate(stack_from_plan(Plan.from_dict(record)), policy_config)
-    return {**record, "policies": {**report.as_dict(), "text": report.render()}}
+    config = {**(record.get("policies") or {}).get("config", {}), **extra}
+    report = evaluate(stack_from_plan(Plan.from_dict(record)), config)
+    return {**record, "policies": {**report.as_dict(), "config": config, "text": report.render()}}
 
 
 def _planned_record(project: Project, stack: str, policy_config: Optional[Path]) -> dict[str, Any]:
@@ -330,11 +333,10 @@ def _ip_budget(project: Project, stack: str) -> Optional[IpBudget]:
     return ip_budget(config) if config is not None else None
 
 
-def _policy_config(project: Optional[Project], stack: str, extra: Path | None) -> dict:
-    """Stack-wide policy settings from the stack's own config (when its file is at hand), then the given file."""
+def _policy_config(project: Project, stack: str, extra: Path | None) -> dict:
+    """Stack-wide policy settings from the stack's own config, then the given file."""
     config: dict = {}
-    stack_config = _stack_config(project, stack) if project is not None and project.stack_file(stack).is_file() \
-        else None
+    stack_config = _stack_config(project, stack)
     if stack_config is not None:
         config["profile"] = stack_config.profile
         if stack_config.cost.max_hourly_usd:

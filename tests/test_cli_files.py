@@ -208,3 +208,41 @@ def test_diff_writes_its_report_to_the_output_file(tmp_path, capsys, dev_record)
     assert cli.main(["diff", str(dev_record), str(dev_record), "-o", str(tmp_path / "diff.txt")]) == 0
     assert capsys.readouterr().out == ""
     assert (tmp_path / "diff.txt").read_text().rstrip().endswith("Gate: passed")
+
+
+def dev_with_ceiling(tmp_path: Path, usd: float) -> Path:
+    import yaml
+
+    document = yaml.safe_load((REPO / "stacks" / "Pulumi.dev.yaml").read_text())
+    document["config"]["trainstack:cost"] = {"maxHourlyUsd": usd}
+    (tmp_path / "Pulumi.yaml").write_text(f"name: trainstack\nruntime: python\nmain: {REPO / 'stacks'}\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text(yaml.safe_dump(document))
+    return tmp_path
+
+
+def test_diff_of_two_records_judges_both_again_under_the_policy_config(tmp_path, capsys, dev_record):
+    # The head lowers the cost ceiling below the stack's cost: a new mandatory failure closes the gate...
+    (tmp_path / "head").mkdir()
+    head_project = dev_with_ceiling(tmp_path / "head", 1)
+    head = tmp_path / "head.json"
+    head.write_text(json.dumps(cli._planned_record(find_project(head_project), "dev", None)))
+    argv = ["diff", str(dev_record), str(head), "--cwd", str(head_project), "--format", "json"]
+    assert cli.main(argv) == 1
+    assert [f["rule"] for f in json.loads(capsys.readouterr().out)["deltas"]["policies"]["newFailures"]] == [
+        "hourly-cost-ceiling"]
+    # ...and a policy config that makes the rule advisory is applied to the saved records, not ignored.
+    config = tmp_path / "policy.json"
+    config.write_text('{"hourly-cost-ceiling": "advisory"}')
+    assert cli.main([*argv, "--policy-config", str(config)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["gate"]["passed"] is True
+    assert [(f["rule"], f["enforcement"]) for f in report["deltas"]["policies"]["newFailures"]] == [
+        ("hourly-cost-ceiling", "advisory")]
+
+
+def test_report_of_a_saved_record_judges_it_again_under_the_policy_config(tmp_path, capsys, dev_record):
+    config = tmp_path / "policy.json"
+    config.write_text('{"hourly-cost-ceiling": {"maxHourlyUsd": 1}}')
+    assert cli.main(["report", str(dev_record), "--policy-config", str(config)]) == 0
+    page = capsys.readouterr().out
+    assert "<strong>hourly-cost-ceiling</strong> (mandatory)" in page and "1 mandatory failures" in page

@@ -16,7 +16,7 @@ import dataclasses
 import types
 import typing
 from pathlib import Path
-from typing import Any, Optional, TypedDict, Union
+from typing import Any, NotRequired, Optional, TypedDict, Union
 
 from ..boundary import FileProblem, cut, read_json_object
 from ..plan import PLAN_FORMAT_VERSION
@@ -49,6 +49,8 @@ class _Rule(TypedDict):
 class _Policies(TypedDict):
     rules: list[_Rule]
     mandatoryFailures: int
+    config: NotRequired[dict[str, Any]]
+    """The pack configuration the rules were judged under (records since issue 26)."""
 
 
 class _Cost(TypedDict, total=False):
