@@ -111,7 +111,7 @@ def test_a_directory_or_a_missing_file_is_refused_not_raised(tmp_path):
 
 
 def test_an_output_into_a_missing_directory_or_onto_a_directory_is_refused_before_writing(tmp_path):
-    with pytest.raises(FileProblem, match="the directory .*/missing does not exist; create it first"):
+    with pytest.raises(FileProblem, match=r"the directory .*/missing does not exist; create it first"):
         check_writable(tmp_path / "missing" / "diff.md", "output")
     with pytest.raises(FileProblem, match="is a directory; give a file name in it"):
         write_text(tmp_path, "text", "output")

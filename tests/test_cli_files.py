@@ -43,7 +43,8 @@ def refused_in_one_line(capsys, argv: list[str]) -> str:
 
 def project(tmp_path: Path, stack_text: bytes | str, project_text: str | None = None) -> Path:
     """A project running the real stack program, with ``stack_text`` as Pulumi.bad.yaml."""
-    (tmp_path / "Pulumi.yaml").write_text(project_text or f"name: trainstack\nruntime: python\nmain: {REPO / 'stacks'}\n")
+    default = f"name: trainstack\nruntime: python\nmain: {REPO / 'stacks'}\n"
+    (tmp_path / "Pulumi.yaml").write_text(project_text or default)
     stack_file = tmp_path / "Pulumi.bad.yaml"
     if isinstance(stack_text, bytes):
         stack_file.write_bytes(stack_text)

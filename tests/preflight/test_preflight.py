@@ -5,7 +5,6 @@ against AWS's API model, for capacity reservations and quotas (moto has neither)
 import datetime
 
 import boto3
-import pytest
 from botocore.stub import Stubber
 from trainstack import validate_stack_config
 from trainstack.preflight import Clients, run_preflight
