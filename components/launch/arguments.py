@@ -92,8 +92,9 @@ def check_floor(floor_gbps: float) -> None:
 def _check_label(name: str, full: str, kind: str, pattern: re.Pattern[str], start: str) -> None:
     if len(full) <= LABEL_MAX and pattern.fullmatch(full):
         return
-    derived = "" if full == name else f" (the operator names a pod and Service {cut(full)!s})"
-    raise LaunchError(f"name {cut(name)!s}: a {kind} name must be a DNS-1035 label{derived}: lower-case "
+    derived = "" if full == name else f" (the operator derives the name {cut(full)!s} from it)"
+    article = "an" if kind[0] in "AEIMO" else "a"  # an MPIJob, a PyTorchJob
+    raise LaunchError(f"name {cut(name)!s}: {article} {kind} name must be a DNS-1035 label{derived}: lower-case "
                       f"letters, digits and '-', {start} and end with a letter or digit, at most {LABEL_MAX} "
                       f"characters{_length(full)}. Fix: pass --name with a shorter lower-case name such as "
                       "'llama-pretrain'.")
