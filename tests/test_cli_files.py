@@ -247,3 +247,10 @@ def test_report_of_a_saved_record_judges_it_again_under_the_policy_config(tmp_pa
     assert cli.main(["report", str(dev_record), "--policy-config", str(config)]) == 0
     page = capsys.readouterr().out
     assert "<strong>hourly-cost-ceiling</strong> (mandatory)" in page and "1 mandatory failures" in page
+
+
+def test_a_record_made_before_policies_kept_their_config_still_compares(tmp_path, capsys, dev_record):
+    older = mutated(dev_record, lambda d: d["policies"].pop("config"))
+    (tmp_path / "older.json").write_text(json.dumps(older))
+    assert cli.main(["diff", str(tmp_path / "older.json"), str(dev_record)]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("Gate: passed")

@@ -149,15 +149,17 @@ def _fields_problem(value: Any, hint: Any, path: str) -> Optional[str]:
     """An object against a plan dataclass (camelCase keys, no others) or a TypedDict (others allowed)."""
     if not isinstance(value, dict):
         return _wrong(value, hint, path)
-    hints = typing.get_type_hints(hint)
+    hints = typing.get_type_hints(hint, include_extras=True)
     if dataclasses.is_dataclass(hint):
         fields = {record_key(name): (kind if name != "options" else ResourceOptions) for name, kind in hints.items()}
         unknown = sorted(set(value) - set(fields))
         if unknown:
             return f"{path or 'the record'} has fields no record holds: {cut(', '.join(map(str, unknown)))}"
     else:
-        fields = hints
-        missing = sorted(hint.__required_keys__ - set(value))
+        # Read NotRequired here: with postponed annotations the class's own __required_keys__ misses it.
+        optional = {key for key, kind in hints.items() if typing.get_origin(kind) is NotRequired}
+        fields = {key: typing.get_args(kind)[0] if key in optional else kind for key, kind in hints.items()}
+        missing = sorted(set(fields) - optional - set(value)) if hint.__total__ else []
         if missing:
             return f"{path or 'the record'} lacks {', '.join(missing)}"
     for key, kind in fields.items():
