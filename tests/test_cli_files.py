@@ -254,3 +254,19 @@ def test_a_record_made_before_policies_kept_their_config_still_compares(tmp_path
     (tmp_path / "older.json").write_text(json.dumps(older))
     assert cli.main(["diff", str(tmp_path / "older.json"), str(dev_record)]) == 0
     assert capsys.readouterr().out.rstrip().endswith("Gate: passed")
+
+
+def test_outputs_on_standard_input_pass_the_same_boundary(monkeypatch, capsys):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("[1, 2]"))
+    err = refused_in_one_line(capsys, ["launch", "device-check", "--group", "p5", "--nodes", "1", "--image", "i"])
+    assert err == ("error: outputs <stdin> holds a JSON list, not an object; write it with "
+                   "`pulumi stack output --json > outputs.json`\n")
+
+
+def test_a_config_key_set_to_null_is_a_config_error_naming_the_key(tmp_path, capsys):
+    cwd = project(tmp_path, "config:\n  trainstack:profile: null\n  trainstack:region: us-east-1\n")
+    assert cli.main(["plan", "--cwd", str(cwd), "--stack", "bad"]) == 2
+    err = capsys.readouterr().err
+    assert "trainstack:profile = None" in err and "Traceback" not in err and "ConfigMissingError" not in err
