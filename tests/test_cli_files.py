@@ -270,3 +270,10 @@ def test_a_config_key_set_to_null_is_a_config_error_naming_the_key(tmp_path, cap
     assert cli.main(["plan", "--cwd", str(cwd), "--stack", "bad"]) == 2
     err = capsys.readouterr().err
     assert "trainstack:profile = None" in err and "Traceback" not in err and "ConfigMissingError" not in err
+
+
+def test_a_long_config_value_is_cut_in_the_error(tmp_path, capsys):
+    cwd = project(tmp_path, "config:\n  trainstack:profile: dev\n  trainstack:region: " + "x" * 5000 + "\n")
+    assert cli.main(["plan", "--cwd", str(cwd), "--stack", "bad"]) == 2
+    err = capsys.readouterr().err
+    assert "trainstack:region = 'xxxx" in err and "(4922 more characters)" in err and len(err) < 2000

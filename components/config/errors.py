@@ -22,6 +22,8 @@ from .base import ConfigValueError
 NAMESPACE = "trainstack"
 
 _MISSING = object()
+TEXT_SHOWN_MAX = 600
+"""Characters of an issue's path, message or fix shown (a value inside a message is not cut there)."""
 
 
 @dataclass(frozen=True)
@@ -32,8 +34,11 @@ class ConfigIssue:
     fix: str
 
     def render(self) -> str:
+        # Validators write the value into some messages too: those are bounded as well, far
+        # above the length of any message a validator writes about a sane value.
         shown = "" if self.value is _MISSING else f" = {cut(repr(self.value))}"
-        return f"  {self.path}{shown}\n    {self.message}\n    Fix: {self.fix}"
+        return (f"  {cut(self.path, TEXT_SHOWN_MAX)}{shown}\n    {cut(self.message, TEXT_SHOWN_MAX)}\n"
+                f"    Fix: {cut(self.fix, TEXT_SHOWN_MAX)}")
 
     def as_dict(self) -> dict:
         return {
