@@ -306,8 +306,8 @@ def _same_stack(base: dict[str, Any], head: dict[str, Any]) -> None:
     from .review import RecordError
 
     if (base["stack"], base["project"]) != (head["stack"], head["project"]):
-        raise RecordError(f"the records are of different stacks ({base['project']}/{base['stack']} and "
-                          f"{head['project']}/{head['stack']}): compare a stack with itself")
+        raise RecordError(f"the records are of different stacks ({cut(base['project'] + '/' + base['stack'])} and "
+                          f"{cut(head['project'] + '/' + head['stack'])}): compare a stack with itself")
 
 
 def _stack_config(project: Project, stack: str) -> Optional[StackConfig]:

@@ -78,7 +78,7 @@ def load_stack(project: Project, stack: str) -> StackSettings:
     path = project.stack_file(stack)
     if not path.is_file():
         known = ", ".join(project.stacks()) or "none"
-        raise ProjectError(f"stack '{stack}' has no config file {path} (stacks here: {known}).")
+        raise ProjectError(f"stack '{cut(stack)}' has no config file {cut(str(path))} (stacks here: {known}).")
     document = read_yaml_mapping(path, "stack file")
     section = document.get("config")
     if section is None:

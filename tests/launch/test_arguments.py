@@ -9,16 +9,8 @@ from pathlib import Path
 
 import kubernetes_validate
 import pytest
-from trainstack import cli
-from trainstack.launch import (
-    LaunchError,
-    render_all_reduce,
-    render_device_check,
-    render_hyperpod_pytorchjob,
-    render_mpijob,
-    render_pytorchjob,
-    render_sbatch,
-)
+from trainstack import cli, launch
+from trainstack.launch import LaunchError
 from trainstack.outputs import parse_outputs
 
 RECORDED = Path(__file__).resolve().parents[1] / "data" / "outputs"
@@ -32,7 +24,7 @@ def recorded(stack):
 def pytorchjob(name, nodes=2, **changes):
     """fsdp-p5 runs etcd, so every replica is a Worker: pods <name>-worker-0 .. <name>-worker-<nodes-1>."""
     arguments = {"name": name, "group_name": "p5", "nodes": nodes, "image": "img:1", "command": ["train"]}
-    return render_pytorchjob(recorded("fsdp-p5"), **{**arguments, **changes})
+    return launch.render_pytorchjob(recorded("fsdp-p5"), **{**arguments, **changes})
 
 
 @pytest.mark.parametrize("name, says", [
@@ -61,38 +53,38 @@ def test_the_longest_pytorchjob_name_leaves_room_for_the_last_worker_pods_name()
 def test_without_etcd_the_master_pod_is_named_too():
     # nemo-p4de has no etcd: Master 0 and Worker 0 (2 nodes).
     outputs = recorded("nemo-p4de")
-    render_pytorchjob(outputs, name="a" * 54, group_name="p4de", nodes=2, image="img:1", command=["t"])
+    launch.render_pytorchjob(outputs, name="a" * 54, group_name="p4de", nodes=2, image="img:1", command=["t"])
     with pytest.raises(LaunchError, match="-master-0"):
-        render_pytorchjob(outputs, name="a" * 55, group_name="p4de", nodes=2, image="img:1", command=["t"])
+        launch.render_pytorchjob(outputs, name="a" * 55, group_name="p4de", nodes=2, image="img:1", command=["t"])
 
 
 def test_an_mpijob_name_leaves_room_for_its_launcher_and_last_worker():
     outputs = recorded("trn1")
-    job = render_mpijob(outputs, name="a" * 54, group_name="trn1", nodes=4, image="img:1", command=["t"])
+    job = launch.render_mpijob(outputs, name="a" * 54, group_name="trn1", nodes=4, image="img:1", command=["t"])
     assert job["metadata"]["name"] == "a" * 54
     with pytest.raises(LaunchError, match="an MPIJob name must be a DNS-1035 label"):
-        render_mpijob(outputs, name="a" * 55, group_name="trn1", nodes=4, image="img:1", command=["t"])
+        launch.render_mpijob(outputs, name="a" * 55, group_name="trn1", nodes=4, image="img:1", command=["t"])
 
 
 def test_a_device_check_job_takes_dns_subdomain_names_up_to_63_characters():
     outputs = recorded("fsdp-p5")
     for name in ("7b.check", "c" * 63):
-        job = render_device_check(outputs, name=name, group_name="p5", nodes=1, image="img:1")
+        job = launch.render_device_check(outputs, name=name, group_name="p5", nodes=1, image="img:1")
         kubernetes_validate.validate(job, K8S_VERSION, strict=True)
     for name in ("c" * 64, "Check", "-check", "check."):
         with pytest.raises(LaunchError, match="a Job name is lower-case letters"):
-            render_device_check(outputs, name=name, group_name="p5", nodes=1, image="img:1")
+            launch.render_device_check(outputs, name=name, group_name="p5", nodes=1, image="img:1")
 
 
 @pytest.mark.parametrize("image", ["", " ", "img:1 --privileged", "img:1\n"])
 def test_an_empty_image_or_one_with_white_space_is_refused_by_every_kubernetes_launcher(image):
     outputs = recorded("fsdp-p5")
     for render in (lambda: pytorchjob("job", image=image),
-                   lambda: render_device_check(outputs, name="c", group_name="p5", nodes=1, image=image),
-                   lambda: render_all_reduce(outputs, name="c", group_name="p5", nodes=2, image=image),
-                   lambda: render_mpijob(recorded("trn1"), name="m", group_name="trn1", nodes=1, image=image,
+                   lambda: launch.render_device_check(outputs, name="c", group_name="p5", nodes=1, image=image),
+                   lambda: launch.render_all_reduce(outputs, name="c", group_name="p5", nodes=2, image=image),
+                   lambda: launch.render_mpijob(recorded("trn1"), name="m", group_name="trn1", nodes=1, image=image,
                                          command=[]),
-                   lambda: render_hyperpod_pytorchjob(outputs, name="h", group_name="p5", nodes=1, image=image,
+                   lambda: launch.render_hyperpod_pytorchjob(outputs, name="h", group_name="p5", nodes=1, image=image,
                                                       command=[])):
         with pytest.raises(LaunchError, match="the container image is required and holds no spaces"):
             render()
@@ -107,14 +99,14 @@ def test_a_namespace_that_is_not_a_dns_label_is_refused(namespace):
 @pytest.mark.parametrize("floor", [math.nan, math.inf, -math.inf, 0, -1])
 def test_a_floor_that_is_not_a_finite_bandwidth_above_zero_is_refused(floor):
     with pytest.raises(LaunchError, match="the all-reduce floor is a finite bus bandwidth in Gbit/s above 0"):
-        render_all_reduce(recorded("fsdp-p5"), name="nccl", group_name="p5", nodes=2, image="img:1",
+        launch.render_all_reduce(recorded("fsdp-p5"), name="nccl", group_name="p5", nodes=2, image="img:1",
                           floor_gbps=floor)
 
 
 @pytest.mark.parametrize("name", ["", "two words", "job\n#SBATCH --nodes=99"])
 def test_a_slurm_job_name_that_would_break_the_sbatch_line_is_refused(name):
     with pytest.raises(LaunchError, match="a Slurm job name goes into an '#SBATCH --job-name=' line"):
-        render_sbatch(recorded("hyperpod"), name=name, group_name="worker-group-1", nodes=1, script=["train.py"])
+        launch.render_sbatch(recorded("hyperpod"), name=name, group_name="worker-group-1", nodes=1, script=["train.py"])
 
 
 @pytest.mark.parametrize("argv, says", [
