@@ -13,6 +13,7 @@ it holds (cut to a fixed length).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from pathlib import Path
@@ -118,20 +119,24 @@ def _resource_problem(resource: Any, path: str) -> Optional[str]:
 
 def _shape_problem(value: Any, hint: Any, path: str) -> Optional[str]:
     """What in ``value`` breaks ``hint`` (a type, a plan dataclass or a TypedDict), or None."""
-    origin, args = typing.get_origin(hint), typing.get_args(hint)
     if hint is Any:
         return None
+    origin, args = _parts(hint)
     if origin in (Union, types.UnionType):
-        if any(_shape_problem(value, arg, path) is None for arg in args):
+        if type(value) in args or any(_shape_problem(value, arg, path) is None for arg in args):
             return None
         return _wrong(value, hint, path)
     if origin is list:
         if not isinstance(value, list):
             return _wrong(value, hint, path)
+        if args[0] in (str, bool) and all(type(item) is args[0] for item in value):
+            return None  # the common case, URN lists, at the speed of a loop
         return next((p for i, item in enumerate(value) if (p := _shape_problem(item, args[0], f"{path}[{i}]"))), None)
     if origin is dict:
         if not isinstance(value, dict):
             return _wrong(value, hint, path)
+        if args[1] is Any:  # JSON keys are strings: nothing more to check in a resource's inputs or outputs
+            return None
         return next((p for key, item in value.items()
                      if (p := _shape_problem(item, args[1], f"{path}.{cut(key, 40)}"))), None)
     if dataclasses.is_dataclass(hint) or typing.is_typeddict(hint):
@@ -149,25 +154,39 @@ def _fields_problem(value: Any, hint: Any, path: str) -> Optional[str]:
     """An object against a plan dataclass (camelCase keys, no others) or a TypedDict (others allowed)."""
     if not isinstance(value, dict):
         return _wrong(value, hint, path)
-    hints = typing.get_type_hints(hint, include_extras=True)
+    fields, required = _fields(hint)
     if dataclasses.is_dataclass(hint):
-        fields = {record_key(name): (kind if name != "options" else ResourceOptions) for name, kind in hints.items()}
         unknown = sorted(set(value) - set(fields))
         if unknown:
             return f"{path or 'the record'} has fields no record holds: {cut(', '.join(map(str, unknown)))}"
-    else:
-        # Read NotRequired here: with postponed annotations the class's own __required_keys__ misses it.
-        optional = {key for key, kind in hints.items() if typing.get_origin(kind) is NotRequired}
-        fields = {key: typing.get_args(kind)[0] if key in optional else kind for key, kind in hints.items()}
-        missing = sorted(set(fields) - optional - set(value)) if hint.__total__ else []
-        if missing:
-            return f"{path or 'the record'} lacks {', '.join(missing)}"
+    missing = sorted(required - set(value))
+    if missing:
+        return f"{path or 'the record'} lacks {', '.join(missing)}"
     for key, kind in fields.items():
         if key in value:
             problem = _shape_problem(value[key], kind, f"{path}.{key}" if path else key)
             if problem is not None:
                 return problem
     return None
+
+
+@functools.cache
+def _parts(hint: Any) -> tuple[Any, tuple[Any, ...]]:
+    return typing.get_origin(hint), typing.get_args(hint)
+
+
+@functools.cache
+def _fields(hint: Any) -> tuple[dict[str, Any], frozenset[str]]:
+    """A plan dataclass's fields by their record (camelCase) key, or a TypedDict's; and the keys required
+    (the dataclasses' own required fields are checked by the caller, as older records lack some)."""
+    hints = typing.get_type_hints(hint, include_extras=True)
+    if dataclasses.is_dataclass(hint):
+        return {record_key(name): (kind if name != "options" else ResourceOptions) for name, kind in hints.items()}, \
+            frozenset()
+    # Read NotRequired here: with postponed annotations the class's own __required_keys__ misses it.
+    optional = {key for key, kind in hints.items() if typing.get_origin(kind) is NotRequired}
+    fields = {key: typing.get_args(kind)[0] if key in optional else kind for key, kind in hints.items()}
+    return fields, frozenset(set(fields) - optional) if hint.__total__ else frozenset()
 
 
 def _wrong(value: Any, hint: Any, path: str) -> str:
