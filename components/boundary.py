@@ -99,7 +99,7 @@ def read_json_object(path: Path, what: str, fix: str) -> dict[str, Any]:
 def parse_json_object(text: str, name: str, fix: str) -> dict[str, Any]:
     """``text`` as a JSON object; ``name`` says whose text it is in the message."""
     try:
-        document = json.loads(text)
+        document = json.loads(text, parse_constant=_not_json)
     except ValueError as error:
         where = f" at line {error.lineno}, column {error.colno}" if isinstance(error, json.JSONDecodeError) else ""
         reason = error.msg if isinstance(error, json.JSONDecodeError) else cut(str(error))
@@ -128,6 +128,11 @@ def write_text(path: Path, text: str, what: str) -> None:
         path.write_text(text, encoding="utf-8")
     except OSError as error:
         raise FileProblem(f"{what} {shown} cannot be written: {error.strerror or type(error).__name__}") from None
+
+
+def _not_json(constant: str) -> None:
+    """Python's json reads NaN and Infinity; JSON has neither, and a NaN passes every comparison."""
+    raise ValueError(f"{constant} is not a JSON number")
 
 
 def _kind(value: object) -> str:

@@ -277,3 +277,17 @@ def test_a_long_config_value_is_cut_in_the_error(tmp_path, capsys):
     assert cli.main(["plan", "--cwd", str(cwd), "--stack", "bad"]) == 2
     err = capsys.readouterr().err
     assert "trainstack:region = 'xxxx" in err and "(4922 more characters)" in err and len(err) < 2000
+
+
+@pytest.mark.parametrize("text, says", [
+    ('{"no-public-ingress": {"allowedPublicPorts": ["443"]}}',
+     "no-public-ingress.allowedPublicPorts: '443' is not an integer"),
+    ('{"profile": "staging"}', "profile: 'staging' is not one of ['dev', 'production']"),
+    ('{"maxHourlyUsd": "ten"}', "maxHourlyUsd: 'ten' is not a number"),
+    ('{"maxHourlyUsd": NaN}', "is not JSON"),
+])
+def test_a_policy_setting_of_the_wrong_type_is_refused_with_the_rules_own_schema(tmp_path, capsys, text, says):
+    config = tmp_path / "policy.json"
+    config.write_text(text)
+    err = refused_in_one_line(capsys, ["plan", "--cwd", str(REPO), "--policy-config", str(config)])
+    assert says in err
