@@ -56,10 +56,14 @@ def read_text(path: Path, what: str) -> str:
     except OSError as error:
         raise FileProblem(f"{what} {cut(str(path))} cannot be read: {error.strerror or type(error).__name__}") \
             from None
+    return _decoded(data, f"{what} {cut(str(path))}")
+
+
+def _decoded(data: bytes, name: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise FileProblem(f"{what} {cut(str(path))} is not UTF-8 text (byte {error.start}: "
+        raise FileProblem(f"{name} is not UTF-8 text (byte {error.start}: "
                           f"{data[error.start:error.start + 1]!r}); save it as UTF-8") from None
 
 
@@ -90,7 +94,9 @@ def read_json_object(path: Path, what: str, fix: str) -> dict[str, Any]:
     if str(path) == "-":
         import sys
 
-        path, text = Path("<stdin>"), sys.stdin.read()
+        stream = getattr(sys.stdin, "buffer", None)  # bytes, so that what is not UTF-8 is refused here too
+        data = stream.read() if stream is not None else sys.stdin.read().encode()
+        path, text = Path("<stdin>"), _decoded(data, f"{what} <stdin>")
     else:
         text = read_text(path, what)
     return parse_json_object(text, f"{what} {cut(str(path))}", fix)

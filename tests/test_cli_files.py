@@ -291,3 +291,11 @@ def test_a_policy_setting_of_the_wrong_type_is_refused_with_the_rules_own_schema
     config.write_text(text)
     err = refused_in_one_line(capsys, ["plan", "--cwd", str(REPO), "--policy-config", str(config)])
     assert says in err
+
+
+def test_outputs_on_standard_input_that_are_not_utf8_are_refused_in_one_line(monkeypatch, capsys):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b'{"trainstack": "\xff"}')))
+    err = refused_in_one_line(capsys, ["launch", "device-check", "--group", "p5", "--nodes", "1", "--image", "i"])
+    assert err == "error: outputs <stdin> is not UTF-8 text (byte 16: b'\\xff'); save it as UTF-8\n"
