@@ -1,9 +1,14 @@
 """The ``trainstack`` command.
 
-Exit codes: 0 ok; 1 a mandatory policy (plan) or a preflight check failed, or the
-diff's gate is closed (a new mandatory failure, unapproved data loss); 2 the project,
-its config or the input is invalid, or `report` lacks Graphviz's `dot`; 3 the program failed for another reason
-(``--debug`` shows the traceback).
+Exit codes: 0 ok; 1 a mandatory policy (plan) failed, preflight did not pass (a check
+failed, could not run without --allow-unchecked, or nothing was checked), or the diff's
+gate is closed (a new mandatory failure, unapproved data loss); 2 the project, its config,
+an argument or a file read or written is invalid (one line naming it), or `report` lacks
+Graphviz's `dot`; 3 the program failed for another reason (``--debug`` shows the traceback).
+
+Every file a command reads or writes passes through ``trainstack.boundary`` (one reader
+per kind of file: YAML project and stack files, JSON records, outputs and policy
+configuration, and ``-o`` outputs).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 from . import catalog
+from .boundary import FileProblem, check_writable, cut, read_json_object, write_text
 from .config import ConfigError
 
 if TYPE_CHECKING:
@@ -27,6 +33,10 @@ if TYPE_CHECKING:
     from .preflight import Clients
 
 EXIT_OK, EXIT_POLICY, EXIT_CONFIG, EXIT_FAILURE = 0, 1, 2, 3
+PROGRAM_ERROR_SHOWN = 300
+"""Characters of an unexpected error's message the CLI prints (--debug shows all of it)."""
+OUTPUTS_FIX = "write it with `pulumi stack output --json > outputs.json`"
+POLICY_CONFIG_FIX = 'write a JSON object such as {"all": "advisory", "<rule id>": "disabled"}'
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,6 +69,9 @@ def _parser() -> argparse.ArgumentParser:
     preflight.add_argument("--stack", "-s", default="dev")
     preflight.add_argument("--cwd", type=Path, default=Path.cwd())
     preflight.add_argument("--json", action="store_true")
+    preflight.add_argument("--allow-unchecked", action="store_true",
+                           help="accept checks that could not run (no permission, an API out of reach); a run in "
+                                "which no check reached the account still fails")
     preflight.set_defaults(handler=_preflight)
 
     launch = commands.add_parser("launch", help="render a job from the stack's outputs (pulumi stack output --json)")
@@ -98,7 +111,9 @@ def _parser() -> argparse.ArgumentParser:
                              help="times HyperPod restarts the job after a fault (default 3)")
             job.add_argument("--namespace", help="kubeflow or hyperpod-* (default: the FSx claim's, else kubeflow)")
         if kind in ("pytorchjob", "mpijob", "sbatch", "hyperpod-pytorchjob"):
-            job.add_argument("command", nargs=argparse.REMAINDER, help="-- the command (sbatch: torchrun's script)")
+            # Not dest "command": that is the subcommand's, which an empty remainder would overwrite.
+            job.add_argument("job_command", metavar="command", nargs=argparse.REMAINDER,
+                             help="-- the command (sbatch: torchrun's script)")
         job.set_defaults(handler=_launch)
 
     diff = commands.add_parser("diff", help="compare two plan records (or a saved base with the stack planned now)")
@@ -110,7 +125,10 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("--format", choices=("text", "markdown", "json", "sarif"), default="text")
     diff.add_argument("--approve-replace", action="append", default=[], metavar="URN",
                       help="approve the data loss of replacing or deleting this resource (repeat per resource)")
-    diff.add_argument("--policy-config", type=Path, help="policy pack configuration when planning the head")
+    diff.add_argument("--policy-config", type=Path,
+                      help="policy pack configuration: the head is planned under it, or, with HEAD given, each "
+                           "record's policies are judged again under it, on top of the configuration the record "
+                           "was planned with")
     diff.add_argument("--output", "-o", type=Path, help="write the report here instead of standard output")
     diff.add_argument("--debug", action="store_true", help="show tracebacks of unexpected failures")
     diff.set_defaults(handler=_diff)
@@ -122,7 +140,9 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--stack", "-s", help="the stack to plan when RECORD is not given (default dev)")
     report.add_argument("--base", type=Path, help="the base revision's record: mark what changes from it")
     report.add_argument("--cwd", type=Path, default=Path.cwd(), help="start the Pulumi.yaml search here")
-    report.add_argument("--policy-config", type=Path, help="policy pack configuration when planning the stack")
+    report.add_argument("--policy-config", type=Path,
+                        help="policy pack configuration: the stack is planned under it, or a saved record's "
+                             "policies are judged again under it")
     report.add_argument("--output", "-o", type=Path, help="write the page here instead of standard output")
     report.add_argument("--debug", action="store_true", help="show tracebacks of unexpected failures")
     report.set_defaults(handler=_report_page)
@@ -143,10 +163,10 @@ def _plan(args: argparse.Namespace) -> int:
         return _config_failure(error, args.json)
     except ProjectError as error:
         return _report(args.json, "project", str(error), EXIT_CONFIG)
+    except FileProblem as error:
+        return _report(args.json, "input", str(error), EXIT_CONFIG)
     except Exception as error:  # noqa: BLE001 - the CLI reports, it does not crash
-        if args.debug:
-            traceback.print_exc()
-        return _report(args.json, "program", f"{type(error).__name__}: {error}", EXIT_FAILURE)
+        return _unexpected(error, args.debug, args.json)
     print(render_json(plan) if args.json else render_text(plan))
     failed = plan.sections["policies"]["mandatoryFailures"] or plan.sections["controllers"]["errors"]
     return EXIT_POLICY if failed else EXIT_OK
@@ -173,7 +193,9 @@ def _planned(project: Project, stack: str, policy_config_file: Path | None) -> P
     if sizing is not None:
         plan.sections["storage"] = {**sizing.as_dict(), "text": sizing.render()}
     report = evaluate(stack_from_plan(plan), policy_config)
-    plan.sections["policies"] = {**report.as_dict(), "text": report.render()}
+    # The configuration is kept with the results, so a saved record can be judged again under
+    # a policy config on top of its own (diff and report with --policy-config).
+    plan.sections["policies"] = {**report.as_dict(), "config": policy_config, "text": report.render()}
     models = _controller_models(plan)
     plan.sections["controllers"] = {**models.as_dict(), "text": models.render()}
     return plan
@@ -201,51 +223,49 @@ def _whole_node_pods(outputs: StackOutputs) -> dict[str, dict[str, Any]]:
 def _diff(args: argparse.Namespace) -> int:
     """Compare two records; exit 1 when the gate closes (new mandatory failure, unapproved data loss)."""
     from .plan import ProjectError, find_project
-    from .review import (
-        RecordError,
-        assess,
-        blocking,
-        compare,
-        load_record,
-        render_json,
-        render_markdown,
-        render_sarif,
-        render_text,
-    )
+    from .review import RecordError, assess, blocking, compare, load_record
 
     try:
+        if args.output is not None:
+            check_writable(args.output, "output")
         base = load_record(args.base)
         root = args.cwd.resolve()
         if args.head is not None:
             head = load_record(args.head)
-            try:
-                root = find_project(args.cwd).root
-            except ProjectError:
-                pass
+            project = _project_if_any(args.cwd)
+            root = project.root if project is not None else root
+            if args.policy_config is not None:
+                extra = _policy_config_file(args.policy_config)
+                base, head = _judged(base, extra), _judged(head, extra)
         else:
             project = find_project(args.cwd)
             root = project.root
             head = _planned_record(project, args.stack or base["stack"], args.policy_config)
         _same_stack(base, head)
+        diff = compare(base, head)
+        findings = assess(diff, frozenset(args.approve_replace))
+        text = _diff_text(args.format, diff, findings, root)
+        if args.output is not None:
+            write_text(args.output, text + "\n", "output")
+        else:
+            print(text)
     except ConfigError as error:
         return _config_failure(error, False)
-    except (RecordError, ProjectError) as error:
+    except (RecordError, ProjectError, FileProblem) as error:
         return _report(False, "input", str(error), EXIT_CONFIG)
     except Exception as error:  # noqa: BLE001 - the CLI reports, it does not crash
-        if args.debug:
-            traceback.print_exc()
-        return _report(False, "program", f"{type(error).__name__}: {error}", EXIT_FAILURE)
-    diff = compare(base, head)
-    findings = assess(diff, frozenset(args.approve_replace))
-    if args.format == "sarif":
-        text = json.dumps(render_sarif(diff, findings, root), indent=2)
-    else:
-        text = {"text": render_text, "markdown": render_markdown, "json": render_json}[args.format](diff, findings)
-    if args.output is not None:
-        args.output.write_text(text + "\n")
-    else:
-        print(text)
+        return _unexpected(error, args.debug, False)
     return EXIT_POLICY if blocking(findings) else EXIT_OK
+
+
+def _diff_text(output_format: str, diff: Any, findings: Any, root: Path) -> str:
+    from .review import render_json, render_markdown, render_sarif, render_text
+
+    if output_format == "sarif":
+        return json.dumps(render_sarif(diff, findings, root), indent=2)
+    rendered: str = {"text": render_text, "markdown": render_markdown, "json": render_json}[output_format](
+        diff, findings)
+    return rendered
 
 
 def _report_page(args: argparse.Namespace) -> int:
@@ -255,29 +275,54 @@ def _report_page(args: argparse.Namespace) -> int:
     from .review import RecordError, load_record
 
     try:
+        if args.output is not None:
+            check_writable(args.output, "output")
         if args.record is not None:
             if args.stack is not None:
                 raise RecordError("give a saved record or --stack, not both")
             head = load_record(args.record)
+            if args.policy_config is not None:
+                head = _judged(head, _policy_config_file(args.policy_config))
         else:
             head = _planned_record(find_project(args.cwd), args.stack or "dev", args.policy_config)
         base = load_record(args.base) if args.base is not None else None
         if base is not None:
             _same_stack(base, head)
         page = render_report(head, base)
+        if args.output is not None:
+            write_text(args.output, page, "output")
+        else:
+            sys.stdout.write(page)
     except ConfigError as error:
         return _config_failure(error, False)
-    except (RecordError, ProjectError, ReportError) as error:
+    except (RecordError, ProjectError, ReportError, FileProblem) as error:
         return _report(False, "input", str(error), EXIT_CONFIG)
     except Exception as error:  # noqa: BLE001 - the CLI reports, it does not crash
-        if args.debug:
-            traceback.print_exc()
-        return _report(False, "program", f"{type(error).__name__}: {error}", EXIT_FAILURE)
-    if args.output is not None:
-        args.output.write_text(page)
-    else:
-        sys.stdout.write(page)
+        return _unexpected(error, args.debug, False)
     return EXIT_OK
+
+
+def _project_if_any(cwd: Path) -> Optional[Project]:
+    """The project above ``cwd``, or None where there is none (records can be compared anywhere)."""
+    from .plan import ProjectError, find_project
+
+    try:
+        return find_project(cwd)
+    except ProjectError as error:
+        if isinstance(error, FileProblem):
+            raise
+        return None
+
+
+def _judged(record: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    """``record`` with its policies judged again under the configuration it was planned with
+    (``policies.config``; none in records made before it was kept) with ``extra`` on top."""
+    from .plan import Plan
+    from .policy import evaluate, stack_from_plan
+
+    config = {**(record.get("policies") or {}).get("config", {}), **extra}
+    report = evaluate(stack_from_plan(Plan.from_dict(record)), config)
+    return {**record, "policies": {**report.as_dict(), "config": config, "text": report.render()}}
 
 
 def _planned_record(project: Project, stack: str, policy_config: Optional[Path]) -> dict[str, Any]:
@@ -293,8 +338,8 @@ def _same_stack(base: dict[str, Any], head: dict[str, Any]) -> None:
     from .review import RecordError
 
     if (base["stack"], base["project"]) != (head["stack"], head["project"]):
-        raise RecordError(f"the records are of different stacks ({base['project']}/{base['stack']} and "
-                          f"{head['project']}/{head['stack']}): compare a stack with itself")
+        raise RecordError(f"the records are of different stacks ({cut(base['project'] + '/' + base['stack'])} and "
+                          f"{cut(head['project'] + '/' + head['stack'])}): compare a stack with itself")
 
 
 def _stack_config(project: Project, stack: str) -> Optional[StackConfig]:
@@ -322,8 +367,6 @@ def _ip_budget(project: Project, stack: str) -> Optional[IpBudget]:
 
 def _policy_config(project: Project, stack: str, extra: Path | None) -> dict:
     """Stack-wide policy settings from the stack's own config, then the given file."""
-    from .plan import ProjectError
-
     config: dict = {}
     stack_config = _stack_config(project, stack)
     if stack_config is not None:
@@ -331,15 +374,18 @@ def _policy_config(project: Project, stack: str, extra: Path | None) -> dict:
         if stack_config.cost.max_hourly_usd:
             config["maxHourlyUsd"] = stack_config.cost.max_hourly_usd
     if extra is not None:
-        from .policy import config_problems
+        config.update(_policy_config_file(extra))
+    return config
 
-        try:
-            config.update(json.loads(extra.read_text()))
-        except (OSError, ValueError) as error:
-            raise ProjectError(f"policy config {extra}: {error}") from None
-        problems = config_problems(config)
-        if problems:
-            raise ProjectError(f"policy config {extra}: " + " ".join(problems))
+
+def _policy_config_file(path: Path) -> dict[str, Any]:
+    """A policy pack configuration file: a JSON object of settings the rules read."""
+    from .policy import config_problems
+
+    config = read_json_object(path, "policy config", POLICY_CONFIG_FIX)
+    problems = config_problems(config)
+    if problems:
+        raise FileProblem(f"policy config {cut(str(path))}: {cut(' '.join(problems), 4 * PROGRAM_ERROR_SHOWN)}")
     return config
 
 
@@ -363,6 +409,13 @@ def _config_failure(error: ConfigError, as_json: bool) -> int:
     return EXIT_CONFIG
 
 
+def _unexpected(error: Exception, debug: bool, as_json: bool) -> int:
+    """An error no check foresaw: one bounded line (the traceback with --debug), exit 3."""
+    if debug:
+        traceback.print_exc()
+    return _report(as_json, "program", cut(f"{type(error).__name__}: {error}", PROGRAM_ERROR_SHOWN), EXIT_FAILURE)
+
+
 def _report(as_json: bool, kind: str, message: str, code: int) -> int:
     if as_json:
         print(json.dumps({"error": {"kind": kind, "message": message}}, indent=2))
@@ -374,8 +427,9 @@ def _report(as_json: bool, kind: str, message: str, code: int) -> int:
 
 
 def _preflight(args: argparse.Namespace, clients: Optional[Clients] = None) -> int:
+    """Exit 1 unless every check that ran passed and something was checked (see preflight.verdict)."""
     from .plan import ProjectError, find_project
-    from .preflight import Clients, render, run_preflight
+    from .preflight import Clients, render, run_preflight, verdict
 
     try:
         project = find_project(args.cwd)
@@ -386,18 +440,47 @@ def _preflight(args: argparse.Namespace, clients: Optional[Clients] = None) -> i
         return _config_failure(error, args.json)
     except ProjectError as error:
         return _report(args.json, "project", str(error), EXIT_CONFIG)
+    except FileProblem as error:
+        return _report(args.json, "input", str(error), EXIT_CONFIG)
     checks = run_preflight(config, clients or Clients.for_region(config.region))
+    why_not = verdict(checks, allow_unchecked=args.allow_unchecked)
     if args.json:
         print(json.dumps([c.__dict__ for c in checks], indent=2))
     else:
         print(f"Preflight of {project.name} / {args.stack} in {config.region}\n")
         print(render(checks))
-    return EXIT_POLICY if any(c.status == "fail" for c in checks) else EXIT_OK
+    if why_not is not None:
+        print(f"error: preflight did not pass: {why_not}", file=sys.stderr)
+        return EXIT_POLICY
+    return EXIT_OK
 
 
 def _launch(args: argparse.Namespace) -> int:
+    """Render the job; a bad outputs file or argument exits 2 with one line."""
     import yaml
 
+    from .launch import LaunchError
+    from .outputs import ContractError, parse_outputs
+
+    try:
+        outputs = parse_outputs(read_json_object(args.outputs, "outputs", OUTPUTS_FIX))
+    except FileProblem as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_CONFIG
+    except ContractError as error:
+        print(f"error: outputs {cut(str(args.outputs))}: {error}", file=sys.stderr)
+        return EXIT_CONFIG
+    try:
+        job = _launched(args, outputs)
+    except LaunchError as error:
+        print(f"error: launch: {error}", file=sys.stderr)
+        return EXIT_CONFIG
+    print(job if isinstance(job, str) else yaml.safe_dump(job, sort_keys=False), end="")
+    return EXIT_OK
+
+
+def _launched(args: argparse.Namespace, outputs: Any) -> str | dict[str, Any]:
+    """The sbatch script or the job object the launcher of ``args.kind`` renders."""
     from .launch import (
         render_all_reduce,
         render_device_check,
@@ -406,39 +489,27 @@ def _launch(args: argparse.Namespace) -> int:
         render_pytorchjob,
         render_sbatch,
     )
-    from .outputs import ContractError, parse_outputs
 
-    try:
-        text = sys.stdin.read() if str(args.outputs) == "-" else args.outputs.read_text()
-        outputs = parse_outputs(json.loads(text))
-        command = [part for part in getattr(args, "command", []) if part != "--"]
-        common = {"name": args.name, "group_name": args.group, "nodes": args.nodes}
-        if args.kind == "sbatch":
-            print(render_sbatch(outputs, **common, script=command, gpus_per_node=args.per_node), end="")
-            return EXIT_OK
-        restarts = {"restart_policy": args.restart_policy, "backoff_limit": args.backoff_limit,
-                    "min_nodes": args.min_nodes} if args.kind in ("pytorchjob", "mpijob") else {}
-        if args.kind == "pytorchjob":
-            job = render_pytorchjob(outputs, **common, image=args.image, command=command, gpus_per_node=args.per_node,
-                                    **restarts)
-        elif args.kind == "mpijob":
-            job = render_mpijob(outputs, **common, image=args.image, command=command,
-                                devices_per_worker=args.per_node, **restarts)
-        elif args.kind == "hyperpod-pytorchjob":
-            job = render_hyperpod_pytorchjob(outputs, **common, image=args.image, command=command,
-                                             gpus_per_node=args.per_node, namespace=args.namespace,
-                                             max_retries=args.max_retries)
-        elif args.kind == "device-check":
-            job = render_device_check(outputs, **common, image=args.image, accelerators_per_node=args.per_node)
-        else:
-            job = render_all_reduce(outputs, **common, image=args.image, floor_gbps=args.floor_gbps,
-                                    gpus_per_node=args.per_node)
-    except (OSError, ValueError) as error:  # ContractError and LaunchError are ValueErrors
-        kind = "outputs" if isinstance(error, (ContractError, OSError, json.JSONDecodeError)) else "launch"
-        print(f"error: {kind}: {error}", file=sys.stderr)
-        return EXIT_CONFIG
-    print(yaml.safe_dump(job, sort_keys=False), end="")
-    return EXIT_OK
+    command = [part for part in getattr(args, "job_command", []) if part != "--"]
+    common = {"name": args.name, "group_name": args.group, "nodes": args.nodes}
+    if args.kind == "sbatch":
+        return render_sbatch(outputs, **common, script=command, gpus_per_node=args.per_node)
+    restarts = {"restart_policy": args.restart_policy, "backoff_limit": args.backoff_limit,
+                "min_nodes": args.min_nodes} if args.kind in ("pytorchjob", "mpijob") else {}
+    if args.kind == "pytorchjob":
+        return render_pytorchjob(outputs, **common, image=args.image, command=command, gpus_per_node=args.per_node,
+                                 **restarts)
+    if args.kind == "mpijob":
+        return render_mpijob(outputs, **common, image=args.image, command=command, devices_per_worker=args.per_node,
+                             **restarts)
+    if args.kind == "hyperpod-pytorchjob":
+        return render_hyperpod_pytorchjob(outputs, **common, image=args.image, command=command,
+                                          gpus_per_node=args.per_node, namespace=args.namespace,
+                                          max_retries=args.max_retries)
+    if args.kind == "device-check":
+        return render_device_check(outputs, **common, image=args.image, accelerators_per_node=args.per_node)
+    return render_all_reduce(outputs, **common, image=args.image, floor_gbps=args.floor_gbps,
+                             gpus_per_node=args.per_node)
 
 
 def _catalog(args: argparse.Namespace) -> int:

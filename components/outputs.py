@@ -8,10 +8,13 @@ version they do not know, rather than guess at renamed fields.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
+
+from .boundary import cut
 
 if TYPE_CHECKING:
     import pulumi
@@ -146,11 +149,16 @@ class ContractError(ValueError):
 
 def parse_outputs(document: dict[str, Any]) -> StackOutputs:
     """Read the contract from ``pulumi stack output --json`` (or its ``trainstack`` value)."""
-    contract = document.get(OUTPUT_NAME, document)
+    contract = document.get(OUTPUT_NAME, document) if isinstance(document, dict) else None
     if not isinstance(contract, dict) or "contractVersion" not in contract:
         raise ContractError(f"no trainstack outputs here: expected the '{OUTPUT_NAME}' stack output "
                             "(pulumi stack output --json).")
     version = contract["contractVersion"]
+    # A StackReference hands numbers over as floats (1.0).
+    if isinstance(version, bool) or not isinstance(version, (int, float)) or not math.isfinite(version) \
+            or version != int(version):
+        raise ContractError(f"contractVersion is {cut(version)}, not a version number; read the outputs with "
+                            "`pulumi stack output --json`.")
     if version not in READABLE_VERSIONS:
         raise ContractError(
             f"the stack exports outputs contract version {version}; this trainstack reads versions "
@@ -162,7 +170,7 @@ def parse_outputs(document: dict[str, Any]) -> StackOutputs:
     except ValidationError as error:
         first = error.errors()[0]
         raise ContractError(f"the outputs do not match contract version {CONTRACT_VERSION}: "
-                            f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+                            f"{cut('.'.join(map(str, first['loc'])))}: {cut(first['msg'])}") from None
 
 
 def outputs_from_stack_reference(stack_name: str) -> pulumi.Output[StackOutputs]:

@@ -32,3 +32,13 @@ def every_recorded_plan_conforms_to_aws_contracts():
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(engine, "_run", checked)
         yield
+
+
+# Property-based tests (Hypothesis) run one fixed, modest profile: the same examples on every
+# run (derandomize), no example database written into the checkout, no deadline (a plan takes
+# about a second on a shared machine).
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+settings.register_profile("trainstack", max_examples=25, deadline=None, derandomize=True, database=None,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+settings.load_profile("trainstack")

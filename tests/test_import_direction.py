@@ -37,18 +37,27 @@ def test_the_catalog_imports_nothing_of_trainstack():
     assert imports_of("catalog") == set()
 
 
+def test_the_file_boundary_imports_nothing_of_trainstack():
+    # Every reader of a file or a user's value stands on it, so it stands on nothing.
+    assert imports_of("boundary") == set()
+
+
 def test_config_reads_only_the_catalog():
-    assert imports_of("config") <= {"catalog"}
+    assert imports_of("config") <= {"catalog", "boundary"}
 
 
 def test_the_plan_engine_names_no_component():
-    assert imports_of("plan") == set()
+    assert imports_of("plan") <= {"boundary"}
+
+
+def test_the_outputs_contract_reads_only_the_boundary():
+    assert imports_of("outputs") <= {"boundary"}
 
 
 def test_launchers_read_the_outputs_contract_and_only_the_catalog_besides():
     # The catalog holds no stack's state, only hardware facts (the all-reduce floor's peaks):
     # a launcher still knows a stack only through its outputs.
-    assert imports_of("launch") <= {"outputs", "catalog"}
+    assert imports_of("launch") <= {"outputs", "catalog", "boundary"}
 
 
 def test_the_estimates_read_records_and_the_catalog_and_the_cost_ceiling_reads_the_estimate():
@@ -58,7 +67,7 @@ def test_the_estimates_read_records_and_the_catalog_and_the_cost_ceiling_reads_t
 
 
 def test_the_review_reads_records_not_programs():
-    assert imports_of("review") <= {"plan", "policy", "estimate"}
+    assert imports_of("review") <= {"plan", "policy", "estimate", "boundary"}
 
 
 def test_the_report_draws_records_with_the_estimates_and_the_review_and_builds_nothing():

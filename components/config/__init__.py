@@ -70,6 +70,8 @@ def _read(config: pulumi.Config, key: str) -> Any:
         return config.require_object(key)
     except pulumi.ConfigTypeError:
         return config.get(key)
+    except pulumi.ConfigMissingError:  # present, with the value null: validation names the key
+        return None
 
 
 __all__ = [

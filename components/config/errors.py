@@ -16,11 +16,14 @@ import pulumi
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
+from ..boundary import SHOWN_MAX, cut
 from .base import ConfigValueError
 
 NAMESPACE = "trainstack"
 
 _MISSING = object()
+TEXT_SHOWN_MAX = 600
+"""Characters of an issue's path, message or fix shown (a value inside a message is not cut there)."""
 
 
 @dataclass(frozen=True)
@@ -31,16 +34,25 @@ class ConfigIssue:
     fix: str
 
     def render(self) -> str:
-        shown = "" if self.value is _MISSING else f" = {self.value!r}"
-        return f"  {self.path}{shown}\n    {self.message}\n    Fix: {self.fix}"
+        # Validators write the value into some messages too: those are bounded as well, far
+        # above the length of any message a validator writes about a sane value.
+        shown = "" if self.value is _MISSING else f" = {cut(repr(self.value))}"
+        return (f"  {cut(self.path, TEXT_SHOWN_MAX)}{shown}\n    {cut(self.message, TEXT_SHOWN_MAX)}\n"
+                f"    Fix: {cut(self.fix, TEXT_SHOWN_MAX)}")
 
     def as_dict(self) -> dict:
         return {
             "path": self.path,
-            "value": None if self.value is _MISSING else self.value,
+            "value": None if self.value is _MISSING else _bounded(self.value),
             "message": self.message,
             "fix": self.fix,
         }
+
+
+def _bounded(value: Any) -> Any:
+    """The value as given when it is short, else its repr cut (an error never echoes a whole file)."""
+    shown = repr(value)
+    return value if len(shown) <= SHOWN_MAX else cut(shown)
 
 
 class ConfigError(pulumi.RunError):
@@ -89,7 +101,7 @@ def _issue(detail: ErrorDetails, root: type[BaseModel], prefix: str) -> ConfigIs
         close = difflib.get_close_matches(unknown, known, n=1, cutoff=0.5)
         fix = f"did you mean '{close[0]}'? " if close else ""
         fix += f"Keys allowed here: {', '.join(known)}." if known else "Remove it."
-        return ConfigIssue(format_path(loc, prefix), value, f"unknown key '{unknown}'.", fix)
+        return ConfigIssue(format_path(loc, prefix), value, f"unknown key '{cut(unknown)}'.", fix)
 
     if kind == "missing":
         parent = _model_at(root, loc[:-1])

@@ -19,6 +19,7 @@ from typing import Any, Optional
 
 from ..catalog import EFA_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESOURCE
 from ..outputs import HyperPodGroup, StackOutputs
+from .arguments import check_image, check_namespace, check_replica_job_name
 from .placement import NODE_MEMORY_SHARE, SHM_SIZE, LaunchError, dataset_volumes, fabric_env
 from .restarts import checkpoint_env
 
@@ -35,9 +36,13 @@ def render_hyperpod_pytorchjob(outputs: StackOutputs, *, name: str, group_name: 
                                namespace: Optional[str] = None,
                                max_retries: int = DEFAULT_MAX_RETRIES) -> dict[str, Any]:
     """``max_retries``: how many times HyperPod restarts the job after a fault before giving up."""
+    check_image(image)
+    check_namespace(namespace)
     target = _resumable_group(outputs, group_name)
     if not 1 <= nodes <= target.count:
         raise LaunchError(f"instance group '{group_name}' has {target.count} instances; {nodes} were asked for.")
+    check_replica_job_name(name, [f"{name}-master-0", *([f"{name}-worker-{nodes - 2}"] if nodes > 1 else [])],
+                           "PyTorchJob")
     gpus = target.accelerators_per_node if gpus_per_node is None else gpus_per_node
     if not 1 <= gpus <= target.accelerators_per_node:
         raise LaunchError(f"instance group '{group_name}' ({target.instance_type}) has {target.accelerators_per_node} "

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from typing import Any, Optional
 
 from ..outputs import StackOutputs
+from .arguments import check_image, check_namespace, check_replica_job_name
 from .placement import (
     LaunchError,
     check_nodes,
@@ -69,12 +70,15 @@ def render_mpijob(outputs: StackOutputs, *, name: str, group_name: str, nodes: i
                   namespace: Optional[str] = None, restart_policy: str = "OnFailure",
                   backoff_limit: Optional[int] = None, min_nodes: Optional[int] = None) -> dict[str, Any]:
     """``command``: what the launcher runs, ``mpirun ...`` or the program mpirun starts on every slot."""
+    check_image(image)
+    check_namespace(namespace)
     target = group(outputs, group_name)
     if target.accelerator_kind != "neuron":
         raise LaunchError(f"group '{group_name}' runs {target.accelerator_kind}; MPIJobs here are for Neuron groups.")
     if not outputs.operators.mpi_operator:
         raise LaunchError(f"stack {outputs.stack} does not run the MPI operator; turn on operators.mpiOperator.")
     check_nodes(target, group_name, nodes)
+    check_replica_job_name(name, [f"{name}-launcher", f"{name}-worker-{nodes - 1}"], "MPIJob")
     if min_nodes is not None and min_nodes != nodes:
         raise LaunchError(f"MPIJob v2beta1 has no elastic mode: mpirun needs all {nodes} workers, so a minimum of "
                           f"{min_nodes} cannot apply; leave the minimum unset (the launcher restarts instead).")

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Optional
 
 from ..outputs import StackOutputs
+from .arguments import check_image, check_namespace, check_replica_job_name
 from .placement import (
     LaunchError,
     check_nodes,
@@ -31,6 +32,8 @@ def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, node
                       backoff_limit: Optional[int] = None, min_nodes: Optional[int] = None) -> dict:
     """``min_nodes``: with etcd rendezvous, keep training on at least this many nodes while a lost
     one is replaced (elastic); default ``nodes``, the job waits for the full count."""
+    check_image(image)
+    check_namespace(namespace)
     target = group(outputs, group_name)
     if target.accelerator_kind != "nvidia-gpu":
         raise LaunchError(f"group '{group_name}' runs {target.accelerator_kind}; PyTorchJobs here are for GPU "
@@ -49,6 +52,9 @@ def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, node
         raise LaunchError(f"an elastic minimum ({minimum} of {nodes} nodes) needs a rendezvous that outlives the "
                           f"pods; stack {outputs.stack} runs no etcd: turn on operators.etcd, or leave the minimum "
                           "unset.")
+    # The pods and Services the operator will name: Worker 0..n-1 with etcd, else Master 0 and Worker 0..n-2.
+    check_replica_job_name(name, [f"{name}-worker-{nodes - 1}"] if etcd else
+                           [f"{name}-master-0", *([f"{name}-worker-{nodes - 2}"] if nodes > 1 else [])], "PyTorchJob")
     job_metadata = metadata(outputs, name, namespace)
     vols, mounts = volumes(outputs)
     pod = {

@@ -7,11 +7,13 @@ from collections.abc import Sequence
 from typing import Optional
 
 from ..outputs import StackOutputs
+from .arguments import check_slurm_job_name
 from .placement import LaunchError
 
 
 def render_sbatch(outputs: StackOutputs, *, name: str, group_name: str, nodes: int, script: Sequence[str],
                   gpus_per_node: Optional[int] = None) -> str:
+    check_slurm_job_name(name)
     hyperpod = outputs.hyperpod
     if hyperpod is None or hyperpod.orchestrator != "slurm":
         raise LaunchError(f"stack {outputs.stack} has no Slurm HyperPod cluster.")

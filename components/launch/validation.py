@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..outputs import StackOutputs
+from .arguments import check_batch_job_name, check_floor, check_image
 from .floors import Floor, default_floor
 from .placement import LaunchError, check_nodes, devices_per_node, group, pod_placement, resources
 from .programs import program_text
@@ -37,6 +38,8 @@ def render_device_check(outputs: StackOutputs, *, name: str, group_name: str, no
     ``accelerators_per_node`` claims fewer accelerators than the node has (default: all);
     every EFA interface is always claimed, which keeps the pods on separate nodes.
     """
+    check_batch_job_name(name)
+    check_image(image)
     target = group(outputs, group_name)
     check_nodes(target, group_name, nodes)
     accelerators = devices_per_node(target, group_name, accelerators_per_node)
@@ -52,6 +55,8 @@ def render_device_check(outputs: StackOutputs, *, name: str, group_name: str, no
 def all_reduce_floor(outputs: StackOutputs, *, group_name: str, nodes: int, gpus_per_node: Optional[int] = None,
                      floor_gbps: Optional[float] = None) -> Floor:
     """The floor the job will hold the group to: ``floor_gbps`` if given, else the type's default."""
+    if floor_gbps is not None:
+        check_floor(floor_gbps)
     target = group(outputs, group_name)
     check_nodes(target, group_name, nodes)
     gpus = devices_per_node(target, group_name, gpus_per_node)
@@ -60,8 +65,6 @@ def all_reduce_floor(outputs: StackOutputs, *, group_name: str, nodes: int, gpus
                           f"gives {gpus} per node and {nodes} node(s) were asked for: ask for more nodes.")
     if floor_gbps is None:
         return default_floor(target.instance_type, nodes, gpus)
-    if floor_gbps <= 0:
-        raise LaunchError(f"floor_gbps must be above 0 Gbit/s; {floor_gbps:g} was given.")
     try:
         default = default_floor(target.instance_type, nodes, gpus)
     except LaunchError:

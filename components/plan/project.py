@@ -7,13 +7,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
+from ..boundary import FileProblem, cut, read_yaml_mapping
 
 SECRET_PLACEHOLDER = "[secret: not decrypted by the offline plan]"
 
 
 class ProjectError(Exception):
     """The project or stack could not be found or read."""
+
+
+class StackFileProblem(FileProblem, ProjectError):
+    """A project or stack file is readable but not what Pulumi expects (one line, like every FileProblem)."""
 
 
 @dataclass(frozen=True)
@@ -55,10 +59,14 @@ def find_project(start: Path) -> Project:
 
 
 def _read_project(project_file: Path) -> Project:
-    spec = yaml.safe_load(project_file.read_text()) or {}
+    spec = read_yaml_mapping(project_file, "project file")
     root = project_file.parent
     if "name" not in spec:
-        raise ProjectError(f"{project_file} has no 'name'.")
+        raise StackFileProblem(f"project file {project_file} has no 'name'.")
+    for key in ("name", "main", "stackConfigDir"):
+        if key in spec and not (isinstance(spec[key], str) and spec[key]):
+            raise StackFileProblem(f"project file {project_file}: '{key}' is {cut(spec[key])}; it must be a "
+                                   "non-empty string (a name or a path)")
     main = root / spec.get("main", ".")
     if main.is_file():
         main = main.parent
@@ -70,20 +78,26 @@ def load_stack(project: Project, stack: str) -> StackSettings:
     path = project.stack_file(stack)
     if not path.is_file():
         known = ", ".join(project.stacks()) or "none"
-        raise ProjectError(f"stack '{stack}' has no config file {path} (stacks here: {known}).")
-    try:
-        document = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as error:
-        raise ProjectError(f"{path} is not valid YAML: {error}") from None
+        raise ProjectError(f"stack '{cut(stack)}' has no config file {cut(str(path))} (stacks here: {known}).")
+    document = read_yaml_mapping(path, "stack file")
+    section = document.get("config")
+    if section is None:
+        section = {}
+    if not isinstance(section, dict):
+        raise StackFileProblem(f"stack file {path}: 'config' is {cut(section)}; it must be a mapping of "
+                               "'namespace:key' to values")
     config: dict[str, str] = {}
     secret_keys: list[str] = []
-    for key, value in (document.get("config") or {}).items():
+    for key, value in section.items():
+        if not isinstance(key, str) or not key:
+            raise StackFileProblem(f"stack file {path}: config key {cut(key)} is not a name; write keys as "
+                                   "'namespace:key' (quote keys YAML reads as numbers, booleans or null)")
         if ":" not in key:
             key = f"{project.name}:{key}"
         if isinstance(value, dict) and set(value) == {"secure"}:
             secret_keys.append(key)
             value = SECRET_PLACEHOLDER
-        config[key] = _as_engine_string(_replace_nested_secrets(value, key, secret_keys))
+        config[key] = _as_engine_string(_replace_nested_secrets(value, key, secret_keys), key, path)
     return StackSettings(name=stack, config=config, secret_keys=secret_keys)
 
 
@@ -99,8 +113,14 @@ def _replace_nested_secrets(value: Any, key: str, secret_keys: list[str]) -> Any
     return value
 
 
-def _as_engine_string(value: Any) -> str:
-    """The engine passes strings as-is, everything else as JSON."""
+def _as_engine_string(value: Any, key: str, path: Path) -> str:
+    """The engine passes strings as-is, everything else as JSON; a value JSON cannot carry
+    (a YAML timestamp, binary or set, a mapping with non-string keys) is refused."""
     if isinstance(value, str):
         return value
-    return json.dumps(value)
+    try:
+        return json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise StackFileProblem(f"stack file {path}: {key} holds a value the Pulumi engine cannot pass on "
+                               f"({cut(str(error))}); quote dates and times, and write mappings with "
+                               "string keys") from None

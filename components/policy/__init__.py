@@ -9,11 +9,12 @@ Pack configuration has CrossGuard's shape: ``{"all": "advisory", "<rule id>":
 
 from __future__ import annotations
 
+import typing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
 from . import data_cost_tags, encryption, iam_conformance, security, training
-from .model import UNKNOWN, Resource, Rule, Stack, Violation
+from .model import UNKNOWN, Enforcement, Resource, Rule, Stack, Violation
 
 if TYPE_CHECKING:
     from pulumi_policy import StackValidationArgs
@@ -24,6 +25,8 @@ RULES: list[Rule] = [*security.RULES, *encryption.RULES, *iam_conformance.RULES,
                      *data_cost_tags.RULES]
 
 STACK_WIDE_SETTINGS = ("all", "profile", "maxHourlyUsd")
+LEVELS = typing.get_args(Enforcement)
+"""The enforcement levels a configuration may name (``policy.model.Enforcement``)."""
 # Rules that judged faults AWS no longer lets happen; a config naming them is told where they went.
 REMOVED_RULES = {
     "s3-encrypted": "S3 encrypts every new object with SSE-S3 since 2023-01-05, so a bucket cannot be unencrypted; "
@@ -41,14 +44,48 @@ def config_problems(config: dict[str, Any]) -> list[str]:
         if key in REMOVED_RULES:
             problems.append(f"{key}: this rule was removed: {REMOVED_RULES[key]}.")
         elif key in rules:
+            level = value.get("enforcementLevel", LEVELS[0]) if isinstance(value, dict) else value
+            if level not in LEVELS:
+                problems.append(f"{key}: {level!r:.40} is not an enforcement level; use one of {list(LEVELS)}, or "
+                                "an object of settings.")
             known = {*rules[key].config, "enforcementLevel", *STACK_WIDE_SETTINGS[1:]}
             unknown = sorted(set(value) - known) if isinstance(value, dict) else []
             if unknown:
                 problems.append(f"{key}: unknown settings {unknown}; it takes {sorted(rules[key].config)}.")
+            settings = value.items() if isinstance(value, dict) else []
+            problems += [f"{key}.{name}: {problem}." for name, setting in settings
+                         if (problem := _setting_problem(name, setting)) is not None]
+        elif key == "all" and value not in LEVELS:
+            problems.append(f"all: {value!r:.40} is not an enforcement level; use one of {list(LEVELS)}.")
+        elif key in STACK_WIDE_SETTINGS and (problem := _setting_problem(key, value)) is not None:
+            problems.append(f"{key}: {problem}.")
         elif key not in STACK_WIDE_SETTINGS:
             problems.append(f"{key}: no rule has this id, and it is not a stack-wide setting "
                             f"{list(STACK_WIDE_SETTINGS)}.")
     return problems
+
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {"number": (int, float), "integer": (int,), "string": (str,),
+                                             "array": (list,), "boolean": (bool,)}
+
+
+def _setting_problem(name: str, value: Any) -> Optional[str]:
+    """What ``value`` breaks of the JSON schema a rule declares for setting ``name`` (the subset the
+    rules use: type, items, enum), or None; a name no rule declares is left to the unknown-key check."""
+    schema = next((rule.config[name] for rule in RULES if name in rule.config), None)
+    return None if schema is None else _schema_problem(value, schema)
+
+
+def _schema_problem(value: Any, schema: dict[str, Any]) -> Optional[str]:
+    kind = schema.get("type", "")
+    allowed = _JSON_TYPES.get(kind)
+    if allowed is not None and (not isinstance(value, allowed) or (isinstance(value, bool) and kind != "boolean")):
+        return f"{value!r:.40} is not {'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+    if "enum" in schema and value not in schema["enum"]:
+        return f"{value!r:.40} is not one of {schema['enum']}"
+    if kind == "array":
+        return next((p for item in value if (p := _schema_problem(item, schema.get("items", {}))) is not None), None)
+    return None
 
 
 @dataclass

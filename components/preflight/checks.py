@@ -2,6 +2,11 @@
 
 Each check answers pass, fail or could-not-check (no credentials, no permission, an
 API the check cannot see), always with the reason. Reads only; changes nothing.
+
+A check that could not run is not a pass (:func:`verdict`): a CI gate that runs
+preflight without credentials must not pass with nothing checked. Callers who accept
+"could not check" say so (``allow_unchecked``); even then, a run in which no check
+reached the account is refused, because it checked nothing.
 """
 
 from __future__ import annotations
@@ -9,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC
-from typing import Any, Literal
+from typing import Any, Literal, Optional
 
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -35,6 +40,8 @@ class Check:
     subject: str
     status: Status
     reason: str
+    offline: bool = False
+    """Decided from the stack alone (a subnet this stack creates): no account was asked."""
 
 
 @dataclass
@@ -194,7 +201,7 @@ def _subnets(config: StackConfig, ec2: Any) -> Iterator[Check]:
         for zone in budget.zones:
             yield Check("subnet IPs", f"new private subnet in {zone.zone}", "pass",
                         f"created by this stack with {zone.usable} usable IPs; the nodes hold {zone.steady} "
-                        "at max size")
+                        "at max size", offline=True)
         return
     subnets = config.network.existing_vpc.private_subnets
     try:
@@ -210,6 +217,29 @@ def _subnets(config: StackConfig, ec2: Any) -> Iterator[Check]:
         yield Check("subnet IPs", f"private subnets in {zone.zone}", "pass" if available >= zone.steady else "fail",
                     f"{available} free IPs; the nodes hold {zone.steady} at max size "
                     f"({'; '.join(zone.lines('steady'))})")
+
+
+def verdict(checks: list[Check], allow_unchecked: bool = False) -> Optional[str]:
+    """Why these results do not pass the preflight, or None when they do.
+
+    Failures fail. A check that could not run fails too unless ``allow_unchecked``; and
+    when no check reached the account at all, nothing was checked, which never passes."""
+    failed = [c for c in checks if c.status == "fail"]
+    if failed:
+        return f"{len(failed)} check{'s' if len(failed) != 1 else ''} failed"
+    asked = [c for c in checks if not c.offline]
+    unchecked = [c for c in asked if c.status == "could-not-check"]
+    if not asked:
+        return ("nothing was checked against the account: this stack has no node group, quota or existing "
+                "subnet for preflight to check")
+    if len(unchecked) == len(asked):
+        return (f"nothing was checked against the account: all {len(asked)} checks could not run (first: "
+                f"{unchecked[0].reason}); give credentials that may read EC2 and Service Quotas")
+    if unchecked and not allow_unchecked:
+        return (f"{len(unchecked)} check{'s' if len(unchecked) != 1 else ''} could not run, and a check that could "
+                f"not run is not a pass (first: {unchecked[0].name}: {unchecked[0].reason}); give the missing "
+                "access, or pass --allow-unchecked to accept what could not be checked")
+    return None
 
 
 def render(checks: list[Check]) -> str:

@@ -193,3 +193,13 @@ def test_the_cli_renders_the_resuming_job_and_refuses_without_a_traceback(hyperp
                      "--nodes", "2", "--min-nodes", "1", "--image", "i", "--", "t"]) == 2
     err = capsys.readouterr().err
     assert "turn on operators.etcd" in err and "Traceback" not in err
+
+
+def test_a_hyperpod_job_name_leaves_room_for_the_pods_the_training_operator_names(hyperpod_eks):
+    # 4 nodes: Master 0 and Workers 0..2; <name>-master-0 is the longest, 9 characters after the name.
+    job = render_hyperpod_pytorchjob(hyperpod_eks, name="h" * 54, group_name="gpu", nodes=4, image="img:1",
+                                     command=["t"])
+    assert job["metadata"]["name"] == "h" * 54
+    with pytest.raises(LaunchError, match="a PyTorchJob name must be a DNS-1035 label"):
+        render_hyperpod_pytorchjob(hyperpod_eks, name="h" * 55, group_name="gpu", nodes=4, image="img:1",
+                                   command=["t"])

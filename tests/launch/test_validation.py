@@ -158,7 +158,7 @@ def test_the_rendered_launcher_hands_torchrun_the_program_unchanged(tmp_path):
     (lambda o: render_all_reduce(o, name="x", group_name="p5", nodes=1, image="i", gpus_per_node=1),
      "all-reduce needs at least two GPUs; group 'p5' \\(p5.48xlarge\\) gives 1 per node"),
     (lambda o: render_all_reduce(o, name="x", group_name="p5", nodes=2, image="i", floor_gbps=0),
-     "floor_gbps must be above 0 Gbit/s; 0 was given"),
+     "floor_gbps 0: the all-reduce floor is a finite bus bandwidth in Gbit/s above 0"),
     (lambda o: render_all_reduce(o, name="x", group_name="p5", nodes=17, image="i"),
      "scales to 16 nodes; 17 were asked for"),
 ])

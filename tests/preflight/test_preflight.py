@@ -5,31 +5,13 @@ against AWS's API model, for capacity reservations and quotas (moto has neither)
 import datetime
 
 import boto3
-import pytest
 from botocore.stub import Stubber
-from moto.server import ThreadedMotoServer
 from trainstack import validate_stack_config
 from trainstack.preflight import Clients, run_preflight
 
 REGION = "us-east-1"
 RESERVATION = "cr-0123456789abcdef0"
 BLOCK_END = datetime.datetime(2026, 12, 1, 11, 30, tzinfo=datetime.UTC)
-
-
-@pytest.fixture(scope="module")
-def moto_endpoint():
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    yield f"http://{host}:{port}"
-    server.stop()
-
-
-@pytest.fixture
-def aws(moto_endpoint, monkeypatch):
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    return moto_endpoint
 
 
 def ec2_client(endpoint):

@@ -1,0 +1,192 @@
+"""The boundary between trainstack and the files people hand it.
+
+Every file a tool reads (a project or stack file, a plan record, stack outputs, a policy
+configuration) and every file it writes (``-o``) passes through here, once per kind of
+file: a file that cannot be used is refused with one line naming the file and what is
+wrong, as a :class:`FileProblem`, never a traceback. A value echoed in any error is cut
+to :data:`SHOWN_MAX` characters (:func:`cut`), so a bad input cannot flood a terminal
+or a CI log.
+
+YAML aliases are bounded. PyYAML shares an aliased node instead of copying it, so a
+"billion laughs" document loads in microseconds, but everything that walks the value
+afterwards (JSON encoding of the config, validation, an error message) walks it
+expanded. A stack file may hold at most :data:`YAML_ALIASES_MAX` aliases and expand
+to at most :data:`YAML_NODES_MAX` nodes; a document that refers to itself is refused.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml.composer import Composer
+from yaml.events import AliasEvent
+from yaml.nodes import CollectionNode, MappingNode, Node
+
+SHOWN_MAX = 80
+"""Characters of a user's value an error shows (the rest is counted, not shown)."""
+YAML_ALIASES_MAX = 64
+"""Aliases (``*name``) one YAML document may use. Stack files need a handful at most."""
+YAML_NODES_MAX = 100_000
+"""Nodes a YAML document may expand to with its aliases followed: far above any stack
+(the 64-group benchmark stack holds a few thousand), far below what hangs a plan."""
+
+
+class FileProblem(ValueError):
+    """A file trainstack reads or writes cannot be used; the message is one line, bounded."""
+
+
+def cut(value: object, limit: int = SHOWN_MAX) -> str:
+    """``value`` (a string as is, anything else as its repr) cut to ``limit`` characters."""
+    text = value if isinstance(value, str) else repr(value)
+    text = text.replace("\n", "\\n")
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit} more characters)"
+
+
+def read_text(path: Path, what: str) -> str:
+    """The file's text, which must be UTF-8. ``what`` names the file's role in the message."""
+    if path.is_dir():
+        raise FileProblem(f"{what} {cut(str(path))} is a directory; give the file in it")
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise FileProblem(f"{what} {cut(str(path))} cannot be read: {error.strerror or type(error).__name__}") \
+            from None
+    return _decoded(data, f"{what} {cut(str(path))}")
+
+
+def _decoded(data: bytes, name: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise FileProblem(f"{name} is not UTF-8 text (byte {error.start}: "
+                          f"{data[error.start:error.start + 1]!r}); save it as UTF-8") from None
+
+
+def read_yaml_mapping(path: Path, what: str) -> dict[str, Any]:
+    """The YAML file's top-level mapping (an empty file is an empty mapping), aliases bounded."""
+    text = read_text(path, what)
+    try:
+        document = yaml.load(text, Loader=_BoundedLoader)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        raise FileProblem(f"{what} {cut(str(path))} is not valid YAML{where}: "
+                          f"{cut(error.problem or error.context or 'unreadable')}") from None
+    except (yaml.YAMLError, _TooLarge) as error:
+        raise FileProblem(f"{what} {cut(str(path))}: {cut(str(error), 2 * SHOWN_MAX)}") from None
+    except RecursionError:
+        raise FileProblem(f"{what} {cut(str(path))} is nested too deeply to read") from None
+    if document is None:
+        return {}
+    if not isinstance(document, dict):
+        raise FileProblem(f"{what} {cut(str(path))} holds a YAML {_kind(document)} at the top; it must be a "
+                          "mapping of keys to values (key: value)")
+    return document
+
+
+def read_json_object(path: Path, what: str, fix: str) -> dict[str, Any]:
+    """The JSON file's top-level object. ``path`` '-' is standard input; ``fix`` says how to make a good one."""
+    if str(path) == "-":
+        import sys
+
+        stream = getattr(sys.stdin, "buffer", None)  # bytes, so that what is not UTF-8 is refused here too
+        data = stream.read() if stream is not None else sys.stdin.read().encode()
+        path, text = Path("<stdin>"), _decoded(data, f"{what} <stdin>")
+    else:
+        text = read_text(path, what)
+    return parse_json_object(text, f"{what} {cut(str(path))}", fix)
+
+
+def parse_json_object(text: str, name: str, fix: str) -> dict[str, Any]:
+    """``text`` as a JSON object; ``name`` says whose text it is in the message."""
+    try:
+        document = json.loads(text, parse_constant=_not_json)
+    except ValueError as error:
+        where = f" at line {error.lineno}, column {error.colno}" if isinstance(error, json.JSONDecodeError) else ""
+        reason = error.msg if isinstance(error, json.JSONDecodeError) else cut(str(error))
+        raise FileProblem(f"{name} is not JSON{where} ({reason}); {fix}") from None
+    except RecursionError:
+        raise FileProblem(f"{name} is nested too deeply to read; {fix}") from None
+    if not isinstance(document, dict):
+        raise FileProblem(f"{name} holds a JSON {_kind(document)}, not an object; {fix}")
+    return document
+
+
+def check_writable(path: Path, what: str) -> None:
+    """Refuse, before any work is done, an output path that is a directory or whose directory is missing."""
+    if path.is_dir():
+        raise FileProblem(f"{what} {cut(str(path))} is a directory; give a file name in it")
+    if not path.parent.is_dir():
+        raise FileProblem(f"{what} {cut(str(path))}: the directory {cut(str(path.parent))} does not exist; "
+                          "create it first")
+
+
+def write_text(path: Path, text: str, what: str) -> None:
+    """Write ``text`` to ``path`` (UTF-8), refusing what :func:`check_writable` refuses, in one line."""
+    check_writable(path, what)
+    shown = cut(str(path))
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise FileProblem(f"{what} {shown} cannot be written: {error.strerror or type(error).__name__}") from None
+
+
+def _not_json(constant: str) -> None:
+    """Python's json reads NaN and Infinity; JSON has neither, and a NaN passes every comparison."""
+    raise ValueError(f"{constant} is not a JSON number")
+
+
+def _kind(value: object) -> str:
+    return {list: "list", str: "string", int: "number", float: "number", bool: "boolean"}.get(type(value),
+                                                                                             type(value).__name__)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader that counts aliases and measures the document with them expanded."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.aliases = 0
+
+    def compose_node(self, parent: Node | None, index: int) -> Node | None:
+        if self.check_event(AliasEvent):
+            self.aliases += 1
+            if self.aliases > YAML_ALIASES_MAX:
+                raise _TooLarge(f"more than {YAML_ALIASES_MAX} YAML aliases (*name); write the values out")
+        return Composer.compose_node(self, parent, index)
+
+    def compose_document(self) -> Node | None:
+        node: Node | None = Composer.compose_document(self)
+        if node is not None:
+            _expanded_size(node, {}, set())
+        return node
+
+
+def _expanded_size(node: Node, sizes: dict[int, int], open_nodes: set[int]) -> int:
+    """Nodes under ``node`` with aliases followed; refuses more than YAML_NODES_MAX or a cycle."""
+    key = id(node)
+    if key in sizes:
+        return sizes[key]
+    if key in open_nodes:
+        raise _TooLarge("a YAML alias refers to the collection that holds it; write the values out")
+    size = 1
+    if isinstance(node, CollectionNode):
+        open_nodes.add(key)
+        children = [part for pair in node.value for part in pair] if isinstance(node, MappingNode) else node.value
+        for child in children:
+            size += _expanded_size(child, sizes, open_nodes)
+            if size > YAML_NODES_MAX:
+                raise _TooLarge(f"the YAML expands to more than {YAML_NODES_MAX} values with its aliases "
+                                "followed; write the values out")
+        open_nodes.discard(key)
+    sizes[key] = size
+    return size

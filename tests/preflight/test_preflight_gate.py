@@ -1,0 +1,74 @@
+"""`trainstack preflight` as a gate: a check that could not run is not a pass, a run that
+checked nothing never passes, and --allow-unchecked accepts only what could not be checked
+beside checks that did run. Against moto's EC2 on 127.0.0.1 and with no credentials at all."""
+
+import argparse
+from pathlib import Path
+
+import boto3
+import pytest
+from botocore.config import Config
+from trainstack import cli
+from trainstack.preflight import Check, Clients, verdict
+
+REPO = Path(__file__).resolve().parents[2]
+REGION = "us-east-1"
+UNREACHABLE = "http://127.0.0.1:9"  # the discard port: nothing listens
+
+
+def preflight_args(allow_unchecked: bool = False) -> argparse.Namespace:
+    return argparse.Namespace(cwd=REPO, stack="dev", json=False, allow_unchecked=allow_unchecked)
+
+
+def clients(ec2_endpoint: str, quotas_endpoint: str) -> Clients:
+    config = Config(connect_timeout=1, retries={"max_attempts": 1})
+    ec2 = boto3.client("ec2", region_name=REGION, endpoint_url=ec2_endpoint, config=config)
+    return Clients(ec2=ec2, capacity=ec2, quotas=boto3.client("service-quotas", region_name=REGION,
+                                                              endpoint_url=quotas_endpoint, config=config))
+
+
+def test_with_no_credentials_nothing_is_checked_and_preflight_exits_1_saying_so(monkeypatch, tmp_path, capsys):
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
+                 "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+                 "AWS_WEB_IDENTITY_TOKEN_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    for flags in ([], ["--allow-unchecked"]):
+        assert cli.main(["preflight", "--cwd", str(REPO), "--stack", "dev", *flags]) == 1
+        out, err = capsys.readouterr()
+        assert "0 failed, 3 could not be checked, 2 passed" in out  # the 2 passes: subnets this stack creates
+        assert err == ("error: preflight did not pass: nothing was checked against the account: all 3 checks could "
+                       "not run (first: NoCredentialsError: Unable to locate credentials); give credentials that "
+                       "may read EC2 and Service Quotas\n")
+
+
+def test_checks_that_could_not_run_beside_ones_that_did_fail_the_gate_unless_allowed(aws, capsys):
+    # EC2 answers (moto), Service Quotas cannot be reached: the offering is checked, the quotas are not.
+    reachable_ec2 = clients(aws, UNREACHABLE)
+    assert cli._preflight(preflight_args(), reachable_ec2) == 1
+    out, err = capsys.readouterr()
+    assert "pass             instance type offered" in out and "0 failed, 2 could not be checked, 3 passed" in out
+    assert err.startswith("error: preflight did not pass: 2 checks could not run, and a check that could not run "
+                          "is not a pass (first: vCPU quota: ")
+    assert err.rstrip().endswith("pass --allow-unchecked to accept what could not be checked")
+    assert cli._preflight(preflight_args(allow_unchecked=True), reachable_ec2) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_a_failed_check_fails_the_gate_even_with_unchecked_ones_allowed():
+    checks = [Check("instance type offered", "gpu", "fail", "not offered"),
+              Check("vCPU quota", "G", "could-not-check", "AccessDenied")]
+    assert verdict(checks, allow_unchecked=True) == "1 check failed"
+
+
+@pytest.mark.parametrize("allow_unchecked", [False, True])
+def test_a_stack_with_nothing_to_ask_the_account_about_does_not_pass(allow_unchecked):
+    offline = [Check("subnet IPs", "new private subnet in us-east-1a", "pass", "created by this stack", offline=True)]
+    assert verdict(offline, allow_unchecked).startswith("nothing was checked against the account: this stack has")
+    assert verdict([], allow_unchecked) is not None
+
+
+def test_every_check_answered_and_passed_passes():
+    assert verdict([Check("vCPU quota", "G", "pass", "enough")]) is None
