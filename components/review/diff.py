@@ -295,6 +295,13 @@ def _failures(record: dict[str, Any]) -> dict[tuple[str, Optional[str]], PolicyF
             key = (rule["id"], violation.get("urn"))
             failures.setdefault(key, PolicyFailure(rule["id"], rule.get("enforcement", "mandatory"),
                                                    violation.get("urn"), violation.get("message", "")))
+    # A controller model's error fails `trainstack plan` like a mandatory policy, so the gate treats a
+    # new one the same way: the stack would plan and then stall in the cluster.
+    for finding in ((record.get("controllers") or {}).get("findings") or []):
+        if finding["severity"] == "error":
+            rule = f"controller:{finding['controller']}"
+            failures.setdefault((rule, finding["subject"]), PolicyFailure(
+                rule, "mandatory", None, f"{finding['subject']}: {finding['message']} ({finding['source']})"))
     return failures
 
 

@@ -65,6 +65,22 @@ class _CriticalPath(TypedDict, total=False):
     minutes: float
 
 
+class _ControllerFinding(TypedDict):
+    """One finding, as ``controllers.Finding`` is written into the record."""
+
+    controller: str
+    subject: str
+    message: str
+    source: str
+    severity: str
+
+
+class _Controllers(TypedDict):
+    models: list[str]
+    errors: int
+    findings: list[_ControllerFinding]
+
+
 class _Record(TypedDict, total=False):
     stackFile: Optional[str]
     outputs: dict[str, Any]
@@ -74,6 +90,7 @@ class _Record(TypedDict, total=False):
     policies: _Policies
     cost: _Cost
     criticalPath: _CriticalPath
+    controllers: _Controllers
 
 
 def load_record(path: Path) -> dict[str, Any]:
