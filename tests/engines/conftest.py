@@ -6,10 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from trainstack.addons.device_plugins import NEURON_SCHEDULER_NAME
-
 from support.control_plane import Cluster, control_plane
 from support.engine_cluster import install_crds
+from trainstack.addons.device_plugins import NEURON_SCHEDULER_NAME
 
 
 @pytest.fixture(scope="session")

@@ -7,10 +7,8 @@ from __future__ import annotations
 import copy
 
 import pytest
-
 from support import rendered_jobs
 from support.control_plane import ApiError, Cluster
-
 from support.engine_cluster import crd_files
 
 KUBERNETES_JOBS = [job for job in rendered_jobs.shipped_jobs() if isinstance(job.document, dict)]
@@ -49,4 +47,4 @@ def test_a_misspelled_field_is_refused_by_the_api_server(cluster: Cluster, where
     with pytest.raises(ApiError) as refused:
         cluster.create(job, dry_run=True)
     assert refused.value.status in (400, 422)
-    assert f'unknown field' in str(refused.value) and field[-1] in str(refused.value)
+    assert 'unknown field' in str(refused.value) and field[-1] in str(refused.value)

@@ -7,7 +7,6 @@ scheduler's reason. The operators are not run: the test creates the pods they wo
 from __future__ import annotations
 
 import pytest
-
 from support import rendered_jobs
 from support.control_plane import Cluster
 from support.engine_cluster import StackCluster, scheduling_message

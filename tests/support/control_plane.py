@@ -177,7 +177,7 @@ def control_plane(scheduler_names: list[str]) -> Iterator[Cluster]:
     logs.mkdir()
 
     def start(name: str, *arguments: str) -> None:
-        log = open(logs / f"{name}.log", "wb")  # noqa: SIM115 (closed with the process below)
+        log = open(logs / f"{name}.log", "wb")
         processes.append(subprocess.Popen([str(binaries / name), *arguments], stdout=log, stderr=log))
 
     try:

@@ -11,7 +11,6 @@ import yaml
 from support import cluster_nodes, operator_pods, rendered_jobs
 from support.control_plane import Cluster
 
-
 CRDS = Path(__file__).resolve().parents[1] / "data" / "crds"
 # Both Kubeflow operators define mpijobs.kubeflow.org; where both run, trainstack's
 # training-operator/without-mpijob kustomization drops the training operator's copy.
