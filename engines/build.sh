@@ -23,8 +23,10 @@ key="$(cat "$module/go.mod" "$module/go.sum" | sha256sum | cut -c1-16)"
 root="${TRAINSTACK_ENGINES:-$HOME/.cache/trainstack/engines}"
 target="$root/$engine-$key"
 
-# The `tool` directives of the wrapper's go.mod name the programs to build.
-mapfile -t tools < <(cd "$module" && go list -f '{{.ImportPath}}' tool)
+# The `tool` directives of the wrapper's go.mod name the programs to build (read from the
+# file, so that a current cache needs neither Go nor the module cache).
+mapfile -t tools < <(awk '/^tool \($/ {block = 1; next} block && /^\)/ {block = 0} block {print $1}
+                          /^tool [^(]/ {print $2}' "$module/go.mod")
 names=()
 for tool in "${tools[@]}"; do
   name="${tool##*/}"

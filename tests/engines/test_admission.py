@@ -29,17 +29,16 @@ def test_rendered_job_passes_server_side_dry_run(cluster: Cluster, job: rendered
     assert admitted["metadata"]["uid"]  # defaulted by the server: the object went through admission
 
 
-@pytest.mark.parametrize("where, field", [
-    ("pytorchjob", ["spec", "runPolicy", "backoffLimits"]),
-    ("pytorchjob", ["spec", "pytorchReplicaSpecs", "Worker", "template", "spec", "nodeSelectors"]),
-    ("mpijob", ["spec", "slotsPerWorkers"]),
-    ("job", ["spec", "template", "spec", "containers", 0, "resource"]),
+@pytest.mark.parametrize("job_id, field", [
+    ("fsdp-p5/p5/render_pytorchjob/16", ["spec", "runPolicy", "backoffLimits"]),
+    ("fsdp-p5/p5/render_pytorchjob/16", ["spec", "pytorchReplicaSpecs", "Worker", "template", "spec", "nodeSelectors"]),
+    ("trn1/trn1/render_mpijob/4", ["spec", "slotsPerWorkers"]),
+    ("fsdp-p5/p5/render_device_check/16", ["spec", "template", "spec", "containers", 0, "resource"]),
 ])
-def test_a_misspelled_field_is_refused_by_the_api_server(cluster: Cluster, where: str, field: list) -> None:
-    """The dry-run above would catch a launcher that renders a field its CRD does not have."""
-    kind = {"pytorchjob": "PyTorchJob", "mpijob": "MPIJob", "job": "Job"}[where]
-    job = copy.deepcopy(next(j.document for j in KUBERNETES_JOBS if isinstance(j.document, dict)
-                             and j.document["kind"] == kind))
+def test_a_misspelled_field_is_refused_by_the_api_server(cluster: Cluster, job_id: str, field: list) -> None:
+    """The dry-run above would catch a launcher that renders a field its CRD or Kubernetes does not have."""
+    job = copy.deepcopy(next(j.document for j in KUBERNETES_JOBS if j.id == job_id))
+    assert isinstance(job, dict)
     target = job
     for key in field[:-1]:
         target = target[key]

@@ -67,6 +67,9 @@ class Cluster:
     def __init__(self, url: str, ca_file: Path):
         self.url = url
         self.session = requests.Session()
+        # Only the test CA, and no proxy: the environment's REQUESTS_CA_BUNDLE would override
+        # `verify` (requests merges it into every request) and a proxy must not see loopback.
+        self.session.trust_env = False
         self.session.verify = str(ca_file)
         self.session.headers["Authorization"] = f"Bearer {ADMIN_TOKEN}"
 
@@ -222,5 +225,7 @@ def _ready(cluster: Cluster, processes: list[subprocess.Popen[bytes]], logs: Pat
                                + (logs / f"{name}.log").read_text(errors="replace")[-4000:])
     try:
         return cluster.session.get(cluster.url + "/readyz", timeout=5).status_code == 200
+    except requests.exceptions.SSLError:
+        raise
     except requests.ConnectionError:
         return False
