@@ -224,8 +224,8 @@ def _ready(cluster: Cluster, processes: list[subprocess.Popen[bytes]], logs: Pat
             raise RuntimeError(f"{name} exited ({process.returncode}):\n"
                                + (logs / f"{name}.log").read_text(errors="replace")[-4000:])
     try:
-        return cluster.session.get(cluster.url + "/readyz", timeout=5).status_code == 200
+        return cluster.session.get(cluster.url + "/readyz", timeout=10).status_code == 200
     except requests.exceptions.SSLError:
         raise
-    except requests.ConnectionError:
+    except (requests.ConnectionError, requests.Timeout):
         return False

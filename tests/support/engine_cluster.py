@@ -3,6 +3,7 @@ control plane of ``support/control_plane.py``, and the rendered jobs' pods sched
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -49,19 +50,38 @@ class StackCluster:
                 node = build(group, index) if group.name != "system" else cluster_nodes.registered(group, index)
                 created = cluster.create({k: v for k, v in node.items() if k != "status"})
                 cluster.patch_status(created, node["status"])
+                # The TaintNodesByCondition admission plugin registers every node with the
+                # node.kubernetes.io/not-ready taint; the node lifecycle controller lifts it
+                # once the kubelet reports Ready. No controller manager runs here, so the test does.
+                cluster.request("PATCH", f"/api/v1/nodes/{created['metadata']['name']}",
+                                {"spec": {"taints": node["spec"].get("taints")}}, "application/merge-patch+json")
         self._storage()
 
     def _reset(self) -> None:
+        """Remove the previous stack's pods, storage and nodes.
+
+        The StorageObjectInUseProtection admission plugin puts finalizers on volumes and
+        claims that the PV protection controllers would lift; none runs, so the test does."""
+        for path in ("/api/v1/namespaces/default/persistentvolumeclaims", "/api/v1/persistentvolumes"):
+            for item in self.cluster.get(path)["items"]:
+                self.cluster.request("PATCH", f"{path}/{item['metadata']['name']}",
+                                     {"metadata": {"finalizers": None}}, "application/merge-patch+json")
         for path in ("/api/v1/namespaces/default/pods", "/api/v1/namespaces/default/persistentvolumeclaims",
                      "/api/v1/persistentvolumes", "/api/v1/nodes"):
             self.cluster.request("DELETE", path, gracePeriodSeconds="0")
 
     def _storage(self) -> None:
-        """The stack's FSx volume and claim as the plan records them, bound as the PV controller would."""
+        """The stack's FSx volume and claim as the plan records them, bound as the PV controller
+        would bind them (kubernetes pkg/controller/volume/persistentvolume/pv_controller.go:
+        the claim's ``pv.kubernetes.io/bind-completed`` annotation, both phases Bound), which
+        is what the scheduler's VolumeBinding plugin reads."""
         for kind in ("PersistentVolume", "PersistentVolumeClaim"):
             for r in self.record["resources"]:
                 if r["type"] == f"kubernetes:core/v1:{kind}":
-                    created = self.cluster.create(r["inputs"])
+                    obj = copy.deepcopy(r["inputs"])
+                    if kind == "PersistentVolumeClaim":
+                        obj["metadata"].setdefault("annotations", {})["pv.kubernetes.io/bind-completed"] = "yes"
+                    created = self.cluster.create(obj)
                     self.cluster.patch_status(created, {"phase": "Bound"})
 
     def schedule(self, job: dict[str, Any], timeout: float = 60.0) -> dict[str, dict[str, Any]]:
