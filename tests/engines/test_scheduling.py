@@ -60,6 +60,42 @@ def test_a_job_larger_than_its_group_stays_pending_with_the_schedulers_reason(cl
         message = scheduling_message(pending[0])
         assert "0/19 nodes are available" in message
         assert "Insufficient nvidia.com/gpu" in message and "Insufficient vpc.amazonaws.com/efa" in message
-        assert "untolerated taint" not in message.split("Insufficient")[0] or "system" not in message
+        assert "4 node(s) didn't match Pod's node affinity/selector" in message  # the system nodes
+    finally:
+        nodes.delete_pods()
+
+
+# Found by this test: the autoscaler's template node of an EFA group has no huge pages
+# (the group's ASG tags name none), so a group at zero never grows for a job that requests
+# them. Issue 25 (branch i25a, "node group tests: groups with EFA are tagged with their huge
+# pages") adds the tag; strict, so this marker fails once that lands and must be removed.
+HUGEPAGES_NOT_TAGGED = pytest.mark.xfail(strict=True, reason="EFA groups' scale-from-zero tags carry no hugepages-2Mi")
+
+
+def _scales_from_zero(job: rendered_jobs.RenderedJob) -> bool:
+    return any(g.name == job.group and g.min_size == 0 for g in StackCluster.groups_of(job.stack))
+
+
+def _needs_untagged_hugepages(job: rendered_jobs.RenderedJob) -> bool:
+    group = next(g for g in StackCluster.groups_of(job.stack) if g.name == job.group)
+    return bool(group.efa_interfaces) and not any(k.endswith("/hugepages-2Mi") for k in group.template_tags)
+
+
+SCALES_FROM_ZERO = [pytest.param(job, id=job.id, marks=[HUGEPAGES_NOT_TAGGED] if _needs_untagged_hugepages(job) else [])
+                    for job in SCHEDULED_JOBS if _scales_from_zero(job)]
+
+
+@pytest.mark.parametrize("job", SCALES_FROM_ZERO)
+def test_a_group_at_zero_fits_its_jobs_on_the_cluster_autoscalers_template_node(
+        cluster: Cluster, job: rendered_jobs.RenderedJob) -> None:
+    """The Cluster Autoscaler scales a group up from zero only for a pod that fits the node it
+    imagines from the group's template (support/cluster_nodes.py ``template``): the real
+    scheduler, given template nodes in place of registered ones, must place the job."""
+    assert isinstance(job.document, dict)
+    nodes = stack_cluster(cluster, job.stack, "template")
+    try:
+        pods = nodes.schedule(job.document)
+        pending = {name: scheduling_message(pod) for name, pod in pods.items() if not pod["spec"].get("nodeName")}
+        assert not pending, f"{job.id}: the autoscaler's template node cannot hold: {pending}"
     finally:
         nodes.delete_pods()

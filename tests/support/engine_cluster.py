@@ -57,6 +57,10 @@ class StackCluster:
                                 {"spec": {"taints": node["spec"].get("taints")}}, "application/merge-patch+json")
         self._storage()
 
+    @staticmethod
+    def groups_of(stack: str) -> list[cluster_nodes.NodeGroup]:
+        return cluster_nodes.node_groups(rendered_jobs.planned_record(stack))
+
     def _reset(self) -> None:
         """Remove the previous stack's pods, storage and nodes.
 
