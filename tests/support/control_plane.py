@@ -178,9 +178,11 @@ def control_plane(scheduler_names: list[str]) -> Iterator[Cluster]:
     processes: list[subprocess.Popen[bytes]] = []
     logs = directory / "logs"
     logs.mkdir()
+    log_files = []
 
     def start(name: str, *arguments: str) -> None:
-        log = open(logs / f"{name}.log", "wb")
+        log = open(logs / f"{name}.log", "wb")  # closed in the finally below
+        log_files.append(log)
         processes.append(subprocess.Popen([str(binaries / name), *arguments], stdout=log, stderr=log))
 
     try:
@@ -213,6 +215,9 @@ def control_plane(scheduler_names: list[str]) -> Iterator[Cluster]:
                 process.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 process.kill()
+                process.wait()
+        for log in log_files:
+            log.close()
         if os.environ.get("TRAINSTACK_KEEP_CONTROL_PLANE_LOGS") is None:
             shutil.rmtree(directory, ignore_errors=True)
 
