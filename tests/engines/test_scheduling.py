@@ -68,7 +68,8 @@ def test_a_job_larger_than_its_group_stays_pending_with_the_schedulers_reason(cl
 # Found by this test: the autoscaler's template node of an EFA group has no huge pages
 # (the group's ASG tags name none), so a group at zero never grows for a job that requests
 # them. Issue 25 (branch i25a, "node group tests: groups with EFA are tagged with their huge
-# pages") adds the tag; strict, so this marker fails once that lands and must be removed.
+# pages") adds the tag. The mark applies only while the plan's tags name no hugepages-2Mi,
+# and is strict: a template that held the job without the tag would fail it.
 HUGEPAGES_NOT_TAGGED = pytest.mark.xfail(strict=True, reason="EFA groups' scale-from-zero tags carry no hugepages-2Mi")
 
 
