@@ -1,0 +1,49 @@
+"""Every job every launcher renders for every shipped stack is admitted by a real
+kube-apiserver (v1.35.4) with the operators' CRDs at the pinned tags: server-side dry-run,
+strict field validation, so an unknown or misspelled field is refused, not dropped."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from support import rendered_jobs
+from support.control_plane import ApiError, Cluster
+from support.engine_cluster import crd_files
+
+KUBERNETES_JOBS = [job for job in rendered_jobs.shipped_jobs() if isinstance(job.document, dict)]
+
+
+def test_every_operator_crd_at_its_pinned_tag_is_served(cluster: Cluster) -> None:
+    served = {g["name"]: [v["version"] for v in g["versions"]] for g in cluster.get("/apis")["groups"]}
+    assert "v1" in served["kubeflow.org"] and "v2beta1" in served["kubeflow.org"]
+    assert "v1beta2" in served["kueue.x-k8s.io"]
+    assert len(crd_files()) == 6 + 11  # training operator (MPIJob v1 left to the MPI operator), MPI, Kueue
+
+
+@pytest.mark.parametrize("job", KUBERNETES_JOBS, ids=lambda job: job.id)
+def test_rendered_job_passes_server_side_dry_run(cluster: Cluster, job: rendered_jobs.RenderedJob) -> None:
+    assert isinstance(job.document, dict)
+    admitted = cluster.create(job.document, dry_run=True)
+    assert admitted["kind"] == job.document["kind"]
+    assert admitted["metadata"]["uid"]  # defaulted by the server: the object went through admission
+
+
+@pytest.mark.parametrize("job_id, field", [
+    ("fsdp-p5/p5/render_pytorchjob/16", ["spec", "runPolicy", "backoffLimits"]),
+    ("fsdp-p5/p5/render_pytorchjob/16", ["spec", "pytorchReplicaSpecs", "Worker", "template", "spec", "nodeSelectors"]),
+    ("trn1/trn1/render_mpijob/4", ["spec", "slotsPerWorkers"]),
+    ("fsdp-p5/p5/render_device_check/16", ["spec", "template", "spec", "containers", 0, "resource"]),
+])
+def test_a_misspelled_field_is_refused_by_the_api_server(cluster: Cluster, job_id: str, field: list) -> None:
+    """The dry-run above would catch a launcher that renders a field its CRD or Kubernetes does not have."""
+    job = copy.deepcopy(next(j.document for j in KUBERNETES_JOBS if j.id == job_id))
+    assert isinstance(job, dict)
+    target = job
+    for key in field[:-1]:
+        target = target[key]
+    target[field[-1]] = {"x": "1"} if field[-1] != "backoffLimits" else 3
+    with pytest.raises(ApiError) as refused:
+        cluster.create(job, dry_run=True)
+    assert refused.value.status in (400, 422)
+    assert 'unknown field' in str(refused.value) and field[-1] in str(refused.value)

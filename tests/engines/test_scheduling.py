@@ -1,0 +1,102 @@
+"""The real kube-scheduler (v1.35.4) places every pod of every job the launchers render
+for a shipped stack on nodes shaped as that stack's node groups register them
+(support/cluster_nodes.py), and leaves a job its group cannot hold Pending with the
+scheduler's reason. The operators are not run: the test creates the pods they would
+(support/operator_pods.py)."""
+
+from __future__ import annotations
+
+import pytest
+from support import rendered_jobs
+from support.control_plane import Cluster
+from support.engine_cluster import StackCluster, scheduling_message
+
+SCHEDULED_JOBS = [job for job in rendered_jobs.shipped_jobs() if isinstance(job.document, dict)]
+_current: dict[str, StackCluster] = {}
+
+
+def stack_cluster(cluster: Cluster, stack: str, shape: str = "registered") -> StackCluster:
+    """The stack's nodes, registered once for consecutive tests of the same stack."""
+    key = f"{stack}/{shape}"
+    if key not in _current:
+        _current.clear()
+        _current[key] = StackCluster(cluster, stack, shape)
+    return _current[key]
+
+
+def node_group_of(cluster: Cluster, pod: dict) -> str:
+    return cluster.get(f"/api/v1/nodes/{pod['spec']['nodeName']}")["metadata"]["labels"]["trainstack.io/node-group"]
+
+
+@pytest.mark.parametrize("job", SCHEDULED_JOBS, ids=lambda job: job.id)
+def test_every_pod_of_a_rendered_job_is_bound_to_its_group(cluster: Cluster, job: rendered_jobs.RenderedJob) -> None:
+    assert isinstance(job.document, dict)
+    nodes = stack_cluster(cluster, job.stack)
+    try:
+        pods = nodes.schedule(job.document)
+        pending = {name: scheduling_message(pod) for name, pod in pods.items() if not pod["spec"].get("nodeName")}
+        assert not pending, f"{job.id}: pods left Pending by the scheduler: {pending}"
+        for name, pod in pods.items():
+            # The MPI launcher asks for no accelerator and runs on the system nodes.
+            expected = "system" if name.endswith("-launcher") else job.group
+            assert node_group_of(cluster, pod) == expected, f"{name} bound to {pod['spec']['nodeName']}"
+        accelerated = [p for n, p in pods.items() if not n.endswith("-launcher")]
+        assert len({p["spec"]["nodeName"] for p in accelerated}) == len(accelerated), "one worker per node"
+    finally:
+        nodes.delete_pods()
+
+
+def test_a_job_larger_than_its_group_stays_pending_with_the_schedulers_reason(cluster: Cluster) -> None:
+    """fsdp-p5's 16-node PyTorchJob on a p5 group that has registered only 15 nodes."""
+    job = next(j for j in SCHEDULED_JOBS if j.id == "fsdp-p5/p5/render_pytorchjob/16")
+    assert isinstance(job.document, dict)
+    nodes = stack_cluster(cluster, "fsdp-p5")
+    cluster.request("DELETE", "/api/v1/nodes/p5-15")
+    _current.clear()  # the next test registers the stack's nodes again
+    try:
+        pods = nodes.schedule(job.document)
+        pending = [pod for pod in pods.values() if not pod["spec"].get("nodeName")]
+        assert len(pending) == 1 and len(pods) == 16
+        message = scheduling_message(pending[0])
+        assert "0/19 nodes are available" in message
+        assert "Insufficient nvidia.com/gpu" in message and "Insufficient vpc.amazonaws.com/efa" in message
+        assert "4 node(s) didn't match Pod's node affinity/selector" in message  # the system nodes
+    finally:
+        nodes.delete_pods()
+
+
+# Found by this test: the autoscaler's template node of an EFA group has no huge pages
+# (the group's ASG tags name none), so a group at zero never grows for a job that requests
+# them. Issue 25 (branch i25a, "node group tests: groups with EFA are tagged with their huge
+# pages") adds the tag. The mark applies only while the plan's tags name no hugepages-2Mi,
+# and is strict: a template that held the job without the tag would fail it.
+HUGEPAGES_NOT_TAGGED = pytest.mark.xfail(strict=True, reason="EFA groups' scale-from-zero tags carry no hugepages-2Mi")
+
+
+def _scales_from_zero(job: rendered_jobs.RenderedJob) -> bool:
+    return any(g.name == job.group and g.min_size == 0 for g in StackCluster.groups_of(job.stack))
+
+
+def _needs_untagged_hugepages(job: rendered_jobs.RenderedJob) -> bool:
+    group = next(g for g in StackCluster.groups_of(job.stack) if g.name == job.group)
+    return bool(group.efa_interfaces) and not any(k.endswith("/hugepages-2Mi") for k in group.template_tags)
+
+
+SCALES_FROM_ZERO = [pytest.param(job, id=job.id, marks=[HUGEPAGES_NOT_TAGGED] if _needs_untagged_hugepages(job) else [])
+                    for job in SCHEDULED_JOBS if _scales_from_zero(job)]
+
+
+@pytest.mark.parametrize("job", SCALES_FROM_ZERO)
+def test_a_group_at_zero_fits_its_jobs_on_the_cluster_autoscalers_template_node(
+        cluster: Cluster, job: rendered_jobs.RenderedJob) -> None:
+    """The Cluster Autoscaler scales a group up from zero only for a pod that fits the node it
+    imagines from the group's template (support/cluster_nodes.py ``template``): the real
+    scheduler, given template nodes in place of registered ones, must place the job."""
+    assert isinstance(job.document, dict)
+    nodes = stack_cluster(cluster, job.stack, "template")
+    try:
+        pods = nodes.schedule(job.document)
+        pending = {name: scheduling_message(pod) for name, pod in pods.items() if not pod["spec"].get("nodeName")}
+        assert not pending, f"{job.id}: the autoscaler's template node cannot hold: {pending}"
+    finally:
+        nodes.delete_pods()

@@ -1,0 +1,160 @@
+"""Node objects shaped as a stack's EKS node groups would register them, read from the
+stack's plan record and the catalog, for the real API server and scheduler of
+``support/control_plane.py`` (no kubelet runs: the test creates the Node and writes its
+status as the kubelet would).
+
+Two shapes per node group:
+
+* ``registered``: what the kubelet of a launched instance reports. Capacity is the
+  catalog's vCPUs, memory and max pods, the device plugins' resources (NVIDIA:
+  ``nvidia.com/gpu``; Neuron: ``aws.amazon.com/neuron`` and ``neuroncore``; the EFA
+  plugin: one ``vpc.amazonaws.com/efa`` per EFA interface of the group's launch template)
+  and, on EFA nodes, the 2 MiB huge pages the EFA driver pre-allocates. Allocatable is
+  capacity less the EKS AMI's kube-reserved and eviction threshold, and less the huge
+  pages in memory. Labels and taints are the node group's, with the kubelet's and EKS's
+  well-known labels.
+* ``template``: the node the Cluster Autoscaler imagines for a group at zero
+  (kubernetes/autoscaler, cluster-autoscaler/cloudprovider/aws/aws_manager.go, ``buildNodeFromTemplate``):
+  cpu, memory, pods and GPUs from its instance-type table, extended resources from the
+  Auto Scaling group's ``k8s.io/cluster-autoscaler/node-template/resources/*`` tags, labels
+  and taints from the managed node group (EKS DescribeNodegroup) and the
+  ``node-template/label|taint`` tags. No kube-reserved is subtracted and no huge pages
+  exist unless a tag names them.
+
+The allocatable arithmetic here is the tests' model of the node; issue 25's node model
+(``trainstack.controllers``) is meant to own it once it lands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from trainstack import catalog
+
+# EKS User Guide, "Run machine learning training on Amazon EKS with Elastic Fabric Adapter"
+# (ml/node-efa): the EFA driver pre-allocates 5128 huge pages of 2 MiB.
+EFA_HUGEPAGES_2MI = 5128
+# awslabs/amazon-eks-ami, nodeadm/internal/kubelet/config.go: kubeReserved memory is
+# 11 MiB per pod of maxPods plus 255 MiB; CPU is 6 % of the first core, 1 % of the
+# second, 0.5 % of the next two and 0.25 % of the rest; evictionHard memory.available<100Mi.
+EVICTION_HARD_MEMORY_MI = 100
+TAINT_EFFECTS = {"NO_SCHEDULE": "NoSchedule", "NO_EXECUTE": "NoExecute", "PREFER_NO_SCHEDULE": "PreferNoSchedule"}
+TEMPLATE_TAG = "k8s.io/cluster-autoscaler/node-template/"
+
+
+@dataclass(frozen=True)
+class NodeGroup:
+    """One aws:eks/nodeGroup:NodeGroup of a plan record, with what its nodes need."""
+    name: str
+    """The trainstack name (the ``trainstack.io/node-group`` label)."""
+    instance_type: str
+    labels: dict[str, str]
+    taints: list[dict[str, str]]
+    min_size: int
+    max_size: int
+    efa_interfaces: int
+    zone: str | None
+    template_tags: dict[str, str]
+
+
+def node_groups(record: dict[str, Any]) -> list[NodeGroup]:
+    resources = record["resources"]
+    by_id = {r.get("id"): r for r in resources}
+    tags_by_asg: dict[str, dict[str, str]] = {}
+    for r in resources:
+        if r["type"] == "aws:autoscaling/tag:Tag":
+            tag = r["inputs"]["tag"]
+            tags_by_asg.setdefault(r["inputs"]["autoscalingGroupName"], {})[tag["key"]] = tag["value"]
+    groups = []
+    for r in resources:
+        if r["type"] != "aws:eks/nodeGroup:NodeGroup":
+            continue
+        inputs = r["inputs"]
+        template = by_id.get((inputs.get("launchTemplate") or {}).get("id"))
+        interfaces = (template or {}).get("inputs", {}).get("networkInterfaces") or []
+        subnet = by_id.get((inputs.get("subnetIds") or [None])[0])
+        asg = next((name for name in tags_by_asg if name.startswith(f"eks-{r['name']}-")), None)
+        groups.append(NodeGroup(
+            name=inputs["labels"]["trainstack.io/node-group"], instance_type=inputs["instanceTypes"][0],
+            labels=dict(inputs["labels"]),
+            taints=[{"key": t["key"], "value": t.get("value", ""), "effect": TAINT_EFFECTS[t["effect"]]}
+                    for t in inputs.get("taints") or []],
+            min_size=inputs["scalingConfig"]["minSize"], max_size=inputs["scalingConfig"]["maxSize"],
+            efa_interfaces=sum(1 for i in interfaces if i.get("interfaceType") in ("efa", "efa-only")),
+            zone=(subnet or {}).get("inputs", {}).get("availabilityZone"),
+            template_tags=tags_by_asg.get(asg, {}) if asg else {}))
+    return groups
+
+
+def _reserved_millicores(vcpus: int) -> int:
+    shares = [(1, 600), (1, 100), (2, 50)]  # (cores, 1/10000 of a core reserved per core)
+    reserved, left = 0, vcpus
+    for cores, share in shares:
+        taken = min(left, cores)
+        reserved += taken * share
+        left -= taken
+    return (reserved + left * 25) // 10
+
+
+def _node(name: str, group: NodeGroup, labels: dict[str, str], taints: list[dict[str, str]],
+          capacity: dict[str, str], allocatable: dict[str, str]) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": {
+                **labels, "kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
+                "kubernetes.io/arch": "amd64", "node.kubernetes.io/instance-type": group.instance_type,
+                **({"topology.kubernetes.io/zone": group.zone} if group.zone else {})}},
+            "spec": {"taints": taints} if taints else {},
+            "status": {"capacity": capacity, "allocatable": allocatable,
+                       "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
+                                       "message": "kubelet is posting ready status"}]}}
+
+
+def registered(group: NodeGroup, index: int) -> dict[str, Any]:
+    """The Node the kubelet of the group's ``index``-th instance registers."""
+    facts = catalog.get(group.instance_type)
+    vcpus = facts.require("vCPUs", facts.vcpus, "shape a test node")
+    memory_mi = facts.require("memory", facts.memory_gib, "shape a test node") * 1024
+    max_pods = facts.require("max pods", facts.network.max_pods, "shape a test node")
+    devices = _device_resources(facts)
+    hugepages_mi = 2 * EFA_HUGEPAGES_2MI if group.efa_interfaces else 0
+    if group.efa_interfaces:
+        devices["vpc.amazonaws.com/efa"] = str(group.efa_interfaces)
+    capacity = {"cpu": str(vcpus), "memory": f"{memory_mi}Mi", "pods": str(max_pods),
+                "hugepages-2Mi": f"{hugepages_mi}Mi", **devices}
+    allocatable = {**capacity, "cpu": f"{vcpus * 1000 - _reserved_millicores(vcpus)}m",
+                   "memory": f"{memory_mi - (11 * max_pods + 255) - EVICTION_HARD_MEMORY_MI - hugepages_mi}Mi"}
+    return _node(f"{group.name}-{index}", group, group.labels, group.taints, capacity, allocatable)
+
+
+def template(group: NodeGroup, index: int) -> dict[str, Any]:
+    """The node the Cluster Autoscaler builds from the group's template when it is at zero."""
+    facts = catalog.get(group.instance_type)
+    vcpus = facts.require("vCPUs", facts.vcpus, "shape a template node")
+    memory_gib = facts.require("memory", facts.memory_gib, "shape a template node")
+    capacity = {"cpu": str(vcpus), "memory": f"{memory_gib}Gi",
+                "pods": "110"}  # aws_manager.go: pods capacity is a flat 110 for template nodes
+    gpus = facts.accelerator.count if facts.accelerator and facts.accelerator.kind.value == "nvidia-gpu" else 0
+    if gpus:
+        capacity["nvidia.com/gpu"] = str(gpus)
+    labels, taints = dict(group.labels), list(group.taints)
+    for key, value in group.template_tags.items():
+        rest = key[len(TEMPLATE_TAG):]
+        if rest.startswith("resources/"):
+            capacity[rest[len("resources/"):]] = value
+        elif rest.startswith("label/"):
+            labels[rest[len("label/"):]] = value
+        elif rest.startswith("taint/"):
+            taint_value, _, effect = value.partition(":")
+            taints.append({"key": rest[len("taint/"):], "value": taint_value, "effect": effect})
+    return _node(f"{group.name}-template-{index}", group, labels, taints, capacity, dict(capacity))
+
+
+def _device_resources(facts: catalog.InstanceType) -> dict[str, str]:
+    accelerator = facts.accelerator
+    if accelerator is None:
+        return {}
+    if accelerator.kind.value == "nvidia-gpu":
+        return {"nvidia.com/gpu": str(accelerator.count)}
+    cores = facts.require("NeuronCores", accelerator.neuron_cores, "shape a test node")
+    return {"aws.amazon.com/neuron": str(accelerator.count), "aws.amazon.com/neuroncore": str(cores)}

@@ -1,0 +1,54 @@
+"""The pods the controllers would create from a rendered job, for the real scheduler.
+
+The operators are not run; each pod is the job's pod template with the names, labels and
+restart policy its controller gives it:
+
+* batch/v1 Job: ``parallelism`` pods (kubernetes pkg/controller/job: at most
+  ``completions`` run at once), labelled ``batch.kubernetes.io/job-name``.
+* kubeflow.org/v1 PyTorchJob: ``replicas`` pods per replica type, named
+  ``<job>-<type>-<index>`` (training-operator v1.8.1, pkg/controller.v1/common/util.go ``GenGeneralName``), the
+  replica spec's ``restartPolicy`` on the pod, ``ExitCode`` as ``Never``.
+* kubeflow.org/v2beta1 MPIJob: the launcher (one pod, from the launcher Job the MPI
+  operator creates, ``<job>-launcher``) and ``replicas`` workers named ``<job>-worker-<index>``
+  (mpi-operator v0.8.0, pkg/controller/mpi_job_controller.go ``workerName``, ``setRestartPolicy``).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+REPLICA_SPECS = {"PyTorchJob": "pytorchReplicaSpecs", "MPIJob": "mpiReplicaSpecs"}
+
+
+def _pod(name: str, namespace: str, labels: dict[str, str], template: dict[str, Any],
+         restart_policy: str | None) -> dict[str, Any]:
+    spec = copy.deepcopy(template["spec"])
+    if restart_policy is not None:
+        spec["restartPolicy"] = "Never" if restart_policy == "ExitCode" else restart_policy
+    metadata = copy.deepcopy(template.get("metadata") or {})
+    metadata.update(name=name, namespace=namespace, labels={**metadata.get("labels", {}), **labels})
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
+
+
+def pods_of(job: dict[str, Any]) -> list[dict[str, Any]]:
+    """The pods the job's controller creates for ``job`` (a rendered Kubernetes object)."""
+    name = job["metadata"]["name"]
+    namespace = job["metadata"].get("namespace", "default")
+    kind = job["kind"]
+    if kind == "Job":
+        spec = job["spec"]
+        count = min(spec.get("parallelism", 1), spec.get("completions", spec.get("parallelism", 1)))
+        return [_pod(f"{name}-{index}", namespace, {"batch.kubernetes.io/job-name": name}, spec["template"], None)
+                for index in range(count)]
+    if kind not in REPLICA_SPECS:
+        raise ValueError(f"no pod model for kind {kind} (job {name})")
+    pods = []
+    for replica_type, replica in job["spec"][REPLICA_SPECS[kind]].items():
+        for index in range(replica.get("replicas", 1)):
+            pod_name = f"{name}-{replica_type.lower()}" + ("" if replica_type == "Launcher" else f"-{index}")
+            labels = {"training.kubeflow.org/job-name": name,
+                      "training.kubeflow.org/replica-type": replica_type.lower(),
+                      "training.kubeflow.org/replica-index": str(index)}
+            pods.append(_pod(pod_name, namespace, labels, replica["template"], replica.get("restartPolicy")))
+    return pods
