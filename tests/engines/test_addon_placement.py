@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import yaml
-from support import rendered_jobs
+from support import plan_records, rendered_jobs
 from support.control_plane import Cluster
 from support.engine_cluster import StackCluster, scheduling_message
 
@@ -56,8 +56,9 @@ def placements(stack: str) -> list[Placement]:
             chart = r["inputs"]["chart"].rsplit("/", 1)[-1]
             found += _placements_in(r["inputs"].get("values") or {}, chart)
         elif r["type"] == "kubernetes:kustomize/v2:Directory":
-            directory = r["inputs"]["directory"]
-            document = yaml.safe_load(open(f"{directory}/kustomization.yaml").read())
+            # Recorded relative to the program's working directory (stacks/), as Pulumi runs it.
+            directory = plan_records.REPO / "stacks" / r["inputs"]["directory"]
+            document = yaml.safe_load((directory / "kustomization.yaml").read_text())
             for patch in document.get("patches") or []:
                 for op in yaml.safe_load(patch["patch"]) or []:
                     if isinstance(op, dict) and op.get("path") == "/spec/template/spec/nodeSelector":

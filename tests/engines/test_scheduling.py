@@ -65,25 +65,14 @@ def test_a_job_larger_than_its_group_stays_pending_with_the_schedulers_reason(cl
         nodes.delete_pods()
 
 
-# Found by this test: the autoscaler's template node of an EFA group has no huge pages
-# (the group's ASG tags name none), so a group at zero never grows for a job that requests
-# them. Issue 25 (branch i25a, "node group tests: groups with EFA are tagged with their huge
-# pages") adds the tag. The mark applies only while the plan's tags name no hugepages-2Mi,
-# and is strict: a template that held the job without the tag would fail it.
-HUGEPAGES_NOT_TAGGED = pytest.mark.xfail(strict=True, reason="EFA groups' scale-from-zero tags carry no hugepages-2Mi")
-
-
+# This test found, independently of the controller model (trainstack.controllers.cluster_autoscaler),
+# that the template node of an EFA group had no huge pages (the ASG tags named none), so a
+# p5 group at zero never grew for an EFA job. Both now pass on the tag the node groups carry.
 def _scales_from_zero(job: rendered_jobs.RenderedJob) -> bool:
     return any(g.name == job.group and g.min_size == 0 for g in StackCluster.groups_of(job.stack))
 
 
-def _needs_untagged_hugepages(job: rendered_jobs.RenderedJob) -> bool:
-    group = next(g for g in StackCluster.groups_of(job.stack) if g.name == job.group)
-    return bool(group.efa_interfaces) and not any(k.endswith("/hugepages-2Mi") for k in group.template_tags)
-
-
-SCALES_FROM_ZERO = [pytest.param(job, id=job.id, marks=[HUGEPAGES_NOT_TAGGED] if _needs_untagged_hugepages(job) else [])
-                    for job in SCHEDULED_JOBS if _scales_from_zero(job)]
+SCALES_FROM_ZERO = [pytest.param(job, id=job.id) for job in SCHEDULED_JOBS if _scales_from_zero(job)]
 
 
 @pytest.mark.parametrize("job", SCALES_FROM_ZERO)

@@ -84,6 +84,33 @@ def node_groups(record: dict[str, Any]) -> list[NodeGroup]:
             efa_interfaces=sum(1 for i in interfaces if i.get("interfaceType") in ("efa", "efa-only")),
             zone=(subnet or {}).get("inputs", {}).get("availabilityZone"),
             template_tags=tags_by_asg.get(asg, {}) if asg else {}))
+    return groups + hyperpod_groups(record)
+
+
+# SageMaker developer guide, HyperPod EKS node health labels: a node that passed its health
+# checks carries this label, which trainstack's HyperPod launcher requires.
+HYPERPOD_HEALTHY = {"sagemaker.amazonaws.com/node-health-status": "Schedulable"}
+
+
+def hyperpod_groups(record: dict[str, Any]) -> list[NodeGroup]:
+    """HyperPod instance groups of an EKS-orchestrated cluster, joined as nodes with their
+    ``KubernetesConfig`` labels and taints, every EFA interface of the type attached (HyperPod
+    attaches them itself; there is no launch template to read)."""
+    groups = []
+    for r in record["resources"]:
+        if r["type"] != "aws-native:sagemaker:Cluster" or "eks" not in (r["inputs"].get("orchestrator") or {}):
+            continue
+        for group in r["inputs"]["instanceGroups"]:
+            instance_type = group["instanceType"].removeprefix("ml.")
+            efa = catalog.get(instance_type).efa
+            kubernetes = group.get("kubernetesConfig") or {}
+            groups.append(NodeGroup(
+                name=group["instanceGroupName"], instance_type=instance_type,
+                labels={**kubernetes.get("labels", {}), **HYPERPOD_HEALTHY},
+                taints=[{"key": t["key"], "value": t.get("value", ""), "effect": t["effect"]}
+                        for t in kubernetes.get("taints") or []],
+                min_size=group["instanceCount"], max_size=group["instanceCount"],
+                efa_interfaces=(efa.max_interfaces or 0) if efa else 0, zone=None, template_tags={}))
     return groups
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 
 from support import cluster_nodes, operator_pods, rendered_jobs
-from support.control_plane import Cluster
+from support.control_plane import ApiError, Cluster
 
 CRDS = Path(__file__).resolve().parents[1] / "data" / "crds"
 # Both Kubeflow operators define mpijobs.kubeflow.org; where both run, trainstack's
@@ -66,13 +66,23 @@ class StackCluster:
 
         The StorageObjectInUseProtection admission plugin puts finalizers on volumes and
         claims that the PV protection controllers would lift; none runs, so the test does."""
-        for path in ("/api/v1/namespaces/default/persistentvolumeclaims", "/api/v1/persistentvolumes"):
+        namespaces = [n["metadata"]["name"] for n in self.cluster.get("/api/v1/namespaces")["items"]]
+        claims = [f"/api/v1/namespaces/{namespace}/persistentvolumeclaims" for namespace in namespaces]
+        for path in (*claims, "/api/v1/persistentvolumes"):
             for item in self.cluster.get(path)["items"]:
                 self.cluster.request("PATCH", f"{path}/{item['metadata']['name']}",
                                      {"metadata": {"finalizers": None}}, "application/merge-patch+json")
-        for path in ("/api/v1/namespaces/default/pods", "/api/v1/namespaces/default/persistentvolumeclaims",
-                     "/api/v1/persistentvolumes", "/api/v1/nodes"):
+        pods = [f"/api/v1/namespaces/{namespace}/pods" for namespace in namespaces]
+        for path in (*pods, *claims, "/api/v1/persistentvolumes", "/api/v1/nodes"):
             self.cluster.request("DELETE", path, gracePeriodSeconds="0")
+
+    def ensure_namespace(self, namespace: str) -> None:
+        """The namespace a claim or a job names, as the stack (or the user) creates it before them."""
+        try:
+            self.cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
+        except ApiError as error:
+            if error.status != 409:  # already there
+                raise
 
     def _storage(self) -> None:
         """The stack's FSx volume and claim as the plan records them, bound as the PV controller
@@ -84,6 +94,7 @@ class StackCluster:
                 if r["type"] == f"kubernetes:core/v1:{kind}":
                     obj = copy.deepcopy(r["inputs"])
                     if kind == "PersistentVolumeClaim":
+                        self.ensure_namespace(obj["metadata"].get("namespace", "default"))
                         obj["metadata"].setdefault("annotations", {})["pv.kubernetes.io/bind-completed"] = "yes"
                     created = self.cluster.create(obj)
                     self.cluster.patch_status(created, {"phase": "Bound"})
@@ -92,6 +103,7 @@ class StackCluster:
         """Create the job's pods, wait until each is bound or marked unschedulable, return them by name."""
         pods = operator_pods.pods_of(job)
         for pod in pods:
+            self.ensure_namespace(pod["metadata"]["namespace"])
             self.cluster.create(pod)
         names = [p["metadata"]["name"] for p in pods]
         namespace = pods[0]["metadata"]["namespace"]
@@ -108,7 +120,9 @@ class StackCluster:
         return self.cluster.wait_for(f"the scheduler to place {job['metadata']['name']}", settled, timeout)
 
     def delete_pods(self) -> None:
-        self.cluster.request("DELETE", "/api/v1/namespaces/default/pods", gracePeriodSeconds="0")
+        for namespace in self.cluster.get("/api/v1/namespaces")["items"]:
+            self.cluster.request("DELETE", f"/api/v1/namespaces/{namespace['metadata']['name']}/pods",
+                                 gracePeriodSeconds="0")
 
 
 def _unschedulable(pod: dict[str, Any]) -> bool:
