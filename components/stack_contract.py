@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, Optional
 import pulumi
 
 from . import catalog
-from .catalog.efa_layout import layout_for
 from .config import FsxConfig, HyperPodConfig, NodeGroupConfig, StackConfig
 from .outputs import CONTRACT_VERSION
 
@@ -58,7 +57,7 @@ def group_facts(group: NodeGroupConfig, node_group: AcceleratedNodeGroup) -> dic
         "acceleratorResource": accelerator.resource_names[0],
         "acceleratorsPerNode": accelerator.count,
         "neuronCoresPerNode": accelerator.neuron_cores,
-        "efaInterfacesPerNode": sum(1 for s in layout_for(instance, bool(group.efa)) if s.is_efa),
+        "efaInterfacesPerNode": group.efa_interfaces_per_node,
         "memoryGibPerNode": instance.memory_gib,
         "vcpusPerNode": instance.vcpus,
         "nodeSelector": {"trainstack.io/node-group": group.name},

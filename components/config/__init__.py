@@ -20,6 +20,7 @@ from .errors import NAMESPACE, ConfigError, ConfigIssue, issues_from_validation_
 from .hyperpod import HyperPodConfig, InstanceGroupConfig, PosixUser, WorkerGroupConfig
 from .network import ExistingSubnet, ExistingVpc, NetworkConfig
 from .nodegroups import Capacity, NodeGroupConfig, RootVolume, Taint
+from .scheduling import PriorityClassConfig, SchedulingConfig, TeamConfig, cohort_of_groups
 from .stack import StackConfig
 from .storage import CheckpointBucketConfig, DataRepositoryConfig, FsxConfig
 from .vpc_cni import VpcCniConfig
@@ -74,6 +75,6 @@ __all__ = [
     "AddonVersions", "Capacity", "CheckpointBucketConfig", "ConfigError", "ConfigIssue", "ConfigModel",
     "ConfigValueError", "CostConfig", "DataRepositoryConfig", "EksConfig", "ExistingSubnet", "ExistingVpc",
     "FsxConfig", "HyperPodConfig", "InstanceGroupConfig", "NetworkConfig", "NodeGroupConfig",
-    "ObservabilityConfig", "OperatorsConfig", "PosixUser", "RootVolume", "StackConfig", "SystemNodesConfig", "Taint",
-    "VpcCniConfig", "WorkerGroupConfig", "load_stack_config", "validate", "validate_stack_config",
+    "ObservabilityConfig", "OperatorsConfig", "PosixUser", "PriorityClassConfig", "RootVolume", "SchedulingConfig", "StackConfig", "SystemNodesConfig", "Taint",
+    "TeamConfig", "VpcCniConfig", "cohort_of_groups", "WorkerGroupConfig", "load_stack_config", "validate", "validate_stack_config",
 ]
