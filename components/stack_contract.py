@@ -28,7 +28,7 @@ def build_contract(name: str, config: StackConfig, *, cluster: Optional[GpuEksCl
                    repository_url: Optional[pulumi.Output[str]], checkpoint_bucket: Optional[pulumi.Output[str]],
                    operators: dict[str, Any]) -> dict[str, Any]:
     """The ``trainstack`` stack output of stack ``name``: what job launchers read (outputs.py)."""
-    return {
+    contract = {
         "contractVersion": CONTRACT_VERSION,
         "stack": name,
         "region": config.region,
@@ -43,6 +43,12 @@ def build_contract(name: str, config: StackConfig, *, cluster: Optional[GpuEksCl
         "hyperpod": _hyperpod(hyperpod, config.hyperpod),
         "operators": operators,
     }
+    if config.scheduling is not None and cluster is not None:
+        # Only stacks that schedule through Kueue carry the block: the others' outputs stay as they were.
+        from .addons import kueue
+
+        contract["scheduling"] = kueue.contract(config.scheduling, config.node_groups)
+    return contract
 
 
 def group_facts(group: NodeGroupConfig, node_group: AcceleratedNodeGroup) -> dict[str, Any]:

@@ -23,6 +23,7 @@ import pulumi
 import pulumi_aws as aws
 
 from . import catalog
+from .addons import kueue
 from .addons.cluster_addons import ClusterAddons
 from .cluster import GpuEksCluster
 from .config import FsxConfig, HyperPodConfig, NodeGroupConfig, StackConfig, validate_stack_config
@@ -78,7 +79,8 @@ class TrainingStack(pulumi.ComponentResource):
         self.hyperpod = (self._hyperpod(name, config, config.hyperpod, hyperpod_group, in_region)
                          if config.hyperpod is not None and hyperpod_group is not None else None)
         self.addons = (ClusterAddons(f"{name}-addons", {"observability": config.observability,
-                                                        "operators": config.operators, "cluster": self.cluster},
+                                                        "operators": config.operators, "cluster": self.cluster,
+                                                        **self._queues(config)},
                                      opts=in_region)
                        if self.cluster is not None else None)
         self.checkpoints = (
@@ -108,6 +110,14 @@ class TrainingStack(pulumi.ComponentResource):
             return {"trainingOperator": False, "mpiOperator": False, "etcdEndpoint": None}
         return {"trainingOperator": self.addons.training_operator, "mpiOperator": self.addons.mpi_operator,
                 "etcdEndpoint": self.addons.etcd_endpoint}
+
+    def _queues(self, config: StackConfig) -> dict[str, Any]:
+        """Kueue's configuration and objects for ClusterAddons, when the stack schedules through Kueue."""
+        if config.scheduling is None or self.cluster is None:
+            return {}
+        taints = {name: group.taints for name, group in self.cluster.node_groups.items()}
+        return {"kueue": (kueue.manager_configuration(config.scheduling),
+                          kueue.kueue_objects(config.scheduling, config.node_groups, taints))}
 
     def export_outputs(self) -> None:
         for key, value in self.outputs.items():

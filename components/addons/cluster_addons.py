@@ -4,13 +4,15 @@
     CloudWatch Observability add-on (Container Insights, its DCGM exporter and neuron-monitor)
     DCGM exporter, Prometheus + Grafana with the trainstack GPU dashboard
     Kubeflow training operator, MPI operator, etcd for elastic rendezvous, Kueue
+    Kueue's queues, quotas, flavors and topologies (addons/kueue.py), when scheduling is configured
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, Optional, TypedDict
 
 import pulumi
+import pulumi_kubernetes as k8s
 
 from ..catalog import AcceleratorKind
 from ..config import ObservabilityConfig, OperatorsConfig, validate
@@ -25,6 +27,9 @@ class ClusterAddonsArgs(TypedDict):
     observability: ObservabilityConfig | dict
     operators: OperatorsConfig | dict
     cluster: GpuEksCluster
+    kueue: NotRequired[tuple[dict[str, Any], list[dict[str, Any]]]]
+    """Kueue's manager Configuration keys and the Kueue objects to create (``addons.kueue``);
+    needs operators.kueue."""
 
 
 class ClusterAddons(pulumi.ComponentResource):
@@ -66,7 +71,24 @@ class ClusterAddons(pulumi.ComponentResource):
         if jobs.etcd:
             self.etcd_endpoint = operators.etcd(name, provider=cluster.provider, parent=self,
                                                 depends_on=[*common["depends_on"], *storage])
+        scheduling = args.get("kueue")
         if jobs.kueue:
-            operators.kueue(name, **common)
+            release = operators.kueue(name, **common, manager_configuration=scheduling[0] if scheduling else None)
+            for document in scheduling[1] if scheduling else []:
+                _custom_resource(name, document, provider=cluster.provider, parent=self, depends_on=[release])
+        elif scheduling:
+            raise ValueError(f"ClusterAddons({name}): Kueue objects were given but operators.kueue is off")
         self.register_outputs({"trainingOperator": self.training_operator, "mpiOperator": self.mpi_operator,
                                "etcdEndpoint": self.etcd_endpoint})
+
+
+def _custom_resource(name: str, document: dict[str, Any], *, provider: k8s.Provider, parent: pulumi.Resource,
+                     depends_on: list[pulumi.Resource]) -> None:
+    """One Kueue object, created once the release (its CRDs and webhooks) is up."""
+    metadata = document["metadata"]
+    extra = {k: v for k, v in document.items() if k not in ("apiVersion", "kind", "metadata")}
+    resource_name = "-".join([name, document["kind"].lower(), *filter(None, [metadata.get("namespace")]),
+                              metadata["name"]])
+    k8s.apiextensions.CustomResource(
+        resource_name, api_version=document["apiVersion"], kind=document["kind"], metadata=metadata,
+        opts=pulumi.ResourceOptions(provider=provider, parent=parent, depends_on=depends_on), **extra)
