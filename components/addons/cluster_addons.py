@@ -86,9 +86,13 @@ def _custom_resource(name: str, document: dict[str, Any], *, provider: k8s.Provi
                      depends_on: list[pulumi.Resource]) -> None:
     """One Kueue object, created once the release (its CRDs and webhooks) is up."""
     metadata = document["metadata"]
-    extra = {k: v for k, v in document.items() if k not in ("apiVersion", "kind", "metadata")}
     resource_name = "-".join([name, document["kind"].lower(), *filter(None, [metadata.get("namespace")]),
                               metadata["name"]])
-    k8s.apiextensions.CustomResource(
-        resource_name, api_version=document["apiVersion"], kind=document["kind"], metadata=metadata,
-        opts=pulumi.ResourceOptions(provider=provider, parent=parent, depends_on=depends_on), **extra)
+    opts = pulumi.ResourceOptions(provider=provider, parent=parent, depends_on=depends_on)
+    if set(document) == {"apiVersion", "kind", "metadata", "spec"}:
+        k8s.apiextensions.CustomResource(resource_name, api_version=document["apiVersion"], kind=document["kind"],
+                                         metadata=metadata, spec=document["spec"], opts=opts)
+    else:
+        # WorkloadPriorityClass keeps its fields beside metadata, not under a spec, which
+        # CustomResource cannot express.
+        k8s.yaml.v2.ConfigGroup(resource_name, objs=[document], opts=opts)
