@@ -75,8 +75,12 @@ def jobs_for(outputs: StackOutputs) -> Iterator[RenderedJob]:
 
 def _eks_jobs(outputs: StackOutputs, group: str, kind: str, nodes: int,
               accelerators_per_node: int, efa_interfaces_per_node: int) -> Iterator[RenderedJob]:
+    queue = _queue(outputs, group, nodes)
+
     def job(launcher: str, **arguments: Any) -> RenderedJob:
         render = getattr(launch, launcher)
+        if queue is not None:
+            arguments["queue"] = queue
         return RenderedJob(outputs.stack, launcher, group, nodes,
                            render(outputs, name=f"{group}-{nodes}", group_name=group, nodes=nodes, image=IMAGE,
                                   **arguments))
@@ -90,6 +94,15 @@ def _eks_jobs(outputs: StackOutputs, group: str, kind: str, nodes: int,
                 yield job("render_all_reduce", floor_gbps=None if efa_interfaces_per_node else 1.0)
     elif outputs.operators.mpi_operator:
         yield job("render_mpijob", command=["python", "train.py"])
+
+
+def _queue(outputs: StackOutputs, group: str, nodes: int) -> launch.QueueRequest | None:
+    """On a stack with Kueue queues: the first team whose queue can be given ``nodes`` of the group."""
+    if outputs.scheduling is None:
+        return None
+    team = next(name for name, queue in sorted(outputs.scheduling.queues.items())
+                if group in queue.quotas and queue.quotas[group].max_nodes >= nodes)
+    return launch.QueueRequest(team=team)
 
 
 def shipped_jobs() -> list[RenderedJob]:
