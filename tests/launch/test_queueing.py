@@ -1,0 +1,106 @@
+"""Jobs on a stack with Kueue queues: every launcher names the team's LocalQueue, runs in
+the team's namespace, asks Kueue to keep its nodes in one network block, and a job wider
+than the team's queue can ever be given is refused with the numbers."""
+
+import copy
+import tempfile
+from pathlib import Path
+
+import pytest
+import yaml
+from trainstack.launch import LaunchError, QueueRequest, render_all_reduce, render_device_check, render_pytorchjob
+from trainstack.outputs import parse_outputs
+
+from support.rendered_jobs import outputs_of
+from support.scratch import plan_config
+
+REPO = Path(__file__).resolve().parents[2]
+QUEUE = "kueue.x-k8s.io/queue-name"
+PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
+REQUIRED = "kueue.x-k8s.io/podset-required-topology"
+LAYER = "topology.k8s.aws/network-node-layer-"
+
+
+def pytorchjob(outputs, nodes=4, **queue):
+    return render_pytorchjob(outputs, name="fsdp", group_name="p5", nodes=nodes, image="img:1",
+                             command=["torchrun", "train.py"], queue=QueueRequest(**queue) if queue else None)
+
+
+def pod_annotations(job):
+    return {role: spec["template"].get("metadata", {}).get("annotations", {})
+            for role, spec in job["spec"]["pytorchReplicaSpecs"].items()}
+
+
+def test_a_pytorchjob_names_the_team_queue_runs_in_its_namespace_and_prefers_one_bottom_layer_block():
+    job = pytorchjob(outputs_of("kueue-p5"), team="vision")
+    assert job["metadata"]["labels"] == {QUEUE: "vision"}
+    assert job["metadata"]["namespace"] == "vision"
+    # Master and Worker are one pod-set group: Kueue places both in the same block.
+    assert pod_annotations(job) == {
+        role: {PREFERRED: f"{LAYER}3", "kueue.x-k8s.io/podset-group-name": "nodes"} for role in ("Master", "Worker")}
+
+
+def test_a_required_topology_at_a_named_layer_and_a_priority_class():
+    job = pytorchjob(outputs_of("kueue-p5"), team="llm", topology="required", layer=2, priority="experiment")
+    assert job["metadata"]["labels"] == {QUEUE: "llm", "kueue.x-k8s.io/priority-class": "experiment"}
+    assert {a[REQUIRED] for a in pod_annotations(job).values()} == {f"{LAYER}2"}
+
+
+def test_the_validation_jobs_go_through_the_same_queue():
+    outputs = outputs_of("kueue-p5")
+    check = render_device_check(outputs, name="check", group_name="p5", nodes=16, image="img:1",
+                                queue=QueueRequest(team="llm"))
+    assert check["metadata"] == {"name": "check", "namespace": "llm", "labels": {QUEUE: "llm"}}
+    assert check["spec"]["template"]["metadata"]["annotations"] == {PREFERRED: f"{LAYER}3"}
+    nccl = render_all_reduce(outputs, name="nccl", group_name="p5", nodes=2, image="img:1",
+                             queue=QueueRequest(team="llm"))
+    assert nccl["metadata"]["labels"] == {QUEUE: "llm"}
+
+
+@pytest.fixture(scope="module")
+def vision_does_not_borrow():
+    document = yaml.safe_load((REPO / "stacks" / "Pulumi.kueue-p5.yaml").read_text())["config"]
+    config = {key.split(":", 1)[1]: value for key, value in document.items()}
+    config = copy.deepcopy(config)
+    config["scheduling"]["teams"][1]["borrowing"] = False
+    with tempfile.TemporaryDirectory() as directory:
+        return parse_outputs(plan_config(Path(directory), "kueue-p5", config).outputs)
+
+
+def test_a_job_wider_than_the_teams_quota_is_refused_with_the_numbers(vision_does_not_borrow):
+    pytorchjob(vision_does_not_borrow, nodes=4, team="vision")  # its whole guarantee fits
+    with pytest.raises(LaunchError) as error:
+        pytorchjob(vision_does_not_borrow, nodes=5, team="vision")
+    message = str(error.value)
+    assert "at most 4 nodes of 'p5'" in message
+    assert "32 nvidia.com/gpu, 128 vpc.amazonaws.com/efa" in message
+    assert "asks for 5 nodes" in message
+    # llm borrows the cohort's spare nodes and vision's idle guarantee: the whole reservation.
+    assert pytorchjob(vision_does_not_borrow, nodes=16, team="llm")["spec"]["pytorchReplicaSpecs"]["Worker"][
+        "replicas"] == 15
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({}, "a queue per team (llm, vision): say which team"),
+    ({"team": "audio"}, "no team 'audio' (teams: llm, vision)"),
+    ({"team": "llm", "layer": 4}, "network layers 1 to 3; layer 4"),
+    ({"team": "llm", "priority": "urgent"}, "'urgent' is not one of the stack's (production-training, experiment)"),
+])
+def test_a_queue_request_the_stack_cannot_serve_is_refused(kwargs, words):
+    with pytest.raises(LaunchError, match=words.replace("(", r"\(").replace(")", r"\)")):
+        render_pytorchjob(outputs_of("kueue-p5"), name="x", group_name="p5", nodes=2, image="i", command=["t"],
+                          queue=QueueRequest(**kwargs))
+
+
+def test_a_job_in_another_namespace_than_its_teams_queue_is_refused():
+    with pytest.raises(LaunchError, match="team llm's queue is in namespace llm"):
+        render_pytorchjob(outputs_of("kueue-p5"), name="x", group_name="p5", nodes=2, image="i", command=["t"],
+                          namespace="vision", queue=QueueRequest(team="llm"))
+
+
+def test_a_stack_without_queues_renders_no_queue_and_refuses_queue_options():
+    job = pytorchjob(outputs_of("fsdp-p5"))
+    assert "labels" not in job["metadata"]
+    assert all(a == {} for a in pod_annotations(job).values())
+    with pytest.raises(LaunchError, match="has no Kueue queues"):
+        pytorchjob(outputs_of("fsdp-p5"), team="llm")
