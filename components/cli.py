@@ -95,6 +95,13 @@ def _parser() -> argparse.ArgumentParser:
             job.add_argument("--max-retries", type=int, default=3,
                              help="times HyperPod restarts the job after a fault (default 3)")
             job.add_argument("--namespace", help="kubeflow or hyperpod-* (default: the FSx claim's, else kubeflow)")
+        if kind in QUEUED_KINDS:
+            # Stacks with a scheduling block: the job goes through the team's Kueue queue (launch/queueing.py).
+            job.add_argument("--team", help="the team whose Kueue queue admits the job (default: the only team)")
+            job.add_argument("--topology", choices=("preferred", "required"), default="preferred",
+                             help="keep the nodes in one EC2 network block if possible, or wait until they can be")
+            job.add_argument("--layer", type=int, help="network layer the nodes share (1 = top; default: bottom)")
+            job.add_argument("--priority", help="a WorkloadPriorityClass of the stack")
         if kind in ("pytorchjob", "mpijob", "sbatch", "hyperpod-pytorchjob"):
             job.add_argument("command", nargs=argparse.REMAINDER, help="-- the command (sbatch: torchrun's script)")
         job.set_defaults(handler=_launch)
@@ -367,10 +374,14 @@ def _preflight(args: argparse.Namespace, clients: Optional[Clients] = None) -> i
     return EXIT_POLICY if any(c.status == "fail" for c in checks) else EXIT_OK
 
 
+QUEUED_KINDS = ("pytorchjob", "mpijob", "device-check", "all-reduce")
+
+
 def _launch(args: argparse.Namespace) -> int:
     import yaml
 
     from .launch import (
+        QueueRequest,
         render_all_reduce,
         render_device_check,
         render_hyperpod_pytorchjob,
@@ -390,6 +401,10 @@ def _launch(args: argparse.Namespace) -> int:
             return EXIT_OK
         restarts = {"restart_policy": args.restart_policy, "backoff_limit": args.backoff_limit,
                     "min_nodes": args.min_nodes} if args.kind in ("pytorchjob", "mpijob") else {}
+        if args.kind in QUEUED_KINDS:
+            # A stack without queues refuses any queue option rather than ignore it.
+            common["queue"] = QueueRequest(team=args.team, topology=args.topology, layer=args.layer,
+                                           priority=args.priority)
         if args.kind == "pytorchjob":
             job = render_pytorchjob(outputs, **common, image=args.image, command=command, gpus_per_node=args.per_node,
                                     **restarts)

@@ -24,7 +24,7 @@ import pulumi_aws as aws
 
 from . import catalog
 from .addons import kueue
-from .addons.cluster_addons import ClusterAddons
+from .addons.cluster_addons import ClusterAddons, ClusterAddonsArgs
 from .cluster import GpuEksCluster
 from .config import FsxConfig, HyperPodConfig, NodeGroupConfig, StackConfig, validate_stack_config
 from .config.ip_budget import ip_budget
@@ -78,10 +78,7 @@ class TrainingStack(pulumi.ComponentResource):
                        if config.fsx is not None else None)
         self.hyperpod = (self._hyperpod(name, config, config.hyperpod, hyperpod_group, in_region)
                          if config.hyperpod is not None and hyperpod_group is not None else None)
-        self.addons = (ClusterAddons(f"{name}-addons", {"observability": config.observability,
-                                                        "operators": config.operators, "cluster": self.cluster,
-                                                        **self._queues(config)},
-                                     opts=in_region)
+        self.addons = (ClusterAddons(f"{name}-addons", self._addons_args(config, self.cluster), opts=in_region)
                        if self.cluster is not None else None)
         self.checkpoints = (
             CheckpointBucket(f"{name}-checkpoints", {"settings": config.checkpoint_bucket}, opts=in_region)
@@ -111,13 +108,16 @@ class TrainingStack(pulumi.ComponentResource):
         return {"trainingOperator": self.addons.training_operator, "mpiOperator": self.addons.mpi_operator,
                 "etcdEndpoint": self.addons.etcd_endpoint}
 
-    def _queues(self, config: StackConfig) -> dict[str, Any]:
-        """Kueue's configuration and objects for ClusterAddons, when the stack schedules through Kueue."""
-        if config.scheduling is None or self.cluster is None:
-            return {}
-        taints = {name: group.taints for name, group in self.cluster.node_groups.items()}
-        return {"kueue": (kueue.manager_configuration(config.scheduling),
-                          kueue.kueue_objects(config.scheduling, config.node_groups, taints))}
+    @staticmethod
+    def _addons_args(config: StackConfig, cluster: GpuEksCluster) -> ClusterAddonsArgs:
+        """Monitoring and operators; with a scheduling block, Kueue's configuration and objects too."""
+        args: ClusterAddonsArgs = {"observability": config.observability, "operators": config.operators,
+                                   "cluster": cluster}
+        if config.scheduling is not None:
+            taints = {name: group.taints for name, group in cluster.node_groups.items()}
+            args["kueue"] = (kueue.manager_configuration(config.scheduling),
+                             kueue.kueue_objects(config.scheduling, config.node_groups, taints))
+        return args
 
     def export_outputs(self) -> None:
         for key, value in self.outputs.items():

@@ -75,6 +75,7 @@ __all__ = [
     "AddonVersions", "Capacity", "CheckpointBucketConfig", "ConfigError", "ConfigIssue", "ConfigModel",
     "ConfigValueError", "CostConfig", "DataRepositoryConfig", "EksConfig", "ExistingSubnet", "ExistingVpc",
     "FsxConfig", "HyperPodConfig", "InstanceGroupConfig", "NetworkConfig", "NodeGroupConfig",
-    "ObservabilityConfig", "OperatorsConfig", "PosixUser", "PriorityClassConfig", "RootVolume", "SchedulingConfig", "StackConfig", "SystemNodesConfig", "Taint",
-    "TeamConfig", "VpcCniConfig", "cohort_of_groups", "WorkerGroupConfig", "load_stack_config", "validate", "validate_stack_config",
+    "ObservabilityConfig", "OperatorsConfig", "PosixUser", "PriorityClassConfig", "RootVolume", "SchedulingConfig",
+    "StackConfig", "SystemNodesConfig", "Taint", "TeamConfig", "VpcCniConfig", "WorkerGroupConfig",
+    "cohort_of_groups", "load_stack_config", "validate", "validate_stack_config",
 ]

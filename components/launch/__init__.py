@@ -12,5 +12,5 @@ from .queueing import QueueRequest
 from .sbatch import render_sbatch
 from .validation import render_all_reduce, render_device_check
 
-__all__ = ["LaunchError", "QueueRequest", "render_all_reduce", "render_device_check", "render_hyperpod_pytorchjob", "render_mpijob",
-           "render_pytorchjob", "render_sbatch"]
+__all__ = ["LaunchError", "QueueRequest", "render_all_reduce", "render_device_check", "render_hyperpod_pytorchjob",
+           "render_mpijob", "render_pytorchjob", "render_sbatch"]

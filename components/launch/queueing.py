@@ -79,7 +79,7 @@ def admission(outputs: StackOutputs, group_name: str, nodes: int, request: Optio
     if nodes > quota.max_nodes:
         held = ", ".join(f"{amount} {resource}" for resource, amount in quota.max_resources.items())
         how = (f"{quota.guaranteed_nodes} guaranteed, the rest borrowed from cohort {queue.cohort}" if queue.borrowing
-               else f"its guarantee; it does not borrow")
+               else "its guarantee; it does not borrow")
         raise LaunchError(f"team {name}'s queue can be given at most {quota.max_nodes} nodes of '{group_name}' "
                           f"({held}; {how}); the job asks for {nodes} nodes. Kueue admits a job whole or not at "
                           f"all, so it would wait for ever: ask for at most {quota.max_nodes} nodes.")

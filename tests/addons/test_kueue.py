@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from support import crds
 from trainstack.config import ConfigError
 from trainstack.plan import run_program
 from trainstack.training_stack import TrainingStack
-
-from support import crds
 
 REPO = Path(__file__).resolve().parents[2]
 KUEUE_API = "kueue.x-k8s.io/v1beta2"

@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from trainstack.launch import LaunchError, QueueRequest, render_all_reduce, render_device_check, render_pytorchjob
-from trainstack.outputs import parse_outputs
-
 from support.rendered_jobs import outputs_of
 from support.scratch import plan_config
+from trainstack.launch import LaunchError, QueueRequest, render_all_reduce, render_device_check, render_pytorchjob
+from trainstack.outputs import parse_outputs
 
 REPO = Path(__file__).resolve().parents[2]
 QUEUE = "kueue.x-k8s.io/queue-name"
