@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
-from . import data_cost_tags, encryption, iam_conformance, security, training
+from . import data_cost_tags, encryption, iam_conformance, scheduling, security, training
 from .model import UNKNOWN, Resource, Rule, Stack, Violation
 
 if TYPE_CHECKING:
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ..plan import Plan
 
 RULES: list[Rule] = [*security.RULES, *encryption.RULES, *iam_conformance.RULES, *training.RULES,
-                     *data_cost_tags.RULES]
+                     *scheduling.RULES, *data_cost_tags.RULES]
 
 STACK_WIDE_SETTINGS = ("all", "profile", "maxHourlyUsd")
 # Rules that judged faults AWS no longer lets happen; a config naming them is told where they went.

@@ -13,6 +13,7 @@ EGRESS = "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule"
 FSX, BUCKET = "aws:fsx/lustreFileSystem:LustreFileSystem", "aws:s3/bucket:Bucket"
 EKS, EKS_CHILD = "eks:index:Cluster", "aws:eks/cluster:Cluster"
 SUBNET = "aws:ec2/subnet:Subnet"
+CQ = "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"
 
 
 @pytest.mark.parametrize("stack", sorted(PROJECT.stacks()))
@@ -128,6 +129,14 @@ CORPUS = {
     "dev GPUs that never scale to zero": ("dev", "dev-groups-scale-to-zero", lambda s: with_props(
         s, NG, "dev-eks-gpu", lambda p: p["scalingConfig"].update(minSize=1)), {}),
     "a required tag missing": ("dev", "required-tags", lambda s: s, {"requiredTags": ["cost-center"]}),
+    "a team queue with no guarantee that may not borrow": ("kueue-p5", "kueue-queues-have-quota", lambda s: with_props(
+        s, CQ, "kueue-p5-addons-clusterqueue-vision", lambda p: [
+            r.update(nominalQuota="0", borrowingLimit="0")
+            for r in p["spec"]["resourceGroups"][0]["flavors"][0]["resources"]]), {}),
+    "a LocalQueue feeding a ClusterQueue that does not exist": ("kueue-p5", "kueue-queues-have-quota", lambda s: removed(
+        s, CQ, "kueue-p5-addons-clusterqueue-vision"), {}),
+    "a topology on a type EKS gives no network labels": ("kueue-p5", "kueue-topology-satisfiable", lambda s: with_props(
+        s, NG, "kueue-p5-eks-p5", lambda p: p.update(instanceTypes=["g5.48xlarge"])), {}),
 }
 
 
