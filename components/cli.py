@@ -174,7 +174,20 @@ def _planned(project: Project, stack: str, policy_config_file: Path | None) -> P
         plan.sections["ipBudget"] = {**budget.as_dict(), "text": budget.render()}
     report = evaluate(stack_from_plan(plan), policy_config)
     plan.sections["policies"] = {**report.as_dict(), "text": report.render()}
+    queues = _queues(plan)
+    if queues is not None:
+        plan.sections["queues"] = {"text": queues}
     return plan
+
+
+def _queues(plan: Plan) -> Optional[str]:
+    """The Kueue queues and quotas of a stack that has them, from its outputs contract."""
+    from .launch.queueing import describe_queues
+    from .outputs import OUTPUT_NAME, parse_outputs
+
+    if not isinstance(plan.outputs.get(OUTPUT_NAME), dict):
+        return None
+    return describe_queues(parse_outputs(plan.outputs))
 
 
 def _diff(args: argparse.Namespace) -> int:

@@ -136,3 +136,23 @@ def annotate_pods(template: dict, granted: Admission, group: Optional[str] = Non
         template["metadata"] = {**template.get("metadata", {}),
                                 "annotations": {**template.get("metadata", {}).get("annotations", {}), **annotations}}
     return template
+
+
+def describe_queues(outputs: StackOutputs) -> Optional[str]:
+    """The stack's queues and quotas in words, for `trainstack plan` (None without scheduling)."""
+    scheduling = outputs.scheduling
+    if scheduling is None:
+        return None
+    lines = [f"Kueue queues (jobs admitted whole; pods not all running within "
+             f"{scheduling.pods_ready_timeout_minutes} min give their nodes back and requeue)"]
+    for team, queue in scheduling.queues.items():
+        lines.append(f"  {team}: LocalQueue {queue.local_queue} in namespace {queue.namespace}, cohort {queue.cohort}"
+                     + ("" if queue.borrowing else ", no borrowing"))
+        for group, quota in queue.quotas.items():
+            held = ", ".join(f"{amount} {resource}" for resource, amount in quota.max_resources.items())
+            lines.append(f"    {group}: {quota.guaranteed_nodes} nodes guaranteed, up to {quota.max_nodes} ({held})")
+    for group, levels in scheduling.topology_levels.items():
+        lines.append(f"  topology {group}: {' > '.join(levels)}")
+    if scheduling.priority_classes:
+        lines.append(f"  priority classes: {', '.join(scheduling.priority_classes)}")
+    return "\n".join(lines)
