@@ -39,7 +39,7 @@ def _quantity(value: Any, default: int = 0) -> int:
         return int(str(value)) if value is not None else default
     except ValueError:
         return default  # a quantity with a unit (memory): counted as present, not summed
-    
+
 
 def queues_have_quota(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     cluster_queues, cohorts = _kueue(stack, "ClusterQueue"), _kueue(stack, "Cohort")

@@ -133,7 +133,7 @@ CORPUS = {
         s, CQ, "kueue-p5-addons-clusterqueue-vision", lambda p: [
             r.update(nominalQuota="0", borrowingLimit="0")
             for r in p["spec"]["resourceGroups"][0]["flavors"][0]["resources"]]), {}),
-    "a LocalQueue feeding a ClusterQueue that does not exist": ("kueue-p5", "kueue-queues-have-quota", lambda s: removed(
+    "a LocalQueue feeding a missing ClusterQueue": ("kueue-p5", "kueue-queues-have-quota", lambda s: removed(
         s, CQ, "kueue-p5-addons-clusterqueue-vision"), {}),
     "a topology on a type EKS gives no network labels": ("kueue-p5", "kueue-topology-satisfiable", lambda s: with_props(
         s, NG, "kueue-p5-eks-p5", lambda p: p.update(instanceTypes=["g5.48xlarge"])), {}),
