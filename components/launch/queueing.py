@@ -58,9 +58,10 @@ NO_QUEUE = Admission({}, None, {})
 
 
 def admission(outputs: StackOutputs, group_name: str, nodes: int, request: Optional[QueueRequest],
-              namespace: Optional[str]) -> Admission:
+              namespace: Optional[str], mounts_storage: bool = True) -> Admission:
     """The queue, namespace and topology request of a job of ``nodes`` nodes on the group, or
-    NO_QUEUE on a stack without scheduling. Raises LaunchError where Kueue would never admit it."""
+    NO_QUEUE on a stack without scheduling. Raises LaunchError where Kueue would never admit it, or
+    where the job would mount the FSx claim (``mounts_storage``) outside the claim's namespace."""
     scheduling = outputs.scheduling
     if scheduling is None:
         if request is not None and request != QueueRequest():
@@ -72,6 +73,12 @@ def admission(outputs: StackOutputs, group_name: str, nodes: int, request: Optio
     if namespace is not None and namespace != queue.namespace:
         raise LaunchError(f"team {name}'s queue is in namespace {queue.namespace}; a job in {namespace} cannot use "
                           f"it: leave the namespace unset or use {queue.namespace}.")
+    storage = outputs.storage
+    if mounts_storage and storage is not None and storage.claim_name and storage.namespace != queue.namespace:
+        # A PersistentVolumeClaim is namespaced: a pod elsewhere cannot mount it and would never start.
+        raise LaunchError(f"the stack's FSx claim {storage.claim_name} is in namespace {storage.namespace}, but team "
+                          f"{name}'s jobs run in {queue.namespace}, where it is not; the pods could not mount it. "
+                          f"Submit as a team of namespace {storage.namespace}, or give the team that namespace.")
     quota = queue.quotas.get(group_name)
     if quota is None:
         raise LaunchError(f"team {name}'s queue has no quota on group '{group_name}' (its groups: "

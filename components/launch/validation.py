@@ -48,7 +48,7 @@ def render_device_check(outputs: StackOutputs, *, name: str, group_name: str, no
     spec = {**pod_placement(target), "restartPolicy": "Never",
             "containers": [{"name": "check", "image": image, "command": command,
                             "resources": resources(target, accelerators)}]}
-    granted = admission(outputs, group_name, nodes, queue, None)
+    granted = admission(outputs, group_name, nodes, queue, None, mounts_storage=False)
     job_metadata = {"name": name, **({"namespace": granted.namespace} if granted.namespace else {})}
     template = annotate_pods({"spec": spec}, granted)
     return label_job({"apiVersion": "batch/v1", "kind": "Job", "metadata": job_metadata,

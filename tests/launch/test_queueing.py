@@ -31,9 +31,9 @@ def pod_annotations(job):
 
 
 def test_a_pytorchjob_names_the_team_queue_runs_in_its_namespace_and_prefers_one_bottom_layer_block():
-    job = pytorchjob(outputs_of("kueue-p5"), team="vision")
-    assert job["metadata"]["labels"] == {QUEUE: "vision"}
-    assert job["metadata"]["namespace"] == "vision"
+    job = pytorchjob(outputs_of("kueue-p5"), team="llm")
+    assert job["metadata"]["labels"] == {QUEUE: "llm"}
+    assert job["metadata"]["namespace"] == "llm"
     # Master and Worker are one pod-set group: Kueue places both in the same block.
     assert pod_annotations(job) == {
         role: {PREFERRED: f"{LAYER}3", "kueue.x-k8s.io/podset-group-name": "nodes"} for role in ("Master", "Worker")}
@@ -57,26 +57,33 @@ def test_the_validation_jobs_go_through_the_same_queue():
 
 
 @pytest.fixture(scope="module")
-def vision_does_not_borrow():
+def llm_does_not_borrow():
     document = yaml.safe_load((REPO / "stacks" / "Pulumi.kueue-p5.yaml").read_text())["config"]
     config = {key.split(":", 1)[1]: value for key, value in document.items()}
     config = copy.deepcopy(config)
-    config["scheduling"]["teams"][1]["borrowing"] = False
+    config["scheduling"]["teams"][0]["borrowing"] = False
     with tempfile.TemporaryDirectory() as directory:
         return parse_outputs(plan_config(Path(directory), "kueue-p5", config).outputs)
 
 
-def test_a_job_wider_than_the_teams_quota_is_refused_with_the_numbers(vision_does_not_borrow):
-    pytorchjob(vision_does_not_borrow, nodes=4, team="vision")  # its whole guarantee fits
+def test_a_job_wider_than_the_teams_quota_is_refused_with_the_numbers(llm_does_not_borrow):
+    pytorchjob(llm_does_not_borrow, nodes=6, team="llm")  # its whole guarantee fits
     with pytest.raises(LaunchError) as error:
-        pytorchjob(vision_does_not_borrow, nodes=5, team="vision")
+        pytorchjob(llm_does_not_borrow, nodes=7, team="llm")
     message = str(error.value)
-    assert "at most 4 nodes of 'p5'" in message
-    assert "32 nvidia.com/gpu, 128 vpc.amazonaws.com/efa" in message
-    assert "asks for 5 nodes" in message
-    # llm borrows the cohort's spare nodes and vision's idle guarantee: the whole reservation.
-    assert pytorchjob(vision_does_not_borrow, nodes=16, team="llm")["spec"]["pytorchReplicaSpecs"]["Worker"][
-        "replicas"] == 15
+    assert "at most 6 nodes of 'p5'" in message
+    assert "48 nvidia.com/gpu, 192 vpc.amazonaws.com/efa" in message
+    assert "asks for 7 nodes" in message
+    # vision borrows the cohort's spare nodes and llm's idle guarantee: the whole reservation.
+    check = render_device_check(llm_does_not_borrow, name="c", group_name="p5", nodes=16, image="i",
+                                queue=QueueRequest(team="vision"))
+    assert check["spec"]["parallelism"] == 16
+
+
+def test_a_job_of_a_team_outside_the_fsx_claims_namespace_is_refused():
+    with pytest.raises(LaunchError, match="FSx claim fsx-claim is in namespace llm, but team vision's jobs run in "
+                                          "vision"):
+        pytorchjob(outputs_of("kueue-p5"), team="vision")
 
 
 @pytest.mark.parametrize("kwargs, words", [
