@@ -25,9 +25,9 @@ from typing import Any
 
 from ..catalog.network_topology import network_node_labels
 from ..config import NodeGroupConfig, SchedulingConfig, TeamConfig, cohort_of_groups
+from ..nodegroups.accelerated import EFA_RESOURCE
 
 API_VERSION = "kueue.x-k8s.io/v1beta2"
-EFA_RESOURCE = "vpc.amazonaws.com/efa"
 NODE_GROUP_LABEL = "trainstack.io/node-group"
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 # The job kinds trainstack launches; the chart's default list leaves PyTorchJob out
