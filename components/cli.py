@@ -65,7 +65,8 @@ def _parser() -> argparse.ArgumentParser:
                        ("hyperpod-pytorchjob", "PyTorchJob that HyperPod (EKS) resumes after replacing a node"),
                        ("sbatch", "sbatch script for a HyperPod Slurm partition"),
                        ("device-check", "Job checking each node's accelerators and EFA devices"),
-                       ("all-reduce", "PyTorchJob timing NCCL all-reduce against a bandwidth floor")):
+                       ("all-reduce", "PyTorchJob timing NCCL all-reduce against a bandwidth floor"),
+                       ("trainjob", "TrainJob (Kubeflow Trainer v2) for GPU groups")):
         job = kinds.add_parser(kind, help=text)
         job.add_argument("--outputs", type=Path, default=Path("-"),
                          help="file with `pulumi stack output --json` (default: stdin)")
@@ -102,7 +103,7 @@ def _parser() -> argparse.ArgumentParser:
                              help="keep the nodes in one EC2 network block if possible, or wait until they can be")
             job.add_argument("--layer", type=int, help="network layer the nodes share (1 = top; default: bottom)")
             job.add_argument("--priority", help="a WorkloadPriorityClass of the stack")
-        if kind in ("pytorchjob", "mpijob", "sbatch", "hyperpod-pytorchjob"):
+        if kind in ("pytorchjob", "mpijob", "sbatch", "hyperpod-pytorchjob", "trainjob"):
             job.add_argument("command", nargs=argparse.REMAINDER, help="-- the command (sbatch: torchrun's script)")
         job.set_defaults(handler=_launch)
 
@@ -387,7 +388,7 @@ def _preflight(args: argparse.Namespace, clients: Optional[Clients] = None) -> i
     return EXIT_POLICY if any(c.status == "fail" for c in checks) else EXIT_OK
 
 
-QUEUED_KINDS = ("pytorchjob", "mpijob", "device-check", "all-reduce")
+QUEUED_KINDS = ("pytorchjob", "mpijob", "device-check", "all-reduce", "trainjob")
 
 
 def _launch(args: argparse.Namespace) -> int:
@@ -401,6 +402,7 @@ def _launch(args: argparse.Namespace) -> int:
         render_mpijob,
         render_pytorchjob,
         render_sbatch,
+        render_trainjob,
     )
     from .outputs import ContractError, parse_outputs
 
@@ -428,6 +430,8 @@ def _launch(args: argparse.Namespace) -> int:
             job = render_hyperpod_pytorchjob(outputs, **common, image=args.image, command=command,
                                              gpus_per_node=args.per_node, namespace=args.namespace,
                                              max_retries=args.max_retries)
+        elif args.kind == "trainjob":
+            job = render_trainjob(outputs, **common, image=args.image, command=command, gpus_per_node=args.per_node)
         elif args.kind == "device-check":
             job = render_device_check(outputs, **common, image=args.image, accelerators_per_node=args.per_node)
         else:

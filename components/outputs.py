@@ -104,6 +104,8 @@ class HyperPod(_Model):
 
 class Operators(_Model):
     training_operator: bool = False
+    trainer_runtime: Optional[str] = None
+    """The torch ClusterTrainingRuntime TrainJobs name, when Kubeflow Trainer v2 runs."""
     mpi_operator: bool = False
     etcd_endpoint: Optional[str] = None
     """``host:port`` of the etcd for elastic rendezvous, when installed."""

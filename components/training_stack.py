@@ -25,6 +25,7 @@ import pulumi_aws as aws
 from . import catalog
 from .addons import kueue
 from .addons.cluster_addons import ClusterAddons, ClusterAddonsArgs
+from .addons.trainer import TORCH_RUNTIME
 from .cluster import GpuEksCluster
 from .config import FsxConfig, HyperPodConfig, NodeGroupConfig, StackConfig, validate_stack_config
 from .config.ip_budget import ip_budget
@@ -105,8 +106,10 @@ class TrainingStack(pulumi.ComponentResource):
         """Which job operators the cluster runs, for the launchers."""
         if self.addons is None:
             return {"trainingOperator": False, "mpiOperator": False, "etcdEndpoint": None}
-        return {"trainingOperator": self.addons.training_operator, "mpiOperator": self.addons.mpi_operator,
-                "etcdEndpoint": self.addons.etcd_endpoint}
+        operators = {"trainingOperator": self.addons.training_operator, "mpiOperator": self.addons.mpi_operator,
+                     "etcdEndpoint": self.addons.etcd_endpoint}
+        # Only stacks running Trainer v2 carry the key: the others' outputs stay as they were.
+        return {**operators, "trainerRuntime": TORCH_RUNTIME} if self.addons.trainer else operators
 
     @staticmethod
     def _addons_args(config: StackConfig, cluster: GpuEksCluster) -> ClusterAddonsArgs:

@@ -16,7 +16,7 @@ import pulumi_kubernetes as k8s
 
 from ..catalog import AcceleratorKind
 from ..config import ObservabilityConfig, OperatorsConfig, validate
-from . import observability, operators
+from . import observability, operators, trainer
 from .persistent_volumes import ebs_storage
 
 if TYPE_CHECKING:
@@ -34,6 +34,7 @@ class ClusterAddonsArgs(TypedDict):
 
 class ClusterAddons(pulumi.ComponentResource):
     training_operator: bool
+    trainer: bool
     mpi_operator: bool
     etcd_endpoint: Optional[str]
 
@@ -66,6 +67,9 @@ class ClusterAddons(pulumi.ComponentResource):
         self.training_operator, self.mpi_operator, self.etcd_endpoint = jobs.training_operator, jobs.mpi_operator, None
         if jobs.training_operator:
             operators.training_operator(name, beside_mpi_operator=jobs.mpi_operator, **common)
+        self.trainer = jobs.trainer
+        if jobs.trainer:
+            trainer.trainer(name, **common)
         if jobs.mpi_operator:
             operators.mpi_operator(name, **common)
         if jobs.etcd:

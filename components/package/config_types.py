@@ -331,7 +331,9 @@ class ObservabilityConfig(TypedDict, total=False):
 class OperatorsConfig(TypedDict, total=False):
     """Job operators on the EKS cluster."""
     training_operator: bool
-    """Kubeflow training operator (PyTorchJob)."""
+    """Kubeflow training operator v1 (PyTorchJob)."""
+    trainer: bool
+    """Kubeflow Trainer v2 (TrainJob with trainstack's torch ClusterTrainingRuntime), v1's successor; not together with trainingOperator."""
     mpi_operator: bool
     """Kubeflow MPI operator (MPIJob, used by Neuron jobs)."""
     etcd: bool

@@ -87,6 +87,8 @@ def _eks_jobs(outputs: StackOutputs, group: str, kind: str, nodes: int,
 
     yield job("render_device_check")
     if kind == "nvidia-gpu":
+        if outputs.operators.trainer_runtime:
+            yield job("render_trainjob", command=["torchrun", "train.py"])
         if outputs.operators.training_operator:
             yield job("render_pytorchjob", command=["torchrun", "train.py"])
             if nodes * accelerators_per_node >= 2:  # all-reduce needs two GPUs
@@ -118,18 +120,43 @@ HYPERPOD_EKS = {
                  "workers": [{"name": "gpu", "instanceType": "ml.p5.48xlarge", "count": 4}]},
     "fsx": {"storageCapacityGiB": 1200, "zone": "us-west-2a", "namespace": "kubeflow"},
 }
-VARIANTS = {"hyperpod-eks": HYPERPOD_EKS}
+
+def _kueue_trainer() -> dict[str, Any]:
+    """kueue-p5 with Kubeflow Trainer v2 in place of the training operator."""
+    import yaml
+
+    document = yaml.safe_load((plan_records.REPO / "stacks" / "Pulumi.kueue-p5.yaml").read_text())["config"]
+    config = {key.split(":", 1)[1]: value for key, value in document.items()}
+    config["operators"] = {"trainingOperator": False, "trainer": True, "kueue": True}
+    return config
+
+
+KUEUE_TRAINER = _kueue_trainer()
+VARIANTS = {"hyperpod-eks": HYPERPOD_EKS, "kueue-trainer": KUEUE_TRAINER}
 
 
 @functools.cache
-def variant_outputs(name: str) -> StackOutputs:
-    """The outputs of a generated variant's offline plan (planned once per session)."""
+def variant_plan(name: str) -> Any:
+    """The offline plan of a generated variant (planned once per session)."""
     import tempfile
 
     from support.scratch import plan_config
 
     with tempfile.TemporaryDirectory() as directory:
-        return parse_outputs(plan_config(Path(directory), name, VARIANTS[name]).outputs)
+        return plan_config(Path(directory), name, VARIANTS[name])
+
+
+def variant_outputs(name: str) -> StackOutputs:
+    """The outputs of a generated variant's offline plan."""
+    return parse_outputs(variant_plan(name).outputs)
+
+
+def trainer_runtime(name: str) -> dict[str, Any]:
+    """The ClusterTrainingRuntime a variant running Trainer v2 creates, as rendered."""
+    (runtime,) = [r for r in variant_plan(name).resources
+                  if r.type == "kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime"]
+    return {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "ClusterTrainingRuntime",
+            "metadata": runtime.inputs["metadata"], "spec": runtime.inputs["spec"]}
 
 
 def variant_jobs() -> list[RenderedJob]:
