@@ -135,6 +135,10 @@ CORPUS = {
             for r in p["spec"]["resourceGroups"][0]["flavors"][0]["resources"]]), {}),
     "a LocalQueue feeding a missing ClusterQueue": ("kueue-p5", "kueue-queues-have-quota", lambda s: removed(
         s, CQ, "kueue-p5-addons-clusterqueue-vision"), {}),
+    "a Karpenter pool making nodes of a managed group": ("kueue-p5", "one-autoscaler-per-group", lambda s: added(
+        s, Resource("kubernetes:karpenter.sh/v1:NodePool", "dev-pool", "urn:test::pool", {
+            "metadata": {"name": "dev"}, "spec": {"template": {"spec": {"requirements": [
+                {"key": "trainstack.io/node-group", "operator": "In", "values": ["p5"]}]}}}})), {}),
     "a topology on a type EKS gives no network labels": ("kueue-p5", "kueue-topology-satisfiable", lambda s: with_props(
         s, NG, "kueue-p5-eks-p5", lambda p: p.update(instanceTypes=["g5.48xlarge"])), {}),
 }
