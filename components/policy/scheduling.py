@@ -1,5 +1,7 @@
 """Scheduling rules over the Kueue objects a stack creates: every queue can be given capacity,
-and every topology a flavor names can be satisfied by the nodes of its group.
+and every topology a flavor names can be satisfied by the nodes of its group; and one
+autoscaler per node group: no Karpenter NodePool makes nodes of a managed node group, which
+the Cluster Autoscaler scales.
 
 Kueue's objects are recorded as ``kubernetes:kueue.x-k8s.io/<version>:<Kind>`` custom resources
 with ``metadata`` and ``spec`` (kubernetes-sigs/kueue v0.19.2, apis/kueue/v1beta2).
@@ -14,6 +16,8 @@ from ..catalog.network_topology import network_node_labels
 from .model import Resource, Rule, Stack, Violation
 
 KUEUE = "kubernetes:kueue.x-k8s.io/"
+KARPENTER = "kubernetes:karpenter.sh/"
+GROUP_LABEL = "trainstack.io/node-group"
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 
@@ -65,7 +69,7 @@ def queues_have_quota(stack: Stack, config: dict[str, Any]) -> Iterator[Violatio
 
 def topology_satisfiable(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     topologies = _kueue(stack, "Topology")
-    groups = {str((g.props.get("labels") or {}).get("trainstack.io/node-group")): g for g in stack.of_type(NODE_GROUP)}
+    groups = {str((g.props.get("labels") or {}).get(GROUP_LABEL)): g for g in stack.of_type(NODE_GROUP)}
     for name, flavor in _kueue(stack, "ResourceFlavor").items():
         spec = flavor.props.get("spec", {})
         topology_name = spec.get("topologyName")
@@ -76,7 +80,7 @@ def topology_satisfiable(stack: Stack, config: dict[str, Any]) -> Iterator[Viola
             yield Violation(flavor.urn, f"ResourceFlavor {name} names Topology {topology_name}, which the stack does "
                                         "not create. Create it, or remove topologyName.")
             continue
-        group = groups.get(str((spec.get("nodeLabels") or {}).get("trainstack.io/node-group")))
+        group = groups.get(str((spec.get("nodeLabels") or {}).get(GROUP_LABEL)))
         instance_type = _instance_type(group)
         if instance_type is None:
             continue
@@ -89,6 +93,23 @@ def topology_satisfiable(stack: Stack, config: dict[str, Any]) -> Iterator[Viola
                                         f"{', '.join(missing)} (EC2 instance topology): jobs asking for it would "
                                         "never fit. Remove topologyName from the flavor (set "
                                         "scheduling.topologyAware: false) or use a type EC2 describes.")
+
+
+def one_autoscaler_per_group(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
+    groups = {str((g.props.get("labels") or {}).get(GROUP_LABEL)): g for g in stack.of_type(NODE_GROUP)}
+    for pool in stack.resources:
+        if not pool.type.startswith(KARPENTER) or not pool.type.endswith(":NodePool"):
+            continue
+        template = pool.props.get("spec", {}).get("template", {})
+        claimed = {str(v) for v in [(template.get("metadata", {}).get("labels") or {}).get(GROUP_LABEL)] if v}
+        for requirement in template.get("spec", {}).get("requirements") or []:
+            if requirement.get("key") == GROUP_LABEL and requirement.get("operator") == "In":
+                claimed |= {str(v) for v in requirement.get("values") or []}
+        for name in sorted(claimed & set(groups)):
+            yield Violation(pool.urn, f"Karpenter NodePool {pool.props.get('metadata', {}).get('name', pool.name)} "
+                                      f"makes nodes of node group '{name}' ({GROUP_LABEL}={name}), which the Cluster "
+                                      "Autoscaler already scales: both would add nodes for the same pending pods. "
+                                      "Give the pool its own label, or remove the group.")
 
 
 def _instance_type(group: Optional[Resource]) -> Optional[str]:
@@ -105,4 +126,9 @@ RULES = [
          "group's instance type.", "mandatory", topology_satisfiable, area="training",
          source="EC2 User Guide, Prerequisites for Amazon EC2 topology (instance types); EKS User Guide, "
          "ml-workload-topology (topology.k8s.aws/network-node-layer-N labels)"),
+    Rule("one-autoscaler-per-group", "No Karpenter NodePool makes nodes of a managed node group the Cluster "
+         "Autoscaler scales.", "mandatory", one_autoscaler_per_group, area="training",
+         source="Karpenter v1 NodePool (spec.template labels and requirements become the node's labels); both "
+         "autoscalers act on the same unschedulable pods (karpenter.sh, Migrating from Cluster Autoscaler, whose "
+         "last step scales the Cluster Autoscaler to zero)"),
 ]
