@@ -111,15 +111,20 @@ class TrainingStack(pulumi.ComponentResource):
         # Only stacks running Trainer v2 carry the key: the others' outputs stay as they were.
         return {**operators, "trainerRuntime": TORCH_RUNTIME} if self.addons.trainer else operators
 
-    @staticmethod
-    def _addons_args(config: StackConfig, cluster: GpuEksCluster) -> ClusterAddonsArgs:
+    def _addons_args(self, config: StackConfig, cluster: GpuEksCluster) -> ClusterAddonsArgs:
         """Monitoring and operators; with a scheduling block, Kueue's configuration and objects too."""
         args: ClusterAddonsArgs = {"observability": config.observability, "operators": config.operators,
                                    "cluster": cluster}
         if config.scheduling is not None:
             taints = {name: group.taints for name, group in cluster.node_groups.items()}
-            args["kueue"] = (kueue.manager_configuration(config.scheduling),
-                             kueue.kueue_objects(config.scheduling, config.node_groups, taints))
+            # The FSx claim's namespace is created with the claim (storage/lustre_eks.py); the others here.
+            lustre: list[pulumi.Resource] = [self.lustre] if self.lustre is not None else []
+            claim_namespace = config.fsx.namespace if config.fsx is not None and lustre else None
+            existing = {claim_namespace, "default", "kube-system"}
+            args["kueue"] = kueue.KueueSetup(
+                kueue.manager_configuration(config.scheduling),
+                kueue.kueue_objects(config.scheduling, config.node_groups, taints),
+                namespaces=sorted({t.namespace for t in config.scheduling.teams} - existing), depends_on=lustre)
         return args
 
     def export_outputs(self) -> None:

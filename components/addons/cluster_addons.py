@@ -17,6 +17,7 @@ import pulumi_kubernetes as k8s
 from ..catalog import AcceleratorKind
 from ..config import ObservabilityConfig, OperatorsConfig, validate
 from . import observability, operators, trainer
+from .kueue import KueueSetup
 from .persistent_volumes import ebs_storage
 
 if TYPE_CHECKING:
@@ -27,9 +28,8 @@ class ClusterAddonsArgs(TypedDict):
     observability: ObservabilityConfig | dict
     operators: OperatorsConfig | dict
     cluster: GpuEksCluster
-    kueue: NotRequired[tuple[dict[str, Any], list[dict[str, Any]]]]
-    """Kueue's manager Configuration keys and the Kueue objects to create (``addons.kueue``);
-    needs operators.kueue."""
+    kueue: NotRequired[KueueSetup]
+    """Kueue's configuration, objects and team namespaces (``addons.kueue``); needs operators.kueue."""
 
 
 class ClusterAddons(pulumi.ComponentResource):
@@ -77,13 +77,25 @@ class ClusterAddons(pulumi.ComponentResource):
                                                 depends_on=[*common["depends_on"], *storage])
         scheduling = args.get("kueue")
         if jobs.kueue:
-            release = operators.kueue(name, **common, manager_configuration=scheduling[0] if scheduling else None)
-            for document in scheduling[1] if scheduling else []:
-                _custom_resource(name, document, provider=cluster.provider, parent=self, depends_on=[release])
+            release = operators.kueue(name, **common,
+                                      manager_configuration=scheduling.configuration if scheduling else None)
+            if scheduling:
+                self._queues(name, scheduling, release, cluster.provider)
         elif scheduling:
             raise ValueError(f"ClusterAddons({name}): Kueue objects were given but operators.kueue is off")
         self.register_outputs({"trainingOperator": self.training_operator, "mpiOperator": self.mpi_operator,
                                "etcdEndpoint": self.etcd_endpoint})
+
+
+    def _queues(self, name: str, setup: KueueSetup, release: pulumi.Resource, provider: k8s.Provider) -> None:
+        """Team namespaces, then the Kueue objects once the release (CRDs, webhooks) is up."""
+        in_cluster = pulumi.ResourceOptions(parent=self, provider=provider, depends_on=[release])
+        namespaces: list[pulumi.Resource] = [
+            k8s.core.v1.Namespace(f"{name}-namespace-{namespace}", metadata={"name": namespace}, opts=in_cluster)
+            for namespace in setup.namespaces]
+        for document in setup.objects:
+            after = [release, *namespaces, *setup.depends_on] if "namespace" in document["metadata"] else [release]
+            _custom_resource(name, document, provider=provider, parent=self, depends_on=after)
 
 
 def _custom_resource(name: str, document: dict[str, Any], *, provider: k8s.Provider, parent: pulumi.Resource,

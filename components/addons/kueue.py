@@ -21,11 +21,15 @@ localqueue,workloadpriorityclass}_types.go`` at v0.19.2). The manager's Configur
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from ..catalog.network_topology import network_node_labels
 from ..config import NodeGroupConfig, SchedulingConfig, TeamConfig, cohort_of_groups
 from ..nodegroups.accelerated import EFA_RESOURCE
+
+if TYPE_CHECKING:
+    import pulumi
 
 API_VERSION = "kueue.x-k8s.io/v1beta2"
 NODE_GROUP_LABEL = "trainstack.io/node-group"
@@ -33,6 +37,20 @@ HOSTNAME_LABEL = "kubernetes.io/hostname"
 # The job kinds trainstack launches; the chart's default list leaves PyTorchJob out
 # (charts/kueue/values.yaml at v0.19.2).
 FRAMEWORKS = ("batch/job", "kubeflow.org/mpijob", "kubeflow.org/pytorchjob", "trainer.kubeflow.org/trainjob")
+
+
+@dataclass(frozen=True)
+class KueueSetup:
+    """What ClusterAddons installs for a stack's scheduling block."""
+
+    configuration: dict[str, Any]
+    """Kueue's manager Configuration keys (``manager_configuration``)."""
+    objects: list[dict[str, Any]]
+    """The Kueue objects (``kueue_objects``)."""
+    namespaces: list[str] = field(default_factory=list)
+    """Team namespaces to create (those nothing else in the stack creates)."""
+    depends_on: list[pulumi.Resource] = field(default_factory=list)
+    """What creates the other team namespaces (the FSx claim's); namespaced objects wait for it."""
 
 
 def flavor_name(group: str) -> str:
