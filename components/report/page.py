@@ -4,7 +4,8 @@ The page is an emitted record (like the plan record): the same records give the 
 bytes (with the same Graphviz version, whose SVG it embeds), and it carries its format
 version in ``<meta name="trainstack-report-version">``. Version 1: sections ``summary``,
 ``graph``, ``timeline``, ``cost``, ``policies``, ``changes`` (with a base record), and
-``resources`` (the text alternative of the graph and the timeline), each a ``<section id>``.
+``resources`` (the text alternative of the graph and the timeline), and ``queues`` (stacks with Kueue
+queues: each team's queue, guarantee and reach), each a ``<section id>``.
 """
 
 from __future__ import annotations
@@ -71,6 +72,9 @@ def render_report(record: dict[str, Any], base: Optional[dict[str, Any]] = None)
         _cost(cost, by_urn),
         _policies(plan),
     ]
+    queues = (plan.sections.get("queues") or {}).get("text")
+    if queues:
+        body.append(f"<section id=\"queues\"><h2>Kueue queues and quotas</h2><pre>{escape(queues)}</pre></section>")
     if diff is not None:
         findings = assess(diff)
         body.append(_changes([(c.action, c.type, c.name, c.urn) for c in diff.changes],
