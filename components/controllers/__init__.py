@@ -11,10 +11,11 @@ reads only plan records and rendered objects, never the cloud.
 One module per controller; each returns ``Finding``s (``model.py``).
 """
 
+from .kueue import check_queued_job
 from .model import Finding
 from .mpi_operator import check_mpijob
 from .restarts import check_restarts
 from .trainer import check_trainjob
 from .training_operator import check_pytorchjob
 
-__all__ = ["Finding", "check_mpijob", "check_pytorchjob", "check_restarts", "check_trainjob"]
+__all__ = ["Finding", "check_mpijob", "check_queued_job", "check_pytorchjob", "check_restarts", "check_trainjob"]
