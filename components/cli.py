@@ -80,7 +80,8 @@ def _parser() -> argparse.ArgumentParser:
                        ("hyperpod-pytorchjob", "PyTorchJob that HyperPod (EKS) resumes after replacing a node"),
                        ("sbatch", "sbatch script for a HyperPod Slurm partition"),
                        ("device-check", "Job checking each node's accelerators and EFA devices"),
-                       ("all-reduce", "PyTorchJob timing NCCL all-reduce against a bandwidth floor")):
+                       ("all-reduce", "PyTorchJob timing NCCL all-reduce against a bandwidth floor"),
+                       ("trainjob", "TrainJob (Kubeflow Trainer v2) for GPU groups")):
         job = kinds.add_parser(kind, help=text)
         job.add_argument("--outputs", type=Path, default=Path("-"),
                          help="file with `pulumi stack output --json` (default: stdin)")
@@ -110,7 +111,14 @@ def _parser() -> argparse.ArgumentParser:
             job.add_argument("--max-retries", type=int, default=3,
                              help="times HyperPod restarts the job after a fault (default 3)")
             job.add_argument("--namespace", help="kubeflow or hyperpod-* (default: the FSx claim's, else kubeflow)")
-        if kind in ("pytorchjob", "mpijob", "sbatch", "hyperpod-pytorchjob"):
+        if kind in QUEUED_KINDS:
+            # Stacks with a scheduling block: the job goes through the team's Kueue queue (launch/queueing.py).
+            job.add_argument("--team", help="the team whose Kueue queue admits the job (default: the only team)")
+            job.add_argument("--topology", choices=("preferred", "required"), default="preferred",
+                             help="keep the nodes in one EC2 network block if possible, or wait until they can be")
+            job.add_argument("--layer", type=int, help="network layer the nodes share (1 = top; default: bottom)")
+            job.add_argument("--priority", help="a WorkloadPriorityClass of the stack")
+        if kind in ("pytorchjob", "mpijob", "sbatch", "hyperpod-pytorchjob", "trainjob"):
             # Not dest "command": that is the subcommand's, which an empty remainder would overwrite.
             job.add_argument("job_command", metavar="command", nargs=argparse.REMAINDER,
                              help="-- the command (sbatch: torchrun's script)")
@@ -198,7 +206,20 @@ def _planned(project: Project, stack: str, policy_config_file: Path | None) -> P
     plan.sections["policies"] = {**report.as_dict(), "config": policy_config, "text": report.render()}
     models = _controller_models(plan)
     plan.sections["controllers"] = {**models.as_dict(), "text": models.render()}
+    queues = _queues(plan)
+    if queues is not None:
+        plan.sections["queues"] = {"text": queues}
     return plan
+
+
+def _queues(plan: Plan) -> Optional[str]:
+    """The Kueue queues and quotas of a stack that has them, from its outputs contract."""
+    from .launch.queueing import describe_queues
+    from .outputs import OUTPUT_NAME, parse_outputs
+
+    if not isinstance(plan.outputs.get(OUTPUT_NAME), dict):
+        return None
+    return describe_queues(parse_outputs(plan.outputs))
 
 
 def _controller_models(plan: Plan) -> ControllerReport:
@@ -455,6 +476,9 @@ def _preflight(args: argparse.Namespace, clients: Optional[Clients] = None) -> i
     return EXIT_OK
 
 
+QUEUED_KINDS = ("pytorchjob", "mpijob", "device-check", "all-reduce", "trainjob")
+
+
 def _launch(args: argparse.Namespace) -> int:
     """Render the job; a bad outputs file or argument exits 2 with one line."""
     import yaml
@@ -482,20 +506,26 @@ def _launch(args: argparse.Namespace) -> int:
 def _launched(args: argparse.Namespace, outputs: Any) -> str | dict[str, Any]:
     """The sbatch script or the job object the launcher of ``args.kind`` renders."""
     from .launch import (
+        QueueRequest,
         render_all_reduce,
         render_device_check,
         render_hyperpod_pytorchjob,
         render_mpijob,
         render_pytorchjob,
         render_sbatch,
+        render_trainjob,
     )
 
     command = [part for part in getattr(args, "job_command", []) if part != "--"]
-    common = {"name": args.name, "group_name": args.group, "nodes": args.nodes}
+    common: dict[str, Any] = {"name": args.name, "group_name": args.group, "nodes": args.nodes}
     if args.kind == "sbatch":
         return render_sbatch(outputs, **common, script=command, gpus_per_node=args.per_node)
     restarts = {"restart_policy": args.restart_policy, "backoff_limit": args.backoff_limit,
                 "min_nodes": args.min_nodes} if args.kind in ("pytorchjob", "mpijob") else {}
+    if args.kind in QUEUED_KINDS:
+        # A stack without queues refuses any queue option rather than ignore it.
+        common["queue"] = QueueRequest(team=args.team, topology=args.topology, layer=args.layer,
+                                       priority=args.priority)
     if args.kind == "pytorchjob":
         return render_pytorchjob(outputs, **common, image=args.image, command=command, gpus_per_node=args.per_node,
                                  **restarts)
@@ -506,6 +536,8 @@ def _launched(args: argparse.Namespace, outputs: Any) -> str | dict[str, Any]:
         return render_hyperpod_pytorchjob(outputs, **common, image=args.image, command=command,
                                           gpus_per_node=args.per_node, namespace=args.namespace,
                                           max_retries=args.max_retries)
+    if args.kind == "trainjob":
+        return render_trainjob(outputs, **common, image=args.image, command=command, gpus_per_node=args.per_node)
     if args.kind == "device-check":
         return render_device_check(outputs, **common, image=args.image, accelerators_per_node=args.per_node)
     return render_all_reduce(outputs, **common, image=args.image, floor_gbps=args.floor_gbps,

@@ -122,9 +122,43 @@ class HyperPod(_Model):
 
 class Operators(_Model):
     training_operator: bool = False
+    trainer_runtime: Optional[str] = None
+    """The torch ClusterTrainingRuntime TrainJobs name, when Kubeflow Trainer v2 runs."""
     mpi_operator: bool = False
     etcd_endpoint: Optional[str] = None
     """``host:port`` of the etcd for elastic rendezvous, when installed."""
+
+
+class QueueQuota(_Model):
+    guaranteed_nodes: int
+    """Nodes of the group the team's ClusterQueue holds as its own."""
+    max_nodes: int
+    """The most nodes of the group one job of the team can be admitted on: the group's owned
+    nodes when the team borrows from its cohort, else its guarantee."""
+    max_resources: dict[str, int]
+    """``max_nodes`` in the Kueue resources the quota counts (accelerators, EFA interfaces)."""
+
+
+class Queue(_Model):
+    namespace: str
+    local_queue: str
+    """What a job names in its ``kueue.x-k8s.io/queue-name`` label."""
+    cluster_queue: str
+    cohort: str
+    borrowing: bool
+    quotas: dict[str, QueueQuota]
+    """Per accelerated group the queue may use."""
+
+
+class Scheduling(_Model):
+    """Kueue queues and quotas (stacks with ``scheduling``); absent otherwise."""
+
+    queues: dict[str, Queue]
+    """Per team."""
+    topology_levels: dict[str, list[str]] = {}
+    """Per group placed by network topology: its node labels, top layer first."""
+    priority_classes: list[str] = []
+    pods_ready_timeout_minutes: int
 
 
 class StackOutputs(_Model):
@@ -141,6 +175,7 @@ class StackOutputs(_Model):
     checkpoint_bucket: Optional[str] = None
     hyperpod: Optional[HyperPod] = None
     operators: Operators = Operators()
+    scheduling: Optional[Scheduling] = None
 
 
 class ContractError(ValueError):

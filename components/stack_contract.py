@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, Optional
 import pulumi
 
 from . import catalog
-from .catalog.efa_layout import layout_for
 from .config import FsxConfig, HyperPodConfig, NodeGroupConfig, StackConfig
 from .outputs import CONTRACT_VERSION
 
@@ -30,7 +29,7 @@ def build_contract(name: str, config: StackConfig, *, cluster: Optional[GpuEksCl
                    repository_url: Optional[pulumi.Output[str]], checkpoint_bucket: Optional[pulumi.Output[str]],
                    operators: dict[str, Any], datasets: Optional[S3Datasets] = None) -> dict[str, Any]:
     """The ``trainstack`` stack output of stack ``name``: what job launchers read (outputs.py)."""
-    return {
+    contract = {
         "contractVersion": CONTRACT_VERSION,
         "stack": name,
         "region": config.region,
@@ -48,6 +47,12 @@ def build_contract(name: str, config: StackConfig, *, cluster: Optional[GpuEksCl
         "hyperpod": _hyperpod(hyperpod, config.hyperpod),
         "operators": operators,
     }
+    if config.scheduling is not None and cluster is not None:
+        # Only stacks that schedule through Kueue carry the block: the others' outputs stay as they were.
+        from .addons import kueue
+
+        contract["scheduling"] = kueue.contract(config.scheduling, config.node_groups)
+    return contract
 
 
 def group_facts(group: NodeGroupConfig, node_group: AcceleratedNodeGroup) -> dict[str, Any]:
@@ -62,7 +67,7 @@ def group_facts(group: NodeGroupConfig, node_group: AcceleratedNodeGroup) -> dic
         "acceleratorResource": accelerator.resource_names[0],
         "acceleratorsPerNode": accelerator.count,
         "neuronCoresPerNode": accelerator.neuron_cores,
-        "efaInterfacesPerNode": sum(1 for s in layout_for(instance, bool(group.efa)) if s.is_efa),
+        "efaInterfacesPerNode": group.efa_interfaces_per_node,
         "memoryGibPerNode": instance.memory_gib,
         "vcpusPerNode": instance.vcpus,
         "nodeSelector": {"trainstack.io/node-group": group.name},

@@ -24,7 +24,9 @@ import pulumi
 import pulumi_aws as aws
 
 from . import catalog
-from .addons.cluster_addons import ClusterAddons
+from .addons import kueue
+from .addons.cluster_addons import ClusterAddons, ClusterAddonsArgs
+from .addons.trainer import TORCH_RUNTIME
 from .cluster import GpuEksCluster
 from .config import FsxConfig, HyperPodConfig, StackConfig, validate_stack_config
 from .config.ip_budget import ip_budget
@@ -92,9 +94,7 @@ class TrainingStack(pulumi.ComponentResource):
             opts=in_region) if config.datasets and self.cluster is not None else None)
         self.hyperpod = (self._hyperpod(name, config, config.hyperpod, hyperpod_group, in_region)
                          if config.hyperpod is not None and hyperpod_group is not None else None)
-        self.addons = (ClusterAddons(f"{name}-addons", {"observability": config.observability,
-                                                        "operators": config.operators, "cluster": self.cluster},
-                                     opts=in_region)
+        self.addons = (ClusterAddons(f"{name}-addons", self._addons_args(config, self.cluster), opts=in_region)
                        if self.cluster is not None else None)
 
         self.repository = (image_repository(f"{name}-images", f"{pulumi.get_project()}-{name}/training".lower(),
@@ -118,8 +118,26 @@ class TrainingStack(pulumi.ComponentResource):
         """Which job operators the cluster runs, for the launchers."""
         if self.addons is None:
             return {"trainingOperator": False, "mpiOperator": False, "etcdEndpoint": None}
-        return {"trainingOperator": self.addons.training_operator, "mpiOperator": self.addons.mpi_operator,
-                "etcdEndpoint": self.addons.etcd_endpoint}
+        operators = {"trainingOperator": self.addons.training_operator, "mpiOperator": self.addons.mpi_operator,
+                     "etcdEndpoint": self.addons.etcd_endpoint}
+        # Only stacks running Trainer v2 carry the key: the others' outputs stay as they were.
+        return {**operators, "trainerRuntime": TORCH_RUNTIME} if self.addons.trainer else operators
+
+    def _addons_args(self, config: StackConfig, cluster: GpuEksCluster) -> ClusterAddonsArgs:
+        """Monitoring and operators; with a scheduling block, Kueue's configuration and objects too."""
+        args: ClusterAddonsArgs = {"observability": config.observability, "operators": config.operators,
+                                   "cluster": cluster}
+        if config.scheduling is not None:
+            taints = {name: group.taints for name, group in cluster.node_groups.items()}
+            # The FSx claim's namespace is created with the claim (storage/lustre_eks.py); the others here.
+            lustre: list[pulumi.Resource] = [self.lustre] if self.lustre is not None else []
+            claim_namespace = config.fsx.namespace if config.fsx is not None and lustre else None
+            existing = {claim_namespace, "default", "kube-system"}
+            args["kueue"] = kueue.KueueSetup(
+                kueue.manager_configuration(config.scheduling),
+                kueue.kueue_objects(config.scheduling, config.node_groups, taints),
+                namespaces=sorted({t.namespace for t in config.scheduling.teams} - existing), depends_on=lustre)
+        return args
 
     def export_outputs(self) -> None:
         for key, value in self.outputs.items():

@@ -4,17 +4,20 @@
     CloudWatch Observability add-on (Container Insights, its DCGM exporter and neuron-monitor)
     DCGM exporter, Prometheus + Grafana with the trainstack GPU dashboard
     Kubeflow training operator, MPI operator, etcd for elastic rendezvous, Kueue
+    Kueue's queues, quotas, flavors and topologies (addons/kueue.py), when scheduling is configured
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, Optional, TypedDict
 
 import pulumi
+import pulumi_kubernetes as k8s
 
 from ..catalog import AcceleratorKind
 from ..config import ObservabilityConfig, OperatorsConfig, validate
-from . import observability, operators
+from . import observability, operators, trainer
+from .kueue import KueueSetup
 from .persistent_volumes import ebs_storage
 
 if TYPE_CHECKING:
@@ -25,10 +28,13 @@ class ClusterAddonsArgs(TypedDict):
     observability: ObservabilityConfig | dict
     operators: OperatorsConfig | dict
     cluster: GpuEksCluster
+    kueue: NotRequired[KueueSetup]
+    """Kueue's configuration, objects and team namespaces (``addons.kueue``); needs operators.kueue."""
 
 
 class ClusterAddons(pulumi.ComponentResource):
     training_operator: bool
+    trainer: bool
     mpi_operator: bool
     etcd_endpoint: Optional[str]
 
@@ -61,12 +67,48 @@ class ClusterAddons(pulumi.ComponentResource):
         self.training_operator, self.mpi_operator, self.etcd_endpoint = jobs.training_operator, jobs.mpi_operator, None
         if jobs.training_operator:
             operators.training_operator(name, beside_mpi_operator=jobs.mpi_operator, **common)
+        self.trainer = jobs.trainer
+        if jobs.trainer:
+            trainer.trainer(name, **common)
         if jobs.mpi_operator:
             operators.mpi_operator(name, **common)
         if jobs.etcd:
             self.etcd_endpoint = operators.etcd(name, provider=cluster.provider, parent=self,
                                                 depends_on=[*common["depends_on"], *storage])
+        scheduling = args.get("kueue")
         if jobs.kueue:
-            operators.kueue(name, **common)
+            release = operators.kueue(name, **common,
+                                      manager_configuration=scheduling.configuration if scheduling else None)
+            if scheduling:
+                self._queues(name, scheduling, release, cluster.provider)
+        elif scheduling:
+            raise ValueError(f"ClusterAddons({name}): Kueue objects were given but operators.kueue is off")
         self.register_outputs({"trainingOperator": self.training_operator, "mpiOperator": self.mpi_operator,
                                "etcdEndpoint": self.etcd_endpoint})
+
+
+    def _queues(self, name: str, setup: KueueSetup, release: pulumi.Resource, provider: k8s.Provider) -> None:
+        """Team namespaces, then the Kueue objects once the release (CRDs, webhooks) is up."""
+        in_cluster = pulumi.ResourceOptions(parent=self, provider=provider, depends_on=[release])
+        namespaces: list[pulumi.Resource] = [
+            k8s.core.v1.Namespace(f"{name}-namespace-{namespace}", metadata={"name": namespace}, opts=in_cluster)
+            for namespace in setup.namespaces]
+        for document in setup.objects:
+            after = [release, *namespaces, *setup.depends_on] if "namespace" in document["metadata"] else [release]
+            _custom_resource(name, document, provider=provider, parent=self, depends_on=after)
+
+
+def _custom_resource(name: str, document: dict[str, Any], *, provider: k8s.Provider, parent: pulumi.Resource,
+                     depends_on: list[pulumi.Resource]) -> None:
+    """One Kueue object, created once the release (its CRDs and webhooks) is up."""
+    metadata = document["metadata"]
+    resource_name = "-".join([name, document["kind"].lower(), *filter(None, [metadata.get("namespace")]),
+                              metadata["name"]])
+    opts = pulumi.ResourceOptions(provider=provider, parent=parent, depends_on=depends_on)
+    if set(document) == {"apiVersion", "kind", "metadata", "spec"}:
+        k8s.apiextensions.CustomResource(resource_name, api_version=document["apiVersion"], kind=document["kind"],
+                                         metadata=metadata, spec=document["spec"], opts=opts)
+    else:
+        # WorkloadPriorityClass keeps its fields beside metadata, not under a spec, which
+        # CustomResource cannot express.
+        k8s.yaml.v2.ConfigGroup(resource_name, objs=[document], opts=opts)

@@ -11,9 +11,11 @@ from __future__ import annotations
 import os
 from importlib import resources
 from pathlib import Path
+from typing import Any, Optional
 
 import pulumi
 import pulumi_kubernetes as k8s
+import yaml
 
 from ..cluster.system_nodes import SYSTEM_LABELS
 from ..helm import Chart, helm_release
@@ -98,8 +100,27 @@ def etcd(name: str, *, provider: k8s.Provider, parent: pulumi.Resource,
     return ETCD_ENDPOINT
 
 
-def kueue(name: str, *, provider: k8s.Provider, parent: pulumi.Resource,
-          depends_on: list[pulumi.Resource]) -> k8s.helm.v3.Release:
-    return helm_release(
-        f"{name}-kueue"[:53], KUEUE, namespace="kueue-system", provider=provider, parent=parent,
-        depends_on=depends_on, values={"controllerManager": {"nodeSelector": dict(SYSTEM_LABELS)}})
+def kueue(name: str, *, provider: k8s.Provider, parent: pulumi.Resource, depends_on: list[pulumi.Resource],
+          manager_configuration: Optional[dict[str, Any]] = None) -> k8s.helm.v3.Release:
+    """``manager_configuration``: Configuration keys trainstack sets (addons/kueue.py) over the
+    chart's own default Configuration."""
+    values: dict[str, Any] = {"controllerManager": {"nodeSelector": dict(SYSTEM_LABELS)}}
+    if manager_configuration is not None:
+        # The chart takes the whole Configuration as one YAML string, so its default is restated
+        # here (charts/kueue/values.yaml managerConfig.controllerManagerConfigYaml at v0.19.2).
+        configuration = {**KUEUE_DEFAULT_CONFIGURATION, **manager_configuration}
+        values["managerConfig"] = {"controllerManagerConfigYaml": yaml.safe_dump(configuration, sort_keys=False)}
+    return helm_release(f"{name}-kueue"[:53], KUEUE, namespace="kueue-system", provider=provider, parent=parent,
+                        depends_on=depends_on, values=values)
+
+
+KUEUE_DEFAULT_CONFIGURATION: dict[str, Any] = {
+    "apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
+    "health": {"healthProbeBindAddress": ":8081"}, "metrics": {"bindAddress": ":8443"},
+    "webhook": {"port": 9443},
+    "leaderElection": {"leaderElect": True, "resourceName": "c1f6bfd2.kueue.x-k8s.io"},
+    "controller": {"groupKindConcurrency": {
+        "Job.batch": 5, "Pod": 5, "Workload.kueue.x-k8s.io": 10, "LocalQueue.kueue.x-k8s.io": 5,
+        "ClusterQueue.kueue.x-k8s.io": 5, "ResourceFlavor.kueue.x-k8s.io": 1}},
+    "clientConnection": {"qps": 300, "burst": 500},
+}

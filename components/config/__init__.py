@@ -22,6 +22,7 @@ from .errors import NAMESPACE, ConfigError, ConfigIssue, issues_from_validation_
 from .hyperpod import HyperPodConfig, InstanceGroupConfig, PosixUser, WorkerGroupConfig
 from .network import ExistingSubnet, ExistingVpc, NetworkConfig
 from .nodegroups import Capacity, NodeGroupConfig, RootVolume, Taint
+from .scheduling import PriorityClassConfig, SchedulingConfig, TeamConfig, cohort_of_groups
 from .stack import StackConfig
 from .storage import CheckpointBucketConfig, DataRepositoryConfig, FsxConfig
 from .vpc_cni import VpcCniConfig
@@ -79,6 +80,7 @@ __all__ = [
     "ConfigModel", "ConfigValueError", "CostConfig", "DataRepositoryConfig", "DatasetConfig", "EksConfig",
     "ExistingSubnet", "ExistingVpc",
     "FsxConfig", "HyperPodConfig", "InstanceGroupConfig", "NetworkConfig", "NodeGroupConfig",
-    "ObservabilityConfig", "OperatorsConfig", "PosixUser", "RootVolume", "StackConfig", "SystemNodesConfig", "Taint",
-    "VpcCniConfig", "WorkerGroupConfig", "load_stack_config", "validate", "validate_stack_config",
+    "ObservabilityConfig", "OperatorsConfig", "PosixUser", "PriorityClassConfig", "RootVolume", "SchedulingConfig",
+    "StackConfig", "SystemNodesConfig", "Taint", "TeamConfig", "VpcCniConfig", "WorkerGroupConfig",
+    "cohort_of_groups", "load_stack_config", "validate", "validate_stack_config",
 ]

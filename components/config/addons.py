@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
-from .base import ConfigModel
+from .base import ConfigModel, ConfigValueError
 
 
 class ObservabilityConfig(ConfigModel):
@@ -28,13 +28,27 @@ class OperatorsConfig(ConfigModel):
     """Job operators on the EKS cluster."""
 
     training_operator: bool = True
-    """Kubeflow training operator (PyTorchJob)."""
+    """Kubeflow training operator v1 (PyTorchJob)."""
+    trainer: bool = False
+    """Kubeflow Trainer v2 (TrainJob with trainstack's torch ClusterTrainingRuntime), v1's successor;
+    not together with trainingOperator."""
     mpi_operator: bool = False
     """Kubeflow MPI operator (MPIJob, used by Neuron jobs)."""
     etcd: bool = False
     """etcd for elastic PyTorchJob rendezvous."""
     kueue: bool = False
     """Kueue job queueing."""
+
+
+    @model_validator(mode="after")
+    def _one_generation(self) -> OperatorsConfig:
+        if self.trainer and self.training_operator:
+            raise ConfigValueError(
+                "trainer (Kubeflow Trainer v2) and trainingOperator (v1) would both run PyTorch training; a cluster "
+                "takes one generation, so each job's kind says which controller owns it.",
+                fix="set trainingOperator: false to use TrainJobs, or trainer: false to keep PyTorchJobs.",
+                path=("trainer",), value=True)
+        return self
 
 
 class CostConfig(ConfigModel):

@@ -8,6 +8,7 @@ from typing import Any, Literal, Optional
 from pydantic import Field, field_validator, model_validator
 
 from .. import catalog
+from ..catalog.efa_layout import layout_for
 from .base import ConfigModel, ConfigValueError
 from .cluster import catalog_entry
 from .kubernetes_names import check_labels, check_taint_key, check_taint_value
@@ -189,6 +190,18 @@ class NodeGroupConfig(ConfigModel):
     def accelerator(self) -> catalog.Accelerator:
         """The instance type's accelerator (every node group has one: ``instanceType`` is checked)."""
         return self.instance.require("the accelerator", self.instance.accelerator, "build an accelerated node group")
+
+    @property
+    def efa_interfaces_per_node(self) -> int:
+        """EFA interfaces each node advertises as ``vpc.amazonaws.com/efa`` (valid once validated)."""
+        return sum(1 for slot in layout_for(self.instance, bool(self.efa)) if slot.is_efa)
+
+    @property
+    def owned_nodes(self) -> int:
+        """The nodes the stack can count on for this group: its maxSize. With a reservation or a
+        capacity block, maxSize is at most the instances it holds (checked below), so shrinking the
+        reservation shrinks this with it; what the group cannot scale to, no queue may promise."""
+        return self.max_size
 
     @model_validator(mode="after")
     def _consistent(self) -> NodeGroupConfig:

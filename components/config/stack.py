@@ -22,6 +22,7 @@ from .hyperpod import HyperPodConfig
 from .ip_budget import check_ip_budget
 from .network import NetworkConfig
 from .nodegroups import NodeGroupConfig
+from .scheduling import SchedulingConfig, cohort_of_groups
 from .storage import EFA_GUIDE, CheckpointBucketConfig, FsxConfig
 
 REGION_PATTERN = r"^[a-z]{2}(-gov)?-[a-z]+-\d$"
@@ -54,6 +55,9 @@ class StackConfig(ConfigModel):
     """Metrics and logs: Container Insights, DCGM exporter, Prometheus, Neuron monitor."""
     operators: OperatorsConfig = OperatorsConfig()
     """Job operators installed on the EKS cluster."""
+    scheduling: Optional[SchedulingConfig] = None
+    """Kueue queues, quotas from the groups' capacity, priorities and topology-aware placement
+    (needs operators.kueue); omit for none."""
     cost: CostConfig = CostConfig()
     """Cost guard rails the policy pack enforces."""
     tags: dict[str, str] = {}
@@ -88,6 +92,7 @@ class StackConfig(ConfigModel):
         self._check_fsx()
         self._check_datasets()
         self._check_hyperpod()
+        self._check_scheduling()
         return self._with_profile_defaults()
 
     def _check_zones(self) -> None:
@@ -221,6 +226,21 @@ class StackConfig(ConfigModel):
                 f"HyperPod runs in {zone} but FSx is in {self.fsx.zone}; the file system must share the zone.",
                 fix="set hyperpod.zone and fsx.zone to the same zone.", path=("hyperpod", "zone"), value=zone)
         self.hyperpod.zone = zone
+
+    def _check_scheduling(self) -> None:
+        if self.scheduling is None:
+            return
+        if not self.operators.kueue:
+            raise ConfigValueError("scheduling makes Kueue's queues and quotas; Kueue is not installed.",
+                                   fix="set operators.kueue: true.", path=("operators", "kueue"), value=False)
+        if not self.node_groups:
+            raise ConfigValueError("scheduling shares the accelerated node groups; this stack has none.",
+                                   fix="add nodeGroups, or remove scheduling.", path=("scheduling",), value=None)
+        try:
+            cohort_of_groups(self.scheduling, {g.name: g.owned_nodes for g in self.node_groups})
+        except ConfigValueError as error:
+            error.path = ("scheduling", *error.path)
+            raise
 
     def _with_profile_defaults(self) -> StackConfig:
         """Fill what the user left unset from the profile, and refuse what the profile forbids."""

@@ -4,7 +4,7 @@ The policy rules check what a stack renders against AWS's static contracts; thes
 models check what the controllers that own those resources will then do with them:
 the Cluster Autoscaler deciding whether a pending pod fits a group, EKS rolling a
 managed node group, a HyperPod node joining its EKS cluster, the MPI and training
-operators starting and restarting a job's ranks. Each model is written from its
+operators and Kubeflow Trainer starting and restarting a job's ranks. Each model is written from its
 controller's source or documentation (file and version cited in the module) and
 reads only plan records and rendered objects, never the cloud.
 
@@ -25,9 +25,11 @@ from ..policy import stack_from_plan
 from . import cluster_autoscaler, cluster_controllers, hyperpod_eks, nodegroup_update, versions
 from .cluster_controllers import one_controller_per_kind
 from .hyperpod_eks import hyperpod_eks_findings
+from .kueue import check_queued_job
 from .model import Finding, Report
 from .mpi_operator import check_mpijob
 from .restarts import check_restarts
+from .trainer import check_trainjob
 from .training_operator import check_pytorchjob
 
 
@@ -41,5 +43,6 @@ def check_stack(plan: Plan, jobs: Iterable[tuple[str, Any]]) -> Report:
                              hyperpod_eks.CONTROLLER, cluster_controllers.CONTROLLER])
 
 
-__all__ = ["Finding", "Report", "check_mpijob", "check_pytorchjob", "check_restarts", "check_stack",
+__all__ = ["Finding", "Report", "check_mpijob", "check_pytorchjob", "check_queued_job", "check_restarts",
+           "check_stack", "check_trainjob",
            "cluster_autoscaler", "hyperpod_eks_findings", "nodegroup_update", "one_controller_per_kind", "versions"]

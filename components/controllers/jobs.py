@@ -13,7 +13,6 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-EFA_RESOURCE = "vpc.amazonaws.com/efa"
 NEURON_RESOURCE = "aws.amazon.com/neuron"
 GPU_RESOURCE = "nvidia.com/gpu"
 

@@ -27,9 +27,9 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 
+from ..catalog import EFA_RESOURCE
 from ..catalog.fabric_env import NEURON_EFA_ENV_SOURCE, efa_env
 from .jobs import (
-    EFA_RESOURCE,
     Job,
     accelerator_kind,
     argv,

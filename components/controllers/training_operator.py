@@ -25,9 +25,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, Optional
 
+from ..catalog import EFA_RESOURCE
 from ..catalog.fabric_env import NCCL_EFA_ENV_SOURCE, efa_env
 from .jobs import (
-    EFA_RESOURCE,
     GPU_RESOURCE,
     NEURON_RESOURCE,
     Job,

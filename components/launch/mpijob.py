@@ -47,6 +47,7 @@ from .placement import (
     resources,
     volumes,
 )
+from .queueing import QueueRequest, admission, annotate_pods, label_job
 from .restarts import backoff_limit_for, checkpoint_env
 
 SSH_AUTH_MOUNT_PATH = "/root/.ssh"
@@ -68,8 +69,11 @@ LAUNCHER_RESTART_POLICIES = ("OnFailure", "Never")
 def render_mpijob(outputs: StackOutputs, *, name: str, group_name: str, nodes: int, image: str,
                   command: Sequence[str], devices_per_worker: Optional[int] = None,
                   namespace: Optional[str] = None, restart_policy: str = "OnFailure",
-                  backoff_limit: Optional[int] = None, min_nodes: Optional[int] = None) -> dict[str, Any]:
-    """``command``: what the launcher runs, ``mpirun ...`` or the program mpirun starts on every slot."""
+                  backoff_limit: Optional[int] = None, min_nodes: Optional[int] = None,
+                  queue: Optional[QueueRequest] = None) -> dict[str, Any]:
+    """``command``: what the launcher runs, ``mpirun ...`` or the program mpirun starts on every slot.
+    ``queue``: the team, topology and priority on a stack with Kueue queues (queueing.py); the
+    topology request is on the workers, the launcher needs no accelerator node."""
     check_image(image)
     check_namespace(namespace)
     target = group(outputs, group_name)
@@ -90,20 +94,22 @@ def render_mpijob(outputs: StackOutputs, *, name: str, group_name: str, nodes: i
     # A batch Job without a backoff limit retries six times (Kubernetes' default): Never sets none, so 0.
     limit = backoff_limit_for(restart_policy, backoff_limit)
     limit = 0 if limit is None else limit
-    job_metadata = metadata(outputs, name, namespace)
+    granted = admission(outputs, group_name, nodes, queue, namespace)
+    job_metadata = metadata(outputs, name, granted.namespace or namespace)
     vols, mounts = volumes(outputs)
     rank_env = (fabric_env(target.accelerator_kind, target.efa_interfaces_per_node)
                 + checkpoint_env(outputs, job_metadata))
-    worker = {"spec": {**pod_placement(target), "volumes": vols, "containers": [{
+    worker: dict[str, Any] = {"spec": {**pod_placement(target), "volumes": vols, "containers": [{
         "name": "worker", "image": image, "command": ["/bin/sh", "-c", WORKER_SSHD], "securityContext": dict(ROOT),
         "resources": resources(target, devices), "volumeMounts": mounts}]}}
+    annotate_pods(worker, granted)
     # The launcher only starts mpirun; it needs no devices and stays off accelerator nodes.
     launcher = {"spec": {"containers": [{
         "name": "launcher", "image": image, "command": launcher_command(command, [e["name"] for e in rank_env]),
         "securityContext": dict(ROOT), "resources": {"requests": {"cpu": "1", "memory": "2Gi"}},
         "env": OPEN_MPI_AS_ROOT + rank_env}]}}
     cores = target.neuron_cores_per_node or 0
-    return {
+    return label_job({
         "apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": job_metadata,
         "spec": {
             # One MPI slot per NeuronCore the worker's devices hold.
@@ -115,7 +121,7 @@ def render_mpijob(outputs: StackOutputs, *, name: str, group_name: str, nodes: i
                 "Worker": {"replicas": nodes, "restartPolicy": restart_policy, "template": worker},
             },
         },
-    }
+    }, granted)
 
 
 def launcher_command(command: Sequence[str], forwarded: Sequence[str]) -> list[str]:

@@ -7,6 +7,7 @@ tells the training script where its checkpoints live (restarts.py).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import Optional
 
@@ -23,15 +24,18 @@ from .placement import (
     resources,
     volumes,
 )
+from .queueing import QueueRequest, admission, annotate_pods, label_job
 from .restarts import backoff_limit_for, checkpoint_env, run_policy
 
 
 def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, nodes: int, image: str,
                       command: Sequence[str], gpus_per_node: Optional[int] = None,
                       namespace: Optional[str] = None, restart_policy: str = "OnFailure",
-                      backoff_limit: Optional[int] = None, min_nodes: Optional[int] = None) -> dict:
+                      backoff_limit: Optional[int] = None, min_nodes: Optional[int] = None,
+                      queue: Optional[QueueRequest] = None) -> dict:
     """``min_nodes``: with etcd rendezvous, keep training on at least this many nodes while a lost
-    one is replaced (elastic); default ``nodes``, the job waits for the full count."""
+    one is replaced (elastic); default ``nodes``, the job waits for the full count. ``queue``: the
+    team, topology and priority on a stack with Kueue queues (queueing.py)."""
     check_image(image)
     check_namespace(namespace)
     target = group(outputs, group_name)
@@ -55,9 +59,10 @@ def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, node
     # The pods and Services the operator will name: Worker 0..n-1 with etcd, else Master 0 and Worker 0..n-2.
     check_replica_job_name(name, [f"{name}-worker-{nodes - 1}"] if etcd else
                            [f"{name}-master-0", *([f"{name}-worker-{nodes - 2}"] if nodes > 1 else [])], "PyTorchJob")
-    job_metadata = metadata(outputs, name, namespace)
+    granted = admission(outputs, group_name, nodes, queue, namespace)
+    job_metadata = metadata(outputs, name, granted.namespace or namespace)
     vols, mounts = volumes(outputs)
-    pod = {
+    pod: dict = {
         "spec": {
             **pod_placement(target),
             "volumes": vols,
@@ -77,10 +82,15 @@ def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, node
         if limit is not None:
             # torchrun's own restarts of the worker group when membership changes.
             spec["elasticPolicy"]["maxRestarts"] = limit
-        spec["pytorchReplicaSpecs"]["Worker"] = {"replicas": nodes, "restartPolicy": restart_policy, "template": pod}
+        spec["pytorchReplicaSpecs"]["Worker"] = {"replicas": nodes, "restartPolicy": restart_policy,
+                                                 "template": annotate_pods(pod, granted)}
     else:
-        spec["pytorchReplicaSpecs"]["Master"] = {"replicas": 1, "restartPolicy": restart_policy, "template": pod}
+        # Master and Worker are two Kueue pod sets: grouped, they share one network block.
+        pod_sets = "nodes" if nodes > 1 else None
+        spec["pytorchReplicaSpecs"]["Master"] = {"replicas": 1, "restartPolicy": restart_policy,
+                                                 "template": annotate_pods(copy.deepcopy(pod), granted, pod_sets)}
         if nodes > 1:
             spec["pytorchReplicaSpecs"]["Worker"] = {"replicas": nodes - 1, "restartPolicy": restart_policy,
-                                                     "template": pod}
-    return {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": job_metadata, "spec": spec}
+                                                     "template": annotate_pods(copy.deepcopy(pod), granted, pod_sets)}
+    return label_job({"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": job_metadata, "spec": spec},
+                     granted)

@@ -15,6 +15,7 @@ from .floors import Floor, default_floor
 from .placement import LaunchError, check_nodes, devices_per_node, group, pod_placement, resources
 from .programs import program_text
 from .pytorchjob import render_pytorchjob
+from .queueing import QueueRequest, admission, annotate_pods, label_job
 
 # `sh -c SCRIPT NAME ARGS...`: the program arrives as $1, is written to a file, and
 # torchrun runs it with the remaining arguments. No quoting or heredoc touches its text.
@@ -32,11 +33,13 @@ VERDICT_MAX_RESTARTS = 0
 
 
 def render_device_check(outputs: StackOutputs, *, name: str, group_name: str, nodes: int, image: str,
-                        accelerators_per_node: Optional[int] = None) -> dict[str, Any]:
+                        accelerators_per_node: Optional[int] = None,
+                        queue: Optional[QueueRequest] = None) -> dict[str, Any]:
     """A Job with one pod per node, each claiming the node's devices and counting what it was given.
 
     ``accelerators_per_node`` claims fewer accelerators than the node has (default: all);
-    every EFA interface is always claimed, which keeps the pods on separate nodes.
+    every EFA interface is always claimed, which keeps the pods on separate nodes. On a stack
+    with Kueue queues the check goes through the team's queue like any job (``queue``).
     """
     check_batch_job_name(name)
     check_image(image)
@@ -48,8 +51,12 @@ def render_device_check(outputs: StackOutputs, *, name: str, group_name: str, no
     spec = {**pod_placement(target), "restartPolicy": "Never",
             "containers": [{"name": "check", "image": image, "command": command,
                             "resources": resources(target, accelerators)}]}
-    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name},
-            "spec": {"completions": nodes, "parallelism": nodes, "backoffLimit": 0, "template": {"spec": spec}}}
+    granted = admission(outputs, group_name, nodes, queue, None, mounts_storage=False)
+    job_metadata = {"name": name, **({"namespace": granted.namespace} if granted.namespace else {})}
+    template = annotate_pods({"spec": spec}, granted)
+    return label_job({"apiVersion": "batch/v1", "kind": "Job", "metadata": job_metadata,
+                      "spec": {"completions": nodes, "parallelism": nodes, "backoffLimit": 0, "template": template}},
+                     granted)
 
 
 def all_reduce_floor(outputs: StackOutputs, *, group_name: str, nodes: int, gpus_per_node: Optional[int] = None,
@@ -74,7 +81,8 @@ def all_reduce_floor(outputs: StackOutputs, *, group_name: str, nodes: int, gpus
 
 def render_all_reduce(outputs: StackOutputs, *, name: str, group_name: str, nodes: int, image: str,
                       floor_gbps: Optional[float] = None, gpus_per_node: Optional[int] = None,
-                      megabytes: int = 1024, iterations: int = 20) -> dict[str, Any]:
+                      megabytes: int = 1024, iterations: int = 20,
+                      queue: Optional[QueueRequest] = None) -> dict[str, Any]:
     """A PyTorchJob timing NCCL all-reduce over the GPUs of the nodes, failing below the floor.
 
     The floor is ``floor_gbps`` or the instance type's default (:mod:`.floors`); the job
@@ -92,7 +100,7 @@ def render_all_reduce(outputs: StackOutputs, *, name: str, group_name: str, node
         args += ["--network", "efa"]
     command = ["/bin/sh", "-c", ALL_REDUCE_LAUNCH, "all-reduce", program_text("all_reduce.py"), *args]
     job = render_pytorchjob(outputs, name=name, group_name=group_name, nodes=nodes, image=image,
-                            command=command, gpus_per_node=gpus_per_node)
+                            command=command, gpus_per_node=gpus_per_node, queue=queue)
     for replica in job["spec"]["pytorchReplicaSpecs"].values():
         replica["restartPolicy"] = VERDICT_RESTART_POLICY
     if "elasticPolicy" in job["spec"]:

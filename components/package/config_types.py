@@ -371,13 +371,53 @@ class ObservabilityConfig(TypedDict, total=False):
 class OperatorsConfig(TypedDict, total=False):
     """Job operators on the EKS cluster."""
     training_operator: bool
-    """Kubeflow training operator (PyTorchJob)."""
+    """Kubeflow training operator v1 (PyTorchJob)."""
+    trainer: bool
+    """Kubeflow Trainer v2 (TrainJob with trainstack's torch ClusterTrainingRuntime), v1's successor; not together with trainingOperator."""
     mpi_operator: bool
     """Kubeflow MPI operator (MPIJob, used by Neuron jobs)."""
     etcd: bool
     """etcd for elastic PyTorchJob rendezvous."""
     kueue: bool
     """Kueue job queueing."""
+
+
+class TeamConfig(TypedDict, total=False):
+    """A team that submits jobs: a namespace, a LocalQueue in it and a ClusterQueue behind it."""
+    name: Required[str]
+    """The team; names its ClusterQueue and LocalQueue."""
+    namespace: Required[str]
+    """The namespace the team's jobs run in (its LocalQueue lives there)."""
+    cohort: str
+    """The cohort whose spare capacity the team borrows and lends."""
+    guaranteed_nodes: dict[str, int]
+    """Nodes of each node group the team always gets (node group name -> nodes); the rest of the group's capacity is shared by the cohort."""
+    borrowing: bool
+    """Use the cohort's spare capacity beyond the guarantee (false: the guarantee is the limit)."""
+
+
+class PriorityClassConfig(TypedDict, total=False):
+    """A Kueue WorkloadPriorityClass: a higher value is admitted first and may preempt a lower one."""
+    name: Required[str]
+    """What jobs name in ``kueue.x-k8s.io/priority-class``."""
+    value: Required[int]
+    """Kueue's priority: an int32."""
+    description: str
+    """Why a job would pick it."""
+
+
+class SchedulingConfig(TypedDict, total=False):
+    """Kueue queues, quotas, priorities and topology-aware placement for the accelerated groups."""
+    teams: Required[list[TeamConfig]]
+    """The teams sharing the groups; each gets a queue."""
+    priorities: list[PriorityClassConfig]
+    """WorkloadPriorityClasses."""
+    topology_aware: bool
+    """A Kueue Topology over the EC2 network-node labels, on the groups whose type has them."""
+    pods_ready_timeout_minutes: int
+    """waitForPodsReady: an admitted job whose pods are not all running by then is evicted and requeued, giving its nodes back, instead of holding half of them while waiting for the rest."""
+    preemption: str
+    """Whether a team's job may preempt lower-priority jobs to reclaim its guaranteed nodes. One of: 'Never', 'LowerPriority'."""
 
 
 class CostConfig(TypedDict, total=False):
@@ -410,6 +450,8 @@ class StackConfig(TypedDict, total=False):
     """Metrics and logs: Container Insights, DCGM exporter, Prometheus, Neuron monitor."""
     operators: OperatorsConfig
     """Job operators installed on the EKS cluster."""
+    scheduling: SchedulingConfig
+    """Kueue queues, quotas from the groups' capacity, priorities and topology-aware placement (needs operators.kueue); omit for none."""
     cost: CostConfig
     """Cost guard rails the policy pack enforces."""
     tags: dict[str, str]

@@ -13,7 +13,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
-from . import data_cost_tags, encryption, iam_conformance, security, training
+from . import data_cost_tags, encryption, iam_conformance, scheduling, security, training
 from .model import UNKNOWN, Enforcement, Resource, Rule, Stack, Violation
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ..plan import Plan
 
 RULES: list[Rule] = [*security.RULES, *encryption.RULES, *iam_conformance.RULES, *training.RULES,
-                     *data_cost_tags.RULES]
+                     *scheduling.RULES, *data_cost_tags.RULES]
 
 STACK_WIDE_SETTINGS = ("all", "profile", "maxHourlyUsd")
 LEVELS = typing.get_args(Enforcement)

@@ -8,11 +8,11 @@ changes, then the full resource graph and the resource table for those who want 
 The page is an emitted record (like the plan record): the same records give the same
 bytes (with the same Graphviz version, whose SVG it embeds), and it carries its format
 version in ``<meta name="trainstack-report-version">``. Version 2: sections ``summary``,
-``overview``, ``components``, ``timeline``, ``cost``, ``storage`` (when the plan sized a file system from its
-job's checkpoint), ``policies``, ``changes`` (with a base
-record), ``graph`` (the full graph, folded) and ``resources`` (the text alternative of the
-figures), each a ``<section id>``. Version 1 had no overview, no components, and the graph
-second.
+``overview``, ``components``, ``timeline``, ``cost``, ``storage`` (when the plan sized a file
+system from its job's checkpoint), ``policies``, ``queues`` (stacks with Kueue queues: each
+team's queue, guarantee and reach), ``changes`` (with a base record), ``graph`` (the full
+graph, folded) and ``resources`` (the text alternative of the figures), each a
+``<section id>``. Version 1 had no overview, no components, and the graph second.
 """
 
 from __future__ import annotations
@@ -91,6 +91,9 @@ def render_report(record: dict[str, Any], base: Optional[dict[str, Any]] = None)
         _storage(plan),
         policies(plan),
     ]
+    queues = (plan.sections.get("queues") or {}).get("text")
+    if queues:
+        body.append(f"<section id=\"queues\"><h2>Kueue queues and quotas</h2><pre>{escape(queues)}</pre></section>")
     if diff is not None:
         body.append(changes(diff, findings))
     body.append("<section id=\"graph\"><h2>Full resource graph</h2><details><summary>Every resource in one "

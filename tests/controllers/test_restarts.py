@@ -4,8 +4,8 @@ torchrun's elastic agent; a training job restarts within its backoff limit; an M
 launcher only under policies a batch Job honours; a HyperPod job with OnFailure."""
 
 import pytest
-from support.rendered_jobs import all_variant_jobs, outputs_of, shipped_jobs
-from trainstack.controllers import check_restarts
+from support.rendered_jobs import all_variant_jobs, outputs_of, shipped_jobs, trainer_runtime
+from trainstack.controllers import check_restarts, check_trainjob
 from trainstack.launch import render_all_reduce, render_device_check, render_mpijob, render_pytorchjob
 
 JOBS = [job for job in shipped_jobs() + all_variant_jobs() if isinstance(job.document, dict)]
@@ -20,12 +20,16 @@ def all_reduce(stack="fsdp-p5", group="p5"):
 
 
 def test_every_kind_of_rendered_job_is_modelled():
-    assert {job.document["kind"] for job in JOBS} == {"Job", "PyTorchJob", "MPIJob"}
+    assert {job.document["kind"] for job in JOBS} == {"Job", "PyTorchJob", "MPIJob", "TrainJob"}
 
 
 @pytest.mark.parametrize("job", JOBS, ids=lambda job: job.id)
 def test_every_rendered_job_restarts_as_documented(job):
-    assert check_restarts(job.document) == []
+    if job.document["kind"] == "TrainJob":
+        # A TrainJob's restarts are its runtime's (controllers/trainer.py): checked against the one its stack runs.
+        assert check_trainjob(job.document, trainer_runtime(job.stack)) == []
+    else:
+        assert check_restarts(job.document) == []
 
 
 def test_an_all_reduce_on_etcd_is_not_rerun_by_torchrun_after_a_missed_floor():

@@ -13,6 +13,7 @@ EGRESS = "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule"
 FSX, BUCKET = "aws:fsx/lustreFileSystem:LustreFileSystem", "aws:s3/bucket:Bucket"
 EKS, EKS_CHILD = "eks:index:Cluster", "aws:eks/cluster:Cluster"
 SUBNET = "aws:ec2/subnet:Subnet"
+CQ = "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"
 
 
 @pytest.mark.parametrize("stack", sorted(PROJECT.stacks()))
@@ -137,6 +138,18 @@ CORPUS = {
     "more checkpoints kept than the file system holds": ("fsdp-p5", "checkpoint-write-share", lambda s: with_props(
         s, FSX, "fsdp-p5-fsx", lambda p: p.update(storageCapacity=2400)),
         {"checkpoint-write-share": {"maxShare": 0.2}}),
+    "a team queue with no guarantee that may not borrow": ("kueue-p5", "kueue-queues-have-quota", lambda s: with_props(
+        s, CQ, "kueue-p5-addons-clusterqueue-vision", lambda p: [
+            r.update(nominalQuota="0", borrowingLimit="0")
+            for r in p["spec"]["resourceGroups"][0]["flavors"][0]["resources"]]), {}),
+    "a LocalQueue feeding a missing ClusterQueue": ("kueue-p5", "kueue-queues-have-quota", lambda s: removed(
+        s, CQ, "kueue-p5-addons-clusterqueue-vision"), {}),
+    "a Karpenter pool making nodes of a managed group": ("kueue-p5", "one-autoscaler-per-group", lambda s: added(
+        s, Resource("kubernetes:karpenter.sh/v1:NodePool", "dev-pool", "urn:test::pool", {
+            "metadata": {"name": "dev"}, "spec": {"template": {"spec": {"requirements": [
+                {"key": "trainstack.io/node-group", "operator": "In", "values": ["p5"]}]}}}})), {}),
+    "a topology on a type EKS gives no network labels": ("kueue-p5", "kueue-topology-satisfiable", lambda s: with_props(
+        s, NG, "kueue-p5-eks-p5", lambda p: p.update(instanceTypes=["g5.48xlarge"])), {}),
 }
 
 

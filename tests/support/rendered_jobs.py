@@ -76,14 +76,20 @@ def jobs_for(outputs: StackOutputs) -> Iterator[RenderedJob]:
 
 def _eks_jobs(outputs: StackOutputs, group: str, kind: str, nodes: int,
               accelerators_per_node: int, efa_interfaces_per_node: int) -> Iterator[RenderedJob]:
+    queue = _queue(outputs, group, nodes)
+
     def job(launcher: str, **arguments: Any) -> RenderedJob:
         render = getattr(launch, launcher)
+        if queue is not None:
+            arguments["queue"] = queue
         return RenderedJob(outputs.stack, launcher, group, nodes,
                            render(outputs, name=f"{group}-{nodes}", group_name=group, nodes=nodes, image=IMAGE,
                                   **arguments))
 
     yield job("render_device_check")
     if kind == "nvidia-gpu":
+        if outputs.operators.trainer_runtime:
+            yield job("render_trainjob", command=["torchrun", "train.py"])
         if outputs.operators.training_operator:
             yield job("render_pytorchjob", command=["torchrun", "train.py"])
             if nodes * accelerators_per_node >= 2:  # all-reduce needs two GPUs
@@ -91,6 +97,15 @@ def _eks_jobs(outputs: StackOutputs, group: str, kind: str, nodes: int,
                 yield job("render_all_reduce", floor_gbps=None if efa_interfaces_per_node else 1.0)
     elif outputs.operators.mpi_operator:
         yield job("render_mpijob", command=["python", "train.py"])
+
+
+def _queue(outputs: StackOutputs, group: str, nodes: int) -> launch.QueueRequest | None:
+    """On a stack with Kueue queues: the first team whose queue can be given ``nodes`` of the group."""
+    if outputs.scheduling is None:
+        return None
+    team = next(name for name, queue in sorted(outputs.scheduling.queues.items())
+                if group in queue.quotas and queue.quotas[group].max_nodes >= nodes)
+    return launch.QueueRequest(team=team)
 
 
 def shipped_jobs() -> list[RenderedJob]:
@@ -158,7 +173,26 @@ def _whole_config(config: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
     return edit
 
 
+def _kueue_trainer() -> dict[str, Any]:
+    """kueue-p5 with Kubeflow Trainer v2 in place of the training operator."""
+    config = {key.split(":", 1)[1]: value for key, value in plan_records.stack_config("kueue-p5").items()}
+    config["operators"] = {"trainingOperator": False, "trainer": True, "kueue": True}
+    return config
+
+
+KUEUE_TRAINER = _kueue_trainer()
+
+
+def trainer_runtime(name: str) -> dict[str, Any]:
+    """The ClusterTrainingRuntime a variant running Trainer v2 creates, as rendered."""
+    (runtime,) = [r for r in variant_record(name)["resources"]
+                  if r["type"] == "kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime"]
+    return {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "ClusterTrainingRuntime",
+            "metadata": runtime["inputs"]["metadata"], "spec": runtime["inputs"]["spec"]}
+
+
 VARIANTS["hyperpod-eks-dev"] = ("dev", _whole_config(HYPERPOD_EKS))
+VARIANTS["kueue-trainer"] = ("kueue-p5", _whole_config(KUEUE_TRAINER))
 
 
 def variant_outputs(variant: str) -> StackOutputs:

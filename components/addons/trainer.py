@@ -1,0 +1,72 @@
+"""Kubeflow Trainer v2: the TrainJob controller (with JobSet) and trainstack's ClusterTrainingRuntime.
+
+Trainer v2 is the successor of the training operator v1 (PyTorchJob): a TrainJob names a
+ClusterTrainingRuntime, the blueprint of the JobSet the controller creates. Installed from
+the project's chart, ``oci://ghcr.io/kubeflow/charts/kubeflow-trainer`` 2.3.0, which brings
+JobSet 0.12.0 as a dependency (kubeflow/trainer ``charts/kubeflow-trainer/Chart.yaml`` and
+``values.yaml`` at v2.3.0). The chart's own runtimes stay off: trainstack's runtime is a
+torch one with what the FSDP stack's PyTorchJobs carry (one process per GPU set by the
+TrainJob, a memory-backed /dev/shm); placement, fabric and checkpoint settings are per
+stack and come with each TrainJob (launch/trainjob.py).
+
+API: ``trainer.kubeflow.org/v1alpha1`` (``pkg/apis/trainer/v1alpha1/trainingruntime_types.go``
+at v2.3.0; the runtime's shape follows ``manifests/base/runtimes/torch_distributed.yaml``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from ..cluster.system_nodes import SYSTEM_LABELS
+from ..helm import Chart, helm_release
+
+TRAINER = Chart("oci://ghcr.io/kubeflow/charts/kubeflow-trainer", "2.3.0", None, "kubeflow/trainer tag v2.3.0")
+NAMESPACE = "kubeflow-system"
+API_VERSION = "trainer.kubeflow.org/v1alpha1"
+TORCH_RUNTIME = "trainstack-torch"
+# The runtime's replicated job and container TrainJob's trainer settings apply to.
+NODE = "node"
+# A training job restarts within a limit, as a whole: a failed node pod fails its Job at
+# once (backoffLimit 0: a lone restarted rank could not rejoin a running torchrun group) and
+# JobSet recreates every Job, up to this many times (JobSet v1alpha2 FailurePolicy.maxRestarts);
+# the script resumes from its checkpoint. The v1 launchers' default limit
+# (launch/restarts.py DEFAULT_BACKOFF_LIMIT); tests/addons/test_trainer.py keeps them equal.
+RESTARTS = 3
+# The same size the v1 launchers give /dev/shm (launch/placement.py SHM_SIZE): NCCL and
+# dataloader workers share memory through it.
+SHM_SIZE = "64Gi"
+
+
+def torch_runtime() -> dict[str, Any]:
+    """The ClusterTrainingRuntime TrainJobs on GPU groups name."""
+    pod = {"volumes": [{"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": SHM_SIZE}}],
+           "containers": [{"name": NODE, "image": "pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime",
+                           "volumeMounts": [{"name": "shm", "mountPath": "/dev/shm"}]}]}
+    return {
+        "apiVersion": API_VERSION, "kind": "ClusterTrainingRuntime",
+        "metadata": {"name": TORCH_RUNTIME, "labels": {"trainer.kubeflow.org/framework": "torch"}},
+        "spec": {"mlPolicy": {"numNodes": 1, "torch": {}},
+                 "template": {"spec": {
+                     "failurePolicy": {"maxRestarts": RESTARTS},
+                     "replicatedJobs": [{"name": NODE, "template": {
+                         "metadata": {"labels": {"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}},
+                         "spec": {"backoffLimit": 0, "template": {"spec": pod}}}}]}}},
+    }
+
+
+def trainer(name: str, *, provider: k8s.Provider, parent: pulumi.Resource,
+            depends_on: list[pulumi.Resource]) -> k8s.helm.v3.Release:
+    """The controller on the system nodes, then trainstack's runtime once its CRD is served."""
+    release = helm_release(
+        f"{name}-trainer"[:53], TRAINER, namespace=NAMESPACE, provider=provider, parent=parent, depends_on=depends_on,
+        values={"manager": {"nodeSelector": dict(SYSTEM_LABELS)}, "jobset": {"install": True},
+                "runtimes": {"defaultEnabled": False}})
+    runtime = torch_runtime()
+    k8s.apiextensions.CustomResource(
+        f"{name}-runtime-{TORCH_RUNTIME}", api_version=runtime["apiVersion"], kind=runtime["kind"],
+        metadata=runtime["metadata"], spec=runtime["spec"],
+        opts=pulumi.ResourceOptions(provider=provider, parent=parent, depends_on=[release]))
+    return release

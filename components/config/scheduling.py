@@ -1,0 +1,125 @@
+"""Scheduling: which teams share the accelerated groups through Kueue, and on what terms.
+
+Each team gets a LocalQueue in its namespace, in front of its own ClusterQueue. A team's
+ClusterQueue holds the nodes guaranteed to it (``guaranteedNodes``); the rest of each
+group's capacity belongs to the team's cohort and is lent to whichever team of the cohort
+queues first. Together they always add up to the capacity the stack owns (the groups'
+maxSize, bounded by their reservations): the quotas are derived, never typed twice.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Optional
+
+from pydantic import Field, model_validator
+
+from .base import ConfigModel, ConfigValueError
+
+KUBERNETES_NAME = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
+
+
+class TeamConfig(ConfigModel):
+    """A team that submits jobs: a namespace, a LocalQueue in it and a ClusterQueue behind it."""
+
+    name: str = Field(pattern=KUBERNETES_NAME)
+    """The team; names its ClusterQueue and LocalQueue."""
+    namespace: str = Field(pattern=KUBERNETES_NAME)
+    """The namespace the team's jobs run in (its LocalQueue lives there)."""
+    cohort: str = Field(default="trainstack", pattern=KUBERNETES_NAME)
+    """The cohort whose spare capacity the team borrows and lends."""
+    guaranteed_nodes: dict[str, int] = {}
+    """Nodes of each node group the team always gets (node group name -> nodes); the rest of the
+    group's capacity is shared by the cohort."""
+    borrowing: bool = True
+    """Use the cohort's spare capacity beyond the guarantee (false: the guarantee is the limit)."""
+
+
+class PriorityClassConfig(ConfigModel):
+    """A Kueue WorkloadPriorityClass: a higher value is admitted first and may preempt a lower one."""
+
+    name: str = Field(pattern=KUBERNETES_NAME)
+    """What jobs name in ``kueue.x-k8s.io/priority-class``."""
+    value: int = Field(ge=-(2**31), le=2**31 - 1)
+    """Kueue's priority: an int32."""
+    description: str = ""
+    """Why a job would pick it."""
+
+
+class SchedulingConfig(ConfigModel):
+    """Kueue queues, quotas, priorities and topology-aware placement for the accelerated groups."""
+
+    teams: list[TeamConfig] = Field(min_length=1)
+    """The teams sharing the groups; each gets a queue."""
+    priorities: list[PriorityClassConfig] = []
+    """WorkloadPriorityClasses."""
+    topology_aware: bool = True
+    """A Kueue Topology over the EC2 network-node labels, on the groups whose type has them."""
+    pods_ready_timeout_minutes: int = Field(default=10, ge=1, le=1440)
+    """waitForPodsReady: an admitted job whose pods are not all running by then is evicted and
+    requeued, giving its nodes back, instead of holding half of them while waiting for the rest."""
+    preemption: Literal["Never", "LowerPriority"] = "LowerPriority"
+    """Whether a team's job may preempt lower-priority jobs to reclaim its guaranteed nodes."""
+
+    @model_validator(mode="after")
+    def _unique(self) -> SchedulingConfig:
+        for key in ("name", "namespace"):
+            seen: set[str] = set()
+            for index, team in enumerate(self.teams):
+                value = getattr(team, key)
+                if value in seen:
+                    raise ConfigValueError(f"two teams have {key} '{value}'; each team has its own queue and "
+                                           "namespace.", fix=f"give each team its own {key}.",
+                                           path=("teams", index, key), value=value)
+                seen.add(value)
+        names = [p.name for p in self.priorities]
+        for index, name in enumerate(names):
+            if names.index(name) != index:
+                raise ConfigValueError(f"priority class '{name}' is declared twice.", fix="remove one of them.",
+                                       path=("priorities", index, "name"), value=name)
+        return self
+
+    def team(self, name: str) -> Optional[TeamConfig]:
+        return next((t for t in self.teams if t.name == name), None)
+
+
+def cohort_of_groups(scheduling: SchedulingConfig, groups: dict[str, int]) -> dict[str, str]:
+    """Node group -> the cohort its shared capacity belongs to; ``groups`` maps each accelerated
+    group to the nodes it owns. Raises ConfigValueError (paths relative to ``scheduling``) when a
+    guarantee names no group, the guarantees exceed what a group owns, or a group's cohort is unclear."""
+    cohorts: dict[str, str] = {}
+    guaranteed: dict[str, int] = dict.fromkeys(groups, 0)
+    for index, team in enumerate(scheduling.teams):
+        for group, nodes in team.guaranteed_nodes.items():
+            path = ("teams", index, "guaranteedNodes", group)
+            if group not in groups:
+                raise ConfigValueError(f"team '{team.name}' is guaranteed nodes of '{group}', which is no node group "
+                                       f"(groups: {', '.join(groups) or 'none'}).",
+                                       fix="name one of the stack's nodeGroups.", path=path, value=nodes)
+            if nodes < 0:
+                raise ConfigValueError("a guarantee is a number of nodes, 0 or more.", fix="use 0 or more.",
+                                       path=path, value=nodes)
+            if cohorts.setdefault(group, team.cohort) != team.cohort:
+                raise ConfigValueError(
+                    f"teams of cohorts '{cohorts[group]}' and '{team.cohort}' both hold guarantees on '{group}'; "
+                    "a group's spare capacity is lent within one cohort.",
+                    fix="put the teams sharing the group in one cohort.", path=("teams", index, "cohort"),
+                    value=team.cohort)
+            guaranteed[group] += nodes
+    for group, owned in groups.items():
+        if guaranteed[group] > owned:
+            raise ConfigValueError(
+                f"the teams are guaranteed {guaranteed[group]} nodes of '{group}', which owns {owned} "
+                "(its maxSize, within its reservation).",
+                fix=f"lower the guarantees on '{group}' to {owned} nodes in all, or grow the group.",
+                path=("teams",), value=guaranteed[group])
+    only = {t.cohort for t in scheduling.teams}
+    for group in groups:
+        if group not in cohorts:
+            if len(only) != 1:
+                raise ConfigValueError(
+                    f"no team names node group '{group}', and the teams are in several cohorts "
+                    f"({', '.join(sorted(only))}): which one shares it is unclear.",
+                    fix=f"give a team of the cohort that shares it guaranteedNodes: {{{group}: 0}} (or more).",
+                    path=("teams",), value=sorted(only))
+            cohorts[group] = next(iter(only))
+    return cohorts

@@ -1,0 +1,89 @@
+"""Kueue (v0.19.2) admitting a rendered job on a stack with queues: the job's webhook
+validation of topology requests, and whether the job names a queue and a topology level
+the stack has.
+
+* Each pod template (pod set) may carry at most one of the required, preferred and
+  unconstrained topology annotations, each a label name; two pod sets sharing
+  ``kueue.x-k8s.io/podset-group-name`` must be exactly two, one of them a single pod, with
+  the same request (``pkg/controller/jobframework/tas_validation.go``: ``ValidateTASPodSetRequest``,
+  ``ValidatePodSetGroupingTopology``, ``topologyRequestsValid``).
+* A job without ``kueue.x-k8s.io/queue-name`` is not managed by Kueue (the chart's default
+  ``manageJobsWithoutQueueName: false``) and runs around every quota; a queue name the stack
+  does not have leaves it suspended; a topology level its group's Topology lacks can never
+  be satisfied (``pkg/controller/constants/constants.go``, ``apis/kueue/v1beta2/topology_types.go``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, Optional
+
+from ..outputs import StackOutputs
+from .jobs import Job, job_name
+from .model import Finding
+
+CONTROLLER = "kueue"
+SOURCE = ("kubernetes-sigs/kueue v0.19.2 pkg/controller/jobframework/tas_validation.go, "
+          "pkg/controller/constants/constants.go")
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+TOPOLOGY = ("kueue.x-k8s.io/podset-required-topology", "kueue.x-k8s.io/podset-preferred-topology",
+            "kueue.x-k8s.io/podset-unconstrained-topology")
+PODSET_GROUP = "kueue.x-k8s.io/podset-group-name"
+
+
+def check_queued_job(job: Job, outputs: StackOutputs, group: str) -> list[Finding]:
+    """Findings for a job rendered for accelerated ``group`` of a stack (none where the stack has no queues)."""
+    if outputs.scheduling is None:
+        return []
+    return list(_checks(job, outputs, group))
+
+
+def pod_sets(job: Job) -> dict[str, tuple[Mapping[str, Any], int]]:
+    """Pod set name -> (pod template, pods), as Kueue's integrations split each job kind."""
+    spec = job.get("spec", {})
+    if job.get("kind") == "Job":
+        return {"main": (spec.get("template", {}), int(spec.get("parallelism", 1)))}
+    if job.get("kind") == "TrainJob":
+        patches = [j for p in spec.get("runtimePatches", [])
+                   for j in p.get("trainingRuntimeSpec", {}).get("template", {}).get("spec", {}).get(
+                       "replicatedJobs", [])]
+        return {j["name"]: (j.get("template", {}).get("spec", {}).get("template", {}),
+                            int(spec.get("trainer", {}).get("numNodes", 1))) for j in patches}
+    replicas = spec.get("pytorchReplicaSpecs") or spec.get("mpiReplicaSpecs") or {}
+    return {name: (r.get("template", {}), int(r.get("replicas", 1))) for name, r in replicas.items()}
+
+
+def _checks(job: Job, outputs: StackOutputs, group: str) -> Iterator[Finding]:
+    assert outputs.scheduling is not None
+    queue = job.get("metadata", {}).get("labels", {}).get(QUEUE_LABEL)
+    queues = {q.local_queue: q for q in outputs.scheduling.queues.values()}
+    if queue is None:
+        yield _finding(job, f"no {QUEUE_LABEL} label: Kueue leaves the job alone and it runs around every quota.")
+    elif queue not in queues:
+        yield _finding(job, f"queue {queue} is not one of the stack's ({', '.join(queues)}): the job stays suspended.")
+    elif queues[queue].namespace != job.get("metadata", {}).get("namespace"):
+        yield _finding(job, f"LocalQueue {queue} is in namespace {queues[queue].namespace}, the job in "
+                            f"{job.get('metadata', {}).get('namespace')}: Kueue finds no such queue there.")
+    levels = outputs.scheduling.topology_levels.get(group, [])
+    groups: dict[str, list[tuple[str, Optional[tuple[str, str]], int]]] = {}
+    for name, (template, pods) in pod_sets(job).items():
+        annotations = template.get("metadata", {}).get("annotations", {})
+        requests = [key for key in TOPOLOGY if key in annotations]
+        if len(requests) > 1:
+            yield _finding(job, f"pod set {name} carries {len(requests)} topology annotations; Kueue allows one.")
+        request = next(((k, str(annotations[k])) for k in TOPOLOGY[:2] if k in annotations), None)
+        if request is not None and request[1] not in levels:
+            yield _finding(job, f"pod set {name} asks for topology level {request[1]}, which group {group}'s "
+                                f"Topology does not have ({', '.join(levels) or 'none'}): it can never be placed.")
+        if PODSET_GROUP in annotations:
+            groups.setdefault(annotations[PODSET_GROUP], []).append((name, request, pods))
+    for name, members in groups.items():
+        if len(members) != 2:
+            yield _finding(job, f"pod-set group {name} has {len(members)} pod set(s); Kueue takes exactly 2.")
+        elif 1 not in (members[0][2], members[1][2]) or members[0][1] != members[1][1] or members[0][1] is None:
+            yield _finding(job, f"pod-set group {name}: Kueue needs one pod set of a single pod and the same "
+                                "topology request on both.")
+
+
+def _finding(job: Job, message: str) -> Finding:
+    return Finding(CONTROLLER, job_name(job), message, SOURCE)

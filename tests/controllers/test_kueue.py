@@ -1,0 +1,56 @@
+"""The Kueue model: every job rendered for a stack with queues names a queue of the stack in
+its namespace, asks for a topology level its group has, and passes Kueue's webhook checks
+of topology annotations and pod-set groups; each way of breaking that is caught."""
+
+import copy
+
+import pytest
+from support.rendered_jobs import all_variant_jobs, outputs_for, outputs_of, shipped_jobs
+from trainstack.controllers import check_queued_job
+
+QUEUED = [job for job in shipped_jobs() + all_variant_jobs()
+          if isinstance(job.document, dict) and job.stack in ("kueue-p5", "kueue-trainer")]
+
+
+def outputs(stack):
+    return outputs_for(stack)
+
+
+def test_every_launcher_renders_queued_jobs_for_the_queued_stacks():
+    assert {job.launcher for job in QUEUED} == {"render_device_check", "render_pytorchjob", "render_all_reduce",
+                                                "render_trainjob"}
+
+
+@pytest.mark.parametrize("job", QUEUED, ids=lambda job: job.id)
+def test_every_queued_job_is_admissible(job):
+    assert check_queued_job(job.document, outputs(job.stack), job.group) == []
+
+
+def pytorchjob():
+    return copy.deepcopy(next(j for j in QUEUED if j.launcher == "render_pytorchjob" and j.nodes == 16).document)
+
+
+def annotations(job, role):
+    return job["spec"]["pytorchReplicaSpecs"][role]["template"]["metadata"]["annotations"]
+
+
+def messages(job):
+    return [f.message for f in check_queued_job(job, outputs_of("kueue-p5"), "p5")]
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda j: j["metadata"].pop("labels"), "no kueue.x-k8s.io/queue-name label"),
+    (lambda j: j["metadata"]["labels"].update({"kueue.x-k8s.io/queue-name": "audio"}), "queue audio is not one"),
+    (lambda j: j["metadata"].update(namespace="default"), "the job in default"),
+    (lambda j: annotations(j, "Worker").update({"kueue.x-k8s.io/podset-required-topology": "x"}),
+     "carries 2 topology annotations"),
+    (lambda j: annotations(j, "Worker").update({"kueue.x-k8s.io/podset-preferred-topology": "rack"}),
+     "asks for topology level rack"),
+    (lambda j: annotations(j, "Master").pop("kueue.x-k8s.io/podset-group-name"), "has 1 pod set(s)"),
+    (lambda j: j["spec"]["pytorchReplicaSpecs"]["Master"].update(replicas=2), "one pod set of a single pod"),
+])
+def test_each_way_of_breaking_a_queued_job_is_caught(edit, words):
+    job = pytorchjob()
+    assert messages(job) == []
+    edit(job)
+    assert any(words in message for message in messages(job)), messages(job)
