@@ -68,6 +68,9 @@ SUPPORT: dict[tuple[str, str], Support] = {
         "kubeVersion '>= 1.10.0-0'; README prerequisites 'Kubernetes version >= 1.10'"),
     ("oci://registry.k8s.io/kueue/charts/kueue", "0.19.2"): Support(
         "1.29", None, "kubernetes-sigs/kueue v0.19.2 README.md: 'Requires Kubernetes 1.29 or newer'"),
+    ("oci://ghcr.io/kubeflow/charts/kubeflow-trainer", "2.3.0"): Support(
+        "1.31", None, "Kubeflow Trainer installation guide (kubeflow.org/docs/components/trainer/operator-guides/"
+        "installation), prerequisites: 'Kubernetes >= 1.31'"),
     ("kustomize:training-operator", "v1.8.1"): Support(
         "1.25", None, "kubeflow/training-operator v1.8.1 README.md, Kubernetes version table (latest: 1.25+)"),
     ("kustomize:mpi-operator", "v0.8.0"): Support(

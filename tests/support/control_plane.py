@@ -115,8 +115,12 @@ class Cluster:
 PLURALS = {"Node": "nodes", "Pod": "pods", "Namespace": "namespaces", "PersistentVolume": "persistentvolumes",
            "PersistentVolumeClaim": "persistentvolumeclaims", "Job": "jobs", "PyTorchJob": "pytorchjobs",
            "MPIJob": "mpijobs", "CustomResourceDefinition": "customresourcedefinitions",
-           "DaemonSet": "daemonsets", "Deployment": "deployments"}
-CLUSTER_SCOPED = {"Node", "Namespace", "PersistentVolume", "CustomResourceDefinition"}
+           "DaemonSet": "daemonsets", "Deployment": "deployments", "TrainJob": "trainjobs",
+           "ClusterTrainingRuntime": "clustertrainingruntimes", "ResourceFlavor": "resourceflavors",
+           "ClusterQueue": "clusterqueues", "LocalQueue": "localqueues", "Cohort": "cohorts", "Topology": "topologies",
+           "WorkloadPriorityClass": "workloadpriorityclasses"}
+CLUSTER_SCOPED = {"Node", "Namespace", "PersistentVolume", "CustomResourceDefinition", "ClusterTrainingRuntime",
+                  "ResourceFlavor", "ClusterQueue", "Cohort", "Topology", "WorkloadPriorityClass"}
 
 
 def collection_path(obj: dict[str, Any]) -> str:

@@ -22,6 +22,15 @@ def crd_files() -> list[Path]:
     return sorted(p for p in CRDS.glob("*/*.yaml") if p not in SUPERSEDED)
 
 
+def ensure_namespace(cluster: Cluster, namespace: str) -> None:
+    """The namespace a claim or a job names, as the stack (or the user) creates it before them."""
+    try:
+        cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
+    except ApiError as error:
+        if error.status != 409:  # already there
+            raise
+
+
 def install_crds(cluster: Cluster) -> list[str]:
     names = []
     for path in crd_files():
@@ -77,12 +86,7 @@ class StackCluster:
             self.cluster.request("DELETE", path, gracePeriodSeconds="0")
 
     def ensure_namespace(self, namespace: str) -> None:
-        """The namespace a claim or a job names, as the stack (or the user) creates it before them."""
-        try:
-            self.cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
-        except ApiError as error:
-            if error.status != 409:  # already there
-                raise
+        ensure_namespace(self.cluster, namespace)
 
     def _storage(self) -> None:
         """The stack's FSx volume and claim as the plan records them, bound as the PV controller
