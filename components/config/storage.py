@@ -184,12 +184,12 @@ class FsxConfig(ConfigModel):
                 raise refuse(f"Intelligent-Tiering storage grows and shrinks with its data and has no {field} "
                              f"({FSX_API}).", f"remove {field}; size throughput with throughputCapacityMBps.",
                              field, getattr(self, name))
-        throughput = self.throughput_capacity_mbps
+        throughput, step = self.throughput_capacity_mbps, TIERING_THROUGHPUT_STEP
         if (throughput is None or throughput % TIERING_THROUGHPUT_STEP != 0
                 or not TIERING_THROUGHPUT_STEP <= throughput <= TIERING_THROUGHPUT_MAX):
             raise refuse(f"Intelligent-Tiering needs throughputCapacityMBps: {TIERING_THROUGHPUT_STEP} or a multiple "
                          f"of it up to {TIERING_THROUGHPUT_MAX:,} ({FSX_API}, ThroughputCapacity).",
-                         f"set throughputCapacityMBps: {max(TIERING_THROUGHPUT_STEP, (throughput or 0) // 4000 * 4000)}.",
+                         f"set throughputCapacityMBps: {max(step, (throughput or 0) // step * step)}.",
                          "throughputCapacityMBps", throughput)
         low, high = (bound * throughput // TIERING_THROUGHPUT_STEP for bound in TIERING_READ_CACHE_GIB_PER_STEP)
         if self.read_cache_gib and not low <= self.read_cache_gib <= high:
