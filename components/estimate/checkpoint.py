@@ -25,7 +25,7 @@ synchronous checkpoint, so that is the fraction of the run spent checkpointing.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, TypeGuard
 
 from .. import catalog
 
@@ -131,7 +131,7 @@ def checkpoint_timing(file_system: str, checkpoint: dict[str, Any], fsx: dict[st
                             file_system_mbps, tcp, efa, transport)
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
@@ -144,9 +144,9 @@ def _file_system(fsx: dict[str, Any]) -> tuple[Optional[int], Optional[float]]:
     capacity, per_unit = fsx.get("storageCapacity"), fsx.get("perUnitStorageThroughput")
     if fsx.get("deploymentType") == "SCRATCH_2":
         per_unit = SCRATCH_2_MBPS_PER_TIB
-    if not (_is_number(capacity) and _is_number(per_unit)):
-        return None, None
-    return int(capacity), capacity * per_unit / 1024  # type: ignore[arg-type,operator] # checked
+    if _is_number(capacity) and _is_number(per_unit):
+        return int(capacity), capacity * per_unit / 1024
+    return None, None
 
 
 def _client_mbps(instance: Optional[catalog.InstanceType], transport: str) -> float:
