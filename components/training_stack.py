@@ -194,6 +194,7 @@ class TrainingStack(pulumi.ComponentResource):
             args["security_group_ids"] = [group.id, self.cluster.cluster_security_group_id]
         if self.lustre is not None:
             args["fsx_mount"] = self.lustre.hyperpod_mount
+            args["lustre_over_efa"] = bool(config.fsx and config.fsx.efa)
         # StackConfig refuses EKS orchestration without eks; were the cluster missing,
         # HyperPodCluster would refuse the missing ``eks`` args with the fix.
         if settings.orchestrator == "eks" and self.cluster is not None and config.eks is not None:

@@ -28,6 +28,26 @@ EFA_CAPACITY_INCREMENTS = {1000: 4800, 500: 9600, 250: 19200, 125: 38400}
 # User-provisioned metadata IOPS on SSD (FSx API model, MetadataIops).
 METADATA_IOPS = (1500, 3000, 6000, *range(12000, 192001, 12000))
 
+# The storage classes FSx for Lustre offers (FSx API CreateFileSystem StorageType; FSx for Lustre User
+# Guide, "Deployment and storage class options", using-fsx-lustre.html): SSD, HDD (PERSISTENT_1 only)
+# and INTELLIGENT_TIERING (PERSISTENT_2 only). Intelligent-Tiering storage is elastic: no
+# StorageCapacity, a file-system ThroughputCapacity in MB/s instead of a per-TiB tier, a
+# DataReadCacheConfiguration (required), and a user-provisioned metadata configuration of 6000 or 12000
+# IOPS (AUTOMATIC is SSD only) (FSx API CreateFileSystemLustreConfiguration, LustreReadCacheConfiguration,
+# CreateFileSystemLustreMetadataConfiguration; pulumi-aws 7.x fsx.LustreFileSystem storage_type:
+# "INTELLIGENT_TIERING requires data_read_cache_configuration and metadata_configuration").
+STORAGE_CLASS_GUIDE = ("FSx for Lustre User Guide, Deployment and storage class options "
+                       "(docs.aws.amazon.com/fsx/latest/LustreGuide/using-fsx-lustre.html)")
+DATA_REPOSITORY_GUIDE = ("FSx for Lustre User Guide, Using data repositories: \"Intelligent-Tiering file systems "
+                         "don't support linking to Amazon S3 data repositories\" "
+                         "(docs.aws.amazon.com/fsx/latest/LustreGuide/fsx-data-repositories.html)")
+TIERING_THROUGHPUT_STEP = 4000
+TIERING_THROUGHPUT_MAX = 2_000_000
+"""MB/s (FSx for Lustre User Guide, managing-throughput-capacity.html: 4,000 MBps or increments of it)."""
+TIERING_METADATA_IOPS = (6000, 12000)
+TIERING_READ_CACHE_GIB_PER_STEP = (32, 131072)
+"""Least and most user-provisioned SSD read cache per 4,000 MB/s (FSx API LustreReadCacheConfiguration)."""
+
 
 class DataRepositoryConfig(ConfigModel):
     """An S3 data repository association: the bucket prefix mirrored into the file system."""
@@ -54,10 +74,19 @@ class FsxConfig(ConfigModel):
 
     deployment_type: Literal["PERSISTENT_2", "SCRATCH_2"] = "PERSISTENT_2"
     """PERSISTENT_2 (replicated, backed up). SCRATCH_2 is dev-only: no replication, no backups."""
+    storage_class: Literal["SSD", "INTELLIGENT_TIERING", "HDD"] = "SSD"
+    """SSD: provisioned capacity and per-TiB throughput. INTELLIGENT_TIERING (PERSISTENT_2): elastic
+    storage billed by what it holds, with ``throughputCapacityMBps`` and an SSD read cache; no S3 data
+    repository associations. HDD is PERSISTENT_1 only, which trainstack does not build."""
     storage_capacity_gib: int = Field(default=1200, alias="storageCapacityGiB", ge=1200)
-    """Capacity in GiB: 1200, 2400, then multiples of 2400."""
+    """SSD capacity in GiB: 1200, 2400, then multiples of 2400. Not set for Intelligent-Tiering."""
     per_unit_storage_throughput: Optional[int] = None
-    """PERSISTENT_2: MB/s per TiB, one of 125, 250, 500, 1000. Default 250."""
+    """PERSISTENT_2 SSD: MB/s per TiB, one of 125, 250, 500, 1000. Default 250."""
+    throughput_capacity_mbps: Optional[int] = Field(default=None, alias="throughputCapacityMBps")
+    """INTELLIGENT_TIERING (required): the file system's throughput, 4000 MB/s or a multiple up to 2,000,000."""
+    read_cache_gib: Optional[int] = Field(default=None, alias="readCacheGiB", ge=0)
+    """INTELLIGENT_TIERING: SSD read cache in GiB, 32 to 131072 per 4000 MB/s; 0 for none; unset sizes
+    it in proportion to the throughput capacity."""
     zone: str = Field(pattern=ZONE_PATTERN)
     """The zone (and so the subnet) of the file system: the accelerated node groups' zone."""
     efa: bool = False
@@ -65,7 +94,8 @@ class FsxConfig(ConfigModel):
     Storage where the catalog says the type supports it. PERSISTENT_2 with a metadata configuration,
     capacity in the tier's EFA increments; set at creation only; not for trn2 clients."""
     metadata_iops: Optional[int] = None
-    """User-provisioned metadata IOPS; unset means AUTOMATIC."""
+    """User-provisioned metadata IOPS; unset means AUTOMATIC on SSD, 6000 on Intelligent-Tiering (which
+    takes 6000 or 12000)."""
     kms_key_arn: Optional[str] = Field(default=None, pattern=r"^arn:aws[-a-z]*:kms:")
     """Customer managed KMS key; unset means the AWS managed key."""
     backup_retention_days: int = Field(default=7, ge=0, le=90)
@@ -88,6 +118,14 @@ class FsxConfig(ConfigModel):
 
     @model_validator(mode="after")
     def _deployment(self) -> FsxConfig:
+        if self.storage_class != "SSD":
+            return self._intelligent_tiering()
+        for field, value in (("throughputCapacityMBps", self.throughput_capacity_mbps),
+                             ("readCacheGiB", self.read_cache_gib)):
+            if value is not None:
+                raise ConfigValueError(f"{field} is for the INTELLIGENT_TIERING storage class ({FSX_API}).",
+                                       fix=f"remove {field}, or set storageClass: INTELLIGENT_TIERING.",
+                                       path=(field,), value=value)
         capacity = self.storage_capacity_gib
         if capacity != 1200 and capacity % 2400 != 0:
             lower = capacity // 2400 * 2400
@@ -125,6 +163,51 @@ class FsxConfig(ConfigModel):
                 f"throughput tier ({', '.join(f'{t}: {g} GiB' for t, g in EFA_CAPACITY_INCREMENTS.items())}).",
                 path=("storageCapacityGiB",), value=capacity)
         self.per_unit_storage_throughput = throughput
+        return self
+
+    def _intelligent_tiering(self) -> FsxConfig:
+        """The combinations AWS refuses for Intelligent-Tiering, refused here first with their source."""
+        def refuse(message: str, fix: str, field: str, value: object) -> ConfigValueError:
+            return ConfigValueError(message, fix=fix, path=tuple(field.split(".")), value=value)
+        if self.storage_class == "HDD":
+            raise refuse(f"HDD storage is PERSISTENT_1 only ({STORAGE_CLASS_GUIDE}); trainstack builds PERSISTENT_2 "
+                         "and SCRATCH_2, whose Lustre 2.15 AL2023 clients mount.",
+                         "use storageClass: SSD, or INTELLIGENT_TIERING for cheaper, rarely read data.",
+                         "storageClass", "HDD")
+        if self.deployment_type != "PERSISTENT_2":
+            raise refuse(f"Intelligent-Tiering is PERSISTENT_2 only ({STORAGE_CLASS_GUIDE}).",
+                         "use deploymentType: PERSISTENT_2, or storageClass: SSD.", "deploymentType",
+                         self.deployment_type)
+        for field, name in (("storageCapacityGiB", "storage_capacity_gib"),
+                            ("perUnitStorageThroughput", "per_unit_storage_throughput")):
+            if name in self.model_fields_set:
+                raise refuse(f"Intelligent-Tiering storage grows and shrinks with its data and has no {field} "
+                             f"({FSX_API}).", f"remove {field}; size throughput with throughputCapacityMBps.",
+                             field, getattr(self, name))
+        throughput, step = self.throughput_capacity_mbps, TIERING_THROUGHPUT_STEP
+        if (throughput is None or throughput % TIERING_THROUGHPUT_STEP != 0
+                or not TIERING_THROUGHPUT_STEP <= throughput <= TIERING_THROUGHPUT_MAX):
+            raise refuse(f"Intelligent-Tiering needs throughputCapacityMBps: {TIERING_THROUGHPUT_STEP} or a multiple "
+                         f"of it up to {TIERING_THROUGHPUT_MAX:,} ({FSX_API}, ThroughputCapacity).",
+                         f"set throughputCapacityMBps: {max(step, (throughput or 0) // step * step)}.",
+                         "throughputCapacityMBps", throughput)
+        low, high = (bound * throughput // TIERING_THROUGHPUT_STEP for bound in TIERING_READ_CACHE_GIB_PER_STEP)
+        if self.read_cache_gib and not low <= self.read_cache_gib <= high:
+            raise refuse(f"at {throughput} MB/s the SSD read cache is {low} to {high} GiB "
+                         "(FSx API LustreReadCacheConfiguration: 32 to 131072 GiB per 4000 MB/s).",
+                         f"use {low}-{high} GiB, 0 for no cache, or remove readCacheGiB to size it with throughput.",
+                         "readCacheGiB", self.read_cache_gib)
+        if self.metadata_iops is not None and self.metadata_iops not in TIERING_METADATA_IOPS:
+            raise refuse(f"Intelligent-Tiering metadata IOPS are 6000 or 12000 ({FSX_API}, MetadataConfiguration).",
+                         "use 6000 or 12000, or remove metadataIops for 6000.", "metadataIops", self.metadata_iops)
+        if self.data_repository is not None:
+            raise refuse(DATA_REPOSITORY_GUIDE + ".", "remove dataRepository (mount datasets with Mountpoint for S3), "
+                         "or use storageClass: SSD.", "dataRepository", self.data_repository.s3_path)
+        if self.checkpoints is not None and self.checkpoints.export_to_bucket:
+            raise refuse("checkpoint export is a data repository association, which " + DATA_REPOSITORY_GUIDE + ".",
+                         "set checkpoints.exportToBucket: false, or use storageClass: SSD.",
+                         "checkpoints.exportToBucket", True)
+        self.metadata_iops = self.metadata_iops or TIERING_METADATA_IOPS[0]
         return self
 
 

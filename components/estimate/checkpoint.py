@@ -8,7 +8,10 @@ A checkpoint is written at the slower of two rates:
 
 * the file system's: capacity (TiB) x per-unit throughput (MB/s/TiB), the disk
   throughput that governs writes (FSx for Lustre User Guide, "Amazon FSx for Lustre
-  performance": writes run at the lower of network and disk throughput);
+  performance": writes run at the lower of network and disk throughput); on the
+  Intelligent-Tiering storage class the provisioned ``throughputCapacity`` (MB/s), which
+  is independent of its (elastic) storage (User Guide, "Performance characteristics of
+  Intelligent-Tiering storage class", intelligent-tiering-file-systems.html);
 * the clients': the writing instances x what one client can drive. FSx for Lustre
   User Guide, "Throughput to individual client instances" (performance.html,
   read 2026-11 through a quoting study): up to 100 Gbps per client over ENA (TCP),
@@ -22,7 +25,7 @@ synchronous checkpoint, so that is the fraction of the run spent checkpointing.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, TypeGuard
 
 from .. import catalog
 
@@ -45,7 +48,8 @@ class CheckpointTiming:
     keep: int
     writers: int
     writer_instance_type: str
-    capacity_gib: int
+    capacity_gib: Optional[int]
+    """None on Intelligent-Tiering, whose storage grows with what it holds."""
     file_system_mbps: float
     tcp_mbps: float
     """The write rate over TCP: the file system's, or the writers' ENA limit if lower."""
@@ -76,8 +80,8 @@ class CheckpointTiming:
         return self.keep * self.checkpoint_gb
 
     @property
-    def capacity_gb(self) -> float:
-        return self.capacity_gib * GB_PER_GIB
+    def capacity_gb(self) -> Optional[float]:
+        return None if self.capacity_gib is None else self.capacity_gib * GB_PER_GIB
 
     def as_dict(self) -> dict[str, Any]:
         return {"fileSystem": self.file_system, "checkpointGB": self.checkpoint_gb,
@@ -87,34 +91,35 @@ class CheckpointTiming:
                 "efaMBps": None if self.efa_mbps is None else round(self.efa_mbps, 1),
                 "writeSeconds": round(self.write_seconds, 1), "tcpWriteSeconds": round(self.tcp_write_seconds, 1),
                 "intervalShare": round(self.share, 4), "storedGB": round(self.stored_gb, 1),
-                "capacityGB": round(self.capacity_gb, 1)}
+                "capacityGB": None if self.capacity_gb is None else round(self.capacity_gb, 1)}
 
     def render(self) -> str:
         lines = [f"  {self.file_system}: {self.checkpoint_gb:,.0f} GB every {self.interval_minutes:g} min, "
                  f"written by {self.writers} x {self.writer_instance_type}",
-                 f"    file system {self.capacity_gib:,} GiB at {self.file_system_mbps:,.0f} MB/s; over TCP "
+                 f"    file system {self._capacity_text()} at {self.file_system_mbps:,.0f} MB/s; over TCP "
                  f"{self.tcp_mbps:,.0f} MB/s: {self.tcp_write_seconds:,.0f} s per checkpoint"]
         if self.efa_mbps is not None:
             lines.append(f"    over {self.transport.upper()}: {self.efa_mbps:,.0f} MB/s: "
                          f"{self.write_seconds:,.0f} s per checkpoint")
-        filled = self.stored_gb / self.capacity_gb
+        held = ("elastic storage" if self.capacity_gb is None else
+                f"{self.capacity_gb:,.0f} GB ({self.stored_gb / self.capacity_gb:.0%})")
         lines.append(f"    {self.share:.1%} of each interval spent checkpointing; {self.keep} kept fill "
-                     f"{self.stored_gb:,.0f} GB of {self.capacity_gb:,.0f} GB ({filled:.0%})")
+                     f"{self.stored_gb:,.0f} GB of {held}")
         return "\n".join(lines)
+
+    def _capacity_text(self) -> str:
+        return "Intelligent-Tiering" if self.capacity_gib is None else f"{self.capacity_gib:,} GiB"
 
 
 def checkpoint_timing(file_system: str, checkpoint: dict[str, Any], fsx: dict[str, Any]) -> Optional[CheckpointTiming]:
     """The timing of ``checkpoint`` (a LustreFileSystem's ``checkpoint`` input) on ``fsx`` (its file
     system's inputs); None when a number it needs is not known (an unknown preview value)."""
-    capacity, per_unit = fsx.get("storageCapacity"), fsx.get("perUnitStorageThroughput")
-    if fsx.get("deploymentType") == "SCRATCH_2":
-        per_unit = SCRATCH_2_MBPS_PER_TIB
+    capacity, file_system_mbps = _file_system(fsx)
     size, interval, writers = checkpoint.get("sizeGB"), checkpoint.get("intervalMinutes"), checkpoint.get("writers")
-    numbers = (capacity, per_unit, size, interval, writers)
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in numbers):
+    numbers = (file_system_mbps, size, interval, writers)
+    if not all(_is_number(v) for v in numbers):
         return None
-    capacity, per_unit, size, interval, writers = (float(v) for v in numbers)  # type: ignore[arg-type] # checked
-    file_system_mbps = capacity * per_unit / 1024
+    file_system_mbps, size, interval, writers = (float(v) for v in numbers)  # type: ignore[arg-type] # checked
     instance = catalog.find(str(checkpoint.get("writerInstanceType", "")).removeprefix("ml."))
     tcp = min(file_system_mbps, writers * _client_mbps(instance, "tcp"))
     transport = "tcp"
@@ -122,8 +127,26 @@ def checkpoint_timing(file_system: str, checkpoint: dict[str, Any], fsx: dict[st
         transport = "efa+gds" if instance is not None and instance.gpudirect_storage else "efa"
     efa = None if transport == "tcp" else min(file_system_mbps, writers * _client_mbps(instance, transport))
     return CheckpointTiming(file_system, float(size), float(interval), int(checkpoint.get("keep") or 1),
-                            int(writers), str(checkpoint.get("writerInstanceType")), int(capacity),
+                            int(writers), str(checkpoint.get("writerInstanceType")), capacity,
                             file_system_mbps, tcp, efa, transport)
+
+
+def _is_number(value: Any) -> TypeGuard[int | float]:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _file_system(fsx: dict[str, Any]) -> tuple[Optional[int], Optional[float]]:
+    """(capacity GiB, throughput MB/s) of an FSx file system's inputs; capacity None on Intelligent-Tiering,
+    throughput None when a number it needs is unknown."""
+    if fsx.get("storageType") == "INTELLIGENT_TIERING":
+        throughput = fsx.get("throughputCapacity")
+        return None, float(throughput) if _is_number(throughput) else None
+    capacity, per_unit = fsx.get("storageCapacity"), fsx.get("perUnitStorageThroughput")
+    if fsx.get("deploymentType") == "SCRATCH_2":
+        per_unit = SCRATCH_2_MBPS_PER_TIB
+    if _is_number(capacity) and _is_number(per_unit):
+        return int(capacity), capacity * per_unit / 1024
+    return None, None
 
 
 def _client_mbps(instance: Optional[catalog.InstanceType], transport: str) -> float:

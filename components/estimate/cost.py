@@ -15,6 +15,7 @@ from .. import catalog
 from ..plan import Plan
 from .prices import (
     EKS_CONTROL_PLANE,
+    FSX_INTELLIGENT_TIERING_UNPRICED,
     GP3_STORAGE,
     HOURS_PER_MONTH,
     HYPERPOD,
@@ -137,6 +138,12 @@ def estimate_resources(resources: Sequence[PricedResource], region: str) -> Cost
                      _source(regional, "interface endpoints", region), tuple(e.urn for e in endpoints)))
     for file_system in by_type("aws:fsx/lustreFileSystem:LustreFileSystem"):
         inputs = file_system.inputs
+        if inputs.get("storageType") == "INTELLIGENT_TIERING":
+            # Elastic storage: nothing provisioned to multiply, and no dated rate for what is billed.
+            throughput = inputs.get("throughputCapacity", 0)
+            add(CostLine(f"FSx {file_system.name} (Intelligent-Tiering, {throughput} MB/s)", throughput, throughput,
+                         None, FSX_INTELLIGENT_TIERING_UNPRICED, (file_system.urn,)))
+            continue
         price = fsx_price(inputs.get("deploymentType", ""), inputs.get("perUnitStorageThroughput"), region)
         tier = f"{inputs.get('deploymentType')} {inputs.get('perUnitStorageThroughput') or ''}".strip()
         capacity = inputs.get("storageCapacity", 0)

@@ -49,9 +49,14 @@ FSX_LUSTRE: dict[tuple[str, Optional[int]], ServicePrice] = {
 }
 """SSD, by deployment type and MB/s/TiB. FSx for Lustre's storage classes (FSx API StorageType):
 SSD (priced above where a source was found), HDD (PERSISTENT_1 only; trainstack builds PERSISTENT_2
-and SCRATCH_2) and INTELLIGENT_TIERING (PERSISTENT_2; billed by data stored, throughput and read
-cache, aws.amazon.com/fsx/lustre/pricing: no dated figure was found, and trainstack does not build
-it). us-east-1 prices for 250, 500 and 1000 MB/s/TiB were not found: the estimate says so."""
+and SCRATCH_2, so no HDD price is carried) and INTELLIGENT_TIERING (below). us-east-1 prices for
+250, 500 and 1000 MB/s/TiB were not found: the estimate says so."""
+FSX_INTELLIGENT_TIERING_UNPRICED = (
+    "no dated price found for FSx for Lustre Intelligent-Tiering (billed by data stored in each tier, "
+    "throughput capacity, SSD read cache and requests: aws.amazon.com/fsx/lustre/pricing, read 2026-11; "
+    "neither a dated figure there nor a dated secondary quote was found)")
+"""Why an Intelligent-Tiering file system's cost line has no price: the pricing page names the
+dimensions, and no stored copy of it, nor any dated secondary source, gives their rates."""
 # HyperPod bills ml.* instances under SageMaker; three rates were found, all secondary.
 HYPERPOD = {
     ("ml.p4d.24xlarge", "us-west-2"): ServicePrice(25.91001756, "instance-hour", ("us-west-2",), date(2026, 10, 1),

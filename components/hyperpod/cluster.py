@@ -53,6 +53,9 @@ class HyperPodClusterArgs(TypedDict, total=False):
     security_group_ids: Sequence[pulumi.Input[str]]
     fsx_mount: dict
     """``{dns_name, mount_name, mount_path}`` (LustreFileSystem.hyperpod_mount)."""
+    lustre_over_efa: bool
+    """The file system is EFA-enabled: Slurm nodes with EFA put LNet on their EFA devices at
+    OnInitComplete and remount it (scripts/on_init_complete.sh)."""
     eks: HyperPodEksArgs
     """Required for EKS orchestration."""
 
@@ -91,7 +94,7 @@ class HyperPodCluster(pulumi.ComponentResource):
         lifecycle_uri = None
         if settings.orchestrator == "slurm":
             lifecycle_uri = upload_lifecycle(name, settings, fsx_mount["mount_path"] if fsx_mount else None,
-                                             parent=self)
+                                             parent=self, lustre_over_efa=args.get("lustre_over_efa", False))
         orchestrator = ({"slurm": {"slurm_config_strategy": "Managed"}} if settings.orchestrator == "slurm"
                         else {"eks": {"cluster_arn": eks["cluster_arn"] if eks else None}})
         cluster = aws_native.sagemaker.Cluster(

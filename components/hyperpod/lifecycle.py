@@ -17,10 +17,15 @@ from typing import Optional
 import pulumi
 import pulumi_aws as aws
 
+from .. import catalog
 from ..config import HyperPodConfig
+from ..nodegroups.lustre_efa_client import lustre_efa_client_script
 
 ENTRYPOINT = "on_init_complete.sh"
 PARAMS = "trainstack-params.env"
+LUSTRE_EFA_PREFIX = "lustre-efa-client-"
+"""``lustre-efa-client-<instance type>.sh``: LNet over EFA for the nodes of that type (the entrypoint
+picks its own by the instance type the node reports)."""
 DEFAULT_USER = "ubuntu"
 """The HyperPod Slurm AMI's login user."""
 
@@ -29,10 +34,11 @@ def script_text() -> str:
     return resources.files("trainstack.hyperpod").joinpath("scripts", ENTRYPOINT).read_text()
 
 
-def params_text(settings: HyperPodConfig, fsx_mount_path: Optional[str]) -> str:
+def params_text(settings: HyperPodConfig, fsx_mount_path: Optional[str], lustre_over_efa: bool = False) -> str:
     """The script's settings as shell assignments, each value quoted for the shell."""
     values = {
         "TRAINSTACK_FSX_MOUNT_PATH": fsx_mount_path or "",
+        "TRAINSTACK_LUSTRE_EFA": "1" if lustre_over_efa and fsx_mount_path else "",
         "TRAINSTACK_USERS": " ".join(f"{user.name}:{user.uid}" for user in settings.users),
         "TRAINSTACK_SSH_PUBLIC_KEY": settings.ssh_public_key or "",
         "TRAINSTACK_DEFAULT_USER": DEFAULT_USER,
@@ -40,11 +46,25 @@ def params_text(settings: HyperPodConfig, fsx_mount_path: Optional[str]) -> str:
     return "".join(f"{key}={shlex.quote(value)}\n" for key, value in values.items())
 
 
+def lifecycle_files(settings: HyperPodConfig, fsx_mount_path: Optional[str],
+                    lustre_over_efa: bool = False) -> dict[str, str]:
+    """The files under the lifecycle prefix: the entrypoint, its settings and, when the file system is
+    EFA-enabled, the Lustre-over-EFA client script of each instance type with EFA, the same text EKS
+    node groups boot with (nodegroups.lustre_efa_client)."""
+    files = {ENTRYPOINT: script_text(), PARAMS: params_text(settings, fsx_mount_path, lustre_over_efa)}
+    if lustre_over_efa and fsx_mount_path:
+        for group in settings.groups:
+            instance = catalog.get(group.instance_type.removeprefix("ml."))
+            if instance.efa.supported:
+                files[f"{LUSTRE_EFA_PREFIX}{instance.name}.sh"] = lustre_efa_client_script(instance)
+    return files
+
+
 def upload_lifecycle(name: str, settings: HyperPodConfig, fsx_mount_path: Optional[str],
-                     parent: pulumi.Resource) -> pulumi.Output[str]:
+                     parent: pulumi.Resource, lustre_over_efa: bool = False) -> pulumi.Output[str]:
     """Upload the scripts; return the ``s3://sagemaker-…/lifecycle/<hash>/`` URI."""
     child = pulumi.ResourceOptions(parent=parent)
-    files = {ENTRYPOINT: script_text(), PARAMS: params_text(settings, fsx_mount_path)}
+    files = lifecycle_files(settings, fsx_mount_path, lustre_over_efa)
     digest = hashlib.sha256("".join(f"{k}\0{v}\0" for k, v in sorted(files.items())).encode()).hexdigest()[:16]
     bucket = aws.s3.Bucket(f"{name}-lifecycle", bucket_prefix=f"sagemaker-{name}"[:37].rstrip("-") + "-",
                            force_destroy=True, opts=child)

@@ -220,16 +220,22 @@ class FsxConfig(TypedDict, total=False):
     """FSx for Lustre for datasets, scripts, compile caches and checkpoints."""
     deployment_type: str
     """PERSISTENT_2 (replicated, backed up). SCRATCH_2 is dev-only: no replication, no backups. One of: 'PERSISTENT_2', 'SCRATCH_2'."""
+    storage_class: str
+    """SSD: provisioned capacity and per-TiB throughput. INTELLIGENT_TIERING (PERSISTENT_2): elastic storage billed by what it holds, with ``throughputCapacityMBps`` and an SSD read cache; no S3 data repository associations. HDD is PERSISTENT_1 only, which trainstack does not build. One of: 'SSD', 'INTELLIGENT_TIERING', 'HDD'."""
     storage_capacity_gi_b: int
-    """Capacity in GiB: 1200, 2400, then multiples of 2400."""
+    """SSD capacity in GiB: 1200, 2400, then multiples of 2400. Not set for Intelligent-Tiering."""
     per_unit_storage_throughput: int
-    """PERSISTENT_2: MB/s per TiB, one of 125, 250, 500, 1000. Default 250."""
+    """PERSISTENT_2 SSD: MB/s per TiB, one of 125, 250, 500, 1000. Default 250."""
+    throughput_capacity_m_bps: int
+    """INTELLIGENT_TIERING (required): the file system's throughput, 4000 MB/s or a multiple up to 2,000,000."""
+    read_cache_gi_b: int
+    """INTELLIGENT_TIERING: SSD read cache in GiB, 32 to 131072 per 4000 MB/s; 0 for none; unset sizes it in proportion to the throughput capacity."""
     zone: Required[str]
     """The zone (and so the subnet) of the file system: the accelerated node groups' zone."""
     efa: bool
     """EFA-enabled file system: clients on EFA node groups read and write over EFA, with GPUDirect Storage where the catalog says the type supports it. PERSISTENT_2 with a metadata configuration, capacity in the tier's EFA increments; set at creation only; not for trn2 clients."""
     metadata_iops: int
-    """User-provisioned metadata IOPS; unset means AUTOMATIC."""
+    """User-provisioned metadata IOPS; unset means AUTOMATIC on SSD, 6000 on Intelligent-Tiering (which takes 6000 or 12000)."""
     kms_key_arn: str
     """Customer managed KMS key; unset means the AWS managed key."""
     backup_retention_days: int

@@ -178,7 +178,7 @@ def checkpoint_write_share(stack: Stack, config: dict[str, Any]) -> Iterator[Vio
                 f"interval (ceiling {ceiling:.0%}); raise fsx.storageCapacityGiB or perUnitStorageThroughput to "
                 f"about {timing.checkpoint_gb * 1000 / (ceiling * timing.interval_minutes * 60):,.0f} MB/s, or "
                 "checkpoint less often."))
-        if timing.stored_gb > timing.capacity_gb:
+        if timing.capacity_gb is not None and timing.stored_gb > timing.capacity_gb:
             yield Violation(file_systems[0].urn, (
                 f"FSx {component.name}: {timing.keep} checkpoints of {timing.checkpoint_gb:,.0f} GB need "
                 f"{timing.stored_gb:,.0f} GB but the file system holds {timing.capacity_gb:,.0f} GB; raise "

@@ -120,8 +120,15 @@ def _storage(plan: Plan) -> str:
         f"<tr><td>{escape(t['fileSystem'])}</td><td>{t['checkpointGB']:,.0f} GB every {t['intervalMinutes']:g} min"
         f"</td><td>{t['writers']} x {escape(t['writerInstanceType'])} ({escape(t['transport'].upper())})</td>"
         f"<td>{t['fileSystemMBps']:,.0f}</td><td>{t['writeSeconds']:,.0f}</td><td>{t['intervalShare']:.1%}</td>"
-        f"<td>{t['storedGB']:,.0f} of {t['capacityGB']:,.0f} GB</td></tr>" for t in timings)
+        f"<td>{_kept(t['storedGB'], t['capacityGB'])}</td></tr>" for t in timings)
     return ("<section id=\"storage\"><h2>Checkpoints on FSx for Lustre</h2><div class=\"scroll\"><table><thead><tr>"
             "<th>file system</th><th>checkpoint</th><th>written by</th><th>file system MB/s</th>"
             "<th>seconds to write</th><th>share of interval</th><th>kept</th></tr></thead><tbody>"
             + rows + "</tbody></table></div></section>")
+
+
+def _kept(stored_gb: float, capacity_gb: float | None) -> str:
+    """What the kept checkpoints fill; Intelligent-Tiering has no capacity to fill (its storage is elastic)."""
+    if capacity_gb is None:
+        return f"{stored_gb:,.0f} GB (elastic storage)"
+    return f"{stored_gb:,.0f} of {capacity_gb:,.0f} GB"

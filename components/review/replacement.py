@@ -114,14 +114,18 @@ FACTS: dict[str, TypeFacts] = {facts.type: facts for facts in [
     TypeFacts(
         "aws:fsx/lustreFileSystem:LustreFileSystem",
         f"{TF} internal/service/fsx/lustre_file_system.go (2024 revision: per_unit_storage_throughput "
-        "updatable; CustomizeDiff forces new on a smaller storage_capacity)",
+        "updatable; CustomizeDiff forces new on a smaller storage_capacity); Intelligent-Tiering's "
+        "throughputCapacity and dataReadCacheConfiguration from the FSx API (UpdateFileSystemLustreConfiguration "
+        "takes both; the provider's source for them was not read) and CloudFormation (neither is create-only)",
         replaces=("backupId", "copyTagsToBackups", "deploymentType", "driveCacheType", "exportPath",
                   "fileSystemTypeVersion", "importPath", "importedFileChunkSize", "kmsKeyId", "securityGroupIds",
                   "storageType", "subnetIds"),
         in_place=("autoImportPolicy", "automaticBackupRetentionDays", "dailyAutomaticBackupStartTime",
-                  "dataCompressionType", "logConfiguration", "perUnitStorageThroughput", "rootSquashConfiguration",
-                  "tags", "weeklyMaintenanceStartTime"),
-        conditional={"storageCapacity": _fsx_capacity}),
+                  "dataCompressionType", "dataReadCacheConfiguration", "logConfiguration", "perUnitStorageThroughput",
+                  "rootSquashConfiguration", "tags", "throughputCapacity", "weeklyMaintenanceStartTime"),
+        conditional={"storageCapacity": _fsx_capacity},
+        cfn=_cfn("AWS::FSx::FileSystem", dataReadCacheConfiguration="LustreConfiguration/DataReadCacheConfiguration",
+                 throughputCapacity="LustreConfiguration/ThroughputCapacity")),
     TypeFacts(
         "aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation",
         f"{TF} internal/service/fsx/data_repository_association.go (file system, paths and batch import ForceNew; "

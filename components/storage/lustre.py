@@ -2,7 +2,9 @@
 
     security group (TCP 988 and 1018-1023 with its clients, both ways, by reference;
                     all traffic for EFA-enabled file systems)
-    file system (Lustre 2.15, LZ4, backups, KMS, metadata configuration, EFA), protected
+    file system (Lustre 2.15, LZ4, backups, KMS, metadata configuration, EFA), protected;
+                    SSD (capacity x per-TiB throughput) or Intelligent-Tiering (elastic
+                    storage, a throughput capacity and an SSD read cache)
     optional S3 data repository association (a dataset prefix, import and export)
     optional checkpoint export: a data repository association from the checkpoint
                     directory to the checkpoint bucket, exporting new and changed files
@@ -86,6 +88,7 @@ class LustreFileSystem(pulumi.ComponentResource):
         super().__init__("trainstack:index:LustreFileSystem", name, job, opts)
         child = pulumi.ResourceOptions(parent=self)
         persistent = settings.deployment_type.startswith("PERSISTENT")
+        tiering = settings.storage_class == "INTELLIGENT_TIERING"
 
         group = aws.ec2.SecurityGroup(name, vpc_id=args["vpc_id"], description=f"FSx for Lustre {name}",
                                       tags={"Name": name}, opts=child)
@@ -100,9 +103,12 @@ class LustreFileSystem(pulumi.ComponentResource):
         file_system = aws.fsx.LustreFileSystem(
             name,
             deployment_type=settings.deployment_type,
-            storage_type="SSD",
-            storage_capacity=settings.storage_capacity_gib,
+            storage_type=settings.storage_class,
+            # Intelligent-Tiering storage is elastic: no capacity, a file-system throughput and a read cache.
+            storage_capacity=None if tiering else settings.storage_capacity_gib,
             per_unit_storage_throughput=settings.per_unit_storage_throughput if persistent else None,
+            throughput_capacity=settings.throughput_capacity_mbps,
+            data_read_cache_configuration=_read_cache(settings.read_cache_gib) if tiering else None,
             file_system_type_version=LUSTRE_VERSION,
             subnet_ids=args["subnet_id"],  # one subnet: pulumi-aws v7 types it as a single id
             security_group_ids=[group.id],
@@ -149,9 +155,7 @@ class LustreFileSystem(pulumi.ComponentResource):
         self.dns_name = file_system.dns_name
         self.mount_name = file_system.mount_name
         self.mount_path = settings.mount_path
-        per_unit = settings.per_unit_storage_throughput if persistent else SCRATCH_2_THROUGHPUT
-        assert per_unit is not None  # FsxConfig requires it for PERSISTENT_* file systems
-        self.throughput_mbps = settings.storage_capacity_gib * per_unit // 1024
+        self.throughput_mbps = _throughput_mbps(settings)
         self.register_outputs({"fileSystemId": self.file_system_id, "dnsName": self.dns_name,
                                "mountName": self.mount_name, "mountPath": self.mount_path,
                                "claimName": self.claim_name, "throughputMBps": self.throughput_mbps, **job})
@@ -207,6 +211,26 @@ def _checkpoint_inputs(settings: FsxConfig, writers: Optional[CheckpointWriters]
         inputs.update(writers=writers["count"], writerInstanceType=writers["instance_type"],
                       writersUseEfa=writers["efa"])
     return inputs
+
+
+def _throughput_mbps(settings: FsxConfig) -> int:
+    """Aggregate throughput: Intelligent-Tiering's is provisioned for the file system; SSD's is
+    capacity in TiB x per-unit throughput."""
+    if settings.throughput_capacity_mbps is not None:
+        return settings.throughput_capacity_mbps
+    per_unit = (settings.per_unit_storage_throughput if settings.deployment_type.startswith("PERSISTENT")
+                else SCRATCH_2_THROUGHPUT)
+    assert per_unit is not None  # FsxConfig requires it for PERSISTENT_2 SSD file systems
+    return settings.storage_capacity_gib * per_unit // 1024
+
+
+def _read_cache(size_gib: Optional[int]) -> dict:
+    """FSx API LustreReadCacheConfiguration: unset sizes the cache with throughput, 0 turns it off."""
+    if size_gib is None:
+        return {"sizing_mode": "PROPORTIONAL_TO_THROUGHPUT_CAPACITY"}
+    if size_gib == 0:
+        return {"sizing_mode": "NO_CACHE"}
+    return {"sizing_mode": "USER_PROVISIONED", "size": size_gib}
 
 
 def _metadata(settings: FsxConfig) -> dict:

@@ -6,6 +6,18 @@ the add-on is installed without a Pod Identity association. The
 PersistentVolume names the file system by id, DNS name and mount name; ``flock``
 lets training jobs lock files across nodes; ``Retain`` keeps the data when the
 volume object goes.
+
+EFA: the driver has no EFA option for a statically provisioned volume. ``efaEnabled`` is a
+StorageClass parameter, read only when the driver creates a file system (dynamic provisioning;
+kubernetes-sigs/aws-fsx-csi-driver docs/options.md@046f3682, "PERSISTENT_2 Metadata
+Configuration"); a static volume's context is ``dnsname`` and ``mountname`` alone, mounted as
+``dnsname@tcp:/mountname`` (pkg/driver/node.go, NodePublishVolume). The transport is the node's
+choice: LNet on the EFA devices with the UDSP rule that prefers them (nodegroups.lustre_efa_client,
+applied at boot) sends the traffic over EFA although the mount source says ``tcp``.
+
+Intelligent-Tiering has no provisioned capacity; the volume's ``capacity`` is then a nominal
+figure the driver does not enforce for static volumes (docs/options.md: a capacity given for
+Intelligent-Tiering "is ignored").
 """
 
 from __future__ import annotations

@@ -4,8 +4,10 @@
 # partitions) and mounts FSx for Lustre from the cluster API. This script does only
 # what that API does not:
 #   1. wait until the FSx mount is there and writable (mounts can lag on large clusters);
-#   2. create the configured users, with the same uid on every node and homes on FSx;
-#   3. install an SSH public key for the default user, for access through a bastion.
+#   2. for an EFA-enabled file system, on nodes with EFA: move Lustre onto the EFA devices
+#      (lustre-efa-client-<instance type>.sh, the EKS node groups' boot script) and remount;
+#   3. create the configured users, with the same uid on every node and homes on FSx;
+#   4. install an SSH public key for the default user, for access through a bastion.
 # Settings come from trainstack-params.env next to this script (written by trainstack).
 set -euo pipefail
 
@@ -28,6 +30,36 @@ wait_for_fsx() {
   done
   log "FSx at ${path} never became writable" >&2
   return 1
+}
+
+instance_type() {
+  # IMDSv2; HyperPod reports the ml.-prefixed name where EC2 reports the plain one, so strip it.
+  local token type
+  token="$(curl -sf -X PUT http://169.254.169.254/latest/api/token \
+    -H 'X-aws-ec2-metadata-token-ttl-seconds: 60')" || return 1
+  type="$(curl -sf -H "X-aws-ec2-metadata-token: ${token}" \
+    http://169.254.169.254/latest/meta-data/instance-type)" || return 1
+  echo "${type#ml.}"
+}
+
+lustre_over_efa() {
+  # HyperPod mounted the file system over TCP before this script runs; LNet's networks can only be
+  # rebuilt with Lustre unloaded, so: unmount, unload, put LNet on EFA (the client script loads
+  # Lustre again), mount the same source with the same options.
+  local path="$1" type script device options
+  type="$(instance_type)" || { log "instance type unknown; Lustre stays on TCP"; return 0; }
+  script="${here}/lustre-efa-client-${type}.sh"
+  if [[ ! -f "${script}" ]]; then
+    log "${type} has no EFA; Lustre stays on TCP"
+    return 0
+  fi
+  device="$(findmnt -n -o SOURCE "${path}")"
+  options="$(findmnt -n -o OPTIONS "${path}")"
+  umount "${path}"
+  lustre_rmmod
+  bash "${script}"
+  mount -t lustre -o "${options}" "${device}" "${path}"
+  log "FSx at ${path} remounted with LNet on EFA ($(lnetctl net show --net efa | grep -c 'nid:') EFA NIDs)"
 }
 
 create_users() {
@@ -61,6 +93,10 @@ install_ssh_key() {
 home_root="/home"
 if [[ -n "${TRAINSTACK_FSX_MOUNT_PATH}" ]]; then
   wait_for_fsx "${TRAINSTACK_FSX_MOUNT_PATH}"
+  if [[ -n "${TRAINSTACK_LUSTRE_EFA}" ]]; then
+    lustre_over_efa "${TRAINSTACK_FSX_MOUNT_PATH}"
+    wait_for_fsx "${TRAINSTACK_FSX_MOUNT_PATH}"
+  fi
   home_root="${TRAINSTACK_FSX_MOUNT_PATH}/home"
 fi
 if [[ -n "${TRAINSTACK_USERS}" ]]; then
