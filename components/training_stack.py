@@ -128,7 +128,7 @@ class TrainingStack(pulumi.ComponentResource):
         args: ClusterAddonsArgs = {"observability": config.observability, "operators": config.operators,
                                    "cluster": cluster}
         if config.scheduling is not None:
-            taints = {name: group.taints for name, group in cluster.node_groups.items()}
+            taints = {name: group.taints for name, group in (cluster.node_groups | cluster.karpenter_pools).items()}
             # The FSx claim's namespace is created with the claim (storage/lustre_eks.py); the others here.
             lustre: list[pulumi.Resource] = [self.lustre] if self.lustre is not None else []
             claim_namespace = config.fsx.namespace if config.fsx is not None and lustre else None
