@@ -130,3 +130,17 @@ def test_launchers_place_a_job_on_the_dev_pool_by_its_node_group_label_and_taint
 def _shipped():
     from support.plan_records import stack_config
     return {key.split(":", 1)[1]: value for key, value in stack_config("kueue-p5").items()}
+
+
+def test_the_one_autoscaler_rule_passes_the_shipped_pool_and_fails_it_when_it_claims_the_p5_group():
+    from trainstack.policy import stack_from_plan
+    from trainstack.policy.scheduling import one_autoscaler_per_group
+    record = plan(_shipped())
+    assert [r for r in record.resources if r.type == KARPENTER[0]]
+    assert list(one_autoscaler_per_group(stack_from_plan(record), {})) == []
+    stack = stack_from_plan(record)
+    [pool] = [r for r in stack.resources if r.type == KARPENTER[0]]
+    pool.props["spec"]["template"]["spec"]["requirements"].append(
+        {"key": "trainstack.io/node-group", "operator": "In", "values": ["p5"]})
+    [violation] = one_autoscaler_per_group(stack, {})
+    assert "node group 'p5'" in violation.message
