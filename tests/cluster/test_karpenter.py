@@ -46,7 +46,8 @@ def test_no_karpenter_group_no_controller():
 def test_the_chart_is_the_official_one_at_1_14_1_pointed_at_the_cluster_and_its_queue(record):
     release = one(record, "kubernetes:helm.sh/v3:Release", "k-eks-karpenter")
     queue = one(record, "aws:sqs/queue:Queue", "k-eks-karpenter")
-    assert (release.inputs["chart"], release.inputs["version"]) == ("oci://public.ecr.aws/karpenter/karpenter", "1.14.1")
+    assert release.inputs["chart"] == "oci://public.ecr.aws/karpenter/karpenter"
+    assert release.inputs["version"] == "1.14.1"
     settings = release.inputs["values"]["settings"]
     assert settings == {"clusterName": "demo-k", "interruptionQueue": queue.outputs["name"]}
     assert release.inputs["values"]["serviceAccount"]["name"] == karpenter.SERVICE_ACCOUNT

@@ -14,7 +14,8 @@ TRAINJOBS = [job for job in all_variant_jobs() if isinstance(job.document, dict)
 
 
 def test_trainjobs_are_rendered_for_the_trainer_variant_on_one_and_all_nodes():
-    assert sorted(job.nodes for job in TRAINJOBS) == [1, 16]
+    # Per group of the trainer variant: p5 (16 reserved nodes) and the Karpenter dev pool (maxSize 8).
+    assert sorted((job.group, job.nodes) for job in TRAINJOBS) == [("dev", 1), ("dev", 8), ("p5", 1), ("p5", 16)]
 
 
 @pytest.mark.parametrize("job", TRAINJOBS, ids=lambda job: job.id)
