@@ -1,6 +1,6 @@
 """Kubeflow Trainer v2 beside v1: its chart at 2.3.0 with JobSet, trainstack's torch
-ClusterTrainingRuntimes (training, and checks that never restart), and TrainJobs with the same placement, fabric, checkpoint and queue
-settings as PyTorchJobs, all valid against the Trainer v2.3.0 CRDs."""
+ClusterTrainingRuntimes (training, and checks that never restart), and TrainJobs with the same
+placement, fabric, checkpoint and queue settings as PyTorchJobs, all valid against the Trainer v2.3.0 CRDs."""
 
 import copy
 

@@ -5,7 +5,7 @@ of topology annotations and pod-set groups; each way of breaking that is caught.
 import copy
 
 import pytest
-from support.rendered_jobs import all_variant_jobs, outputs_for, outputs_of, shipped_jobs
+from support.rendered_jobs import all_variant_jobs, outputs_for, shipped_jobs
 from trainstack.controllers import check_queued_job
 
 QUEUED = [job for job in shipped_jobs() + all_variant_jobs()

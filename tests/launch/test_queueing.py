@@ -7,7 +7,6 @@ import tempfile
 from pathlib import Path
 
 import pytest
-import yaml
 from support.rendered_jobs import KUEUE_V1, outputs_of, variant_outputs
 from support.scratch import plan_config
 from trainstack.launch import LaunchError, QueueRequest, render_all_reduce, render_device_check, render_pytorchjob
