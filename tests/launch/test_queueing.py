@@ -12,7 +12,6 @@ from support.scratch import plan_config
 from trainstack.launch import LaunchError, QueueRequest, render_all_reduce, render_device_check, render_pytorchjob
 from trainstack.outputs import parse_outputs
 
-REPO = Path(__file__).resolve().parents[2]
 QUEUE = "kueue.x-k8s.io/queue-name"
 PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
 REQUIRED = "kueue.x-k8s.io/podset-required-topology"
