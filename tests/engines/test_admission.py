@@ -18,7 +18,9 @@ def test_every_operator_crd_at_its_pinned_tag_is_served(cluster: Cluster) -> Non
     served = {g["name"]: [v["version"] for v in g["versions"]] for g in cluster.get("/apis")["groups"]}
     assert "v1" in served["kubeflow.org"] and "v2beta1" in served["kubeflow.org"]
     assert "v1beta2" in served["kueue.x-k8s.io"]
-    assert len(crd_files()) == 6 + 11  # training operator (MPIJob v1 left to the MPI operator), MPI, Kueue
+    assert "v1alpha1" in served["trainer.kubeflow.org"] and "v1" in served["karpenter.sh"]
+    # training operator (MPIJob v1 left to the MPI operator), MPI, Kueue, Trainer v2, Karpenter
+    assert len(crd_files()) == 5 + 1 + 11 + 2 + 2
 
 
 @pytest.mark.parametrize("job", KUBERNETES_JOBS, ids=lambda job: job.id)
@@ -47,3 +49,14 @@ def test_a_misspelled_field_is_refused_by_the_api_server(cluster: Cluster, job_i
         cluster.create(job, dry_run=True)
     assert refused.value.status in (400, 422)
     assert 'unknown field' in str(refused.value) and field[-1] in str(refused.value)
+
+
+def test_the_shipped_karpenter_pool_passes_server_side_dry_run(cluster: Cluster) -> None:
+    """kueue-p5's NodePool and EC2NodeClass, as recorded, against Karpenter's v1.14.1 CRDs in a real API server."""
+    kinds = {"kubernetes:karpenter.sh/v1:NodePool", "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"}
+    objects = [{"apiVersion": r["type"].split(":")[1], "kind": r["type"].rsplit(":", 1)[1],
+                "metadata": r["inputs"]["metadata"], "spec": r["inputs"]["spec"]}
+               for r in rendered_jobs.planned_record("kueue-p5")["resources"] if r["type"] in kinds]
+    assert len(objects) == 2
+    for obj in objects:
+        assert cluster.create(obj, dry_run=True)["metadata"]["uid"]

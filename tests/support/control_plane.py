@@ -115,8 +115,9 @@ class Cluster:
 PLURALS = {"Node": "nodes", "Pod": "pods", "Namespace": "namespaces", "PersistentVolume": "persistentvolumes",
            "PersistentVolumeClaim": "persistentvolumeclaims", "Job": "jobs", "PyTorchJob": "pytorchjobs",
            "MPIJob": "mpijobs", "CustomResourceDefinition": "customresourcedefinitions",
-           "DaemonSet": "daemonsets", "Deployment": "deployments"}
-CLUSTER_SCOPED = {"Node", "Namespace", "PersistentVolume", "CustomResourceDefinition"}
+           "DaemonSet": "daemonsets", "Deployment": "deployments", "TrainJob": "trainjobs",
+           "NodePool": "nodepools", "EC2NodeClass": "ec2nodeclasses"}
+CLUSTER_SCOPED = {"Node", "Namespace", "PersistentVolume", "CustomResourceDefinition", "NodePool", "EC2NodeClass"}
 
 
 def collection_path(obj: dict[str, Any]) -> str:
