@@ -24,11 +24,9 @@ from typing import Any, Optional, TypedDict
 import pulumi
 import pulumi_kubernetes as k8s
 
-from .. import catalog
 from ..config import NodeGroupConfig, validate
+from . import NODE_GROUP_FOR
 from .accelerated import group_labels
-from .gpu import GPU_PRESENT_LABEL, GPU_TAINT
-from .trainium import NEURON_PRESENT_LABEL, NEURON_TAINT
 
 NODEPOOL_API = "karpenter.sh/v1"
 NODECLASS_API = "karpenter.k8s.aws/v1"
@@ -37,8 +35,6 @@ NODECLASS_API = "karpenter.k8s.aws/v1"
 # nvidia, neuron), the same AMIs a managed node group's AL2023_x86_64_NVIDIA / _NEURON ami types
 # launch. "latest" follows EKS's releases, as the managed groups' release version does.
 AMI_ALIAS = "al2023@latest"
-_MARKS = {catalog.AcceleratorKind.GPU: (GPU_PRESENT_LABEL, GPU_TAINT),
-          catalog.AcceleratorKind.NEURON: (NEURON_PRESENT_LABEL, NEURON_TAINT)}
 # Only empty nodes are consolidated: a development or inference pod is not evicted to repack
 # nodes (disruption.md: WhenEmpty), and an empty accelerated node is given back after 10 minutes.
 CONSOLIDATION = {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "10m"}
@@ -48,7 +44,9 @@ DISRUPTION_BUDGETS = [{"nodes": "10%"}]
 
 def pool_marks(settings: NodeGroupConfig) -> tuple[dict[str, str], list[dict[str, Any]]]:
     """The group's node labels and taints, as its managed node group would carry them."""
-    present_label, accelerator_taint = _MARKS[settings.accelerator.kind]
+    # The label the device plugin selects and the accelerator taint, as the group's managed kind sets them.
+    managed_kind = NODE_GROUP_FOR[settings.accelerator.kind]
+    present_label, accelerator_taint = managed_kind.PRESENT_LABEL, managed_kind.TAINT
     labels = {**settings.labels, **group_labels(settings, settings.instance, present_label)}
     taints: list[dict[str, Any]] = [{"key": t.key, "value": t.value, "effect": t.effect} for t in settings.taints]
     return labels, [*taints, dict(accelerator_taint)]
