@@ -124,6 +124,8 @@ class Operators(_Model):
     training_operator: bool = False
     trainer_runtime: Optional[str] = None
     """The torch ClusterTrainingRuntime TrainJobs name, when Kubeflow Trainer v2 runs."""
+    trainer_check_runtime: Optional[str] = None
+    """The runtime checks with a verdict (the all-reduce) name: the same pods, never restarted."""
     mpi_operator: bool = False
     etcd_endpoint: Optional[str] = None
     """``host:port`` of the etcd for elastic rendezvous, when installed."""

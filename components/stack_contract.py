@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .cluster import GpuEksCluster
     from .hyperpod import HyperPodCluster
     from .nodegroups import AcceleratedNodeGroup
+    from .nodegroups.karpenter_pool import KarpenterNodePool
     from .storage.lustre import LustreFileSystem
     from .storage.s3_datasets import S3Datasets
 
@@ -36,8 +37,9 @@ def build_contract(name: str, config: StackConfig, *, cluster: Optional[GpuEksCl
         "profile": config.profile,
         "cluster": {"name": cluster.cluster_name, "endpoint": _endpoint(cluster.kubeconfig),
                     "nodeMonitoringAgent": cluster.node_monitoring_agent} if cluster else None,
-        "acceleratedGroups": {g.name: group_facts(g, cluster.node_groups[g.name])
-                              for g in config.node_groups if cluster and g.name in cluster.node_groups},
+        "acceleratedGroups": {g.name: group_facts(g, (cluster.node_groups | cluster.karpenter_pools)[g.name])
+                              for g in config.node_groups
+                              if cluster and g.name in cluster.node_groups | cluster.karpenter_pools},
         "storage": _storage(lustre, config.fsx),
         "datasets": [{"name": d.name, "claimName": datasets.claims[d.name], "mountPath": d.mount_path,
                       "bucket": d.bucket, "prefix": d.prefix, "readOnly": d.read_only}
@@ -55,8 +57,9 @@ def build_contract(name: str, config: StackConfig, *, cluster: Optional[GpuEksCl
     return contract
 
 
-def group_facts(group: NodeGroupConfig, node_group: AcceleratedNodeGroup) -> dict[str, Any]:
-    """What a job launcher needs to place work on the group and size its requests."""
+def group_facts(group: NodeGroupConfig, node_group: AcceleratedNodeGroup | KarpenterNodePool) -> dict[str, Any]:
+    """What a job launcher needs to place work on the group and size its requests; a Karpenter
+    pool's nodes carry the labels and taints a managed group's would, so jobs place alike."""
     from .addons.device_plugins import NEURON_SCHEDULER_NAME
 
     instance = catalog.get(group.instance_type)

@@ -26,7 +26,7 @@ import pulumi_aws as aws
 from . import catalog
 from .addons import kueue
 from .addons.cluster_addons import ClusterAddons, ClusterAddonsArgs
-from .addons.trainer import TORCH_RUNTIME
+from .addons.trainer import CHECK_RUNTIME, TORCH_RUNTIME
 from .cluster import GpuEksCluster
 from .config import FsxConfig, HyperPodConfig, StackConfig, validate_stack_config
 from .config.ip_budget import ip_budget
@@ -121,14 +121,15 @@ class TrainingStack(pulumi.ComponentResource):
         operators = {"trainingOperator": self.addons.training_operator, "mpiOperator": self.addons.mpi_operator,
                      "etcdEndpoint": self.addons.etcd_endpoint}
         # Only stacks running Trainer v2 carry the key: the others' outputs stay as they were.
-        return {**operators, "trainerRuntime": TORCH_RUNTIME} if self.addons.trainer else operators
+        return ({**operators, "trainerRuntime": TORCH_RUNTIME, "trainerCheckRuntime": CHECK_RUNTIME}
+                if self.addons.trainer else operators)
 
     def _addons_args(self, config: StackConfig, cluster: GpuEksCluster) -> ClusterAddonsArgs:
         """Monitoring and operators; with a scheduling block, Kueue's configuration and objects too."""
         args: ClusterAddonsArgs = {"observability": config.observability, "operators": config.operators,
                                    "cluster": cluster}
         if config.scheduling is not None:
-            taints = {name: group.taints for name, group in cluster.node_groups.items()}
+            taints = {name: group.taints for name, group in (cluster.node_groups | cluster.karpenter_pools).items()}
             # The FSx claim's namespace is created with the claim (storage/lustre_eks.py); the others here.
             lustre: list[pulumi.Resource] = [self.lustre] if self.lustre is not None else []
             claim_namespace = config.fsx.namespace if config.fsx is not None and lustre else None

@@ -44,12 +44,14 @@ def outputs_file(tmp_path, stack):
 
 
 def test_launch_names_the_teams_queue(tmp_path, capsys):
-    assert cli.main(["launch", "pytorchjob", "--outputs", outputs_file(tmp_path, "kueue-p5"), "--group", "p5",
+    assert cli.main(["launch", "trainjob", "--outputs", outputs_file(tmp_path, "kueue-p5"), "--group", "p5",
                      "--nodes", "8", "--image", "img:1", "--team", "llm", "--topology", "required", "--layer",
                      "2", "--", "torchrun", "train.py"]) == 0
     job = yaml.safe_load(capsys.readouterr().out)
     assert job["metadata"]["labels"] == {"kueue.x-k8s.io/queue-name": "llm"}
-    assert job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["metadata"]["annotations"][
+    (patch,) = job["spec"]["runtimePatches"]
+    (node,) = patch["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"]
+    assert node["template"]["spec"]["template"]["metadata"]["annotations"][
         "kueue.x-k8s.io/podset-required-topology"] == "topology.k8s.aws/network-node-layer-2"
 
 

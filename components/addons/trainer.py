@@ -27,6 +27,10 @@ TRAINER = Chart("oci://ghcr.io/kubeflow/charts/kubeflow-trainer", "2.3.0", None,
 NAMESPACE = "kubeflow-system"
 API_VERSION = "trainer.kubeflow.org/v1alpha1"
 TORCH_RUNTIME = "trainstack-torch"
+# The same pods for checks that end with a verdict (the all-reduce): a missed floor must fail
+# once, and a TrainJob cannot patch its runtime's failurePolicy (v2.3.0 runtimePatches carry
+# replicatedJobs only), so checks name a runtime that never restarts.
+CHECK_RUNTIME = "trainstack-torch-check"
 # The runtime's replicated job and container TrainJob's trainer settings apply to.
 NODE = "node"
 # A training job restarts within a limit, as a whole: a failed node pod fails its Job at
@@ -40,17 +44,17 @@ RESTARTS = 3
 SHM_SIZE = "64Gi"
 
 
-def torch_runtime() -> dict[str, Any]:
-    """The ClusterTrainingRuntime TrainJobs on GPU groups name."""
+def torch_runtime(name: str = TORCH_RUNTIME, restarts: int = RESTARTS) -> dict[str, Any]:
+    """The ClusterTrainingRuntime TrainJobs on GPU groups name (``CHECK_RUNTIME``, 0 restarts: checks)."""
     pod = {"volumes": [{"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": SHM_SIZE}}],
            "containers": [{"name": NODE, "image": "pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime",
                            "volumeMounts": [{"name": "shm", "mountPath": "/dev/shm"}]}]}
     return {
         "apiVersion": API_VERSION, "kind": "ClusterTrainingRuntime",
-        "metadata": {"name": TORCH_RUNTIME, "labels": {"trainer.kubeflow.org/framework": "torch"}},
+        "metadata": {"name": name, "labels": {"trainer.kubeflow.org/framework": "torch"}},
         "spec": {"mlPolicy": {"numNodes": 1, "torch": {}},
                  "template": {"spec": {
-                     "failurePolicy": {"maxRestarts": RESTARTS},
+                     "failurePolicy": {"maxRestarts": restarts},
                      "replicatedJobs": [{"name": NODE, "template": {
                          "metadata": {"labels": {"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}},
                          "spec": {"backoffLimit": 0, "template": {"spec": pod}}}}]}}},
@@ -59,14 +63,14 @@ def torch_runtime() -> dict[str, Any]:
 
 def trainer(name: str, *, provider: k8s.Provider, parent: pulumi.Resource,
             depends_on: list[pulumi.Resource]) -> k8s.helm.v3.Release:
-    """The controller on the system nodes, then trainstack's runtime once its CRD is served."""
+    """The controller on the system nodes, then trainstack's runtimes once their CRD is served."""
     release = helm_release(
         f"{name}-trainer"[:53], TRAINER, namespace=NAMESPACE, provider=provider, parent=parent, depends_on=depends_on,
         values={"manager": {"nodeSelector": dict(SYSTEM_LABELS)}, "jobset": {"install": True},
                 "runtimes": {"defaultEnabled": False}})
-    runtime = torch_runtime()
-    k8s.apiextensions.CustomResource(
-        f"{name}-runtime-{TORCH_RUNTIME}", api_version=runtime["apiVersion"], kind=runtime["kind"],
-        metadata=runtime["metadata"], spec=runtime["spec"],
-        opts=pulumi.ResourceOptions(provider=provider, parent=parent, depends_on=[release]))
+    for runtime in (torch_runtime(), torch_runtime(CHECK_RUNTIME, restarts=0)):
+        k8s.apiextensions.CustomResource(
+            f"{name}-runtime-{runtime['metadata']['name']}", api_version=runtime["apiVersion"], kind=runtime["kind"],
+            metadata=runtime["metadata"], spec=runtime["spec"],
+            opts=pulumi.ResourceOptions(provider=provider, parent=parent, depends_on=[release]))
     return release

@@ -8,7 +8,10 @@
     EFA security group (when a group uses EFA)
     accelerated node groups (GpuNodeGroup / TrainiumNodeGroup per group)
     device plugins (NVIDIA where GPUs are, Neuron where Trainium is, EFA where EFA is)
-    Cluster Autoscaler (Pod Identity)
+    Cluster Autoscaler (Pod Identity): the managed node groups
+    Karpenter (Pod Identity, node role, interruption queue) and a KarpenterNodePool per group with
+        autoscaler: karpenter; those groups have no managed node group, so the Cluster
+        Autoscaler never sees them: each group has exactly one autoscaler
 
 pulumi-eks serves the control plane and kubeconfig; its default node group,
 security groups and add-ons are off, so everything that decides correctness is
@@ -32,10 +35,12 @@ from ..catalog import AcceleratorKind
 from ..config import EksConfig, NodeGroupConfig, validate
 from ..network import efa_security_group
 from ..nodegroups import NODE_GROUP_FOR, AcceleratedNodeGroup, ClusterAttachment
+from ..nodegroups.karpenter_pool import KarpenterNodePool, pool_marks
 from ..nodegroups.node_health import NODE_MONITORING_AGENT, node_monitoring_configuration
 from .autoscaler import cluster_autoscaler
 from .core_addons import AFTER_NODES, BEFORE_NODES, core_addon
 from .iam import node_role
+from .karpenter import karpenter
 from .system_nodes import SYSTEM_LABELS, system_node_group
 
 CLUSTER_ADMIN_POLICY = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
@@ -70,8 +75,10 @@ class GpuEksCluster(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: GpuEksClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
         settings = validate(EksConfig, args.get("settings", {}), prefix=f"GpuEksCluster({name}).settings")
-        groups = [validate(NodeGroupConfig, g, prefix=f"GpuEksCluster({name}).nodeGroups[{i}]")
-                  for i, g in enumerate(args.get("node_groups", []))]
+        configured = [validate(NodeGroupConfig, g, prefix=f"GpuEksCluster({name}).nodeGroups[{i}]")
+                      for i, g in enumerate(args.get("node_groups", []))]
+        groups = [g for g in configured if g.autoscaler == "cluster-autoscaler"]
+        elastic = [g for g in configured if g.autoscaler == "karpenter"]
         super().__init__("trainstack:index:GpuEksCluster", name, {}, opts)
         self.cluster_name = args["cluster_name"]
         private_subnets = args["private_subnet_ids"]
@@ -105,7 +112,7 @@ class GpuEksCluster(pulumi.ComponentResource):
             depends_on=[*control_plane, *before_nodes])
         after_nodes = [core_addon(name, addon, cluster_name=self.cluster_name, versions=settings.addon_versions,
                                   parent=self, depends_on=[system]) for addon in AFTER_NODES]
-        self.node_monitoring_agent = bool(groups) and settings.node_monitoring_agent
+        self.node_monitoring_agent = bool(configured) and settings.node_monitoring_agent
         """The agent runs where trainstack's own accelerated groups do."""
         if self.node_monitoring_agent:
             # A DaemonSet: like CoreDNS it waits for nodes to run on. It watches the accelerated
@@ -114,7 +121,7 @@ class GpuEksCluster(pulumi.ComponentResource):
                 name, NODE_MONITORING_AGENT, cluster_name=self.cluster_name, versions=settings.addon_versions,
                 parent=self, depends_on=[system],
                 configuration=node_monitoring_configuration(
-                    any(g.accelerator.kind is AcceleratorKind.GPU for g in groups))))
+                    any(g.accelerator.kind is AcceleratorKind.GPU for g in configured))))
         self.ready_for_workloads: list[pulumi.Resource] = [system, *after_nodes]
         """Add-ons that run pods (CSI drivers, operators) wait for these."""
 
@@ -141,11 +148,16 @@ class GpuEksCluster(pulumi.ComponentResource):
 
         def taints_of(kind: Optional[AcceleratorKind] = None, efa: bool = False) -> list[dict]:
             """The taints of the groups a plugin serves: their DaemonSet must run under them."""
-            return [t for g in groups if (kind is None or g.accelerator.kind is kind) and (not efa or g.efa)
-                    for t in self.node_groups[g.name].taints]
+            taints = {g.name: self.node_groups[g.name].taints for g in groups}
+            taints.update({g.name: pool_marks(g)[1] for g in elastic})
+            return [t for g in configured if (kind is None or g.accelerator.kind is kind) and (not efa or g.efa)
+                    for t in taints[g.name]]
 
         external = list(args.get("external_nodes", []))
-        external_kinds = {t.accelerator.kind for t in external if t.accelerator}
+        # Karpenter's nodes come and go with no resource to wait for; their plugins are installed
+        # like those of the nodes that join from elsewhere.
+        external_kinds = {t.accelerator.kind for t in external if t.accelerator} | {
+            g.accelerator.kind for g in elastic}
         self.accelerator_kinds = {g.ACCELERATOR for g in self.node_groups.values()} | external_kinds
         """Accelerators on this cluster's nodes, its own groups' and HyperPod's."""
         if nodes_with(AcceleratorKind.GPU) or AcceleratorKind.GPU in external_kinds:
@@ -164,6 +176,16 @@ class GpuEksCluster(pulumi.ComponentResource):
         cluster_autoscaler(name, cluster_name=self.cluster_name, kubernetes_version=settings.version,
                            region=args["region"], system_node_selector=SYSTEM_LABELS, provider=self.provider,
                            parent=self, depends_on=[system, *after_nodes, *before_nodes])
+        self.karpenter_pools: dict[str, KarpenterNodePool] = {}
+        """The Karpenter groups' pools, by config name."""
+        if elastic:
+            controller, pool_role = karpenter(
+                name, cluster_name=self.cluster_name, region=args["region"], system_node_selector=SYSTEM_LABELS,
+                provider=self.provider, parent=self, depends_on=[system, *after_nodes, *before_nodes])
+            self.karpenter_pools = {g.name: KarpenterNodePool(f"{name}-{g.name}", {
+                "settings": g, "subnet_id": private_subnets[g.zone],
+                "security_group_id": self.cluster_security_group_id, "node_role_name": pool_role.name,
+                "provider": self.provider, "depends_on": [controller]}, opts=child) for g in elastic}
         self.register_outputs({"clusterName": self.cluster_name, "kubeconfig": self.kubeconfig,
                                "clusterSecurityGroupId": self.cluster_security_group_id})
 

@@ -156,6 +156,11 @@ class NodeGroupConfig(ConfigModel):
     auto_repair: bool = True
     """EKS node auto repair: replace or reboot a node whose conditions (from the node monitoring
     agent: AcceleratedHardwareReady, NetworkingReady, ...) or NodeReady report it unhealthy."""
+    autoscaler: Literal["cluster-autoscaler", "karpenter"] = "cluster-autoscaler"
+    """Who adds and removes the group's nodes. ``cluster-autoscaler``: an EKS managed node group the
+    Cluster Autoscaler resizes (EFA, reservations, capacity blocks, placement groups). ``karpenter``:
+    a Karpenter NodePool and EC2NodeClass, no managed node group, for elastic groups that need none
+    of those (development, inference, preprocessing); Karpenter launches and consolidates its nodes."""
 
     @field_validator("instance_type")
     @classmethod
@@ -211,6 +216,8 @@ class NodeGroupConfig(ConfigModel):
                 f"{self.min_size} / {self.desired_size} / {self.max_size}.",
                 fix="change minSize, desiredSize or maxSize so they are in order.",
                 path=("desiredSize",), value=self.desired_size)
+        if self.autoscaler == "karpenter":
+            self._check_karpenter()
         efa = self._resolve_efa()
         pods_per_node(self.instance_type, efa, self.max_pods)
         self._check_capacity()
@@ -223,6 +230,29 @@ class NodeGroupConfig(ConfigModel):
                                    value=True)
         self.efa = efa
         return self
+
+    def _check_karpenter(self) -> None:
+        """One group, one autoscaler: what a Karpenter group must not ask for, with the reason. The
+        Cluster Autoscaler keeps the groups whose capacity is fixed or co-located; their managed node
+        groups are what EKS targets at reservations, blocks and placement groups."""
+        why = "it is an elastic pool: Karpenter picks capacity per pod and consolidates it away"
+        refused: list[tuple[tuple[str, ...], Any, str]] = [
+            (("efa",), self.efa, "EFA jobs need every node of a placement group or reservation, which the "
+             "managed node group and the Cluster Autoscaler own"),
+            (("placementGroup",), self.placement_group, "a cluster placement group is fixed capacity the "
+             "Cluster Autoscaler's managed node group launches into"),
+            (("capacity", "type"), self.capacity.type if self.capacity.type != "none" else None,
+             f"a {self.capacity.type} is capacity that was bought: its group stays on the Cluster Autoscaler so "
+             "no second autoscaler competes for it"),
+        ]
+        for path, value, reason in refused:
+            if value:
+                raise ConfigValueError(
+                    f"a group with autoscaler: karpenter cannot set {'.'.join(path)} = {value}: {reason}; {why}.",
+                    fix="remove the key from this group, or set autoscaler: cluster-autoscaler.",
+                    path=path, value=value)
+        self.efa = False
+        self.placement_group = False
 
     def _resolve_efa(self) -> bool:
         instance = self.instance

@@ -235,13 +235,22 @@ def check(stack: Stack, jobs: Iterable[tuple[str, Any]]) -> list[Finding]:
 
     A pod selects a group by its ``trainstack.io/node-group`` label; pods that select none
     (an MPI launcher) and groups that are not EKS managed node groups (HyperPod) are not judged here."""
+    from .karpenter import pool_groups  # a Karpenter pool's nodes are judged as they run
+
     groups = {g.name: g for g in managed_groups(stack)}
+    pools = {g.name: g for g in pool_groups(stack)}
     plugins = installed_charts(stack)
     allowed = _allowed_schedulers(plugins.get("cluster-autoscaler"))
     findings = []
     for job_id, document in jobs:
         for pod in pod_specs(document):
-            group = groups.get((pod.get("nodeSelector") or {}).get(GROUP_LABEL, ""))
+            selected = (pod.get("nodeSelector") or {}).get(GROUP_LABEL, "")
+            if selected in pools:
+                findings += [Finding(CONTROLLER, f"{job_id} on {node.name}", _message(node, reasons), KUBELET_SOURCE)
+                             for node in [running_node(pools[selected], plugins)]
+                             for reasons in [unfit_reasons(pod, node)] if reasons]
+                continue
+            group = groups.get(selected)
             if group is None:
                 continue
             scheduler = pod.get("schedulerName") or "default-scheduler"

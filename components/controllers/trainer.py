@@ -13,7 +13,8 @@ failed rank is restarted.
 * Restarts: the runtime's ``node`` Job fails on its first pod failure (``backoffLimit: 0``)
   and JobSet recreates all Jobs up to ``failurePolicy.maxRestarts`` times, so a training
   job restarts as a whole group within a limit, as the v1 launchers' jobs do
-  (controllers/restarts.py).
+  (controllers/restarts.py); a check with a verdict (the all-reduce) names a runtime that
+  never restarts.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 
 from .jobs import GPU_RESOURCE, Job, job_name
 from .model import Finding
+from .restarts import VERDICT_FLAG
 
 CONTROLLER = "kubeflow-trainer"
 SOURCE = ("kubeflow/trainer v2.3.0 pkg/runtime/framework/plugins/torch/torch.go, pkg/constants/constants.go; "
@@ -67,16 +69,20 @@ def _checks(job: Job, runtime: Mapping[str, Any]) -> Iterator[Finding]:
                 if container.get("name") not in containers:
                     yield _finding(job, f"a runtime patch targets container {container.get('name')}, which job "
                                         f"{replicated.get('name')} of runtime {name} does not have.")
-    yield from _restarts(job, runtime_spec, jobs)
+    yield from _restarts(job, runtime_spec, jobs, verdict=VERDICT_FLAG in (trainer.get("command") or []))
 
 
-def _restarts(job: Job, runtime_spec: Mapping[str, Any], jobs: Mapping[str, Any]) -> Iterator[Finding]:
+def _restarts(job: Job, runtime_spec: Mapping[str, Any], jobs: Mapping[str, Any], verdict: bool) -> Iterator[Finding]:
     node = jobs.get(NODE, {})
     if node.get("template", {}).get("spec", {}).get("backoffLimit") != 0:
         yield _finding(job, "the runtime's node Job retries a failed pod on its own (backoffLimit is not 0): a lone "
                             "restarted rank cannot rejoin the running torchrun group. Set backoffLimit: 0.")
     limit = runtime_spec.get("template", {}).get("spec", {}).get("failurePolicy", {}).get("maxRestarts", 0)
-    if not limit:
+    if verdict and limit:
+        yield _finding(job, f"a check with a verdict (the all-reduce's floor) on a runtime whose JobSet restarts "
+                            f"{limit} times: a missed floor would be run again instead of failing once. Name the "
+                            "check runtime (maxRestarts 0).")
+    elif not verdict and not limit:
         yield _finding(job, "the runtime's JobSet has no failurePolicy.maxRestarts: the first failure ends the "
                             "training job, where trainstack's training jobs restart within a limit.")
 

@@ -68,9 +68,11 @@ SUPPORT: dict[tuple[str, str], Support] = {
         "kubeVersion '>= 1.10.0-0'; README prerequisites 'Kubernetes version >= 1.10'"),
     ("oci://registry.k8s.io/kueue/charts/kueue", "0.19.2"): Support(
         "1.29", None, "kubernetes-sigs/kueue v0.19.2 README.md: 'Requires Kubernetes 1.29 or newer'"),
+    ("oci://public.ecr.aws/karpenter/karpenter", "1.14.1"): Support(
+        "1.30", "1.36", "aws/karpenter-provider-aws v1.14.1 website/content/en/docs/upgrading/compatibility.md, "
+        "Compatibility Matrix: Kubernetes 1.30 (>= 0.37) to 1.35 (>= 1.9) and 1.36 (1.13.x on)"),
     ("oci://ghcr.io/kubeflow/charts/kubeflow-trainer", "2.3.0"): Support(
-        "1.31", None, "Kubeflow Trainer installation guide (kubeflow.org/docs/components/trainer/operator-guides/"
-        "installation), prerequisites: 'Kubernetes >= 1.31'"),
+        "1.31", None, "kubeflow/trainer v2.3.0 charts/kubeflow-trainer/README.md prerequisites: 'Kubernetes >= 1.31'"),
     ("kustomize:training-operator", "v1.8.1"): Support(
         "1.25", None, "kubeflow/training-operator v1.8.1 README.md, Kubernetes version table (latest: 1.25+)"),
     ("kustomize:mpi-operator", "v0.8.0"): Support(

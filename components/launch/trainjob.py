@@ -27,9 +27,10 @@ PATCH_MANAGER = "trainstack.io/launch"
 
 def render_trainjob(outputs: StackOutputs, *, name: str, group_name: str, nodes: int, image: str,
                     command: Sequence[str], gpus_per_node: Optional[int] = None, namespace: Optional[str] = None,
-                    queue: Optional[QueueRequest] = None) -> dict[str, Any]:
+                    queue: Optional[QueueRequest] = None, runtime: Optional[str] = None) -> dict[str, Any]:
+    """``runtime``: the ClusterTrainingRuntime to name; the stack's torch runtime by default."""
     target = group(outputs, group_name)
-    runtime = outputs.operators.trainer_runtime
+    runtime = runtime or outputs.operators.trainer_runtime
     if runtime is None:
         raise LaunchError(f"stack {outputs.stack} does not run Kubeflow Trainer v2; turn on operators.trainer (and "
                           "off operators.trainingOperator), or launch a PyTorchJob.")

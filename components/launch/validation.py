@@ -16,6 +16,7 @@ from .placement import LaunchError, check_nodes, devices_per_node, group, pod_pl
 from .programs import program_text
 from .pytorchjob import render_pytorchjob
 from .queueing import QueueRequest, admission, annotate_pods, label_job
+from .trainjob import render_trainjob
 
 # `sh -c SCRIPT NAME ARGS...`: the program arrives as $1, is written to a file, and
 # torchrun runs it with the remaining arguments. No quoting or heredoc touches its text.
@@ -83,7 +84,8 @@ def render_all_reduce(outputs: StackOutputs, *, name: str, group_name: str, node
                       floor_gbps: Optional[float] = None, gpus_per_node: Optional[int] = None,
                       megabytes: int = 1024, iterations: int = 20,
                       queue: Optional[QueueRequest] = None) -> dict[str, Any]:
-    """A PyTorchJob timing NCCL all-reduce over the GPUs of the nodes, failing below the floor.
+    """A PyTorchJob timing NCCL all-reduce over the GPUs of the nodes, failing below the floor; on a
+    stack that runs Kubeflow Trainer v2 in place of the training operator, a TrainJob doing the same.
 
     The floor is ``floor_gbps`` or the instance type's default (:mod:`.floors`); the job
     prints it and the expected peak beside the measured bus bandwidth. torchrun takes
@@ -99,6 +101,12 @@ def render_all_reduce(outputs: StackOutputs, *, name: str, group_name: str, node
         # Across nodes of an EFA type NCCL must run over aws-ofi-nccl and EFA, never TCP sockets.
         args += ["--network", "efa"]
     command = ["/bin/sh", "-c", ALL_REDUCE_LAUNCH, "all-reduce", program_text("all_reduce.py"), *args]
+    if not outputs.operators.training_operator and outputs.operators.trainer_check_runtime:
+        # On Kubeflow Trainer v2 the check is a TrainJob of the never-restarting runtime; its torch
+        # plugin sets the same PET_* variables torchrun reads (controllers/trainer.py).
+        return render_trainjob(outputs, name=name, group_name=group_name, nodes=nodes, image=image,
+                               command=command, gpus_per_node=gpus_per_node, queue=queue,
+                               runtime=outputs.operators.trainer_check_runtime)
     job = render_pytorchjob(outputs, name=name, group_name=group_name, nodes=nodes, image=image,
                             command=command, gpus_per_node=gpus_per_node, queue=queue)
     for replica in job["spec"]["pytorchReplicaSpecs"].values():

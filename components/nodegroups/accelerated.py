@@ -49,6 +49,22 @@ class ClusterAttachment:
     """The stack's FSx for Lustre file system is EFA-enabled: EFA groups bring LNet up on their EFA devices."""
 
 
+def group_labels(settings: NodeGroupConfig, instance: catalog.InstanceType, present_label: str) -> dict[str, str]:
+    """The labels trainstack puts on a group's nodes, whichever autoscaler makes them: the launchers
+    select ``trainstack.io/node-group``, the device plugins ``present_label``."""
+    accelerator = instance.require("the accelerator", instance.accelerator, "label the node group")
+    labels = {
+        "trainstack.io/node-group": settings.name,
+        "trainstack.io/accelerator": accelerator.kind.value,
+        "trainstack.io/efa-interfaces": str(instance.efa.max_interfaces if settings.efa else 0),
+        # EKS nodes have no Node Feature Discovery to set this; device plugins select on it.
+        present_label: "true",
+    }
+    if settings.efa:
+        labels[EFA_PRESENT_LABEL] = "true"
+    return labels
+
+
 class AcceleratedNodeGroupArgs(TypedDict):
     settings: NodeGroupConfig | dict
     """One entry of the ``nodeGroups`` config list."""
@@ -151,17 +167,7 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
                                "labels": self.labels, "instanceType": instance.name})
 
     def _labels(self, settings: NodeGroupConfig, instance: catalog.InstanceType) -> dict[str, str]:
-        accelerator = instance.require("the accelerator", instance.accelerator, "label the node group")
-        labels = {
-            "trainstack.io/node-group": settings.name,
-            "trainstack.io/accelerator": accelerator.kind.value,
-            "trainstack.io/efa-interfaces": str(instance.efa.max_interfaces if settings.efa else 0),
-            # EKS nodes have no Node Feature Discovery to set this; device plugins select on it.
-            self.PRESENT_LABEL: "true",
-        }
-        if settings.efa:
-            labels[EFA_PRESENT_LABEL] = "true"
-        return labels
+        return group_labels(settings, instance, self.PRESENT_LABEL)
 
     def _scale_from_zero_tags(self, name: str, instance: catalog.InstanceType, settings: NodeGroupConfig) -> None:
         """The Cluster Autoscaler reads labels and taints of managed node groups from EKS, but

@@ -182,6 +182,8 @@ class NodeGroupConfig(TypedDict, total=False):
     """Extra taints, besides the accelerator taint the library adds."""
     auto_repair: bool
     """EKS node auto repair: replace or reboot a node whose conditions (from the node monitoring agent: AcceleratedHardwareReady, NetworkingReady, ...) or NodeReady report it unhealthy."""
+    autoscaler: str
+    """Who adds and removes the group's nodes. ``cluster-autoscaler``: an EKS managed node group the Cluster Autoscaler resizes (EFA, reservations, capacity blocks, placement groups). ``karpenter``: a Karpenter NodePool and EC2NodeClass, no managed node group, for elastic groups that need none of those (development, inference, preprocessing); Karpenter launches and consolidates its nodes. One of: 'cluster-autoscaler', 'karpenter'."""
 
 
 class DataRepositoryConfig(TypedDict, total=False):

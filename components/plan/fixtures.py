@@ -115,6 +115,12 @@ def _iam_policy(name: str, inputs: Inputs, ctx: _Context) -> Made:
     return arn, {"name": policy, "arn": arn, "policyId": "ANPA" + ctx.hex(17).upper()}
 
 
+def _sqs_queue(name: str, inputs: Inputs, ctx: _Context) -> Made:
+    queue = _named(inputs, "name", name, ctx)
+    url = f"https://sqs.{ctx.region}.amazonaws.com/{ACCOUNT_ID}/{queue}"
+    return url, {"name": queue, "arn": ctx.arn("sqs", queue), "url": url}
+
+
 def _prefixed(prefix: str, service: str, kind: str,
               extra: Callable[[str, dict, _Context], dict] | None = None) -> Callable[[str, Inputs, _Context], Made]:
     def make(name: str, inputs: Inputs, ctx: _Context) -> Made:
@@ -266,6 +272,7 @@ _RESOURCES: dict[str, Callable[[str, dict, _Context], tuple[str, dict]]] = {
     "aws:eks/podIdentityAssociation:PodIdentityAssociation": _pod_identity_association,
     "aws:iam/role:Role": _iam_role,
     "aws:iam/policy:Policy": _iam_policy,
+    "aws:sqs/queue:Queue": _sqs_queue,
     "aws:ec2/vpc:Vpc": _prefixed("vpc", "ec2", "vpc", _vpc_extra),
     "aws:ec2/subnet:Subnet": _prefixed("subnet", "ec2", "subnet", _subnet_extra),
     "aws:ec2/securityGroup:SecurityGroup": _prefixed("sg", "ec2", "security-group", _security_group_extra),

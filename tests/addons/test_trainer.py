@@ -1,15 +1,15 @@
 """Kubeflow Trainer v2 beside v1: its chart at 2.3.0 with JobSet, trainstack's torch
-ClusterTrainingRuntime, and TrainJobs with the same placement, fabric, checkpoint and queue
-settings as PyTorchJobs, all valid against the Trainer v2.3.0 CRDs."""
+ClusterTrainingRuntimes (training, and checks that never restart), and TrainJobs with the same
+placement, fabric, checkpoint and queue settings as PyTorchJobs, all valid against the Trainer v2.3.0 CRDs."""
 
 import copy
 
 import pytest
 from support import crds
 from support.rendered_jobs import KUEUE_TRAINER, outputs_of, variant_outputs
-from trainstack.addons.trainer import torch_runtime
+from trainstack.addons.trainer import CHECK_RUNTIME, torch_runtime
 from trainstack.config import ConfigError
-from trainstack.launch import LaunchError, QueueRequest, render_pytorchjob, render_trainjob
+from trainstack.launch import LaunchError, QueueRequest, render_all_reduce, render_pytorchjob, render_trainjob
 from trainstack.plan import run_program
 from trainstack.training_stack import TrainingStack
 
@@ -24,7 +24,7 @@ def record():
 
 
 def trainjob(nodes=4, **queue):
-    return render_trainjob(variant_outputs("kueue-trainer"), name="fsdp", group_name="p5", nodes=nodes,
+    return render_trainjob(outputs_of("kueue-p5"), name="fsdp", group_name="p5", nodes=nodes,
                            image="img:1", command=["torchrun", "train.py"], queue=QueueRequest(team="llm", **queue))
 
 
@@ -46,13 +46,35 @@ def test_the_runtime_is_created_after_the_chart_and_validates_against_the_crd(re
     crds.validate("trainer-v2.3.0", torch_runtime())
 
 
+def test_the_check_runtime_is_the_torch_runtime_that_never_restarts(record):
+    check = record.get("kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime",
+                       "s-addons-runtime-trainstack-torch-check")
+    training = torch_runtime()
+    assert check.inputs["spec"]["template"]["spec"]["failurePolicy"] == {"maxRestarts": 0}
+    assert training["spec"]["template"]["spec"]["failurePolicy"]["maxRestarts"] > 0
+    assert check.inputs["spec"]["template"]["spec"]["replicatedJobs"] == (
+        training["spec"]["template"]["spec"]["replicatedJobs"])
+    crds.validate("trainer-v2.3.0", torch_runtime(CHECK_RUNTIME, restarts=0))
+
+
+def test_the_all_reduce_check_is_a_trainjob_of_the_check_runtime_on_a_trainer_v2_stack():
+    job = render_all_reduce(outputs_of("kueue-p5"), name="ar", group_name="p5", nodes=2, image="img:1",
+                            queue=QueueRequest(team="llm"))
+    assert job["kind"] == "TrainJob" and job["spec"]["runtimeRef"] == {"name": CHECK_RUNTIME}
+    assert "--floor-gbps" in job["spec"]["trainer"]["command"] and "efa" in job["spec"]["trainer"]["command"]
+    crds.validate("trainer-v2.3.0", job)
+    v1 = render_all_reduce(variant_outputs("kueue-v1"), name="ar", group_name="p5", nodes=2, image="img:1",
+                           queue=QueueRequest(team="llm"))
+    assert v1["kind"] == "PyTorchJob"
+
+
 def test_a_trainjob_validates_against_the_trainjob_crd():
     crds.validate("trainer-v2.3.0", trainjob())
 
 
 def test_a_trainjob_carries_what_the_pytorchjob_carries():
     job = trainjob(nodes=4)
-    v1 = render_pytorchjob(outputs_of("kueue-p5"), name="fsdp", group_name="p5", nodes=4, image="img:1",
+    v1 = render_pytorchjob(variant_outputs("kueue-v1"), name="fsdp", group_name="p5", nodes=4, image="img:1",
                            command=["torchrun", "train.py"], queue=QueueRequest(team="llm"))
     v1_pod = v1["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]
     v1_container = v1_pod["spec"]["containers"][0]
@@ -84,7 +106,7 @@ def test_a_misplaced_patch_field_is_refused_by_the_crd():
 
 def test_trainjobs_need_trainer_v2_on_the_stack():
     with pytest.raises(LaunchError, match="does not run Kubeflow Trainer v2"):
-        render_trainjob(outputs_of("kueue-p5"), name="x", group_name="p5", nodes=2, image="i", command=["t"],
+        render_trainjob(variant_outputs("kueue-v1"), name="x", group_name="p5", nodes=2, image="i", command=["t"],
                         queue=QueueRequest(team="llm"))
 
 

@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 from support import policy_stacks, rendered_jobs
 from support.policy_stacks import from_record
-from trainstack.controllers import cluster_autoscaler
+from trainstack.controllers import cluster_autoscaler, karpenter
 from trainstack.controllers.scheduling import quantity
 
 TAG = "aws:autoscaling/tag:Tag"
@@ -46,11 +46,12 @@ def test_every_variant_job_fits_its_groups_template_and_running_nodes(variant):
 
 
 def test_the_model_judges_every_accelerated_pod_of_the_shipped_stacks():
-    """No job slips past the model unjudged: every accelerated pod selects a managed group it knows
-    (HyperPod's groups are not EKS managed node groups)."""
+    """No job slips past the model unjudged: every accelerated pod selects a managed group or a
+    Karpenter pool it knows (HyperPod's groups are not EKS managed node groups)."""
     judged = 0
     for stack in rendered_jobs.SHIPPED_STACKS:
-        groups = {g.name for g in cluster_autoscaler.managed_groups(from_record(rendered_jobs.planned_record(stack)))}
+        planned = from_record(rendered_jobs.planned_record(stack))
+        groups = {g.name for g in [*cluster_autoscaler.managed_groups(planned), *karpenter.pool_groups(planned)]}
         for job in rendered_jobs.jobs_for(rendered_jobs.outputs_of(stack)):
             for pod in cluster_autoscaler.pod_specs(job.document):
                 selected = (pod.get("nodeSelector") or {}).get(cluster_autoscaler.GROUP_LABEL)
@@ -207,3 +208,19 @@ def test_neuron_jobs_of_the_custom_scheduler_count_unless_the_autoscaler_is_limi
         "extraArgs"].update({"allowed-scheduler-names": "default-scheduler"}))
     findings = cluster_autoscaler.check(limited, trn1)
     assert findings and all("ignores this pod of scheduler my-scheduler" in f.message for f in findings)
+
+
+def test_a_pod_on_the_karpenter_dev_pool_is_judged_against_its_g6_node_and_two_gpus_do_not_fit():
+    stack = from_record(rendered_jobs.planned_record("kueue-p5"))
+    [pool] = karpenter.pool_groups(stack)
+    assert (pool.name, pool.instance.name, pool.zone, pool.efa_interfaces) == ("dev", "g6.xlarge", "us-east-1a", 0)
+    [job] = [j for j in rendered_jobs.jobs_for(rendered_jobs.outputs_of("kueue-p5"))
+             if j.id.startswith("kueue-p5/dev/render_device_check")][:1]
+    assert cluster_autoscaler.check(stack, [(job.id, job.document)]) == []
+    wide = copy.deepcopy(job.document)
+    for pod in cluster_autoscaler.pod_specs(wide):
+        for container in pod["containers"]:
+            for bound in ("requests", "limits"):
+                container["resources"][bound]["nvidia.com/gpu"] = "2"
+    findings = cluster_autoscaler.check(stack, [(job.id, wide)])
+    assert findings and all("dev (running)" in f.subject for f in findings), findings

@@ -5,11 +5,11 @@ of topology annotations and pod-set groups; each way of breaking that is caught.
 import copy
 
 import pytest
-from support.rendered_jobs import all_variant_jobs, outputs_for, outputs_of, shipped_jobs
+from support.rendered_jobs import all_variant_jobs, outputs_for, shipped_jobs
 from trainstack.controllers import check_queued_job
 
 QUEUED = [job for job in shipped_jobs() + all_variant_jobs()
-          if isinstance(job.document, dict) and job.stack in ("kueue-p5", "kueue-trainer")]
+          if isinstance(job.document, dict) and job.stack in ("kueue-p5", "kueue-v1")]
 
 
 def outputs(stack):
@@ -35,7 +35,7 @@ def annotations(job, role):
 
 
 def messages(job):
-    return [f.message for f in check_queued_job(job, outputs_of("kueue-p5"), "p5")]
+    return [f.message for f in check_queued_job(job, outputs_for("kueue-v1"), "p5")]
 
 
 @pytest.mark.parametrize("edit, words", [

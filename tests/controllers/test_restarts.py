@@ -27,7 +27,8 @@ def test_every_kind_of_rendered_job_is_modelled():
 def test_every_rendered_job_restarts_as_documented(job):
     if job.document["kind"] == "TrainJob":
         # A TrainJob's restarts are its runtime's (controllers/trainer.py): checked against the one its stack runs.
-        assert check_trainjob(job.document, trainer_runtime(job.stack)) == []
+        runtime = trainer_runtime(job.stack, job.document["spec"]["runtimeRef"]["name"])
+        assert check_trainjob(job.document, runtime) == []
     else:
         assert check_restarts(job.document) == []
 

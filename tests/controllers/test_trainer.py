@@ -5,21 +5,27 @@ each way of breaking that is caught."""
 import copy
 
 import pytest
-from support.rendered_jobs import all_variant_jobs, trainer_runtime
+from support.rendered_jobs import all_variant_jobs, shipped_jobs, trainer_runtime
 from trainstack.addons.trainer import RESTARTS
 from trainstack.controllers import check_trainjob
 from trainstack.launch.restarts import DEFAULT_BACKOFF_LIMIT
 
-TRAINJOBS = [job for job in all_variant_jobs() if isinstance(job.document, dict) and job.document["kind"] == "TrainJob"]
+TRAINJOBS = [job for job in shipped_jobs() + all_variant_jobs()
+             if isinstance(job.document, dict) and job.document["kind"] == "TrainJob"]
 
 
-def test_trainjobs_are_rendered_for_the_trainer_variant_on_one_and_all_nodes():
-    assert sorted(job.nodes for job in TRAINJOBS) == [1, 16]
+def test_trainjobs_are_rendered_for_kueue_p5_on_one_and_all_nodes_with_the_all_reduce_check():
+    # Per group of kueue-p5: p5 (16 reserved nodes) and the Karpenter dev pool (maxSize 8, 1 GPU a node:
+    # one node has no two GPUs to all-reduce).
+    assert sorted((job.group, job.nodes, job.launcher) for job in TRAINJOBS) == [
+        ("dev", 1, "render_trainjob"), ("dev", 8, "render_all_reduce"), ("dev", 8, "render_trainjob"),
+        ("p5", 1, "render_all_reduce"), ("p5", 1, "render_trainjob"), ("p5", 16, "render_all_reduce"),
+        ("p5", 16, "render_trainjob")]
 
 
 @pytest.mark.parametrize("job", TRAINJOBS, ids=lambda job: job.id)
 def test_every_rendered_trainjob_passes_the_model(job):
-    assert check_trainjob(job.document, trainer_runtime(job.stack)) == []
+    assert check_trainjob(job.document, trainer_runtime(job.stack, job.document["spec"]["runtimeRef"]["name"])) == []
 
 
 def test_a_trainjob_restarts_as_often_as_a_pytorchjob():
@@ -27,8 +33,8 @@ def test_a_trainjob_restarts_as_often_as_a_pytorchjob():
 
 
 def broken(edit_job=None, edit_runtime=None):
-    job = copy.deepcopy(TRAINJOBS[-1])
-    runtime = copy.deepcopy(trainer_runtime(job.stack))
+    job = copy.deepcopy([j for j in TRAINJOBS if j.launcher == "render_trainjob"][-1])
+    runtime = copy.deepcopy(trainer_runtime(job.stack, job.document["spec"]["runtimeRef"]["name"]))
     if edit_job:
         edit_job(job.document)
     if edit_runtime:
@@ -55,3 +61,11 @@ def node_job(runtime):
 ])
 def test_each_way_of_breaking_a_trainjob_is_caught(edit_job, edit_runtime, words):
     assert any(words in message for message in broken(edit_job, edit_runtime))
+
+
+def test_an_all_reduce_check_on_the_restarting_training_runtime_is_caught():
+    check = next(j for j in TRAINJOBS if j.launcher == "render_all_reduce")
+    training = trainer_runtime(check.stack, "trainstack-torch")
+    document = copy.deepcopy(check.document)
+    document["spec"]["runtimeRef"]["name"] = "trainstack-torch"
+    assert any("would be run again instead of failing once" in f.message for f in check_trainjob(document, training))

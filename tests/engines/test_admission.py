@@ -19,9 +19,9 @@ def test_every_operator_crd_at_its_pinned_tag_is_served(cluster: Cluster) -> Non
     served = {g["name"]: [v["version"] for v in g["versions"]] for g in cluster.get("/apis")["groups"]}
     assert "v1" in served["kubeflow.org"] and "v2beta1" in served["kubeflow.org"]
     assert "v1beta2" in served["kueue.x-k8s.io"]
-    assert "v1alpha1" in served["trainer.kubeflow.org"]
-    # training operator (MPIJob v1 left to the MPI operator), MPI operator, Kueue, Kubeflow Trainer v2
-    assert len(crd_files()) == 6 + 11 + 2
+    assert "v1alpha1" in served["trainer.kubeflow.org"] and "v1" in served["karpenter.sh"]
+    # training operator (MPIJob v1 left to the MPI operator), MPI, Kueue, Trainer v2, Karpenter
+    assert len(crd_files()) == 5 + 1 + 11 + 2 + 2
 
 
 @pytest.mark.parametrize("job", KUBERNETES_JOBS, ids=lambda job: job.id)
@@ -53,27 +53,33 @@ def test_a_misspelled_field_is_refused_by_the_api_server(cluster: Cluster, job_i
     assert 'unknown field' in str(refused.value) and field[-1] in str(refused.value)
 
 
+CUSTOM_GROUPS = ("kueue.x-k8s.io/", "trainer.kubeflow.org/", "karpenter.sh/", "karpenter.k8s.aws/")
+
+
 def _custom_objects() -> list[tuple[str, dict]]:
-    """Every Kueue and Trainer object a stack's plan records (kueue-p5, and its Trainer v2 variant)."""
+    """Every Kueue, Trainer and Karpenter object kueue-p5's plan records, and its v1-operator variant's."""
     records = {"kueue-p5": rendered_jobs.planned_record("kueue-p5"),
-               "kueue-trainer": rendered_jobs.variant_record("kueue-trainer")}
-    return [(f"{stack}/{r['name']}", r["inputs"]) for stack, record in records.items() for r in record["resources"]
-            if r["type"].startswith(("kubernetes:kueue.x-k8s.io/", "kubernetes:trainer.kubeflow.org/"))]
+               "kueue-v1": rendered_jobs.variant_record("kueue-v1")}
+    return [(f"{stack}/{r['name']}", {"apiVersion": r["type"].split(":")[1], "kind": r["type"].rsplit(":", 1)[1],
+                                       "metadata": r["inputs"]["metadata"], "spec": r["inputs"]["spec"]})
+            for stack, record in records.items() for r in record["resources"]
+            if r["type"].startswith(tuple(f"kubernetes:{group}" for group in CUSTOM_GROUPS))]
 
 
 CUSTOM_OBJECTS = _custom_objects()
 
 
-def test_the_stacks_queues_and_runtimes_are_there_to_check() -> None:
+def test_the_stacks_queues_runtimes_and_pools_are_there_to_check() -> None:
     kinds = {obj["kind"] for _, obj in CUSTOM_OBJECTS}
-    assert {"ResourceFlavor", "ClusterQueue", "LocalQueue", "Cohort", "Topology", "ClusterTrainingRuntime"} <= kinds
+    assert {"ResourceFlavor", "ClusterQueue", "LocalQueue", "Cohort", "Topology", "ClusterTrainingRuntime",
+            "NodePool", "EC2NodeClass"} <= kinds
 
 
 @pytest.mark.parametrize(("name", "obj"), CUSTOM_OBJECTS, ids=[name for name, _ in CUSTOM_OBJECTS])
-def test_every_queue_and_runtime_the_stack_creates_passes_server_side_dry_run(cluster: Cluster, name: str,
-                                                                              obj: dict) -> None:
-    """The Kueue v0.19.2 and Trainer v2.3.0 objects trainstack creates, admitted by the real API server with
-    strict field validation and the CRDs' own CEL rules (which a JSON-schema check does not run)."""
+def test_every_queue_runtime_and_pool_the_stack_creates_passes_server_side_dry_run(cluster: Cluster, name: str,
+                                                                                   obj: dict) -> None:
+    """The Kueue v0.19.2, Trainer v2.3.0 and Karpenter v1.14.1 objects trainstack creates, admitted by the real
+    API server with strict field validation and the CRDs' own CEL rules (which a JSON-schema check does not run)."""
     ensure_namespace(cluster, obj["metadata"].get("namespace", "default"))
     admitted = cluster.create(obj, dry_run=True)
     assert admitted["metadata"]["uid"], name

@@ -69,7 +69,8 @@ def test_a_job_larger_than_its_group_stays_pending_with_the_schedulers_reason(cl
 # that the template node of an EFA group had no huge pages (the ASG tags named none), so a
 # p5 group at zero never grew for an EFA job. Both now pass on the tag the node groups carry.
 def _scales_from_zero(job: rendered_jobs.RenderedJob) -> bool:
-    return any(g.name == job.group and g.min_size == 0 for g in StackCluster.groups_of(job.stack))
+    return any(g.name == job.group and g.min_size == 0 and g.autoscaler == "cluster-autoscaler"
+               for g in StackCluster.groups_of(job.stack))
 
 
 SCALES_FROM_ZERO = [pytest.param(job, id=job.id) for job in SCHEDULED_JOBS if _scales_from_zero(job)]

@@ -7,13 +7,11 @@ import tempfile
 from pathlib import Path
 
 import pytest
-import yaml
-from support.rendered_jobs import outputs_of
+from support.rendered_jobs import KUEUE_V1, outputs_of, variant_outputs
 from support.scratch import plan_config
 from trainstack.launch import LaunchError, QueueRequest, render_all_reduce, render_device_check, render_pytorchjob
 from trainstack.outputs import parse_outputs
 
-REPO = Path(__file__).resolve().parents[2]
 QUEUE = "kueue.x-k8s.io/queue-name"
 PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
 REQUIRED = "kueue.x-k8s.io/podset-required-topology"
@@ -31,7 +29,7 @@ def pod_annotations(job):
 
 
 def test_a_pytorchjob_names_the_team_queue_runs_in_its_namespace_and_prefers_one_bottom_layer_block():
-    job = pytorchjob(outputs_of("kueue-p5"), team="llm")
+    job = pytorchjob(variant_outputs("kueue-v1"), team="llm")
     assert job["metadata"]["labels"] == {QUEUE: "llm"}
     assert job["metadata"]["namespace"] == "llm"
     # Master and Worker are one pod-set group: Kueue places both in the same block.
@@ -40,7 +38,7 @@ def test_a_pytorchjob_names_the_team_queue_runs_in_its_namespace_and_prefers_one
 
 
 def test_a_required_topology_at_a_named_layer_and_a_priority_class():
-    job = pytorchjob(outputs_of("kueue-p5"), team="llm", topology="required", layer=2, priority="experiment")
+    job = pytorchjob(variant_outputs("kueue-v1"), team="llm", topology="required", layer=2, priority="experiment")
     assert job["metadata"]["labels"] == {QUEUE: "llm", "kueue.x-k8s.io/priority-class": "experiment"}
     assert {a[REQUIRED] for a in pod_annotations(job).values()} == {f"{LAYER}2"}
 
@@ -53,14 +51,12 @@ def test_the_validation_jobs_go_through_the_same_queue():
     assert check["spec"]["template"]["metadata"]["annotations"] == {PREFERRED: f"{LAYER}3"}
     nccl = render_all_reduce(outputs, name="nccl", group_name="p5", nodes=2, image="img:1",
                              queue=QueueRequest(team="llm"))
-    assert nccl["metadata"]["labels"] == {QUEUE: "llm"}
+    assert nccl["kind"] == "TrainJob" and nccl["metadata"]["labels"] == {QUEUE: "llm"}
 
 
 @pytest.fixture(scope="module")
 def llm_does_not_borrow():
-    document = yaml.safe_load((REPO / "stacks" / "Pulumi.kueue-p5.yaml").read_text())["config"]
-    config = {key.split(":", 1)[1]: value for key, value in document.items()}
-    config = copy.deepcopy(config)
+    config = copy.deepcopy(KUEUE_V1)  # PyTorchJobs: the v1 training operator
     config["scheduling"]["teams"][0]["borrowing"] = False
     with tempfile.TemporaryDirectory() as directory:
         return parse_outputs(plan_config(Path(directory), "kueue-p5", config).outputs)
@@ -83,7 +79,7 @@ def test_a_job_wider_than_the_teams_quota_is_refused_with_the_numbers(llm_does_n
 def test_a_job_of_a_team_outside_the_fsx_claims_namespace_is_refused():
     with pytest.raises(LaunchError, match="FSx claim fsx-claim is in namespace llm, but team vision's jobs run in "
                                           "vision"):
-        pytorchjob(outputs_of("kueue-p5"), team="vision")
+        pytorchjob(variant_outputs("kueue-v1"), team="vision")
 
 
 @pytest.mark.parametrize("kwargs, words", [
@@ -94,13 +90,13 @@ def test_a_job_of_a_team_outside_the_fsx_claims_namespace_is_refused():
 ])
 def test_a_queue_request_the_stack_cannot_serve_is_refused(kwargs, words):
     with pytest.raises(LaunchError, match=words.replace("(", r"\(").replace(")", r"\)")):
-        render_pytorchjob(outputs_of("kueue-p5"), name="x", group_name="p5", nodes=2, image="i", command=["t"],
+        render_pytorchjob(variant_outputs("kueue-v1"), name="x", group_name="p5", nodes=2, image="i", command=["t"],
                           queue=QueueRequest(**kwargs))
 
 
 def test_a_job_in_another_namespace_than_its_teams_queue_is_refused():
     with pytest.raises(LaunchError, match="team llm's queue is in namespace llm"):
-        render_pytorchjob(outputs_of("kueue-p5"), name="x", group_name="p5", nodes=2, image="i", command=["t"],
+        render_pytorchjob(variant_outputs("kueue-v1"), name="x", group_name="p5", nodes=2, image="i", command=["t"],
                           namespace="vision", queue=QueueRequest(team="llm"))
 
 

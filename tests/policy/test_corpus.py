@@ -141,7 +141,7 @@ CORPUS = {
     "a team queue with no guarantee that may not borrow": ("kueue-p5", "kueue-queues-have-quota", lambda s: with_props(
         s, CQ, "kueue-p5-addons-clusterqueue-vision", lambda p: [
             r.update(nominalQuota="0", borrowingLimit="0")
-            for r in p["spec"]["resourceGroups"][0]["flavors"][0]["resources"]]), {}),
+            for f in p["spec"]["resourceGroups"][0]["flavors"] for r in f["resources"]]), {}),
     "a LocalQueue feeding a missing ClusterQueue": ("kueue-p5", "kueue-queues-have-quota", lambda s: removed(
         s, CQ, "kueue-p5-addons-clusterqueue-vision"), {}),
     "a Karpenter pool making nodes of a managed group": ("kueue-p5", "one-autoscaler-per-group", lambda s: added(

@@ -42,7 +42,8 @@ def test_the_variants_render_the_iam_the_shipped_stacks_do_not(rendered):
     assert any(r.name.endswith("-network") for r in rendered["hyperpod-on-eks"].of_type(IDENTITY_POLICIES[1]))
 
 
-@pytest.mark.parametrize("stack", ["dev", "nemo-p4de", "fsdp-p5", "trn1", "hyperpod", "hyperpod-eks", *VARIANTS])
+@pytest.mark.parametrize("stack", ["dev", "nemo-p4de", "fsdp-p5", "trn1", "hyperpod", "hyperpod-eks", "kueue-p5",
+                                   *VARIANTS])
 def test_every_rendered_policy_conforms_to_the_service_authorization_reference(rendered, stack):
     found = [(where, document_findings(doc, trust=trust)) for where, doc, trust in documents(rendered[stack])]
     assert found and not any(findings for _, findings in found), [f for f in found if f[1]]

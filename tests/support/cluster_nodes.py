@@ -56,6 +56,8 @@ class NodeGroup:
     efa_interfaces: int
     zone: str | None
     template_tags: dict[str, str]
+    autoscaler: str = "cluster-autoscaler"
+    """``karpenter`` for a Karpenter NodePool: no Cluster Autoscaler template node applies."""
 
 
 def node_groups(record: dict[str, Any]) -> list[NodeGroup]:
@@ -84,7 +86,27 @@ def node_groups(record: dict[str, Any]) -> list[NodeGroup]:
             efa_interfaces=sum(1 for i in interfaces if i.get("interfaceType") in ("efa", "efa-only")),
             zone=(subnet or {}).get("inputs", {}).get("availabilityZone"),
             template_tags=tags_by_asg.get(asg, {}) if asg else {}))
-    return groups + hyperpod_groups(record)
+    return groups + hyperpod_groups(record) + karpenter_groups(record)
+
+
+def karpenter_groups(record: dict[str, Any]) -> list[NodeGroup]:
+    """Karpenter NodePools (nodegroups/karpenter_pool.py): the one instance type and zone their
+    requirements allow, the template's labels and taints, no EFA; at most ``limits`` allow."""
+    groups = []
+    for r in record["resources"]:
+        if r["type"] != "kubernetes:karpenter.sh/v1:NodePool":
+            continue
+        template = r["inputs"]["spec"]["template"]
+        allowed = {q["key"]: q["values"] for q in template["spec"]["requirements"] if q["operator"] == "In"}
+        instance = catalog.get(allowed["node.kubernetes.io/instance-type"][0])
+        accelerator = instance.require("the accelerator", instance.accelerator, "model a Karpenter node")
+        limit = int(r["inputs"]["spec"]["limits"][accelerator.resource_names[0]]) // accelerator.count
+        groups.append(NodeGroup(
+            name=template["metadata"]["labels"]["trainstack.io/node-group"], instance_type=instance.name,
+            labels=dict(template["metadata"]["labels"]), taints=[dict(t) for t in template["spec"].get("taints", [])],
+            min_size=0, max_size=limit, efa_interfaces=0, zone=allowed["topology.kubernetes.io/zone"][0],
+            template_tags={}, autoscaler="karpenter"))
+    return groups
 
 
 # SageMaker developer guide, HyperPod EKS node health labels: a node that passed its health

@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from trainstack.cluster import autoscaler
+from trainstack.cluster import autoscaler, karpenter
 from trainstack.hyperpod import iam as hyperpod_iam
 from trainstack.plan import Plan
 from trainstack.policy import Stack, stack_from_plan
@@ -19,7 +19,8 @@ from trainstack.policy.iam_conformance import IDENTITY_POLICIES, ROLE, document_
 
 from support.cloudformation import NATIVE_PREFIX, native_resource_errors
 
-UNSCOPED_ACTIONS: dict[str, str] = {**hyperpod_iam.UNSCOPED_ACTIONS, **autoscaler.UNSCOPED_ACTIONS}
+UNSCOPED_ACTIONS: dict[str, str] = {**hyperpod_iam.UNSCOPED_ACTIONS, **autoscaler.UNSCOPED_ACTIONS,
+                                    **karpenter.UNSCOPED_ACTIONS}
 """Every action trainstack grants on '*', with the reason, as the components that grant it name it."""
 
 

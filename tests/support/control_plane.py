@@ -118,9 +118,11 @@ PLURALS = {"Node": "nodes", "Pod": "pods", "Namespace": "namespaces", "Persisten
            "DaemonSet": "daemonsets", "Deployment": "deployments", "TrainJob": "trainjobs",
            "ClusterTrainingRuntime": "clustertrainingruntimes", "ResourceFlavor": "resourceflavors",
            "ClusterQueue": "clusterqueues", "LocalQueue": "localqueues", "Cohort": "cohorts", "Topology": "topologies",
-           "WorkloadPriorityClass": "workloadpriorityclasses"}
+           "WorkloadPriorityClass": "workloadpriorityclasses", "NodePool": "nodepools",
+           "EC2NodeClass": "ec2nodeclasses"}
 CLUSTER_SCOPED = {"Node", "Namespace", "PersistentVolume", "CustomResourceDefinition", "ClusterTrainingRuntime",
-                  "ResourceFlavor", "ClusterQueue", "Cohort", "Topology", "WorkloadPriorityClass"}
+                  "ResourceFlavor", "ClusterQueue", "Cohort", "Topology", "WorkloadPriorityClass", "NodePool",
+                  "EC2NodeClass"}
 
 
 def collection_path(obj: dict[str, Any]) -> str:

@@ -11,6 +11,12 @@ restart policy its controller gives it:
 * kubeflow.org/v2beta1 MPIJob: the launcher (one pod, from the launcher Job the MPI
   operator creates, ``<job>-launcher``) and ``replicas`` workers named ``<job>-worker-<index>``
   (mpi-operator v0.8.0, pkg/controller/mpi_job_controller.go ``workerName``, ``setRestartPolicy``).
+* trainer.kubeflow.org/v1alpha1 TrainJob: ``numNodes`` pods of the runtime's ``node`` Job (JobSet
+  names its Job ``<jobset>-<replicatedJob>-<index>``), each the runtime's pod template with the
+  job's runtime patch merged in by name (volumes, containers) and the trainer's image, command,
+  resources and environment on the ``node`` container (kubeflow/trainer v2.3.0,
+  pkg/runtime/framework/plugins/torch, jobset). The runtime is trainstack's own as
+  ``trainstack.addons.trainer`` renders it (the one the stack creates).
 """
 
 from __future__ import annotations
@@ -41,6 +47,8 @@ def pods_of(job: dict[str, Any]) -> list[dict[str, Any]]:
         count = min(spec.get("parallelism", 1), spec.get("completions", spec.get("parallelism", 1)))
         return [_pod(f"{name}-{index}", namespace, {"batch.kubernetes.io/job-name": name}, spec["template"], None)
                 for index in range(count)]
+    if kind == "TrainJob":
+        return _trainjob_pods(job, name, namespace)
     if kind not in REPLICA_SPECS:
         raise ValueError(f"no pod model for kind {kind} (job {name})")
     pods = []
@@ -52,3 +60,42 @@ def pods_of(job: dict[str, Any]) -> list[dict[str, Any]]:
                       "training.kubeflow.org/replica-index": str(index)}
             pods.append(_pod(pod_name, namespace, labels, replica["template"], replica.get("restartPolicy")))
     return pods
+
+
+def _by_name(base: list[dict[str, Any]], patch: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A strategic merge of two lists keyed by ``name`` (a patch entry updates its namesake)."""
+    merged = {item["name"]: copy.deepcopy(item) for item in base}
+    for item in patch:
+        target = merged.setdefault(item["name"], {})
+        for key, value in item.items():
+            target[key] = _by_name(target.get(key, []), value) if key == "volumeMounts" else copy.deepcopy(value)
+    return list(merged.values())
+
+
+def _trainjob_pods(job: dict[str, Any], name: str, namespace: str) -> list[dict[str, Any]]:
+    from trainstack.addons.trainer import CHECK_RUNTIME, NODE, torch_runtime
+
+    spec = job["spec"]
+    runtime_name = spec["runtimeRef"]["name"]
+    runtime = torch_runtime(runtime_name, restarts=0) if runtime_name == CHECK_RUNTIME else torch_runtime(runtime_name)
+    (node,) = [j for j in runtime["spec"]["template"]["spec"]["replicatedJobs"] if j["name"] == NODE]
+    template = copy.deepcopy(node["template"]["spec"]["template"])
+    pod_spec = template["spec"]
+    for patch in spec.get("runtimePatches", []):
+        for patched in patch["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"]:
+            if patched["name"] != NODE:
+                continue
+            pod = patched["template"]["spec"]["template"]
+            metadata = template.setdefault("metadata", {})
+            for key in ("labels", "annotations"):
+                metadata[key] = {**metadata.get(key, {}), **pod.get("metadata", {}).get(key, {})}
+            for key, value in pod.get("spec", {}).items():
+                pod_spec[key] = _by_name(pod_spec.get(key, []), value) if key in ("volumes", "containers") else value
+    trainer = spec["trainer"]
+    for container in pod_spec["containers"]:
+        if container["name"] == NODE:
+            container.update(image=trainer["image"], command=trainer["command"],
+                             resources=trainer["resourcesPerNode"], env=trainer.get("env", []))
+    template["spec"]["restartPolicy"] = "Never"  # JobSet's Jobs, backoffLimit 0 in the runtime
+    return [_pod(f"{name}-{NODE}-0-{index}", namespace, {"jobset.sigs.k8s.io/jobset-name": name}, template, None)
+            for index in range(trainer["numNodes"])]

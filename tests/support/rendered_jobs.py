@@ -92,9 +92,9 @@ def _eks_jobs(outputs: StackOutputs, group: str, kind: str, nodes: int,
             yield job("render_trainjob", command=["torchrun", "train.py"])
         if outputs.operators.training_operator:
             yield job("render_pytorchjob", command=["torchrun", "train.py"])
-            if nodes * accelerators_per_node >= 2:  # all-reduce needs two GPUs
-                # A type without EFA has no catalog bandwidth to derive a floor from across nodes.
-                yield job("render_all_reduce", floor_gbps=None if efa_interfaces_per_node else 1.0)
+        if nodes * accelerators_per_node >= 2:  # all-reduce needs two GPUs
+            # A type without EFA has no catalog bandwidth to derive a floor from across nodes.
+            yield job("render_all_reduce", floor_gbps=None if efa_interfaces_per_node else 1.0)
     elif outputs.operators.mpi_operator:
         yield job("render_mpijob", command=["python", "train.py"])
 
@@ -173,26 +173,32 @@ def _whole_config(config: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
     return edit
 
 
-def _kueue_trainer() -> dict[str, Any]:
-    """kueue-p5 with Kubeflow Trainer v2 in place of the training operator."""
+KUEUE_TRAINER = {key.split(":", 1)[1]: value for key, value in plan_records.stack_config("kueue-p5").items()}
+"""The shipped kueue-p5 config: Kubeflow Trainer v2 with Kueue."""
+
+
+def _kueue_v1() -> dict[str, Any]:
+    """kueue-p5 with the v1 training operator (PyTorchJob) in place of Kubeflow Trainer v2."""
     config = {key.split(":", 1)[1]: value for key, value in plan_records.stack_config("kueue-p5").items()}
-    config["operators"] = {"trainingOperator": False, "trainer": True, "kueue": True}
+    config["operators"] = {"trainingOperator": True, "trainer": False, "kueue": True}
     return config
 
 
-KUEUE_TRAINER = _kueue_trainer()
+KUEUE_V1 = _kueue_v1()
 
 
-def trainer_runtime(name: str) -> dict[str, Any]:
-    """The ClusterTrainingRuntime a variant running Trainer v2 creates, as rendered."""
-    (runtime,) = [r for r in variant_record(name)["resources"]
-                  if r["type"] == "kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime"]
+def trainer_runtime(stack: str, runtime_name: str = "trainstack-torch") -> dict[str, Any]:
+    """A ClusterTrainingRuntime a shipped stack or variant running Trainer v2 creates, as rendered."""
+    record = variant_record(stack) if stack in VARIANTS else planned_record(stack)
+    (runtime,) = [r for r in record["resources"]
+                  if r["type"] == "kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime"
+                  and r["inputs"]["metadata"]["name"] == runtime_name]
     return {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "ClusterTrainingRuntime",
             "metadata": runtime["inputs"]["metadata"], "spec": runtime["inputs"]["spec"]}
 
 
 VARIANTS["hyperpod-eks-dev"] = ("dev", _whole_config(HYPERPOD_EKS))
-VARIANTS["kueue-trainer"] = ("kueue-p5", _whole_config(KUEUE_TRAINER))
+VARIANTS["kueue-v1"] = ("kueue-p5", _whole_config(KUEUE_V1))
 
 
 def variant_outputs(variant: str) -> StackOutputs:

@@ -1,0 +1,50 @@
+"""Karpenter's NodePools as node groups the scheduling models can judge.
+
+A pool's nodes are the EC2NodeClass and NodePool a Karpenter group renders
+(nodegroups/karpenter_pool.py): the one instance type its ``node.kubernetes.io/instance-type``
+requirement allows, its zone, the template's labels and taints, the kubelet's maxPods from the
+node class and no EFA interface. Karpenter launches a node only for pods that fit the instance
+type once its overhead is taken off (aws/karpenter-provider-aws v1.14.1,
+``pkg/providers/instancetype/types.go``, kube-reserved by the same ranges nodeadm uses), so a
+pod is judged against the running node (``cluster_autoscaler.running_node``); there is no
+template node at zero: Karpenter imagines none from ASG tags.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import catalog
+from ..policy.model import Stack
+from .cluster_autoscaler import GROUP_LABEL, ManagedGroup
+from .scheduling import Taint
+
+NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
+NODE_CLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
+
+
+def _requirement(spec: dict[str, Any], key: str) -> str | None:
+    values = [r.get("values") or [] for r in spec.get("requirements") or []
+              if r.get("key") == key and r.get("operator") == "In"]
+    return str(values[0][0]) if values and len(values[0]) == 1 else None
+
+
+def pool_groups(stack: Stack) -> list[ManagedGroup]:
+    """Each NodePool of one accelerated instance type, as a group (``min_size`` 0: pools start empty)."""
+    classes = {str(r.props.get("metadata", {}).get("name")): r for r in stack.of_type(NODE_CLASS)}
+    groups = []
+    for pool in stack.of_type(NODE_POOL):
+        template = pool.props.get("spec", {}).get("template", {})
+        spec = template.get("spec", {})
+        instance = catalog.find(_requirement(spec, "node.kubernetes.io/instance-type") or "")
+        if instance is None or instance.accelerator is None:
+            continue
+        labels = dict((template.get("metadata") or {}).get("labels") or {})
+        node_class = classes.get(str((spec.get("nodeClassRef") or {}).get("name")))
+        kubelet = (node_class.props.get("spec", {}).get("kubelet") or {}) if node_class else {}
+        groups.append(ManagedGroup(
+            resource=pool, name=labels.get(GROUP_LABEL, pool.name), instance=instance, min_size=0, labels=labels,
+            taints=[Taint(t["key"], t.get("value") or "", t["effect"]) for t in spec.get("taints") or []],
+            asg_tags={}, zone=_requirement(spec, "topology.kubernetes.io/zone"),
+            max_pods=kubelet.get("maxPods"), efa_interfaces=0))
+    return groups

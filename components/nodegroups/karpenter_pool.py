@@ -1,0 +1,138 @@
+"""KarpenterNodePool: an elastic accelerated group Karpenter scales, with no managed node group.
+
+    EC2NodeClass  how a node is launched: the EKS-optimized AL2023 AMI (NVIDIA or Neuron variant),
+                  the group's subnet and the cluster security group, the node role, IMDSv2, an
+                  encrypted gp3 root volume, the kubelet's maxPods
+    NodePool      which nodes may be made: the group's instance type, zone and capacity type, its
+                  labels and taints, a limit of maxSize nodes' resources, consolidation of empty
+                  nodes and a disruption budget
+
+The labels and taints are the ones a managed node group of the same config carries
+(``accelerated.group_labels`` and the accelerator's taint), so the outputs contract and the
+launchers serve both kinds alike. Config (``NodeGroupConfig.autoscaler``) keeps EFA,
+reservations, capacity blocks and placement groups off Karpenter groups.
+
+API: ``karpenter.sh/v1`` NodePool and ``karpenter.k8s.aws/v1`` EC2NodeClass
+(aws/karpenter-provider-aws v1.14.1, ``pkg/apis/crds/``; ``website/content/en/docs/concepts/
+nodepools.md``, ``nodeclasses.md`` and ``disruption.md`` at that tag).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, TypedDict
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from ..config import NodeGroupConfig, validate
+from . import NODE_GROUP_FOR
+from .accelerated import group_labels
+
+NODEPOOL_API = "karpenter.sh/v1"
+NODECLASS_API = "karpenter.k8s.aws/v1"
+# The EKS-optimized AL2023 AMI; Karpenter picks its NVIDIA or Neuron variant from the instance
+# type's accelerator (pkg/providers/amifamily/al2023.go at v1.14.1: x86_64 variants standard,
+# nvidia, neuron), the same AMIs a managed node group's AL2023_x86_64_NVIDIA / _NEURON ami types
+# launch. "latest" follows EKS's releases, as the managed groups' release version does.
+AMI_ALIAS = "al2023@latest"
+# Only empty nodes are consolidated: a development or inference pod is not evicted to repack
+# nodes (disruption.md: WhenEmpty), and an empty accelerated node is given back after 10 minutes.
+CONSOLIDATION = {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "10m"}
+# At most one in ten of the pool's nodes is disrupted at a time (disruption.md, budgets).
+DISRUPTION_BUDGETS = [{"nodes": "10%"}]
+
+
+def pool_marks(settings: NodeGroupConfig) -> tuple[dict[str, str], list[dict[str, Any]]]:
+    """The group's node labels and taints, as its managed node group would carry them."""
+    # The label the device plugin selects and the accelerator taint, as the group's managed kind sets them.
+    managed_kind = NODE_GROUP_FOR[settings.accelerator.kind]
+    present_label, accelerator_taint = managed_kind.PRESENT_LABEL, managed_kind.TAINT
+    labels = {**settings.labels, **group_labels(settings, settings.instance, present_label)}
+    taints: list[dict[str, Any]] = [{"key": t.key, "value": t.value, "effect": t.effect} for t in settings.taints]
+    return labels, [*taints, dict(accelerator_taint)]
+
+
+def pool_limits(settings: NodeGroupConfig) -> dict[str, str]:
+    """maxSize nodes' worth of the type's resources: Karpenter stops launching at any of them."""
+    instance, accelerator = settings.instance, settings.accelerator
+    vcpus = instance.require("vCPUs", instance.vcpus, "limit the Karpenter pool")
+    memory_gib = instance.require("memory", instance.memory_gib, "limit the Karpenter pool")
+    return {"cpu": str(settings.max_size * vcpus), "memory": f"{int(settings.max_size * memory_gib)}Gi",
+            accelerator.resource_names[0]: str(settings.max_size * accelerator.count)}
+
+
+def node_class(settings: NodeGroupConfig, *, subnet_id: Any, security_group_id: Any, node_role: Any) -> dict:
+    """The EC2NodeClass object (``subnet_id``, ``security_group_id``, ``node_role`` may be Outputs)."""
+    volume = settings.root_volume
+    return {
+        "apiVersion": NODECLASS_API, "kind": "EC2NodeClass", "metadata": {"name": settings.name},
+        "spec": {
+            "amiSelectorTerms": [{"alias": AMI_ALIAS}],
+            "role": node_role,
+            "subnetSelectorTerms": [{"id": subnet_id}],
+            "securityGroupSelectorTerms": [{"id": security_group_id}],
+            "metadataOptions": {"httpTokens": "required", "httpPutResponseHopLimit": 1,
+                                "httpEndpoint": "enabled"},
+            "blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {
+                "volumeSize": f"{volume.size_gib}Gi", "volumeType": "gp3", "iops": volume.iops,
+                "throughput": volume.throughput_mibps, "encrypted": True, "deleteOnTermination": True}}],
+            "kubelet": {"maxPods": settings.pods_per_node.value},
+            "tags": {"trainstack:node-group": settings.name},
+        },
+    }
+
+
+def node_pool(settings: NodeGroupConfig) -> dict:
+    """The NodePool object: the group's type, zone and on-demand capacity; its labels and taints."""
+    labels, taints = pool_marks(settings)
+    requirements = [
+        {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": [settings.instance_type]},
+        {"key": "topology.kubernetes.io/zone", "operator": "In", "values": [settings.zone]},
+        {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]},
+    ]
+    return {
+        "apiVersion": NODEPOOL_API, "kind": "NodePool", "metadata": {"name": settings.name},
+        "spec": {
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {"nodeClassRef": {"group": NODECLASS_API.split("/")[0], "kind": "EC2NodeClass",
+                                          "name": settings.name},
+                         "requirements": requirements,
+                         "taints": [{k: v for k, v in t.items() if v is not None} for t in taints]},
+            },
+            "limits": pool_limits(settings),
+            "disruption": {**CONSOLIDATION, "budgets": DISRUPTION_BUDGETS},
+        },
+    }
+
+
+class KarpenterNodePoolArgs(TypedDict):
+    settings: NodeGroupConfig | dict
+    """One entry of the ``nodeGroups`` config list, with ``autoscaler: karpenter``."""
+    subnet_id: pulumi.Input[str]
+    """The private subnet of the group's zone."""
+    security_group_id: pulumi.Input[str]
+    """The cluster security group."""
+    node_role_name: pulumi.Input[str]
+    """The Karpenter node role (it has an EC2_LINUX access entry)."""
+    provider: k8s.Provider
+    depends_on: list[pulumi.Resource]
+    """The Karpenter controller: its chart serves the CRDs."""
+
+
+class KarpenterNodePool(pulumi.ComponentResource):
+    """The EC2NodeClass and NodePool of one Karpenter group."""
+
+    def __init__(self, name: str, args: KarpenterNodePoolArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        settings = validate(NodeGroupConfig, args["settings"], prefix=f"KarpenterNodePool({name})")
+        super().__init__("trainstack:index:KarpenterNodePool", name, {}, opts)
+        self.labels, self.taints = pool_marks(settings)
+        """Labels and taints of the pool's nodes (the outputs contract reads them)."""
+        child = pulumi.ResourceOptions(parent=self, provider=args["provider"], depends_on=args["depends_on"])
+        objects = [node_class(settings, subnet_id=args["subnet_id"], security_group_id=args["security_group_id"],
+                              node_role=args["node_role_name"]), node_pool(settings)]
+        for obj in objects:
+            k8s.apiextensions.CustomResource(
+                f"{name}-{obj['kind'].lower()}", api_version=obj["apiVersion"], kind=obj["kind"],
+                metadata=obj["metadata"], spec=obj["spec"], opts=child)
+        self.register_outputs({"labels": self.labels, "instanceType": settings.instance_type})
