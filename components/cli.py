@@ -81,7 +81,7 @@ def _parser() -> argparse.ArgumentParser:
                        ("sbatch", "sbatch script for a HyperPod Slurm partition"),
                        ("device-check", "Job checking each node's accelerators and EFA devices"),
                        ("all-reduce", "PyTorchJob timing NCCL all-reduce against a bandwidth floor"),
-                       ("trainjob", "TrainJob (Kubeflow Trainer v2) for GPU groups")):
+                       ("trainjob", "TrainJob (Kubeflow Trainer v2): torch on GPU groups, Open MPI on Neuron groups")):
         job = kinds.add_parser(kind, help=text)
         job.add_argument("--outputs", type=Path, default=Path("-"),
                          help="file with `pulumi stack output --json` (default: stdin)")
@@ -89,7 +89,10 @@ def _parser() -> argparse.ArgumentParser:
         job.add_argument("--nodes", type=int, required=True)
         job.add_argument("--name", default=f"trainstack-{kind}")
         job.add_argument("--per-node", type=int, help="devices per node (default: all of them)")
-        if kind != "sbatch":
+        if kind == "trainjob":
+            # On Neuron the MPI runtime's image runs the ranks (launch/trainjob.py): optional there.
+            job.add_argument("--image", help="container image (GPU groups; Neuron groups run the MPI runtime's)")
+        elif kind != "sbatch":
             job.add_argument("--image", required=True, help="container image (e.g. from the stack's imageRepository)")
         if kind == "all-reduce":
             job.add_argument("--floor-gbps", type=float,

@@ -126,6 +126,10 @@ class Operators(_Model):
     """The torch ClusterTrainingRuntime TrainJobs name, when Kubeflow Trainer v2 runs."""
     trainer_check_runtime: Optional[str] = None
     """The runtime checks with a verdict (the all-reduce) name: the same pods, never restarted."""
+    trainer_mpi_runtime: Optional[str] = None
+    """The Open MPI ClusterTrainingRuntime TrainJobs on Neuron groups name (stacks with Neuron groups)."""
+    trainer_mpi_image: Optional[str] = None
+    """The image that runtime's pods run (a TrainJob cannot set its node pods' image)."""
     mpi_operator: bool = False
     etcd_endpoint: Optional[str] = None
     """``host:port`` of the etcd for elastic rendezvous, when installed."""

@@ -26,7 +26,7 @@ import pulumi_aws as aws
 from . import catalog
 from .addons import kueue
 from .addons.cluster_addons import ClusterAddons, ClusterAddonsArgs
-from .addons.trainer import CHECK_RUNTIME, TORCH_RUNTIME
+from .addons.trainer import CHECK_RUNTIME, MPI_RUNTIME, NEURON_TRAINING_IMAGE, TORCH_RUNTIME
 from .cluster import GpuEksCluster
 from .config import FsxConfig, HyperPodConfig, StackConfig, validate_stack_config
 from .config.ip_budget import ip_budget
@@ -121,8 +121,12 @@ class TrainingStack(pulumi.ComponentResource):
         operators = {"trainingOperator": self.addons.training_operator, "mpiOperator": self.addons.mpi_operator,
                      "etcdEndpoint": self.addons.etcd_endpoint}
         # Only stacks running Trainer v2 carry the key: the others' outputs stay as they were.
-        return ({**operators, "trainerRuntime": TORCH_RUNTIME, "trainerCheckRuntime": CHECK_RUNTIME}
-                if self.addons.trainer else operators)
+        if not self.addons.trainer:
+            return operators
+        trainer = {"trainerRuntime": TORCH_RUNTIME, "trainerCheckRuntime": CHECK_RUNTIME}
+        # Only stacks with Neuron groups have the MPI runtime (addons/trainer.py).
+        return {**operators, **trainer, **({"trainerMpiRuntime": MPI_RUNTIME, "trainerMpiImage": NEURON_TRAINING_IMAGE}
+                                            if self.addons.trainer_mpi else {})}
 
     def _addons_args(self, config: StackConfig, cluster: GpuEksCluster) -> ClusterAddonsArgs:
         """Monitoring and operators; with a scheduling block, Kueue's configuration and objects too."""

@@ -17,6 +17,7 @@ import pulumi_kubernetes as k8s
 from ..catalog import AcceleratorKind
 from ..config import ObservabilityConfig, OperatorsConfig, validate
 from . import observability, operators, trainer
+from .device_plugins import NEURON_SCHEDULER_NAME
 from .kueue import KueueSetup
 from .persistent_volumes import ebs_storage
 
@@ -35,6 +36,7 @@ class ClusterAddonsArgs(TypedDict):
 class ClusterAddons(pulumi.ComponentResource):
     training_operator: bool
     trainer: bool
+    trainer_mpi: bool
     mpi_operator: bool
     etcd_endpoint: Optional[str]
 
@@ -68,8 +70,10 @@ class ClusterAddons(pulumi.ComponentResource):
         if jobs.training_operator:
             operators.training_operator(name, beside_mpi_operator=jobs.mpi_operator, **common)
         self.trainer = jobs.trainer
+        # The MPI runtime carries the Neuron scheduler, which runs only beside Neuron groups.
+        self.trainer_mpi = jobs.trainer and neurons
         if jobs.trainer:
-            trainer.trainer(name, **common)
+            trainer.trainer(name, **common, neuron_scheduler=NEURON_SCHEDULER_NAME if neurons else None)
         if jobs.mpi_operator:
             operators.mpi_operator(name, **common)
         if jobs.etcd:

@@ -9,17 +9,23 @@ torch one with what the FSDP stack's PyTorchJobs carry (one process per GPU set 
 TrainJob, a memory-backed /dev/shm); placement, fabric and checkpoint settings are per
 stack and come with each TrainJob (launch/trainjob.py).
 
+On a stack with Neuron groups a second runtime, ``trainstack-mpi``, runs Open MPI the way the
+MPIJob launcher does (``mpi_runtime``). It is created only there: it carries the Neuron custom
+scheduler's name, which a GPU-only cluster does not run, and which no TrainJob can set (its
+runtime patches carry no ``schedulerName``, trainjob_types.go at v2.3.0).
+
 API: ``trainer.kubeflow.org/v1alpha1`` (``pkg/apis/trainer/v1alpha1/trainingruntime_types.go``
 at v2.3.0; the runtime's shape follows ``manifests/base/runtimes/torch_distributed.yaml``).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import pulumi
 import pulumi_kubernetes as k8s
 
+from ..catalog.mpi_ssh import NODE_SSHD_COMMAND, ROOT, SSH_AUTH_MOUNT_PATH, SSH_PORT
 from ..cluster.system_nodes import SYSTEM_LABELS
 from ..helm import Chart, helm_release
 
@@ -31,6 +37,17 @@ TORCH_RUNTIME = "trainstack-torch"
 # once, and a TrainJob cannot patch its runtime's failurePolicy (v2.3.0 runtimePatches carry
 # replicatedJobs only), so checks name a runtime that never restarts.
 CHECK_RUNTIME = "trainstack-torch-check"
+MPI_RUNTIME = "trainstack-mpi"
+# The replicated job whose pod runs mpirun (constants.Launcher at v2.3.0).
+LAUNCHER = "launcher"
+# The image of the MPI runtime's node pods. At v2.3.0 a TrainJob's trainer.image reaches only
+# the launcher (pkg/runtime/framework/plugins/jobset/builder.go ``Trainer``: image and command go
+# to the trainer-ancestor job's ``node`` container) and a runtime patch carries no image, so the
+# nodes run the runtime's: AWS's Neuron training Deep Learning Container (aws/deep-learning-
+# containers ``available_images.md``, "Neuron Containers"; openssh-server included), and the
+# TrainJob's launcher must run the same one (launch/trainjob.py refuses another).
+NEURON_TRAINING_IMAGE = ("763104351884.dkr.ecr.us-east-1.amazonaws.com/pytorch-training-neuronx:"
+                         "2.8.0-neuronx-py311-sdk2.26.1-ubuntu22.04")
 # The runtime's replicated job and container TrainJob's trainer settings apply to.
 NODE = "node"
 # A training job restarts within a limit, as a whole: a failed node pod fails its Job at
@@ -61,14 +78,54 @@ def torch_runtime(name: str = TORCH_RUNTIME, restarts: int = RESTARTS) -> dict[s
     }
 
 
+def mpi_runtime(scheduler_name: str, restarts: int = RESTARTS) -> dict[str, Any]:
+    """The ClusterTrainingRuntime TrainJobs on Neuron groups name: Open MPI over ssh.
+
+    The shape of kubeflow/trainer's own MPI runtime at v2.3.0
+    (``manifests/base/runtimes/deepspeed_distributed.yaml``) with its MPI plugin
+    (``pkg/runtime/framework/plugins/mpi/mpi.go``): ``runLauncherAsNode``, so the launcher pod is
+    rank 0's node too (it gets the TrainJob's devices and is in the hostfile) and the ``node``
+    job has one pod fewer than the TrainJob's numNodes; the nodes start after their sshd is ready
+    (``dependsOn`` Ready, readiness on the ssh port); the JobSet succeeds when the launcher does.
+    The plugin mounts the job's ssh key at ``sshAuthMountPath`` on every ``node`` container and
+    sets Open MPI's hostfile, slots and rsh variables on the launcher's."""
+    placement = {"schedulerName": scheduler_name}
+    node = {"name": NODE, "image": NEURON_TRAINING_IMAGE, "command": list(NODE_SSHD_COMMAND),
+            "securityContext": dict(ROOT),
+            "readinessProbe": {"tcpSocket": {"port": SSH_PORT}, "initialDelaySeconds": 5}}
+    launcher = {"name": NODE, "image": NEURON_TRAINING_IMAGE, "securityContext": dict(ROOT)}
+    return {
+        "apiVersion": API_VERSION, "kind": "ClusterTrainingRuntime",
+        "metadata": {"name": MPI_RUNTIME, "labels": {"trainer.kubeflow.org/framework": "mpi"}},
+        "spec": {"mlPolicy": {"numNodes": 1, "mpi": {
+                     "numProcPerNode": 1, "mpiImplementation": "OpenMPI",
+                     "sshAuthMountPath": SSH_AUTH_MOUNT_PATH, "runLauncherAsNode": True}},
+                 "template": {"spec": {
+                     "network": {"publishNotReadyAddresses": True},
+                     "successPolicy": {"operator": "All", "targetReplicatedJobs": [LAUNCHER]},
+                     "failurePolicy": {"maxRestarts": restarts},
+                     "replicatedJobs": [
+                         {"name": NODE, "template": {"spec": {"backoffLimit": 0, "template": {"spec": {
+                             **placement, "containers": [node]}}}}},
+                         {"name": LAUNCHER, "dependsOn": [{"name": NODE, "status": "Ready"}], "template": {
+                             "metadata": {"labels": {"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}},
+                             "spec": {"backoffLimit": 0, "template": {"spec": {
+                                 **placement, "containers": [launcher]}}}}}]}}},
+    }
+
+
 def trainer(name: str, *, provider: k8s.Provider, parent: pulumi.Resource,
-            depends_on: list[pulumi.Resource]) -> k8s.helm.v3.Release:
-    """The controller on the system nodes, then trainstack's runtimes once their CRD is served."""
+            depends_on: list[pulumi.Resource], neuron_scheduler: Optional[str] = None) -> k8s.helm.v3.Release:
+    """The controller on the system nodes, then trainstack's runtimes once their CRD is served;
+    ``neuron_scheduler``: the stack has Neuron groups, whose pods that scheduler places."""
     release = helm_release(
         f"{name}-trainer"[:53], TRAINER, namespace=NAMESPACE, provider=provider, parent=parent, depends_on=depends_on,
         values={"manager": {"nodeSelector": dict(SYSTEM_LABELS)}, "jobset": {"install": True},
                 "runtimes": {"defaultEnabled": False}})
-    for runtime in (torch_runtime(), torch_runtime(CHECK_RUNTIME, restarts=0)):
+    runtimes = [torch_runtime(), torch_runtime(CHECK_RUNTIME, restarts=0)]
+    if neuron_scheduler:
+        runtimes.append(mpi_runtime(neuron_scheduler))
+    for runtime in runtimes:
         k8s.apiextensions.CustomResource(
             f"{name}-runtime-{runtime['metadata']['name']}", api_version=runtime["apiVersion"], kind=runtime["kind"],
             metadata=runtime["metadata"], spec=runtime["spec"],

@@ -30,10 +30,17 @@ PyTorchJob, and ``Always`` is no policy a Job's pods may have: both are refused.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Any, Optional
 
+from ..catalog.mpi_ssh import (
+    NODE_SSHD_COMMAND,
+    OPEN_MPI_AS_ROOT,
+    ROOT,
+    SSH_AUTH_MOUNT_PATH,
+    MissingCommand,
+    mpirun_command,
+)
 from ..outputs import StackOutputs
 from .arguments import check_image, check_namespace, check_replica_job_name
 from .placement import (
@@ -44,25 +51,13 @@ from .placement import (
     group,
     metadata,
     pod_placement,
+    ranks_per_node,
     resources,
     volumes,
 )
 from .queueing import QueueRequest, admission, annotate_pods, label_job
 from .restarts import backoff_limit_for, checkpoint_env
 
-SSH_AUTH_MOUNT_PATH = "/root/.ssh"
-ROOT = {"runAsUser": 0}
-# Host keys and sshd's privilege separation directory where the image has none, then sshd
-# in the foreground (-D) logging to stderr (-e), as in the operator's examples.
-WORKER_SSHD = ("mkdir -p /run/sshd && { ls /etc/ssh/ssh_host_*_key >/dev/null 2>&1 || ssh-keygen -A; } "
-               "&& exec /usr/sbin/sshd -De")
-# The operator's own "-o ConnectionAttempts=10", and no stop at the workers' unknown host keys.
-RSH_ARGS = "-o ConnectionAttempts=10 -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null"
-# Open MPI's mpirun refuses to run as root unless both are set (its documented equivalent of
-# --allow-run-as-root, which mpirun releases spell differently).
-OPEN_MPI_AS_ROOT = [{"name": "OMPI_ALLOW_RUN_AS_ROOT", "value": "1"},
-                    {"name": "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "value": "1"}]
-MPI_LAUNCHERS = ("mpirun", "mpiexec")
 LAUNCHER_RESTART_POLICIES = ("OnFailure", "Never")
 
 
@@ -100,7 +95,7 @@ def render_mpijob(outputs: StackOutputs, *, name: str, group_name: str, nodes: i
     rank_env = (fabric_env(target.accelerator_kind, target.efa_interfaces_per_node)
                 + checkpoint_env(outputs, job_metadata))
     worker: dict[str, Any] = {"spec": {**pod_placement(target), "volumes": vols, "containers": [{
-        "name": "worker", "image": image, "command": ["/bin/sh", "-c", WORKER_SSHD], "securityContext": dict(ROOT),
+        "name": "worker", "image": image, "command": list(NODE_SSHD_COMMAND), "securityContext": dict(ROOT),
         "resources": resources(target, devices), "volumeMounts": mounts}]}}
     annotate_pods(worker, granted)
     # The launcher only starts mpirun; it needs no devices and stays off accelerator nodes.
@@ -108,12 +103,10 @@ def render_mpijob(outputs: StackOutputs, *, name: str, group_name: str, nodes: i
         "name": "launcher", "image": image, "command": launcher_command(command, [e["name"] for e in rank_env]),
         "securityContext": dict(ROOT), "resources": {"requests": {"cpu": "1", "memory": "2Gi"}},
         "env": OPEN_MPI_AS_ROOT + rank_env}]}}
-    cores = target.neuron_cores_per_node or 0
     return label_job({
         "apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": job_metadata,
         "spec": {
-            # One MPI slot per NeuronCore the worker's devices hold.
-            "slotsPerWorker": cores * devices // target.accelerators_per_node if cores else devices,
+            "slotsPerWorker": ranks_per_node(target, devices),
             "sshAuthMountPath": SSH_AUTH_MOUNT_PATH,
             "runPolicy": {"cleanPodPolicy": "Running", "backoffLimit": limit},
             "mpiReplicaSpecs": {
@@ -125,14 +118,8 @@ def render_mpijob(outputs: StackOutputs, *, name: str, group_name: str, nodes: i
 
 
 def launcher_command(command: Sequence[str], forwarded: Sequence[str]) -> list[str]:
-    """mpirun with the ssh options and ``-x NAME`` for every variable the ranks need, then the
-    rest of ``command``; a command that does not start with mpirun is run by it on every slot."""
-    if not command:
-        raise LaunchError("the MPIJob needs a command for its launcher, e.g. `mpirun python train.py`.")
-    first, rest = command[0], list(command[1:])
-    if os.path.basename(first) not in MPI_LAUNCHERS:
-        first, rest = "mpirun", list(command)
-    flags = ["--mca", "plm_rsh_args", RSH_ARGS]
-    for name in forwarded:
-        flags += ["-x", name]
-    return [first, *flags, *rest]
+    """mpirun with the ssh options and ``-x NAME`` for every variable the ranks need (catalog.mpi_ssh)."""
+    try:
+        return mpirun_command(command, forwarded)
+    except MissingCommand as error:
+        raise LaunchError(str(error)) from None

@@ -50,6 +50,12 @@ def resources(target: AcceleratedGroup, devices: int) -> dict:
     return {"requests": {**limits, "memory": memory}, "limits": {**limits, "memory": memory}}
 
 
+def ranks_per_node(target: AcceleratedGroup, devices: int) -> int:
+    """MPI ranks (slots) a node runs: one per NeuronCore its claimed devices hold, else one per device."""
+    cores = target.neuron_cores_per_node or 0
+    return cores * devices // target.accelerators_per_node if cores else devices
+
+
 def pod_placement(target: AcceleratedGroup) -> dict:
     placement = {"nodeSelector": dict(target.node_selector),
                  "tolerations": [t.model_dump(exclude_none=True) for t in target.tolerations]}

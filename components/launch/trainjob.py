@@ -1,71 +1,149 @@
-"""TrainJob (Kubeflow Trainer v2, trainer.kubeflow.org/v1alpha1) for GPU groups: the same
-placement, devices, fabric environment, FSx mount, checkpoint location and queue as the
-v1 PyTorchJob launcher, against the stack's torch ClusterTrainingRuntime.
+"""TrainJob (Kubeflow Trainer v2, trainer.kubeflow.org/v1alpha1): the same placement, devices,
+fabric environment, FSx mount, checkpoint location and queue as the v1 launchers, against
+the stack's torch ClusterTrainingRuntime (GPU groups, as the PyTorchJob) or its Open MPI one
+(Neuron groups, as the MPIJob).
 
 The runtime (addons/trainer.py) holds what is the same for every job; what depends on the
 stack travels in the TrainJob: ``trainer`` (image, command, nodes, processes and devices
-per node, environment) and one ``runtimePatches`` entry that places the ``node`` pods on
-the group (node selector, tolerations, FSx volume and mount, topology request). Field names:
-kubeflow/trainer ``pkg/apis/trainer/v1alpha1/trainjob_types.go`` at v2.3.0, where the
-trainer's settings go to the container named ``node`` of the replicated job ``node``.
+per node, environment) and one ``runtimePatches`` entry that places the pods on the group
+(node selector, tolerations, volumes and mounts, topology request). Field names:
+kubeflow/trainer ``pkg/apis/trainer/v1alpha1/trainjob_types.go`` at v2.3.0; where each
+setting lands: ``pkg/runtime/framework/plugins/jobset/builder.go`` ``Trainer`` and
+``pkg/runtime/core/trainingruntime.go`` at v2.3.0. The trainer's image and command go to the
+container named ``node`` of the job labelled as the trainer step; its environment and devices
+to that container and, with the MPI policy's ``runLauncherAsNode``, to the ``node`` job's too.
+
+On Neuron the launcher pod is rank 0's node and runs mpirun, which starts the other ranks over
+ssh in the ``node`` pods (catalog.mpi_ssh): the ranks inherit sshd's environment, so what they
+need (Neuron's fabric settings, the checkpoint location) is forwarded with ``mpirun -x`` as the
+MPIJob's launcher does. Trainer v2.3.0 mounts the job's private key with mode 0640, which ssh
+ignores for its owner (root); the launcher uses a 0600 copy.
 """
 
 from __future__ import annotations
 
+import copy
+import shlex
 from collections.abc import Sequence
 from typing import Any, Optional
 
-from ..outputs import StackOutputs
-from .placement import LaunchError, check_nodes, devices_per_node, fabric_env, group, metadata, resources, volumes
+from ..catalog.mpi_ssh import OPEN_MPI_AS_ROOT, RSH_ARGS, SSH_AUTH_MOUNT_PATH, MissingCommand, mpirun_command
+from ..outputs import AcceleratedGroup, StackOutputs
+from .placement import (
+    LaunchError,
+    check_nodes,
+    devices_per_node,
+    fabric_env,
+    group,
+    metadata,
+    ranks_per_node,
+    resources,
+    volumes,
+)
 from .queueing import QueueRequest, admission, annotate_pods, label_job
 from .restarts import checkpoint_env
 
 API_VERSION = "trainer.kubeflow.org/v1alpha1"
 NODE = "node"
+LAUNCHER = "launcher"
 PATCH_MANAGER = "trainstack.io/launch"
+# Kueue's pod set group: the launcher and the nodes ask for one topology domain together.
+TRAINER_PODS = "trainer"
+# Where the launcher copies the job's ssh key with the mode ssh accepts (see above).
+SSH_KEY_COPY = "/tmp/trainstack-mpi-ssh-key"
+KINDS = ("nvidia-gpu", "neuron")
 
 
-def render_trainjob(outputs: StackOutputs, *, name: str, group_name: str, nodes: int, image: str,
+def render_trainjob(outputs: StackOutputs, *, name: str, group_name: str, nodes: int, image: Optional[str],
                     command: Sequence[str], gpus_per_node: Optional[int] = None, namespace: Optional[str] = None,
                     queue: Optional[QueueRequest] = None, runtime: Optional[str] = None) -> dict[str, Any]:
-    """``runtime``: the ClusterTrainingRuntime to name; the stack's torch runtime by default."""
+    """``runtime``: the ClusterTrainingRuntime to name; the stack's torch (GPU) or MPI (Neuron)
+    runtime by default. ``gpus_per_node``: the accelerators each node claims (all by default).
+    ``image``: on Neuron, the MPI runtime's image or None (the nodes run that image)."""
     target = group(outputs, group_name)
-    runtime = runtime or outputs.operators.trainer_runtime
-    if runtime is None:
+    if outputs.operators.trainer_runtime is None:
         raise LaunchError(f"stack {outputs.stack} does not run Kubeflow Trainer v2; turn on operators.trainer (and "
-                          "off operators.trainingOperator), or launch a PyTorchJob.")
-    if target.accelerator_kind != "nvidia-gpu":
-        raise LaunchError(f"group '{group_name}' runs {target.accelerator_kind}; trainstack's TrainJob runtime is "
-                          "torch for GPU groups (use an MPIJob for Neuron).")
-    if target.scheduler_name:
+                          "off operators.trainingOperator), or launch a PyTorchJob or MPIJob.")
+    if target.accelerator_kind not in KINDS:
+        raise LaunchError(f"group '{group_name}' runs {target.accelerator_kind}; trainstack's TrainJob runtimes are "
+                          "torch for GPU groups and Open MPI for Neuron groups.")
+    neuron = target.accelerator_kind == "neuron"
+    runtime = runtime or (outputs.operators.trainer_mpi_runtime if neuron else outputs.operators.trainer_runtime)
+    if runtime is None:
+        raise LaunchError(f"stack {outputs.stack} has no MPI TrainJob runtime for Neuron group '{group_name}'.")
+    if target.scheduler_name and not neuron:
         raise LaunchError(f"group '{group_name}' needs scheduler {target.scheduler_name}, which a TrainJob's "
                           "runtime patch cannot set.")
     check_nodes(target, group_name, nodes)
-    gpus = devices_per_node(target, group_name, gpus_per_node)
+    devices = devices_per_node(target, group_name, gpus_per_node)
     granted = admission(outputs, group_name, nodes, queue, namespace)
     job_metadata = metadata(outputs, name, granted.namespace or namespace)
-    # The runtime brings /dev/shm; the FSx claim is the stack's.
-    vols, mounts = volumes(outputs)
-    fsx = [v for v in vols if v["name"] != "shm"]
-    pod_spec: dict[str, Any] = {
-        "nodeSelector": dict(target.node_selector),
-        "tolerations": [t.model_dump(exclude_none=True) for t in target.tolerations]}
-    if fsx:
-        pod_spec["volumes"] = fsx
-        pod_spec["containers"] = [{"name": NODE, "volumeMounts": [m for m in mounts if m["name"] != "shm"]}]
-    pod = annotate_pods({"spec": pod_spec}, granted)
+    rank_env = (fabric_env(target.accelerator_kind, target.efa_interfaces_per_node)
+                + checkpoint_env(outputs, job_metadata))
+    if neuron:
+        trainer, patched = _mpi_trainer(outputs, target, group_name, nodes, devices, image, command, rank_env)
+    else:
+        trainer, patched = _torch_trainer(target, nodes, devices, image, command, rank_env), [NODE]
+    pod = _placement(outputs, target, keep_shm=neuron)
+    grouped = TRAINER_PODS if len(patched) > 1 else None
     job = {
         "apiVersion": API_VERSION, "kind": "TrainJob", "metadata": job_metadata,
         "spec": {
             "runtimeRef": {"name": runtime},
-            "trainer": {
-                "image": image, "command": list(command), "numNodes": nodes, "numProcPerNode": gpus,
-                "resourcesPerNode": resources(target, gpus),
-                "env": fabric_env(target.accelerator_kind, target.efa_interfaces_per_node)
-                + checkpoint_env(outputs, job_metadata),
-            },
+            "trainer": trainer,
             "runtimePatches": [{"manager": PATCH_MANAGER, "trainingRuntimeSpec": {"template": {"spec": {
-                "replicatedJobs": [{"name": NODE, "template": {"spec": {"template": pod}}}]}}}}],
+                "replicatedJobs": [{"name": job_name, "template": {"spec": {
+                    "template": annotate_pods(copy.deepcopy(pod), granted, grouped)}}}
+                                   for job_name in patched]}}}}],
         },
     }
     return label_job(job, granted)
+
+
+def _torch_trainer(target: AcceleratedGroup, nodes: int, gpus: int, image: Optional[str],
+                   command: Sequence[str], rank_env: list[dict[str, Any]]) -> dict[str, Any]:
+    """torchrun on every node: one process per GPU, the environment on every node's container."""
+    if not image:
+        raise LaunchError("a TrainJob on a GPU group needs an image (--image).")
+    return {"image": image, "command": list(command), "numNodes": nodes, "numProcPerNode": gpus,
+            "resourcesPerNode": resources(target, gpus), "env": rank_env}
+
+
+def _mpi_trainer(outputs: StackOutputs, target: AcceleratedGroup, group_name: str, nodes: int, devices: int,
+                 image: Optional[str], command: Sequence[str],
+                 rank_env: list[dict[str, Any]]) -> tuple[dict[str, Any], list[str]]:
+    """mpirun on the launcher (rank 0's node), one rank per NeuronCore of the claimed devices."""
+    runtime_image = outputs.operators.trainer_mpi_image
+    if image and image != runtime_image:
+        raise LaunchError(f"image '{image}': the MPI runtime's node pods run {runtime_image}, and a TrainJob sets "
+                          "the image of the launcher only (Trainer v2.3.0), so ranks would run different software. "
+                          "Leave the image unset, or launch an MPIJob with your image.")
+    if nodes < 2:
+        raise LaunchError(f"{nodes} node on group '{group_name}': the MPI runtime's launcher is a node and its node "
+                          "job keeps at least one pod (Trainer v2.3.0 mpi.go), so a TrainJob takes 2 nodes at least; "
+                          "ask for 2 or more, or launch an MPIJob.")
+    try:
+        mpirun = mpirun_command(command, [e["name"] for e in rank_env],
+                                rsh_args=f"{RSH_ARGS} -o IdentityFile={SSH_KEY_COPY}")
+    except MissingCommand as error:
+        raise LaunchError(str(error)) from None
+    key = f"{SSH_AUTH_MOUNT_PATH}/id_rsa"
+    launch = f"install -m 0600 {key} {SSH_KEY_COPY} && exec {shlex.join(mpirun)}"
+    return ({"image": runtime_image, "command": ["/bin/sh", "-c", launch], "numNodes": nodes,
+             "numProcPerNode": ranks_per_node(target, devices), "resourcesPerNode": resources(target, devices),
+             "env": OPEN_MPI_AS_ROOT + rank_env},
+            [NODE, LAUNCHER])
+
+
+def _placement(outputs: StackOutputs, target: AcceleratedGroup, keep_shm: bool) -> dict[str, Any]:
+    """The pod patch: the group's nodes, and the stack's volumes (the torch runtime brings /dev/shm)."""
+    vols, mounts = volumes(outputs)
+    if not keep_shm:
+        vols, mounts = [v for v in vols if v["name"] != "shm"], [m for m in mounts if m["name"] != "shm"]
+    pod_spec: dict[str, Any] = {
+        "nodeSelector": dict(target.node_selector),
+        "tolerations": [t.model_dump(exclude_none=True) for t in target.tolerations]}
+    if vols:
+        pod_spec["volumes"] = vols
+        pod_spec["containers"] = [{"name": NODE, "volumeMounts": mounts}]
+    return {"spec": pod_spec}
