@@ -25,7 +25,9 @@ the workers' host keys.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+import shlex
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from ..catalog import EFA_RESOURCE
 from ..catalog.fabric_env import NEURON_EFA_ENV_SOURCE, efa_env
@@ -65,9 +67,11 @@ def check_mpijob(job: Job) -> list[Finding]:
 
 
 def forwarded(launcher_argv: list[str]) -> set[str]:
-    """The variables mpirun exports to every rank: ``-x NAME`` (or ``-x NAME=value``)."""
+    """The variables mpirun exports to every rank: ``-x NAME`` (or ``-x NAME=value``), also
+    inside a ``sh -c`` script."""
     names = set()
-    for flag, value in itertools.pairwise(launcher_argv):
+    words = [part for word in launcher_argv for part in (_script_words(word) if " " in word else [word])]
+    for flag, value in itertools.pairwise(words):
         if flag == "-x":
             names.add(value.split("=", 1)[0])
     return names
@@ -107,8 +111,21 @@ def _ssh_user(job: Job, launcher: dict, worker: dict) -> Iterator[Finding]:
                                 "is: set securityContext.runAsUser to it.")
 
 
+def _script_words(script: str) -> list[str]:
+    try:
+        return shlex.split(script)
+    except ValueError:  # not shell words (an unbalanced quote): no flags to read in it
+        return [script]
+
+
 def _environment_reaches_ranks(job: Job, launcher: dict, worker: dict) -> Iterator[Finding]:
-    launcher_container, worker_container = main_container(launcher), main_container(worker)
+    for problem in rank_env_problems(main_container(launcher), main_container(worker)):
+        yield _finding(job, problem)
+
+
+def rank_env_problems(launcher_container: Mapping[str, Any], worker_container: Mapping[str, Any]) -> Iterator[str]:
+    """Each variable the ranks need (the fabric settings, whatever the job sets for its ranks)
+    that the launcher's mpirun would not hand them, in words. Shared with Trainer's MPI runtime."""
     launcher_env, exported = env(launcher_container), forwarded(argv(launcher_container))
     kind = accelerator_kind(worker_container)
     fabric = dict(efa_env(kind, limit(worker_container, EFA_RESOURCE))) if kind else {}
@@ -122,14 +139,13 @@ def _environment_reaches_ranks(job: Job, launcher: dict, worker: dict) -> Iterat
         if name not in launcher_env:
             place = "is set only on the worker pods, whose sshd does not pass it on" if name in env(worker_container) \
                 else "is set nowhere"
-            yield _finding(job, f"{name}{where} {place}: the ranks mpirun starts never see it. Set it on the "
-                                f"launcher and forward it with `mpirun -x {name}`.")
+            yield (f"{name}{where} {place}: the ranks mpirun starts never see it. Set it on the launcher and "
+                   f"forward it with `mpirun -x {name}`.")
         elif name not in exported:
-            yield _finding(job, f"{name}{where} is set on the launcher but mpirun does not forward it: add "
-                                f"`-x {name}` so every rank sees it.")
+            yield (f"{name}{where} is set on the launcher but mpirun does not forward it: add `-x {name}` so every "
+                   "rank sees it.")
         elif value is not None and launcher_env[name] != value:
-            yield _finding(job, f"{name}={launcher_env[name]!r} where the accelerator's documentation sets "
-                                f"{value!r}{where}.")
+            yield f"{name}={launcher_env[name]!r} where the accelerator's documentation sets {value!r}{where}."
 
 
 def _finding(job: Job, message: str) -> Finding:

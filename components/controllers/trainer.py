@@ -1,6 +1,6 @@
 """Kubeflow Trainer v2 (v2.3.0) and JobSet acting on a TrainJob and the ClusterTrainingRuntime
-it names: what the torch plugin refuses or sets, where runtime patches land, and how a
-failed rank is restarted.
+it names: what the torch plugin refuses or sets (the MPI plugin: controllers/trainer_mpi.py),
+where runtime patches land, and how a failed rank is restarted.
 
 * The torch plugin refuses a TrainJob whose ``trainer.env`` sets the variables it injects,
   ``PET_NNODES``, ``PET_NPROC_PER_NODE``, ``PET_NODE_RANK``, ``PET_MASTER_ADDR``,
@@ -25,6 +25,8 @@ from typing import Any
 from .jobs import GPU_RESOURCE, Job, job_name
 from .model import Finding
 from .restarts import VERDICT_FLAG
+from .trainer_mpi import SOURCE as MPI_SOURCE
+from .trainer_mpi import mpi_problems
 
 CONTROLLER = "kubeflow-trainer"
 SOURCE = ("kubeflow/trainer v2.3.0 pkg/runtime/framework/plugins/torch/torch.go, pkg/constants/constants.go; "
@@ -44,18 +46,22 @@ def _checks(job: Job, runtime: Mapping[str, Any]) -> Iterator[Finding]:
     if spec.get("runtimeRef", {}).get("name") != name:
         yield _finding(job, f"runtimeRef {spec.get('runtimeRef')} does not name the runtime {name}.")
         return
-    if "torch" not in runtime_spec.get("mlPolicy", {}):
-        yield _finding(job, f"runtime {name} has no torch policy: torchrun would get no PET_* variables.")
+    policy = runtime_spec.get("mlPolicy", {})
     trainer = spec.get("trainer", {})
+    jobs = {j.get("name"): j for j in runtime_spec.get("template", {}).get("spec", {}).get("replicatedJobs", [])}
+    if "mpi" in policy:
+        for problem in mpi_problems(trainer, policy["mpi"], jobs):
+            yield Finding(CONTROLLER, job_name(job), problem, MPI_SOURCE)
+    elif "torch" not in policy:
+        yield _finding(job, f"runtime {name} has no torch or mpi policy: torchrun would get no PET_* variables.")
     reserved = sorted({e.get("name") for e in trainer.get("env", [])} & set(RESERVED_ENV))
-    if reserved:
+    if reserved and "torch" in policy:
         yield _finding(job, f"trainer.env sets {', '.join(reserved)}, which the torch plugin injects: the TrainJob "
                             "is refused at admission. Remove them.")
     gpus = int(trainer.get("resourcesPerNode", {}).get("limits", {}).get(GPU_RESOURCE, 0))
     if gpus and trainer.get("numProcPerNode") != gpus:
         yield _finding(job, f"numProcPerNode {trainer.get('numProcPerNode')} with {gpus} GPUs per node: torchrun "
                             "starts one process per numProcPerNode, so GPUs would sit idle or be shared.")
-    jobs = {j.get("name"): j for j in runtime_spec.get("template", {}).get("spec", {}).get("replicatedJobs", [])}
     for patch in spec.get("runtimePatches", []):
         patched = patch.get("trainingRuntimeSpec", {}).get("template", {}).get("spec", {}).get("replicatedJobs", [])
         for replicated in patched:

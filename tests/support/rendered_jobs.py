@@ -80,11 +80,11 @@ def _eks_jobs(outputs: StackOutputs, group: str, kind: str, nodes: int,
 
     def job(launcher: str, **arguments: Any) -> RenderedJob:
         render = getattr(launch, launcher)
+        arguments.setdefault("image", IMAGE)
         if queue is not None:
             arguments["queue"] = queue
         return RenderedJob(outputs.stack, launcher, group, nodes,
-                           render(outputs, name=f"{group}-{nodes}", group_name=group, nodes=nodes, image=IMAGE,
-                                  **arguments))
+                           render(outputs, name=f"{group}-{nodes}", group_name=group, nodes=nodes, **arguments))
 
     yield job("render_device_check")
     if kind == "nvidia-gpu":
@@ -95,8 +95,12 @@ def _eks_jobs(outputs: StackOutputs, group: str, kind: str, nodes: int,
         if nodes * accelerators_per_node >= 2:  # all-reduce needs two GPUs
             # A type without EFA has no catalog bandwidth to derive a floor from across nodes.
             yield job("render_all_reduce", floor_gbps=None if efa_interfaces_per_node else 1.0)
-    elif outputs.operators.mpi_operator:
-        yield job("render_mpijob", command=["python", "train.py"])
+    else:
+        if outputs.operators.mpi_operator:
+            yield job("render_mpijob", command=["python", "train.py"])
+        # The MPI runtime's launcher is a node and its node job keeps a pod: 2 nodes at least.
+        if outputs.operators.trainer_mpi_runtime and nodes >= 2:
+            yield job("render_trainjob", image=None, command=["python", "train.py"])
 
 
 def _queue(outputs: StackOutputs, group: str, nodes: int) -> launch.QueueRequest | None:
@@ -137,6 +141,9 @@ VARIANTS: dict[str, tuple[str, Callable[[dict[str, Any]], None]]] = {
     "p5-on-1.34": ("fsdp-p5", _on_eks("1.34")),
     "p5-with-a-team-taint": ("fsdp-p5", lambda c: _first_group(c, taints=[
         {"key": "team", "value": "research", "effect": "NoSchedule"}])),
+    # Kubeflow Trainer v2 alone on Trainium: TrainJobs against the Open MPI runtime.
+    "trn1-trainer": ("trn1", lambda c: c.update({"trainstack:operators": {
+        "trainer": True, "trainingOperator": False, "mpiOperator": False}})),
     "trn1-with-a-team-taint": ("trn1", lambda c: _first_group(c, taints=[
         {"key": "team", "value": "research", "effect": "NoExecute"}])),
 }
