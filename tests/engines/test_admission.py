@@ -57,9 +57,11 @@ CUSTOM_GROUPS = ("kueue.x-k8s.io/", "trainer.kubeflow.org/", "karpenter.sh/", "k
 
 
 def _custom_objects() -> list[tuple[str, dict]]:
-    """Every Kueue, Trainer and Karpenter object kueue-p5's plan records, and its v1-operator variant's."""
+    """Every Kueue, Trainer and Karpenter object kueue-p5's plan records, its v1-operator variant's, and
+    trn1-trainer's (the MPI runtime)."""
     records = {"kueue-p5": rendered_jobs.planned_record("kueue-p5"),
-               "kueue-v1": rendered_jobs.variant_record("kueue-v1")}
+               "kueue-v1": rendered_jobs.variant_record("kueue-v1"),
+               "trn1-trainer": rendered_jobs.variant_record("trn1-trainer")}
     return [(f"{stack}/{r['name']}", {"apiVersion": r["type"].split(":")[1], "kind": r["type"].rsplit(":", 1)[1],
                                        "metadata": r["inputs"]["metadata"], "spec": r["inputs"]["spec"]})
             for stack, record in records.items() for r in record["resources"]

@@ -11,6 +11,9 @@ restart policy its controller gives it:
 * kubeflow.org/v2beta1 MPIJob: the launcher (one pod, from the launcher Job the MPI
   operator creates, ``<job>-launcher``) and ``replicas`` workers named ``<job>-worker-<index>``
   (mpi-operator v0.8.0, pkg/controller/mpi_job_controller.go ``workerName``, ``setRestartPolicy``).
+* trainer.kubeflow.org/v1alpha1 TrainJob on the MPI runtime: one launcher pod (the trainer step,
+  with the trainer's image and command) and ``numNodes - 1`` (at least 1) node pods, all with
+  the trainer's devices and environment (mpi.go ``EnforceMLPolicy`` with ``runLauncherAsNode``).
 * trainer.kubeflow.org/v1alpha1 TrainJob: ``numNodes`` pods of the runtime's ``node`` Job (JobSet
   names its Job ``<jobset>-<replicatedJob>-<index>``), each the runtime's pod template with the
   job's runtime patch merged in by name (volumes, containers) and the trainer's image, command,
@@ -72,18 +75,51 @@ def _by_name(base: list[dict[str, Any]], patch: list[dict[str, Any]]) -> list[di
     return list(merged.values())
 
 
+def _runtime(name: str) -> dict[str, Any]:
+    from trainstack.addons.device_plugins import NEURON_SCHEDULER_NAME
+    from trainstack.addons.trainer import CHECK_RUNTIME, MPI_RUNTIME, mpi_runtime, torch_runtime
+
+    if name == MPI_RUNTIME:
+        return mpi_runtime(NEURON_SCHEDULER_NAME)
+    return torch_runtime(name, restarts=0) if name == CHECK_RUNTIME else torch_runtime(name)
+
+
 def _trainjob_pods(job: dict[str, Any], name: str, namespace: str) -> list[dict[str, Any]]:
-    from trainstack.addons.trainer import CHECK_RUNTIME, NODE, torch_runtime
+    from trainstack.addons.trainer import NODE
 
     spec = job["spec"]
-    runtime_name = spec["runtimeRef"]["name"]
-    runtime = torch_runtime(runtime_name, restarts=0) if runtime_name == CHECK_RUNTIME else torch_runtime(runtime_name)
-    (node,) = [j for j in runtime["spec"]["template"]["spec"]["replicatedJobs"] if j["name"] == NODE]
-    template = copy.deepcopy(node["template"]["spec"]["template"])
+    runtime = _runtime(spec["runtimeRef"]["name"])
+    trainer = spec["trainer"]
+    mpi = runtime["spec"]["mlPolicy"].get("mpi")
+    pods = []
+    for replicated in runtime["spec"]["template"]["spec"]["replicatedJobs"]:
+        template = _patched(copy.deepcopy(replicated["template"]["spec"]["template"]), replicated["name"], spec)
+        ancestor = replicated["template"].get("metadata", {}).get("labels", {}).get(
+            "trainer.kubeflow.org/trainjob-ancestor-step") == "trainer"
+        for container in template["spec"]["containers"]:
+            if container["name"] != NODE:
+                continue
+            # The trainer step gets the image and command; with the MPI policy's runLauncherAsNode
+            # the node job gets the devices and environment too (jobset/builder.go, trainingruntime.go).
+            if ancestor:
+                container.update(image=trainer["image"], command=trainer["command"])
+            if ancestor or mpi:
+                container.update(resources=trainer["resourcesPerNode"], env=trainer.get("env", []))
+        template["spec"]["restartPolicy"] = "Never"  # JobSet's Jobs, backoffLimit 0 in the runtime
+        count = trainer["numNodes"]
+        if mpi:  # mpi.go EnforceMLPolicy: the launcher is one pod, the node job the other nodes (1 at least)
+            count = 1 if ancestor else max(trainer["numNodes"] - 1, 1)
+        pods += [_pod(f"{name}-{replicated['name']}-0-{index}", namespace, {"jobset.sigs.k8s.io/jobset-name": name},
+                      template, None) for index in range(count)]
+    return pods
+
+
+def _patched(template: dict[str, Any], job_name: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """The runtime's pod template with the TrainJob's runtime patches for ``job_name`` merged in."""
     pod_spec = template["spec"]
     for patch in spec.get("runtimePatches", []):
         for patched in patch["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"]:
-            if patched["name"] != NODE:
+            if patched["name"] != job_name:
                 continue
             pod = patched["template"]["spec"]["template"]
             metadata = template.setdefault("metadata", {})
@@ -91,11 +127,4 @@ def _trainjob_pods(job: dict[str, Any], name: str, namespace: str) -> list[dict[
                 metadata[key] = {**metadata.get(key, {}), **pod.get("metadata", {}).get(key, {})}
             for key, value in pod.get("spec", {}).items():
                 pod_spec[key] = _by_name(pod_spec.get(key, []), value) if key in ("volumes", "containers") else value
-    trainer = spec["trainer"]
-    for container in pod_spec["containers"]:
-        if container["name"] == NODE:
-            container.update(image=trainer["image"], command=trainer["command"],
-                             resources=trainer["resourcesPerNode"], env=trainer.get("env", []))
-    template["spec"]["restartPolicy"] = "Never"  # JobSet's Jobs, backoffLimit 0 in the runtime
-    return [_pod(f"{name}-{NODE}-0-{index}", namespace, {"jobset.sigs.k8s.io/jobset-name": name}, template, None)
-            for index in range(trainer["numNodes"])]
+    return template
