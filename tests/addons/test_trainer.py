@@ -3,13 +3,24 @@ ClusterTrainingRuntimes (training, and checks that never restart), and TrainJobs
 placement, fabric, checkpoint and queue settings as PyTorchJobs, all valid against the Trainer v2.3.0 CRDs."""
 
 import copy
+import json
 
 import pytest
+import yaml
 from support import crds
-from support.rendered_jobs import KUEUE_TRAINER, outputs_of, variant_outputs
-from trainstack.addons.trainer import CHECK_RUNTIME, torch_runtime
+from support.rendered_jobs import KUEUE_TRAINER, outputs_of, planned_record, variant_outputs, variant_record
+from trainstack.addons.device_plugins import NEURON_SCHEDULER_NAME
+from trainstack.addons.trainer import CHECK_RUNTIME, MPI_RUNTIME, NEURON_TRAINING_IMAGE, mpi_runtime, torch_runtime
+from trainstack.cli import main
 from trainstack.config import ConfigError
-from trainstack.launch import LaunchError, QueueRequest, render_all_reduce, render_pytorchjob, render_trainjob
+from trainstack.launch import (
+    LaunchError,
+    QueueRequest,
+    render_all_reduce,
+    render_mpijob,
+    render_pytorchjob,
+    render_trainjob,
+)
 from trainstack.plan import run_program
 from trainstack.training_stack import TrainingStack
 
@@ -116,3 +127,86 @@ def test_v1_and_v2_together_are_refused_with_the_reason():
     with pytest.raises(ConfigError) as error:
         plan(config)
     assert "trainstack:operators.trainer" in str(error.value) and "one generation" in str(error.value)
+
+
+# Trainer v2 for Neuron: the Open MPI runtime and TrainJobs on trn1 against it.
+
+def trn1_trainjob(nodes=4, **arguments):
+    return render_trainjob(variant_outputs("trn1-trainer"), name="llama", group_name="trn1", nodes=nodes,
+                           image=arguments.pop("image", None), command=["python", "train.py"], **arguments)
+
+
+def mpi_runtime_of(record):
+    return [r for r in record["resources"] if r["type"].endswith(":ClusterTrainingRuntime")
+            and r["inputs"]["metadata"]["name"] == MPI_RUNTIME]
+
+
+def test_the_mpi_runtime_is_created_on_stacks_with_neuron_groups_only_and_validates_against_the_crd():
+    (runtime,) = mpi_runtime_of(variant_record("trn1-trainer"))
+    assert runtime["inputs"]["spec"] == mpi_runtime(NEURON_SCHEDULER_NAME)["spec"]
+    assert mpi_runtime_of(planned_record("kueue-p5")) == []  # GPU groups only: no Neuron scheduler there
+    assert variant_outputs("trn1-trainer").operators.trainer_mpi_runtime == MPI_RUNTIME
+    assert outputs_of("kueue-p5").operators.trainer_mpi_runtime is None
+    crds.validate("trainer-v2.3.0", mpi_runtime(NEURON_SCHEDULER_NAME))
+
+
+def test_the_mpi_runtime_has_the_shape_of_trainers_own_mpi_runtime_on_the_neuron_scheduler():
+    spec = mpi_runtime(NEURON_SCHEDULER_NAME)["spec"]
+    assert spec["mlPolicy"]["mpi"] == {"numProcPerNode": 1, "mpiImplementation": "OpenMPI",
+                                       "sshAuthMountPath": "/root/.ssh", "runLauncherAsNode": True}
+    jobs = {j["name"]: j for j in spec["template"]["spec"]["replicatedJobs"]}
+    assert jobs["launcher"]["dependsOn"] == [{"name": "node", "status": "Ready"}]
+    assert jobs["launcher"]["template"]["metadata"]["labels"] == {"trainer.kubeflow.org/trainjob-ancestor-step":
+                                                                  "trainer"}
+    for job in jobs.values():
+        pod = job["template"]["spec"]["template"]["spec"]
+        assert pod["schedulerName"] == NEURON_SCHEDULER_NAME and job["template"]["spec"]["backoffLimit"] == 0
+        assert pod["containers"][0]["securityContext"] == {"runAsUser": 0}
+    assert "sshd -De" in jobs["node"]["template"]["spec"]["template"]["spec"]["containers"][0]["command"][-1]
+    assert spec["template"]["spec"]["successPolicy"] == {"operator": "All", "targetReplicatedJobs": ["launcher"]}
+
+
+def test_an_mpi_trainjob_validates_and_carries_what_the_mpijob_carries():
+    job = trn1_trainjob()
+    crds.validate("trainer-v2.3.0", job)
+    v1 = render_mpijob(outputs_of("trn1"), name="llama", group_name="trn1", nodes=4, image=NEURON_TRAINING_IMAGE,
+                       command=["python", "train.py"])
+    worker = v1["spec"]["mpiReplicaSpecs"]["Worker"]["template"]
+    launcher = v1["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]
+    trainer = job["spec"]["trainer"]
+    # One rank per NeuronCore: 32 on a trn1.32xlarge, as the MPIJob's slots; the worker's devices and EFA.
+    assert (trainer["numNodes"], trainer["numProcPerNode"]) == (4, v1["spec"]["slotsPerWorker"]) == (4, 32)
+    assert trainer["resourcesPerNode"] == worker["spec"]["containers"][0]["resources"]
+    same = [e for e in launcher["env"] if not e["name"].startswith("TRAINSTACK_CHECKPOINT")]
+    assert [e for e in trainer["env"] if not e["name"].startswith("TRAINSTACK_CHECKPOINT")] == same
+    # mpirun forwards every variable the ranks need, as the MPIJob's launcher does.
+    script = trainer["command"][-1]
+    for name in [e["name"] for e in trainer["env"] if not e["name"].startswith("OMPI_ALLOW")]:
+        assert f"-x {name}" in script
+    assert script.startswith("install -m 0600 /root/.ssh/id_rsa ") and "IdentityFile=" in script
+    (patch,) = job["spec"]["runtimePatches"]
+    patched = {j["name"]: j["template"]["spec"]["template"]["spec"]
+               for j in patch["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"]}
+    assert sorted(patched) == ["launcher", "node"]
+    for pod in patched.values():
+        assert pod["nodeSelector"] == worker["spec"]["nodeSelector"]
+        assert pod["tolerations"] == worker["spec"]["tolerations"]
+        assert pod["volumes"] == worker["spec"]["volumes"]  # /dev/shm and the FSx claim
+
+
+def test_an_mpi_trainjob_refuses_another_image_and_a_single_node_with_the_reason():
+    with pytest.raises(LaunchError, match="a TrainJob sets the image of the launcher only"):
+        trn1_trainjob(image="img:1")
+    assert trn1_trainjob(image=NEURON_TRAINING_IMAGE)["spec"]["trainer"]["image"] == NEURON_TRAINING_IMAGE
+    with pytest.raises(LaunchError, match="takes 2 nodes at least"):
+        trn1_trainjob(nodes=1)
+
+
+def test_trainstack_launch_trainjob_renders_one_for_a_trn1_group(tmp_path, capsys):
+    outputs = tmp_path / "outputs.json"
+    outputs.write_text(json.dumps(variant_record("trn1-trainer")["outputs"]))
+    assert main(["launch", "trainjob", "--outputs", str(outputs), "--group", "trn1", "--nodes", "2",
+                 "--name", "llama", "--", "python", "train.py"]) == 0
+    job = yaml.safe_load(capsys.readouterr().out)
+    assert job["kind"] == "TrainJob" and job["spec"]["runtimeRef"] == {"name": MPI_RUNTIME}
+    crds.validate("trainer-v2.3.0", job)
