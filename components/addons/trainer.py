@@ -43,9 +43,10 @@ LAUNCHER = "launcher"
 # The image of the MPI runtime's node pods. At v2.3.0 a TrainJob's trainer.image reaches only
 # the launcher (pkg/runtime/framework/plugins/jobset/builder.go ``Trainer``: image and command go
 # to the trainer-ancestor job's ``node`` container) and a runtime patch carries no image, so the
-# nodes run the runtime's: AWS's Neuron training Deep Learning Container (aws/deep-learning-
-# containers ``available_images.md``, "Neuron Containers"; openssh-server included), and the
-# TrainJob's launcher must run the same one (launch/trainjob.py refuses another).
+# nodes run the runtime's: AWS's Neuron training Deep Learning Container for PyTorch 2.8.0 and
+# Neuron SDK 2.26.1, which installs Open MPI 4.1.5 and openssh-server "for MPI operator in k8s"
+# (aws-neuron/deep-learning-containers ``pytorch/training/2.8.0/Dockerfile.neuronx`` at tag
+# 2.26.1). The TrainJob's launcher must run the same one (launch/trainjob.py refuses another).
 NEURON_TRAINING_IMAGE = ("763104351884.dkr.ecr.us-east-1.amazonaws.com/pytorch-training-neuronx:"
                          "2.8.0-neuronx-py311-sdk2.26.1-ubuntu22.04")
 # The runtime's replicated job and container TrainJob's trainer settings apply to.
