@@ -90,3 +90,21 @@ def test_a_group_at_zero_fits_its_jobs_on_the_cluster_autoscalers_template_node(
         assert not pending, f"{job.id}: the autoscaler's template node cannot hold: {pending}"
     finally:
         nodes.delete_pods()
+
+
+def test_an_mpi_trainjob_binds_its_launcher_and_its_nodes_one_to_each_trn1_node(cluster: Cluster) -> None:
+    """Trainer v2 on Neuron: the launcher is rank 0's node, so it and the 3 node pods take the 4 trn1
+    nodes, through the Neuron scheduler's name the runtime carries."""
+    (job,) = [j for j in rendered_jobs.variant_jobs("trn1-trainer") if j.launcher == "render_trainjob"]
+    assert rendered_jobs.variant_outputs("trn1-trainer").accelerated_groups == (
+        rendered_jobs.outputs_of("trn1").accelerated_groups)  # the same groups as trn1
+    nodes = stack_cluster(cluster, "trn1")
+    try:
+        pods = nodes.schedule(job.document)
+        pending = {name: scheduling_message(pod) for name, pod in pods.items() if not pod["spec"].get("nodeName")}
+        assert not pending, f"pods left Pending by the scheduler: {pending}"
+        assert sorted(name.rsplit("-", 3)[1] for name in pods) == ["launcher", "node", "node", "node"]
+        assert {node_group_of(cluster, pod) for pod in pods.values()} == {"trn1"}
+        assert len({pod["spec"]["nodeName"] for pod in pods.values()}) == 4
+    finally:
+        nodes.delete_pods()
