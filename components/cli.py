@@ -187,6 +187,8 @@ def _planned(project: Project, stack: str, policy_config_file: Path | None) -> P
     """The stack planned offline, with its cost, critical path and policy results as record sections."""
     from .estimate import critical_path, estimate_cost
     from .estimate.checkpoint import storage_sizing
+    from .launch.queueing import describe_queues
+    from .outputs import OUTPUT_NAME, parse_outputs
     from .plan import run_plan
     from .policy import evaluate, stack_from_plan
 
@@ -207,31 +209,22 @@ def _planned(project: Project, stack: str, policy_config_file: Path | None) -> P
     # The configuration is kept with the results, so a saved record can be judged again under
     # a policy config on top of its own (diff and report with --policy-config).
     plan.sections["policies"] = {**report.as_dict(), "config": policy_config, "text": report.render()}
-    models = _controller_models(plan)
+    # The outputs contract, read once for the models' whole-node pods and the queues.
+    outputs = parse_outputs(plan.outputs) if isinstance(plan.outputs.get(OUTPUT_NAME), dict) else None
+    models = _controller_models(plan, outputs)
     plan.sections["controllers"] = {**models.as_dict(), "text": models.render()}
-    queues = _queues(plan)
+    queues = describe_queues(outputs) if outputs is not None else None
     if queues is not None:
         plan.sections["queues"] = {"text": queues}
     return plan
 
 
-def _queues(plan: Plan) -> Optional[str]:
-    """The Kueue queues and quotas of a stack that has them, from its outputs contract."""
-    from .launch.queueing import describe_queues
-    from .outputs import OUTPUT_NAME, parse_outputs
-
-    if not isinstance(plan.outputs.get(OUTPUT_NAME), dict):
-        return None
-    return describe_queues(parse_outputs(plan.outputs))
-
-
-def _controller_models(plan: Plan) -> ControllerReport:
+def _controller_models(plan: Plan, outputs: Optional[StackOutputs]) -> ControllerReport:
     """The controller models over the plan, judging the pod the EKS launchers render on a whole node of
     each accelerated group."""
     from .controllers import check_stack
-    from .outputs import parse_outputs
 
-    pods = _whole_node_pods(parse_outputs(plan.outputs)) if plan.outputs.get("trainstack") is not None else {}
+    pods = _whole_node_pods(outputs) if outputs is not None else {}
     return check_stack(plan, pods.items())
 
 

@@ -221,9 +221,9 @@ def checkpoint_writers(config: StackConfig) -> Optional[CheckpointWriters]:
     instance type that supports it."""
     groups = [CheckpointWriters(instance_type=g.instance_type, count=g.max_size, efa=bool(g.efa))
               for g in config.node_groups]
-    if config.hyperpod is not None:
-        groups += [CheckpointWriters(instance_type=g.instance_type, count=g.count,
-                                     efa=catalog.get(g.instance_type.removeprefix("ml.")).efa.supported)
-                   for g in config.hyperpod.workers
-                   if catalog.get(g.instance_type.removeprefix("ml.")).accelerator is not None]
+    for worker in config.hyperpod.workers if config.hyperpod is not None else []:
+        instance = catalog.get(worker.instance_type.removeprefix("ml."))
+        if instance.accelerator is not None:
+            groups.append(CheckpointWriters(instance_type=worker.instance_type, count=worker.count,
+                                            efa=instance.efa.supported))
     return max(groups, key=lambda g: g["count"], default=None)

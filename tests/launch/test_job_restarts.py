@@ -11,8 +11,7 @@ from pathlib import Path
 import kubernetes_validate
 import pytest
 from support.openapi_models import check
-from support.rendered_jobs import HYPERPOD_EKS
-from support.scratch import plan_config
+from support.rendered_jobs import variant_outputs
 from trainstack.launch import LaunchError, render_hyperpod_pytorchjob, render_mpijob, render_pytorchjob
 from trainstack.outputs import parse_outputs
 
@@ -124,9 +123,9 @@ def test_an_mpijob_that_never_restarts_gives_its_launcher_job_a_backoff_limit_of
 # HyperPod with EKS orchestration.
 
 @pytest.fixture(scope="module")
-def hyperpod_eks(tmp_path_factory):
-    plan = plan_config(tmp_path_factory.mktemp("hyperpod-eks"), "hp", HYPERPOD_EKS)
-    return parse_outputs(plan.outputs)
+def hyperpod_eks():
+    """The outputs of the HYPERPOD_EKS variant, planned once per session for every test that reads it."""
+    return variant_outputs("hyperpod-eks-dev")
 
 
 def test_a_hyperpod_eks_job_carries_the_auto_resume_annotations_and_selects_healthy_nodes(hyperpod_eks):

@@ -10,6 +10,8 @@ from trainstack.report.edges import reduced
 from trainstack.report.groups import components, shown
 from trainstack.report.numbers import agreeing, counted
 
+from .test_glance import reachable
+
 
 def test_every_drawn_resource_is_in_exactly_one_component(records):
     for stack, document in records.items():
@@ -58,17 +60,7 @@ def test_components_that_wait_for_each_other_keep_every_wait_readable():
     left = reduced(edges)
     assert len(left) < len(edges)
 
-    def reach(graph, start):
-        seen, todo = set(), [start]
-        while todo:
-            node = todo.pop()
-            for s, t in graph:
-                if s == node and t not in seen:
-                    seen.add(t)
-                    todo.append(t)
-        return seen
-
-    assert all(reach(left, node) == reach(edges, node) for node in "abc")
+    assert all(reachable(left, node) == reachable(edges, node) for node in "abc")
 
 
 def test_nouns_and_verbs_agree_with_their_numbers():

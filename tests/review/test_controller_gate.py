@@ -3,6 +3,7 @@ change that would plan and then stall in the cluster does not merge."""
 
 import copy
 
+import pytest
 from support import rendered_jobs
 from support.plan_records import record
 from trainstack.nodegroups import accelerated
@@ -32,9 +33,6 @@ def test_the_fixed_error_is_a_note_and_closes_nothing(tmp_path, monkeypatch):
 def test_a_record_whose_controller_findings_are_not_objects_is_refused():
     document = copy.deepcopy(rendered_jobs.planned_record("dev"))
     document["controllers"]["findings"] = ["not a finding"]
-    try:
+    with pytest.raises(RecordError) as refused:
         check_record(document, "head.json")
-    except RecordError as error:
-        assert "head.json" in str(error) and "controllers" in str(error)
-    else:
-        raise AssertionError("a malformed controllers section was accepted")
+    assert "head.json" in str(refused.value) and "controllers" in str(refused.value)
