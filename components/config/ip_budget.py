@@ -30,7 +30,7 @@ from __future__ import annotations
 import ipaddress
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, ClassVar, Optional
 
 from .. import catalog
 from ..catalog.efa_layout import PRIMARY, InterfaceSlot, layout_for
@@ -128,6 +128,9 @@ class ZoneBudget:
 
 @dataclass(frozen=True)
 class IpBudget:
+    key: ClassVar[str] = "ipBudget"
+    """Its key in a plan record (a ``plan.Section``)."""
+
     cni: VpcCniConfig
     zones: tuple[ZoneBudget, ...]
 

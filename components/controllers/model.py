@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 Severity = Literal["error", "warning"]
 
@@ -30,6 +30,9 @@ class Finding:
 @dataclass(frozen=True)
 class Report:
     """What the models found on one plan: the ``controllers`` section of a plan record."""
+
+    key: ClassVar[str] = "controllers"
+    """Its key in a plan record (a ``plan.Section``)."""
 
     findings: Sequence[Finding]
     models: Sequence[str]

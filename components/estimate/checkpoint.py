@@ -25,7 +25,7 @@ synchronous checkpoint, so that is the fraction of the run spent checkpointing.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional, TypeGuard
+from typing import TYPE_CHECKING, Any, ClassVar, Optional, TypeGuard
 
 from .. import catalog
 
@@ -159,6 +159,9 @@ def _client_mbps(instance: Optional[catalog.InstanceType], transport: str) -> fl
 
 @dataclass(frozen=True)
 class StorageSizing:
+    key: ClassVar[str] = "storage"
+    """Its key in a plan record (a ``plan.Section``)."""
+
     timings: tuple[CheckpointTiming, ...]
 
     def as_dict(self) -> dict[str, Any]:

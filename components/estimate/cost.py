@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Optional, Protocol
+from typing import Any, ClassVar, Optional, Protocol
 
 from .. import catalog
 from ..plan import Plan
@@ -54,6 +54,9 @@ class CostLine:
 
 @dataclass
 class CostEstimate:
+    key: ClassVar[str] = "cost"
+    """Its key in a plan record (a ``plan.Section``)."""
+
     region: str
     lines: list[CostLine] = field(default_factory=list)
 

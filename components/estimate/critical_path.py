@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import ClassVar
 
 from ..plan import Plan, ResourceRecord
 from .durations import minutes
@@ -17,6 +18,9 @@ from .durations import minutes
 
 @dataclass
 class CriticalPath:
+    key: ClassVar[str] = "criticalPath"
+    """Its key in a plan record (a ``plan.Section``)."""
+
     minutes: float
     serial_minutes: float
     chain: list[ResourceRecord]

@@ -23,6 +23,8 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any, Optional
 
+from .sections import Sections
+
 PLAN_FORMAT_VERSION = 2
 
 
@@ -74,8 +76,8 @@ class Plan:
     """Warnings and errors the program logged (``severity``, ``message``)."""
     invokes: list[dict[str, Any]] = field(default_factory=list)
     """Provider functions the program called (token and arguments)."""
-    sections: dict[str, Any] = field(default_factory=dict)
-    """Results later stages add (policies, cost, critical path), by name."""
+    sections: Sections = field(default_factory=Sections)
+    """What the analysis found (cost, critical path, policies ...): see ``plan.sections``."""
     stack_file: Optional[str] = None
     """The stack's config file relative to the project root (``stacks/Pulumi.dev.yaml``), when known."""
     version: int = PLAN_FORMAT_VERSION
@@ -141,14 +143,14 @@ class Plan:
             "secretConfigKeys": self.secret_config_keys,
             "diagnostics": self.diagnostics,
             "invokes": [_sorted_keys(invoke) for invoke in self.invokes],
-            **self.sections,
+            **self.sections.as_dict(),
         }
 
     @classmethod
     def from_dict(cls, document: dict[str, Any]) -> Plan:
         """A plan back from its JSON document (``to_dict``; a saved ``trainstack plan --json``)."""
-        known = {"formatVersion", "project", "stack", "stackFile", "resources", "outputs", "secretConfigKeys",
-                 "diagnostics", "invokes"}
+        known = frozenset({"formatVersion", "project", "stack", "stackFile", "resources", "outputs", "secretConfigKeys",
+                 "diagnostics", "invokes"})
         resources = []
         for item in document.get("resources") or []:
             options = ResourceOptions(**{_snake(k): v for k, v in (item.get("options") or {}).items()})
@@ -157,7 +159,7 @@ class Plan:
         return cls(project=document["project"], stack=document["stack"], resources=resources,
                    outputs=document.get("outputs") or {}, secret_config_keys=document.get("secretConfigKeys") or [],
                    diagnostics=document.get("diagnostics") or [], invokes=document.get("invokes") or [],
-                   sections={k: v for k, v in document.items() if k not in known},
+                   sections=Sections.from_record(document, known),
                    stack_file=document.get("stackFile"), version=document.get("formatVersion", 1))
 
 

@@ -25,9 +25,10 @@ def render_text(plan: Plan) -> str:
         lines += [f"  {d['severity']}: {d['message']}" for d in plan.diagnostics]
     if plan.secret_config_keys:
         lines += ["", "Secret config values were replaced by placeholders: " + ", ".join(plan.secret_config_keys)]
-    for body in plan.sections.values():
-        if isinstance(body, dict) and body.get("text"):
-            lines += ["", body["text"]]
+    for section in plan.sections:
+        text = section.render()
+        if text:
+            lines += ["", text]
     return "\n".join(lines)
 
 

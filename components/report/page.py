@@ -23,6 +23,8 @@ from html import escape
 from typing import Any, Optional
 
 from ..estimate import critical_path, estimate_cost, schedule
+from ..estimate.cost import CostEstimate
+from ..estimate.critical_path import CriticalPath
 from ..plan import Plan
 from ..review import assess, compare
 from .cost import cost_section, hourly_by_component
@@ -47,25 +49,25 @@ class ReportError(RuntimeError):
     """The report cannot be made here (Graphviz missing); the message says the fix."""
 
 
-def render_report(record: dict[str, Any], base: Optional[dict[str, Any]] = None) -> str:
-    """The HTML page of one plan record; with ``base``, the diff from it marked on the graphs and timeline."""
+def render_report(plan: Plan, base: Optional[Plan] = None) -> str:
+    """The HTML page of one plan (planned now or read back from a record); with ``base``, the diff from it
+    marked on the graphs and timeline."""
     if shutil.which("dot") is None:
         raise ReportError("the resource graph is laid out by Graphviz, and its `dot` program is not on PATH: "
                           "install Graphviz (Debian/Ubuntu: apt-get install graphviz; macOS: brew install graphviz; "
                           "Windows: winget install graphviz) and run the report again")
-    plan = Plan.from_dict(record)
     drawn = [r for r in plan.resources if shown(r)]
     parts = components_of(plan)
-    path = critical_path(plan)
+    path = _critical_path(plan)
     chain = [r.urn for r in path.chain]
-    diff = compare(base, record) if base is not None else None
+    diff = compare(base, plan) if base is not None else None
     changed: dict[str, str] = {c.urn: c.action for c in diff.changes} if diff else {}
     with ThreadPoolExecutor(max_workers=1) as dot:
         # The full graph is the one long layout (about half a second for 64 groups): it runs in its own
         # `dot` process while this one computes the rest of the page.
         full_layout = dot.submit(draw, [full_graph(drawn, {r.urn: r for r in plan.resources}, chain, changed)])
         slots = schedule(plan)
-        cost = estimate_cost(plan)
+        cost = _cost(plan)
         findings = assess(diff) if diff is not None else []
         hourly = hourly_by_component(cost, parts)
         overview, *graphs = draw([overview_graph(parts, slots, hourly, chain, changed)]
@@ -91,7 +93,7 @@ def render_report(record: dict[str, Any], base: Optional[dict[str, Any]] = None)
         _storage(plan),
         policies(plan),
     ]
-    queues = (plan.sections.get("queues") or {}).get("text")
+    queues = plan.sections.queues.render() if plan.sections.queues is not None else None
     if queues:
         body.append(f"<section id=\"queues\"><h2>Kueue queues and quotas</h2><pre>{escape(queues)}</pre></section>")
     if diff is not None:
@@ -113,7 +115,8 @@ def render_report(record: dict[str, Any], base: Optional[dict[str, Any]] = None)
 
 def _storage(plan: Plan) -> str:
     """The plan's ``storage`` section (trainstack.estimate.checkpoint) as a table; nothing without one."""
-    timings = (plan.sections.get("storage") or {}).get("checkpoints") or []
+    storage = plan.sections.storage
+    timings = (storage.as_dict().get("checkpoints") if storage is not None else None) or []
     if not timings:
         return ""
     rows = "".join(
@@ -125,6 +128,20 @@ def _storage(plan: Plan) -> str:
             "<th>file system</th><th>checkpoint</th><th>written by</th><th>file system MB/s</th>"
             "<th>seconds to write</th><th>share of interval</th><th>kept</th></tr></thead><tbody>"
             + rows + "</tbody></table></div></section>")
+
+
+def _cost(plan: Plan) -> CostEstimate:
+    """The plan's cost estimate. A saved record's cost section has no line's resources, which the page
+    groups by component, so it is estimated again from the record's resources (the same function, so
+    the same figures)."""
+    return plan.sections.cost if isinstance(plan.sections.cost, CostEstimate) else estimate_cost(plan)
+
+
+def _critical_path(plan: Plan) -> CriticalPath:
+    """The plan's critical path; a saved record's names its steps by type and name only, so it is read
+    again from the record's resources, which the timeline marks by URN."""
+    found = plan.sections.critical_path
+    return found if isinstance(found, CriticalPath) else critical_path(plan)
 
 
 def _kept(stored_gb: float, capacity_gb: float | None) -> str:

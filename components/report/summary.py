@@ -15,7 +15,8 @@ def summary(plan: Plan, drawn: int, deploy: float, serial: float, cost: dict[str
             diff: Optional[PlanDiff], findings: list[Finding]) -> str:
     """The figures a reviewer decides on; with a base record, the gate and its blocking findings first
     (the gate of ``trainstack diff``, so the page and the pull request's check say the same)."""
-    failures = (plan.sections.get("policies") or {}).get("mandatoryFailures")
+    section = plan.sections.policies
+    failures = section.as_dict().get("mandatoryFailures") if section is not None else None
     incomplete = "" if cost["complete"] else " (incomplete)"
     items = [("Resources", str(drawn)),
              ("Deploy (critical path)", f"about {deploy:.0f} min"), ("Deploy (serial sum)", f"{serial:.0f} min"),
@@ -42,7 +43,8 @@ def _gate(diff: Optional[PlanDiff], findings: list[Finding]) -> str:
 
 
 def policies(plan: Plan) -> str:
-    section = plan.sections.get("policies")
+    judged = plan.sections.policies
+    section = judged.as_dict() if judged is not None else None
     warnings = [d.get("message", "") for d in plan.diagnostics if d.get("severity") in ("warning", "error")]
     if section is None:
         results = "<p>This record has no policy results (it was not made by <code>trainstack plan</code>).</p>"

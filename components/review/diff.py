@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional
 
+from ..plan import Plan
 from .replacement import Decision, Effect, decide
 
 Action = Literal["create", "delete", "replace", "update"]
@@ -92,6 +93,9 @@ class PlanDiff:
     changes: list[ResourceChange]
     base: dict[str, Any]
     head: dict[str, Any]
+    """The two records as JSON documents (``Plan.to_dict``): what the resource walks read."""
+    base_plan: Plan
+    head_plan: Plan
     new_failures: list[PolicyFailure] = field(default_factory=list)
     fixed_failures: list[PolicyFailure] = field(default_factory=list)
     ignored: list[IgnoredChange] = field(default_factory=list)
@@ -105,13 +109,15 @@ class PlanDiff:
     def empty(self) -> bool:
         return not self.changes and not self.new_failures and not self.fixed_failures and not self.ignored
 
-    def section(self, name: str, side: str) -> Optional[dict[str, Any]]:
-        value = (self.base if side == "base" else self.head).get(name)
-        return value if isinstance(value, dict) else None
+    def section(self, key: str, side: str) -> Optional[dict[str, Any]]:
+        """The data of ``side``'s section under record key ``key`` (``criticalPath``), None where it has none."""
+        section = (self.base_plan if side == "base" else self.head_plan).sections.get(key)
+        return None if section is None else section.as_dict()
 
 
-def compare(base: dict[str, Any], head: dict[str, Any]) -> PlanDiff:
-    """The diff of two checked records (see ``records.check_record``) of the same stack."""
+def compare(base_plan: Plan, head_plan: Plan) -> PlanDiff:
+    """The diff of two plans of the same stack (planned now, or read back from checked records)."""
+    base, head = base_plan.to_dict(), head_plan.to_dict()
     base_resources = {r["urn"]: r for r in base["resources"] if _has_state(r)}
     head_resources = {r["urn"]: r for r in head["resources"] if _has_state(r)}
     renamed = {alias: r["urn"] for r in head_resources.values()
@@ -133,10 +139,10 @@ def compare(base: dict[str, Any], head: dict[str, Any]) -> PlanDiff:
         if urn not in head_resources and urn not in renamed:
             changes[urn] = ResourceChange(urn, record["type"], record["name"], "delete", base=record)
     _follow_replacements(changes, base_resources, head_resources)
-    new, fixed = _policy_delta(base, head)
+    new, fixed = _policy_delta(base_plan, head_plan)
     return PlanDiff(project=head["project"], stack=head["stack"], stack_file=head.get("stackFile"),
                     changes=[changes[urn] for urn in sorted(changes)], base=base, head=head,
-                    new_failures=new, fixed_failures=fixed, ignored=ignored,
+                    base_plan=base_plan, head_plan=head_plan, new_failures=new, fixed_failures=fixed, ignored=ignored,
                     effective_head=_effective_head(head, base_resources, ignored) if ignored else None)
 
 
@@ -286,9 +292,10 @@ def _display(value: Any) -> Any:
     return SECRET if value == SECRET else value
 
 
-def _failures(record: dict[str, Any]) -> dict[tuple[str, Optional[str]], PolicyFailure]:
+def _failures(plan: Plan) -> dict[tuple[str, Optional[str]], PolicyFailure]:
     failures: dict[tuple[str, Optional[str]], PolicyFailure] = {}
-    for rule in ((record.get("policies") or {}).get("rules") or []):
+    policies, controllers = plan.sections.policies, plan.sections.controllers
+    for rule in ((policies.as_dict() if policies else {}).get("rules") or []):
         if rule.get("enforcement") == "disabled":
             continue
         for violation in rule.get("violations") or []:
@@ -297,7 +304,7 @@ def _failures(record: dict[str, Any]) -> dict[tuple[str, Optional[str]], PolicyF
                                                    violation.get("urn"), violation.get("message", "")))
     # A controller model's error fails `trainstack plan` like a mandatory policy, so the gate treats a
     # new one the same way: the stack would plan and then stall in the cluster.
-    for finding in ((record.get("controllers") or {}).get("findings") or []):
+    for finding in ((controllers.as_dict() if controllers else {}).get("findings") or []):
         if finding["severity"] == "error":
             rule = f"controller:{finding['controller']}"
             failures.setdefault((rule, finding["subject"]), PolicyFailure(
@@ -305,7 +312,7 @@ def _failures(record: dict[str, Any]) -> dict[tuple[str, Optional[str]], PolicyF
     return failures
 
 
-def _policy_delta(base: dict[str, Any], head: dict[str, Any]) -> tuple[list[PolicyFailure], list[PolicyFailure]]:
+def _policy_delta(base: Plan, head: Plan) -> tuple[list[PolicyFailure], list[PolicyFailure]]:
     """Failures by (rule, resource): new ones in the head, fixed ones from the base."""
     before, after = _failures(base), _failures(head)
     order = lambda item: (item[0][0], item[0][1] or "")  # noqa: E731 - a sort key

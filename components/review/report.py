@@ -63,7 +63,7 @@ def _effective_costs(diff: PlanDiff) -> Optional[dict[str, dict[str, float]]]:
     change moves no delta. None when nothing is ignored: the records' own cost sections are read."""
     if diff.effective_head is None:
         return None
-    estimates = {"base": estimate_cost(Plan.from_dict(diff.base)),
+    estimates = {"base": estimate_cost(diff.base_plan),
                  "head": estimate_cost(Plan.from_dict(diff.effective_head))}
     return {side: {at: round(estimate.hourly(at), 4) for at in ("desired", "max")}
             for side, estimate in estimates.items()}

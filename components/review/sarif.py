@@ -46,7 +46,7 @@ def render_sarif(diff: PlanDiff, findings: list[Finding], root: Path) -> dict[st
         return index[rule_id]
 
     results = []
-    for rule in ((diff.head.get("policies") or {}).get("rules") or []):
+    for rule in ((diff.section("policies", "head") or {}).get("rules") or []):
         if rule.get("enforcement") == "disabled" or not rule.get("violations"):
             continue
         level = "error" if rule.get("enforcement") == "mandatory" else "warning"

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 import yaml
-from trainstack import cli
+from trainstack.analysis import plan_stack, render_json
 from trainstack.plan import find_project
 
 REPO = Path(__file__).resolve().parents[2]
@@ -33,7 +33,7 @@ def record(directory: Path, stack: str, edit: Optional[Callable[[dict[str, Any]]
     if edit is not None:
         edit(config)
     project = find_project(write_project(directory, stack, config))
-    return json.loads(json.dumps(cli._planned(project, stack, None).to_dict(), default=str))
+    return json.loads(render_json(plan_stack(stack, project)))
 
 
 def save(path: Path, document: dict[str, Any]) -> Path:

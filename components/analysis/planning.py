@@ -1,0 +1,114 @@
+"""A stack planned and analysed: the program run offline, then every estimate and judgement on its record.
+
+The stack's ``trainstack:`` configuration is read and validated once here (the program
+validates its own copy as it runs); the IP budget and the policies' stack-wide settings
+both come from that one :class:`~trainstack.config.StackConfig`. The results are the
+plan's typed :class:`~trainstack.plan.Sections`, in the order the record lists them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Optional, Union
+
+from ..config import StackConfig, validate_stack_config
+from ..config.ip_budget import ip_budget
+from ..controllers import Report as ControllerReport
+from ..controllers import check_stack
+from ..estimate import critical_path, estimate_cost
+from ..estimate.checkpoint import storage_sizing
+from ..launch.placement import pod_placement, resources
+from ..launch.queueing import describe_queues
+from ..outputs import OUTPUT_NAME, StackOutputs, parse_outputs
+from ..plan import Plan, Project, ProjectError, StackSettings, find_project, load_stack, run_plan
+from .policies import judge, policy_config
+
+PolicyConfig = Union[Path, Mapping[str, Any], None]
+"""A policy pack configuration on top of the stack's own: a JSON file, or its settings as a mapping."""
+
+
+@dataclass(frozen=True)
+class QueueSummary:
+    """The stack's Kueue queues and quotas in words (the ``queues`` section: words only)."""
+
+    key: ClassVar[str] = "queues"
+    text: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {}
+
+    def render(self) -> str:
+        return self.text
+
+
+def plan_stack(stack: str = "dev", project: Union[Project, Path, None] = None,
+               policy_config_file: PolicyConfig = None) -> Plan:
+    """``stack`` of ``project`` (a :class:`Project`, or a directory to find ``Pulumi.yaml`` from; default the
+    current one) planned offline, with its cost, critical path, IP budget, storage sizing, policies,
+    controller models and queues as the plan's sections. Raises ``ConfigError`` (bad configuration),
+    ``ProjectError`` (no project or stack) or ``FileProblem`` (a policy config that cannot be used)."""
+    if not isinstance(project, Project):
+        project = find_project(project if project is not None else Path.cwd())
+    settings = load_stack(project, stack)
+    _refuse_secret_trainstack_keys(settings)
+    plan = run_plan(project, stack)
+    config = stack_config(settings)
+    sections = plan.sections
+    policies = policy_config(config, policy_config_file)
+    sections.cost = estimate_cost(plan)
+    sections.critical_path = critical_path(plan)
+    sections.ip_budget = ip_budget(config) if config is not None else None
+    sections.storage = storage_sizing(plan)
+    sections.policies = judge(plan, policies)
+    # The outputs contract, read once for the models' whole-node pods and the queues.
+    outputs = parse_outputs(plan.outputs) if isinstance(plan.outputs.get(OUTPUT_NAME), dict) else None
+    sections.controllers = controller_models(plan, outputs)
+    queues = describe_queues(outputs) if outputs is not None else None
+    sections.queues = QueueSummary(queues) if queues is not None else None
+    return plan
+
+
+def failed(plan: Plan) -> bool:
+    """A mandatory policy failed or a controller model found an error: ``trainstack plan`` exits 1."""
+    policies, controllers = plan.sections.policies, plan.sections.controllers
+    return bool((policies is not None and policies.as_dict()["mandatoryFailures"])
+                or (controllers is not None and controllers.as_dict()["errors"]))
+
+
+def stack_config(settings: StackSettings) -> Optional[StackConfig]:
+    """The stack's validated StackConfig, from its ``trainstack:`` keys (None when it has none)."""
+    raw: dict[str, Any] = {}
+    for key, value in settings.config.items():
+        if key.startswith("trainstack:"):
+            try:
+                raw[key.split(":", 1)[1]] = json.loads(value)
+            except ValueError:
+                raw[key.split(":", 1)[1]] = value
+    return validate_stack_config(raw) if raw else None
+
+
+def controller_models(plan: Plan, outputs: Optional[StackOutputs]) -> ControllerReport:
+    """The controller models over the plan, judging the pod the EKS launchers render on a whole node of
+    each accelerated group."""
+    pods = whole_node_pods(outputs) if outputs is not None else {}
+    return check_stack(plan, pods.items())
+
+
+def whole_node_pods(outputs: StackOutputs) -> dict[str, dict[str, Any]]:
+    """Per accelerated group, its pods' placement and whole-node requests, from the launchers' own functions."""
+    return {f"{name}/whole-node pod": {**pod_placement(group), "containers": [
+        {"name": "job", "resources": resources(group, group.accelerators_per_node)}]}
+        for name, group in sorted(outputs.accelerated_groups.items())}
+
+
+def _refuse_secret_trainstack_keys(settings: StackSettings) -> None:
+    """The offline plan cannot decrypt ``secure:`` values; trainstack's own keys hold no secrets,
+    so an encrypted one would only fail validation with a confusing message."""
+    secret = [k for k in settings.secret_keys if k.startswith("trainstack:")]
+    if secret:
+        raise ProjectError(f"{', '.join(secret)} {'is' if len(secret) == 1 else 'are'} secure: the offline plan "
+                           "cannot decrypt it. trainstack keys hold no secrets: keep them in plain text "
+                           "(secrets of other namespaces are fine and become placeholders).")

@@ -1,0 +1,128 @@
+"""``trainstack launch KIND``: one table of the job kinds, read by the parser and by the dispatch alike.
+
+Each :class:`LaunchKind` names its launcher (``trainstack.launch``) and the options it takes;
+the parser adds exactly those options, and :func:`launched` passes exactly those to the launcher.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+from .launch import (
+    QueueRequest,
+    render_all_reduce,
+    render_device_check,
+    render_hyperpod_pytorchjob,
+    render_mpijob,
+    render_pytorchjob,
+    render_sbatch,
+    render_trainjob,
+)
+from .launch.mpijob import LAUNCHER_RESTART_POLICIES
+from .launch.restarts import RESTART_POLICIES
+from .outputs import StackOutputs
+
+
+@dataclass(frozen=True)
+class LaunchKind:
+    name: str
+    help: str
+    render: Callable[..., Any]
+    """The launcher: ``render(outputs, name=, group_name=, nodes=, ...)``, a job object or an sbatch script."""
+    per_node: str
+    """The launcher's keyword for ``--per-node``."""
+    image: str = "required"
+    """``required``, ``optional`` (Neuron TrainJobs run the MPI runtime's image) or ``none`` (sbatch)."""
+    command: Optional[str] = None
+    """The launcher's keyword for the command after ``--`` (None: the kind takes no command)."""
+    restarts: tuple[str, ...] = ()
+    """The ``--restart-policy`` choices (none: the kind has no restart options)."""
+    queued: bool = True
+    """Stacks with a scheduling block: the job goes through the team's Kueue queue (launch/queueing.py)."""
+    options: tuple[str, ...] = ()
+    """The kind's own options (``floor_gbps``; ``max_retries`` and ``namespace``), passed by name."""
+
+
+KINDS = (
+    LaunchKind("pytorchjob", "PyTorchJob for GPU groups (FSDP)", render_pytorchjob, "gpus_per_node",
+               command="command", restarts=tuple(RESTART_POLICIES)),
+    # The MPI launcher is a batch Job: only the policies its pods may have (launch/mpijob.py).
+    LaunchKind("mpijob", "MPIJob for Neuron groups", render_mpijob, "devices_per_worker",
+               command="command", restarts=tuple(LAUNCHER_RESTART_POLICIES)),
+    LaunchKind("hyperpod-pytorchjob", "PyTorchJob that HyperPod (EKS) resumes after replacing a node",
+               render_hyperpod_pytorchjob, "gpus_per_node", command="command", queued=False,
+               options=("max_retries", "namespace")),
+    LaunchKind("sbatch", "sbatch script for a HyperPod Slurm partition", render_sbatch, "gpus_per_node",
+               image="none", command="script", queued=False),
+    LaunchKind("device-check", "Job checking each node's accelerators and EFA devices", render_device_check,
+               "accelerators_per_node"),
+    LaunchKind("all-reduce", "PyTorchJob timing NCCL all-reduce against a bandwidth floor", render_all_reduce,
+               "gpus_per_node", options=("floor_gbps",)),
+    # On Neuron the MPI runtime's image runs the ranks (launch/trainjob.py): optional there.
+    LaunchKind("trainjob", "TrainJob (Kubeflow Trainer v2): torch on GPU groups, Open MPI on Neuron groups",
+               render_trainjob, "gpus_per_node", image="optional", command="command"),
+)
+BY_NAME = {kind.name: kind for kind in KINDS}
+OWN_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
+    "floor_gbps": (("--floor-gbps",), {"type": float, "help": "fail below this bus bandwidth (Gbit/s; default: "
+                                       "half the type's peak, see trainstack.launch.floors)"}),
+    "max_retries": (("--max-retries",), {"type": int, "default": 3,
+                                         "help": "times HyperPod restarts the job after a fault (default 3)"}),
+    "namespace": (("--namespace",), {"help": "kubeflow or hyperpod-* (default: the FSx claim's, else kubeflow)"}),
+}
+
+
+def add_kind(kinds: Any, kind: LaunchKind) -> argparse.ArgumentParser:
+    """The parser of ``trainstack launch <kind>``, with the options the kind takes."""
+    job: argparse.ArgumentParser = kinds.add_parser(kind.name, help=kind.help)
+    job.add_argument("--outputs", type=Path, default=Path("-"), help="file with `pulumi stack output --json` (default: stdin)")
+    job.add_argument("--group", required=True, help="accelerated group (HyperPod: worker group)")
+    job.add_argument("--nodes", type=int, required=True)
+    job.add_argument("--name", default=f"trainstack-{kind.name}")
+    job.add_argument("--per-node", type=int, help="devices per node (default: all of them)")
+    if kind.image == "optional":
+        job.add_argument("--image", help="container image (GPU groups; Neuron groups run the MPI runtime's)")
+    elif kind.image == "required":
+        job.add_argument("--image", required=True, help="container image (e.g. from the stack's imageRepository)")
+    for option in kind.options:
+        flags, settings = OWN_OPTIONS[option]
+        job.add_argument(*flags, **settings)
+    if kind.restarts:
+        job.add_argument("--restart-policy", default="OnFailure", choices=list(kind.restarts),
+                         help="replica restart policy after a failure or a lost node (default OnFailure)")
+        job.add_argument("--backoff-limit", type=int, help="restarts before the job fails (default 3; none with Never)")
+        job.add_argument("--min-nodes", type=int,
+                         help="PyTorchJob with etcd: keep training on at least this many nodes (elastic)")
+    if kind.queued:
+        job.add_argument("--team", help="the team whose Kueue queue admits the job (default: the only team)")
+        job.add_argument("--topology", choices=("preferred", "required"), default="preferred",
+                         help="keep the nodes in one EC2 network block if possible, or wait until they can be")
+        job.add_argument("--layer", type=int, help="network layer the nodes share (1 = top; default: bottom)")
+        job.add_argument("--priority", help="a WorkloadPriorityClass of the stack")
+    if kind.command is not None:
+        # Not dest "command": that is the subcommand's, which an empty remainder would overwrite.
+        job.add_argument("job_command", metavar="command", nargs=argparse.REMAINDER,
+                         help="-- the command (sbatch: torchrun's script)")
+    return job
+
+
+def launched(kind: LaunchKind, args: argparse.Namespace, outputs: StackOutputs) -> Any:
+    """The sbatch script or the job object ``kind``'s launcher renders from ``args``."""
+    given: dict[str, Any] = {"name": args.name, "group_name": args.group, "nodes": args.nodes,
+                             kind.per_node: args.per_node}
+    if kind.image != "none":
+        given["image"] = args.image
+    if kind.command is not None:
+        given[kind.command] = [part for part in args.job_command if part != "--"]
+    if kind.restarts:
+        given.update(restart_policy=args.restart_policy, backoff_limit=args.backoff_limit, min_nodes=args.min_nodes)
+    if kind.queued:
+        # A stack without queues refuses any queue option rather than ignore it.
+        given["queue"] = QueueRequest(team=args.team, topology=args.topology, layer=args.layer,
+                                      priority=args.priority)
+    given.update({option: getattr(args, option) for option in kind.options})
+    return kind.render(outputs, **given)
