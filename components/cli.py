@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 from . import catalog
-from .boundary import FileProblem, check_writable, cut, read_json_object, write_text
 from .analysis.gate import DIFF_FORMATS
+from .boundary import FileProblem, check_writable, cut, read_json_object, write_text
 from .cli_launch import BY_NAME, KINDS, add_kind, launched
 from .config import ConfigError
 
@@ -214,8 +214,15 @@ def _diff(args: argparse.Namespace) -> int:
 
 def _report_page(args: argparse.Namespace) -> int:
     """The HTML report of a saved record or of the stack planned now; exit 2 when it cannot be made."""
-    from .analysis import RecordError, judge_again, load_record, plan_stack, policy_config_file, render_report
-    from .analysis import same_stack
+    from .analysis import (
+        RecordError,
+        judge_again,
+        load_record,
+        plan_stack,
+        policy_config_file,
+        render_report,
+        same_stack,
+    )
     from .plan import find_project
 
     _check_output(args.output)

@@ -79,7 +79,8 @@ OWN_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
 def add_kind(kinds: Any, kind: LaunchKind) -> argparse.ArgumentParser:
     """The parser of ``trainstack launch <kind>``, with the options the kind takes."""
     job: argparse.ArgumentParser = kinds.add_parser(kind.name, help=kind.help)
-    job.add_argument("--outputs", type=Path, default=Path("-"), help="file with `pulumi stack output --json` (default: stdin)")
+    job.add_argument("--outputs", type=Path, default=Path("-"),
+                     help="file with `pulumi stack output --json` (default: stdin)")
     job.add_argument("--group", required=True, help="accelerated group (HyperPod: worker group)")
     job.add_argument("--nodes", type=int, required=True)
     job.add_argument("--name", default=f"trainstack-{kind.name}")

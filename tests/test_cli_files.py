@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from trainstack import cli
+from trainstack.analysis import plan_stack, render_json
 from trainstack.plan import find_project
 
 REPO = Path(__file__).resolve().parent.parent
@@ -26,7 +27,7 @@ LINE_MAX = 600
 @pytest.fixture(scope="module")
 def dev_record(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("records") / "dev.json"
-    path.write_text(json.dumps(cli._planned_record(find_project(REPO), "dev", None)))
+    path.write_text(render_json(plan_stack("dev", find_project(REPO))))
     return path
 
 
@@ -226,7 +227,7 @@ def test_diff_of_two_records_judges_both_again_under_the_policy_config(tmp_path,
     (tmp_path / "head").mkdir()
     head_project = dev_with_ceiling(tmp_path / "head", 1)
     head = tmp_path / "head.json"
-    head.write_text(json.dumps(cli._planned_record(find_project(head_project), "dev", None)))
+    head.write_text(render_json(plan_stack("dev", find_project(head_project))))
     argv = ["diff", str(dev_record), str(head), "--cwd", str(head_project), "--format", "json"]
     assert cli.main(argv) == 1
     assert [f["rule"] for f in json.loads(capsys.readouterr().out)["deltas"]["policies"]["newFailures"]] == [

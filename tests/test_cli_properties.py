@@ -9,6 +9,7 @@ import yaml
 from hypothesis import event, given
 from hypothesis import strategies as st
 from trainstack import cli
+from trainstack.analysis import plan_stack, render_json
 from trainstack.plan import find_project
 
 REPO = Path(__file__).resolve().parent.parent
@@ -85,7 +86,7 @@ RECORD = None
 def dev_record() -> dict:
     global RECORD
     if RECORD is None:
-        RECORD = cli._planned_record(find_project(REPO), "dev", None)
+        RECORD = json.loads(render_json(plan_stack("dev", find_project(REPO))))
     return json.loads(json.dumps(RECORD))
 
 

@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Optional, Union
+from typing import Any, ClassVar, Optional
 
 from ..config import StackConfig, validate_stack_config
 from ..config.ip_budget import ip_budget
@@ -26,7 +26,7 @@ from ..outputs import OUTPUT_NAME, StackOutputs, parse_outputs
 from ..plan import Plan, Project, ProjectError, StackSettings, find_project, load_stack, run_plan
 from .policies import judge, policy_config
 
-PolicyConfig = Union[Path, Mapping[str, Any], None]
+PolicyConfig = Path | Mapping[str, Any] | None
 """A policy pack configuration on top of the stack's own: a JSON file, or its settings as a mapping."""
 
 
@@ -44,7 +44,7 @@ class QueueSummary:
         return self.text
 
 
-def plan_stack(stack: str = "dev", project: Union[Project, Path, None] = None,
+def plan_stack(stack: str = "dev", project: Project | Path | None = None,
                policy_config_file: PolicyConfig = None) -> Plan:
     """``stack`` of ``project`` (a :class:`Project`, or a directory to find ``Pulumi.yaml`` from; default the
     current one) planned offline, with its cost, critical path, IP budget, storage sizing, policies,

@@ -10,7 +10,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Optional, Union
+from typing import TYPE_CHECKING, Any, ClassVar, Optional
 
 from ..boundary import FileProblem, cut, read_json_object
 from ..plan import Plan
@@ -52,7 +52,7 @@ def judge_again(plan: Plan, extra: Mapping[str, Any]) -> Plan:
     return dataclasses.replace(plan, sections=dataclasses.replace(plan.sections, policies=judge(plan, config)))
 
 
-def policy_config(stack: Optional[StackConfig], extra: Union[Path, Mapping[str, Any], None]) -> dict[str, Any]:
+def policy_config(stack: Optional[StackConfig], extra: Path | Mapping[str, Any] | None) -> dict[str, Any]:
     """Stack-wide policy settings from the stack's own config, then ``extra`` (a file, or settings)."""
     config: dict[str, Any] = {}
     if stack is not None:

@@ -154,7 +154,8 @@ class Plan:
         resources = []
         for item in document.get("resources") or []:
             options = ResourceOptions(**{_snake(k): v for k, v in (item.get("options") or {}).items()})
-            fields = {_snake(k): v for k, v in item.items() if k != "options"}
+            # A checked record's resource holds urn, type, name, custom and inputs; the rest may be left out.
+            fields = {"parent": None, "remote": False, **{_snake(k): v for k, v in item.items() if k != "options"}}
             resources.append(ResourceRecord(**fields, options=options))
         return cls(project=document["project"], stack=document["stack"], resources=resources,
                    outputs=document.get("outputs") or {}, secret_config_keys=document.get("secretConfigKeys") or [],

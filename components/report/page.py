@@ -20,7 +20,7 @@ from __future__ import annotations
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 from html import escape
-from typing import Any, Optional
+from typing import Optional
 
 from ..estimate import critical_path, estimate_cost, schedule
 from ..estimate.cost import CostEstimate

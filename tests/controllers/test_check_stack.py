@@ -5,6 +5,7 @@ import json
 import pytest
 from support import plan_records, rendered_jobs
 from trainstack import cli
+from trainstack.analysis import whole_node_pods
 from trainstack.controllers import cluster_autoscaler
 from trainstack.hyperpod import dependencies_chart
 from trainstack.nodegroups import accelerated
@@ -27,7 +28,7 @@ def test_the_plan_judges_the_pod_the_launchers_render_on_each_groups_nodes(stack
         check = next(j for j in rendered_jobs.jobs_for(outputs)
                      if j.group == name and j.launcher == "render_device_check" and j.nodes == 1)
         [pod] = list(cluster_autoscaler.pod_specs(check.document))
-        judged = cli._whole_node_pods(outputs)[f"{name}/whole-node pod"]
+        judged = whole_node_pods(outputs)[f"{name}/whole-node pod"]
         assert judged["containers"][0]["resources"] == pod["containers"][0]["resources"]
         assert {k: judged[k] for k in ("nodeSelector", "tolerations")} == {
             k: pod[k] for k in ("nodeSelector", "tolerations")}

@@ -15,7 +15,7 @@ import pytest
 from support.analyzer import PackProcess, Reported, Topology, analyzer_resources, crossguard_config, reconcile, reported
 from support.engine_shape import engine_shape
 from support.policy_stacks import PROJECT, added
-from trainstack.cli import _policy_config
+from trainstack.analysis import policy_config, stack_config
 from trainstack.plan import UNKNOWN_MARK, Plan, load_stack
 from trainstack.policy import RULES, Resource, Stack, evaluate
 from trainstack.policy.crossguard import stack_settings
@@ -81,7 +81,7 @@ def test_the_pack_serves_every_rule_with_its_level_schema_and_area(pack: PackPro
 @pytest.mark.parametrize("stack_name", sorted(PROJECT.stacks()))
 def test_every_shipped_stack_gets_the_offline_verdict_in_both_shapes(pack, plans, baselines, stack_name):
     plan, stack = plans[stack_name], baselines[stack_name]
-    config = _policy_config(PROJECT, stack_name, None)
+    config = policy_config(stack_config(load_stack(PROJECT, stack_name)), None)
     expected = offline(stack, config)
 
     assert served(pack, plan, stack, Topology.of(plan), config) == expected
@@ -119,7 +119,8 @@ def test_a_value_unknown_during_preview_is_skipped_and_does_not_hide_the_next_re
 
 def test_the_stacks_own_profile_and_ceiling_reach_the_pack_as_they_reach_the_plan():
     for name in PROJECT.stacks():
-        assert stack_settings(load_stack(PROJECT, name).config) == _policy_config(PROJECT, name, None)
+        settings = load_stack(PROJECT, name)
+        assert stack_settings(settings.config) == policy_config(stack_config(settings), None)
 
 
 def test_a_ceiling_in_the_stack_config_fails_the_pack_started_with_the_engines_environment(plans, baselines):

@@ -18,9 +18,10 @@ CQ = "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"
 
 @pytest.mark.parametrize("stack", sorted(PROJECT.stacks()))
 def test_every_shipped_stack_passes_every_mandatory_rule(baselines, stack):
-    from trainstack.cli import _policy_config
+    from trainstack.analysis import policy_config, stack_config
+    from trainstack.plan import load_stack
 
-    report = evaluate(baselines[stack], _policy_config(PROJECT, stack, None))
+    report = evaluate(baselines[stack], policy_config(stack_config(load_stack(PROJECT, stack)), None))
     assert not report.mandatory_failures, [(r.rule.id, r.violations) for r in report.mandatory_failures]
 
 

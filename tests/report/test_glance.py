@@ -7,11 +7,10 @@ import html
 import re
 
 import pytest
-from support.plan_records import record, stack_config
+from support.plan_records import record, render_report, stack_config
 from trainstack.estimate import critical_path, estimate_cost, schedule
 from trainstack.estimate.durations import minutes
 from trainstack.plan import Plan
-from trainstack.report import render_report
 from trainstack.report.cost import hourly_by_component
 from trainstack.report.groups import components
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from support.browser import chromium
-from trainstack.report import render_report
+from support.plan_records import render_report
 
 from .conftest import STACKS
 

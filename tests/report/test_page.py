@@ -6,11 +6,11 @@ import html
 import re
 
 import pytest
-from support.plan_records import record, save, stack_config
+from support.plan_records import record, render_report, save, stack_config
 from trainstack import cli
 from trainstack.estimate import critical_path
 from trainstack.plan import Plan
-from trainstack.report import REPORT_FORMAT_VERSION, render_report
+from trainstack.report import REPORT_FORMAT_VERSION
 
 
 def graph_nodes(page: str) -> dict[str, str]:

@@ -2,8 +2,8 @@
 
 import re
 
+from support.plan_records import render_report
 from support.rendered_jobs import planned_record
-from trainstack.report import render_report
 
 
 def test_the_report_has_a_queues_section_with_the_quotas():

@@ -5,9 +5,9 @@ import copy
 
 import pytest
 from support import rendered_jobs
-from support.plan_records import record
+from support.plan_records import compare, record
 from trainstack.nodegroups import accelerated
-from trainstack.review import RecordError, assess, blocking, compare
+from trainstack.review import RecordError, assess, blocking
 from trainstack.review.records import check_record
 
 

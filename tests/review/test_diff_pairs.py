@@ -5,9 +5,9 @@ import json
 from pathlib import Path
 
 import pytest
-from support.plan_records import record, save, stack_config
+from support.plan_records import compare, record, save, stack_config
 from trainstack import cli
-from trainstack.review import assess, compare
+from trainstack.review import assess
 
 FSX = "aws:fsx/lustreFileSystem:LustreFileSystem"
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"

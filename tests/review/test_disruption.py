@@ -6,8 +6,8 @@ import copy
 import json
 
 import pytest
-from support.plan_records import record
-from trainstack.review import assess, blocking, compare
+from support.plan_records import compare, record
+from trainstack.review import assess, blocking
 from trainstack.review.report import deltas
 
 from .test_diff_pairs import run_diff

@@ -3,8 +3,8 @@
 import copy
 
 import pytest
-from support.plan_records import record
-from trainstack.review import assess, blocking, compare, render_markdown, render_text
+from support.plan_records import compare, record
+from trainstack.review import assess, blocking, render_markdown, render_text
 
 CLUSTER = "eks:index:Cluster"
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"

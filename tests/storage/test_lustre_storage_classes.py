@@ -115,11 +115,13 @@ def test_throughput_and_the_read_cache_change_in_place_and_the_storage_class_rep
 def test_the_report_shows_checkpoints_on_intelligent_tiering_as_filling_elastic_storage():
     from types import SimpleNamespace
 
+    from trainstack.plan import SavedSection, Sections
     from trainstack.report.page import _storage
 
     fsx = {"storageType": "INTELLIGENT_TIERING", "throughputCapacity": 8000, "deploymentType": "PERSISTENT_2"}
     job = {"sizeGB": 1000, "intervalMinutes": 30, "keep": 3, "writers": 8, "writerInstanceType": "p5.48xlarge"}
     timing = checkpoint_timing("fs", job, fsx)
     assert timing is not None
-    page = _storage(SimpleNamespace(sections={"storage": {"checkpoints": [timing.as_dict()]}}))
+    saved = SavedSection("storage", {"checkpoints": [timing.as_dict()]})
+    page = _storage(SimpleNamespace(sections=Sections(storage=saved)))
     assert "<td>8,000</td>" in page and "<td>3,000 GB (elastic storage)</td>" in page

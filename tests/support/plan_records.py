@@ -7,8 +7,10 @@ from pathlib import Path
 from typing import Any, Optional
 
 import yaml
+from trainstack import report, review
 from trainstack.analysis import plan_stack, render_json
-from trainstack.plan import find_project
+from trainstack.plan import Plan, find_project
+from trainstack.review import PlanDiff
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -39,3 +41,13 @@ def record(directory: Path, stack: str, edit: Optional[Callable[[dict[str, Any]]
 def save(path: Path, document: dict[str, Any]) -> Path:
     path.write_text(json.dumps(document, indent=2))
     return path
+
+
+def compare(base: dict[str, Any], head: dict[str, Any]) -> PlanDiff:
+    """The review's diff of two record documents, read back as plans (as `trainstack diff` reads saved records)."""
+    return review.compare(Plan.from_dict(base), Plan.from_dict(head))
+
+
+def render_report(document: dict[str, Any], base: Optional[dict[str, Any]] = None) -> str:
+    """The HTML report of a record document (and a base one), read back as plans as `trainstack report` does."""
+    return report.render_report(Plan.from_dict(document), Plan.from_dict(base) if base is not None else None)
