@@ -12,7 +12,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "components"
 COMPONENTS = ("network", "cluster", "nodegroups", "storage", "hyperpod", "addons")
-ABOVE_COMPONENTS = {"cli", "plan", "launch", "estimate", "policy", "preflight", "report", "training_stack",
+ABOVE_COMPONENTS = {"cli", "analysis", "plan", "launch", "estimate", "policy", "preflight", "report", "training_stack",
                     "stack_contract", "package"}
 
 
@@ -68,6 +68,12 @@ def test_the_estimates_read_records_and_the_catalog_and_the_cost_ceiling_reads_t
 
 def test_the_review_reads_records_not_programs():
     assert imports_of("review") <= {"plan", "policy", "estimate", "boundary"}
+
+
+def test_the_analysis_plans_and_judges_below_the_cli_and_builds_nothing():
+    # The CLI and programs call it; it calls the plan engine and the tools that read the plan.
+    assert imports_of("analysis") <= {"plan", "config", "controllers", "estimate", "launch", "outputs", "policy",
+                                      "review", "report", "boundary"}
 
 
 def test_the_report_draws_records_with_the_estimates_and_the_review_and_builds_nothing():

@@ -9,6 +9,7 @@ import boto3
 import pytest
 from botocore.config import Config
 from trainstack import cli
+from trainstack.cli.commands import preflight
 from trainstack.preflight import Check, Clients, verdict
 
 REPO = Path(__file__).resolve().parents[2]
@@ -47,13 +48,13 @@ def test_with_no_credentials_nothing_is_checked_and_preflight_exits_1_saying_so(
 def test_checks_that_could_not_run_beside_ones_that_did_fail_the_gate_unless_allowed(aws, capsys):
     # EC2 answers (moto), Service Quotas cannot be reached: the offering is checked, the quotas are not.
     reachable_ec2 = clients(aws, UNREACHABLE)
-    assert cli._preflight(preflight_args(), reachable_ec2) == 1
+    assert preflight(preflight_args(), reachable_ec2) == 1
     out, err = capsys.readouterr()
     assert "pass             instance type offered" in out and "0 failed, 2 could not be checked, 3 passed" in out
     assert err.startswith("error: preflight did not pass: 2 checks could not run, and a check that could not run "
                           "is not a pass (first: vCPU quota: ")
     assert err.rstrip().endswith("pass --allow-unchecked to accept what could not be checked")
-    assert cli._preflight(preflight_args(allow_unchecked=True), reachable_ec2) == 0
+    assert preflight(preflight_args(allow_unchecked=True), reachable_ec2) == 0
     assert capsys.readouterr().err == ""
 
 

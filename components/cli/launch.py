@@ -12,7 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
-from .launch import (
+import yaml
+
+from ..boundary import FileProblem, cut, read_json_object
+from ..launch import (
     QueueRequest,
     render_all_reduce,
     render_device_check,
@@ -22,9 +25,12 @@ from .launch import (
     render_sbatch,
     render_trainjob,
 )
-from .launch.mpijob import LAUNCHER_RESTART_POLICIES
-from .launch.restarts import RESTART_POLICIES
-from .outputs import StackOutputs
+from ..launch.mpijob import LAUNCHER_RESTART_POLICIES
+from ..launch.restarts import RESTART_POLICIES
+from ..outputs import ContractError, StackOutputs, parse_outputs
+from .errors import EXIT_OK
+
+OUTPUTS_FIX = "write it with `pulumi stack output --json > outputs.json`"
 
 
 @dataclass(frozen=True)
@@ -127,3 +133,14 @@ def launched(kind: LaunchKind, args: argparse.Namespace, outputs: StackOutputs) 
                                       priority=args.priority)
     given.update({option: getattr(args, option) for option in kind.options})
     return kind.render(outputs, **given)
+
+
+def launch_job(args: argparse.Namespace) -> int:
+    """Render the job; a bad outputs file or argument exits 2 with one line."""
+    try:
+        outputs = parse_outputs(read_json_object(args.outputs, "outputs", OUTPUTS_FIX))
+    except ContractError as error:
+        raise FileProblem(f"outputs {cut(str(args.outputs))}: {error}") from None
+    job = launched(BY_NAME[args.kind], args, outputs)
+    print(job if isinstance(job, str) else yaml.safe_dump(job, sort_keys=False), end="")
+    return EXIT_OK

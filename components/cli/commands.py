@@ -1,0 +1,159 @@
+"""The commands: each reads its arguments, calls ``trainstack.analysis`` (or the preflight), prints the result
+and says its exit code; errors go up to ``errors.print_error``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional
+
+from .. import catalog
+from ..boundary import FileProblem, check_writable, write_text
+from .errors import EXIT_OK, EXIT_POLICY
+
+if TYPE_CHECKING:
+    from ..analysis import Plan
+    from ..plan import Project
+    from ..preflight import Clients
+
+
+def plan(args: argparse.Namespace) -> int:
+    from ..analysis import failed, plan_stack, render_json, render_text
+    from ..plan import find_project
+
+    plan = plan_stack(args.stack, find_project(args.cwd), args.policy_config)
+    print(render_json(plan) if args.json else render_text(plan))
+    return EXIT_POLICY if failed(plan) else EXIT_OK
+
+
+def diff(args: argparse.Namespace) -> int:
+    """Compare two records; exit 1 when the gate closes (new mandatory failure, unapproved data loss)."""
+    from ..analysis import judge_again, load_record, plan_stack, policy_config_file, review
+    from ..plan import find_project
+
+    _check_output(args.output)
+    base = load_record(args.base)
+    if args.head is not None:
+        head = load_record(args.head)
+        project = _project_if_any(args.cwd)
+        root = project.root if project is not None else args.cwd.resolve()
+        if args.policy_config is not None:
+            extra = policy_config_file(args.policy_config)
+            base, head = judge_again(base, extra), judge_again(head, extra)
+    else:
+        project = find_project(args.cwd)
+        root = project.root
+        head = plan_stack(args.stack or base.stack, project, args.policy_config)
+    change = review(base, head, args.approve_replace)
+    _write(args.output, change.render(args.format, root) + "\n")
+    return EXIT_OK if change.passed else EXIT_POLICY
+
+
+def report_page(args: argparse.Namespace) -> int:
+    """The HTML report of a saved record or of the stack planned now; exit 2 when it cannot be made."""
+    from ..analysis import (
+        RecordError,
+        judge_again,
+        load_record,
+        plan_stack,
+        policy_config_file,
+        render_report,
+        same_stack,
+    )
+    from ..plan import find_project
+
+    _check_output(args.output)
+    head: Plan
+    if args.record is not None:
+        if args.stack is not None:
+            raise RecordError("give a saved record or --stack, not both")
+        head = load_record(args.record)
+        if args.policy_config is not None:
+            head = judge_again(head, policy_config_file(args.policy_config))
+    else:
+        head = plan_stack(args.stack or "dev", find_project(args.cwd), args.policy_config)
+    base = load_record(args.base) if args.base is not None else None
+    if base is not None:
+        same_stack(base, head)
+    _write(args.output, render_report(head, base))
+    return EXIT_OK
+
+
+def _check_output(path: Optional[Path]) -> None:
+    if path is not None:
+        check_writable(path, "output")
+
+
+def _write(path: Optional[Path], text: str) -> None:
+    """``text`` into ``path``, or onto standard output without one."""
+    if path is not None:
+        write_text(path, text, "output")
+    else:
+        sys.stdout.write(text)
+
+
+def _project_if_any(cwd: Path) -> Optional[Project]:
+    """The project above ``cwd``, or None where there is none (records can be compared anywhere)."""
+    from ..plan import ProjectError, find_project
+
+    try:
+        return find_project(cwd)
+    except ProjectError as error:
+        if isinstance(error, FileProblem):
+            raise
+        return None
+
+
+def preflight(args: argparse.Namespace, clients: Optional[Clients] = None) -> int:
+    """Exit 1 unless every check that ran passed and something was checked (see preflight.verdict)."""
+    from ..analysis import stack_config
+    from ..plan import ProjectError, find_project, load_stack
+    from ..preflight import Clients, render, run_preflight, verdict
+
+    project = find_project(args.cwd)
+    config = stack_config(load_stack(project, args.stack))
+    if config is None:
+        raise ProjectError(f"stack {args.stack} has no trainstack configuration")
+    checks = run_preflight(config, clients or Clients.for_region(config.region))
+    why_not = verdict(checks, allow_unchecked=args.allow_unchecked)
+    if args.json:
+        print(json.dumps([c.__dict__ for c in checks], indent=2))
+    else:
+        print(f"Preflight of {project.name} / {args.stack} in {config.region}\n")
+        print(render(checks))
+    if why_not is not None:
+        print(f"error: preflight did not pass: {why_not}", file=sys.stderr)
+        return EXIT_POLICY
+    return EXIT_OK
+
+
+def catalog_listing(args: argparse.Namespace) -> int:
+    """The instance catalog, with each type's on-demand price in ``--region``."""
+    region = args.region
+    rows = []
+    for entry in catalog.INSTANCE_TYPES:
+        accelerator = entry.accelerator
+        price = entry.price(region)
+        rows.append({
+            "instanceType": entry.name,
+            "accelerator": f"{accelerator.count} x {accelerator.name}" if accelerator else "-",
+            "efaInterfaces": "unknown" if entry.efa.max_interfaces is None else entry.efa.max_interfaces,
+            "maxPods": "unknown" if entry.network.max_pods is None else entry.network.max_pods,
+            "hyperpod": entry.hyperpod,
+            _price_key(region): price.usd_per_hour if price else "no published price",
+        })
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return EXIT_OK
+    print(f"{'instance type':<20} {'accelerators':<18} {'EFA':>7} {'max pods':>8}  {'HyperPod':<8}  {region} $/h")
+    for row in rows:
+        print(f"{row['instanceType']:<20} {row['accelerator']:<18} {row['efaInterfaces']!s:>7} "
+              f"{row['maxPods']!s:>8}  {'yes' if row['hyperpod'] else 'no':<8}  {row[_price_key(region)]}")
+    return EXIT_OK
+
+
+def _price_key(region: str) -> str:
+    """The JSON key of a row's price: ``usdPerHourUsEast1`` for us-east-1 (the key the listing always had)."""
+    return "usdPerHour" + "".join(part.capitalize() for part in region.split("-"))

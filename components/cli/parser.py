@@ -1,0 +1,95 @@
+"""The command line's grammar: each command and its options (the launch kinds' from their table)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from ..analysis.gate import DIFF_FORMATS
+from . import commands as run
+from .launch import KINDS, add_kind, launch_job
+
+
+def parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="trainstack", description="The ``trainstack`` command.")
+    commands = parser.add_subparsers(dest="command")
+    for add in (_add_plan, _add_preflight, _add_launch, _add_diff, _add_report, _add_catalog):
+        add(commands)
+    return parser
+
+
+HERE: dict[str, Any] = {"type": Path, "default": Path.cwd(), "help": "start the Pulumi.yaml search here"}
+DEBUG: dict[str, Any] = {"action": "store_true", "help": "show tracebacks of unexpected failures"}
+OUTPUT: dict[str, Any] = {"type": Path, "help": "write it here instead of standard output"}
+
+
+def _add_plan(commands: Any) -> None:
+    plan = commands.add_parser("plan", help="plan a stack offline: resource tree, inputs, options, outputs")
+    plan.add_argument("--stack", "-s", default="dev", help="stack name (stacks/Pulumi.<stack>.yaml); default dev")
+    plan.add_argument("--cwd", **HERE)
+    plan.add_argument("--json", action="store_true", help="print the plan record as one JSON document")
+    plan.add_argument("--debug", **DEBUG)
+    plan.add_argument("--policy-config", type=Path,
+                      help="policy pack configuration (JSON, CrossGuard's shape) on top of the stack's own")
+    plan.set_defaults(handler=run.plan)
+
+
+def _add_preflight(commands: Any) -> None:
+    preflight = commands.add_parser("preflight", help="check the stack against the AWS account (read only)")
+    preflight.add_argument("--stack", "-s", default="dev")
+    preflight.add_argument("--cwd", **HERE)
+    preflight.add_argument("--json", action="store_true")
+    preflight.add_argument("--allow-unchecked", action="store_true",
+                           help="accept checks that could not run (no permission, an API out of reach); a run in "
+                                "which no check reached the account still fails")
+    preflight.set_defaults(handler=run.preflight)
+
+
+def _add_launch(commands: Any) -> None:
+    launch = commands.add_parser("launch", help="render a job from the stack's outputs (pulumi stack output --json)")
+    kinds = launch.add_subparsers(dest="kind", required=True)
+    for kind in KINDS:
+        add_kind(kinds, kind).set_defaults(handler=launch_job)
+
+
+def _add_diff(commands: Any) -> None:
+    diff = commands.add_parser("diff", help="compare two plan records (or a saved base with the stack planned now)")
+    diff.add_argument("base", type=Path, help="the base revision's record (trainstack plan --json)")
+    diff.add_argument("head", type=Path, nargs="?",
+                      help="the head revision's record; without it, plan --stack in --cwd now and compare")
+    diff.add_argument("--stack", "-s", help="the stack to plan when HEAD is not given (default: the base's stack)")
+    diff.add_argument("--cwd", **HERE)
+    diff.add_argument("--format", choices=DIFF_FORMATS, default="text")
+    diff.add_argument("--approve-replace", action="append", default=[], metavar="URN",
+                      help="approve the data loss of replacing or deleting this resource (repeat per resource)")
+    diff.add_argument("--policy-config", type=Path,
+                      help="policy pack configuration: the head is planned under it, or, with HEAD given, each "
+                           "record's policies are judged again under it, on top of the configuration the record "
+                           "was planned with")
+    diff.add_argument("--output", "-o", **OUTPUT)
+    diff.add_argument("--debug", **DEBUG)
+    diff.set_defaults(handler=run.diff)
+
+
+def _add_report(commands: Any) -> None:
+    report = commands.add_parser("report", help="write one self-contained HTML page: resource graph, deploy "
+                                                "timeline, cost, policies (needs Graphviz's dot)")
+    report.add_argument("record", type=Path, nargs="?", help="a saved record (trainstack plan --json); "
+                                                              "without it the stack is planned now")
+    report.add_argument("--stack", "-s", help="the stack to plan when RECORD is not given (default dev)")
+    report.add_argument("--base", type=Path, help="the base revision's record: mark what changes from it")
+    report.add_argument("--cwd", **HERE)
+    report.add_argument("--policy-config", type=Path,
+                        help="policy pack configuration: the stack is planned under it, or a saved record's "
+                             "policies are judged again under it")
+    report.add_argument("--output", "-o", **OUTPUT)
+    report.add_argument("--debug", **DEBUG)
+    report.set_defaults(handler=run.report_page)
+
+
+def _add_catalog(commands: Any) -> None:
+    listing = commands.add_parser("catalog", help="list the instance catalog")
+    listing.add_argument("--json", action="store_true")
+    listing.add_argument("--region", default="us-east-1", help="the region whose on-demand prices to list")
+    listing.set_defaults(handler=run.catalog_listing)
