@@ -54,6 +54,20 @@ def test_catalog_lists_types_with_efa_counts_and_unpublished_prices(capsys):
     assert "no published price" in next(line for line in out.splitlines() if line.startswith("p5e.48xlarge"))
 
 
+def test_catalog_lists_the_prices_of_the_region_asked_for_and_us_east_1_by_default(capsys):
+    from trainstack import catalog
+
+    assert cli.main(["catalog", "--region", "us-west-2", "--json"]) == 0
+    rows = {row["instanceType"]: row for row in json.loads(capsys.readouterr().out)}
+    for entry in catalog.INSTANCE_TYPES:
+        price = entry.price("us-west-2")
+        assert rows[entry.name]["usdPerHourUsWest2"] == (price.usd_per_hour if price else "no published price")
+    assert cli.main(["catalog", "--region", "us-west-2"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].endswith("HyperPod  us-west-2 $/h")
+    assert cli.main(["catalog", "--json"]) == 0
+    assert "usdPerHourUsEast1" in json.loads(capsys.readouterr().out)[0]
+
+
 def _dev_like(tmp_path, **cost):
     import yaml
 
