@@ -62,7 +62,7 @@ def policy_config(stack: Optional[StackConfig], extra: Path | Mapping[str, Any] 
     if isinstance(extra, Path):
         config.update(policy_config_file(extra))
     elif extra is not None:
-        config.update(checked_policy_config(extra, "policy config"))
+        config.update(checked_policy_config(extra, "settings"))
     return config
 
 

@@ -52,10 +52,7 @@ class ReportError(RuntimeError):
 def render_report(plan: Plan, base: Optional[Plan] = None) -> str:
     """The HTML page of one plan (planned now or read back from a record); with ``base``, the diff from it
     marked on the graphs and timeline."""
-    if shutil.which("dot") is None:
-        raise ReportError("the resource graph is laid out by Graphviz, and its `dot` program is not on PATH: "
-                          "install Graphviz (Debian/Ubuntu: apt-get install graphviz; macOS: brew install graphviz; "
-                          "Windows: winget install graphviz) and run the report again")
+    _require_dot()
     drawn = [r for r in plan.resources if shown(r)]
     parts = components_of(plan)
     path = _critical_path(plan)
@@ -98,12 +95,7 @@ def render_report(plan: Plan, base: Optional[Plan] = None) -> str:
         body.append(f"<section id=\"queues\"><h2>Kueue queues and quotas</h2><pre>{escape(queues)}</pre></section>")
     if diff is not None:
         body.append(changes(diff, findings))
-    body.append("<section id=\"graph\"><h2>Full resource graph</h2><details><summary>Every resource in one "
-                f"graph ({counted(len(drawn), 'resource')}), grouped by component, every recorded edge drawn; "
-                f"wider than the page: it scrolls sideways</summary><p class=\"legend\">{legend}</p>"
-                f"<figure class=\"scroll\" role=\"img\" aria-label=\"Resource graph of "
-                f"{counted(len(drawn), 'resource')}, grouped by component; the resource table below lists them\">"
-                f"{full}</figure></details></section>")
+    body.append(_full_graph(len(drawn), legend, full))
     body.append(resource_table(drawn, parts, slots, set(chain), changed))
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -111,6 +103,23 @@ def render_report(plan: Plan, base: Optional[Plan] = None) -> str:
             f"<meta name=\"trainstack-report-version\" content=\"{REPORT_FORMAT_VERSION}\">\n"
             f"<title>{escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>\n"
             + "\n".join(body) + "\n</main>\n</body>\n</html>\n")
+
+
+def _require_dot() -> None:
+    if shutil.which("dot") is None:
+        raise ReportError("the resource graph is laid out by Graphviz, and its `dot` program is not on PATH: "
+                          "install Graphviz (Debian/Ubuntu: apt-get install graphviz; macOS: brew install graphviz; "
+                          "Windows: winget install graphviz) and run the report again")
+
+
+def _full_graph(drawn: int, legend: str, svg: str) -> str:
+    """The full graph, folded: wider than the page."""
+    return ("<section id=\"graph\"><h2>Full resource graph</h2><details><summary>Every resource in one "
+            f"graph ({counted(drawn, 'resource')}), grouped by component, every recorded edge drawn; "
+            f"wider than the page: it scrolls sideways</summary><p class=\"legend\">{legend}</p>"
+            f"<figure class=\"scroll\" role=\"img\" aria-label=\"Resource graph of "
+            f"{counted(drawn, 'resource')}, grouped by component; the resource table below lists them\">"
+            f"{svg}</figure></details></section>")
 
 
 def _storage(plan: Plan) -> str:

@@ -7,8 +7,8 @@
 
 from .diff import IgnoredChange, InputChange, PlanDiff, PolicyFailure, ResourceChange, compare, flatten
 from .records import RecordError, check_record, load_record
+from .render import REPORT_VERSION, as_dict, render_json, render_markdown, render_text
 from .replacement import FACTS, Decision, TypeFacts, decide
-from .report import REPORT_VERSION, as_dict, render_json, render_markdown, render_text
 from .risk import STATEFUL, Finding, assess, blocking
 from .sarif import render_sarif
 

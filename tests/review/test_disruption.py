@@ -8,7 +8,7 @@ import json
 import pytest
 from support.plan_records import compare, record
 from trainstack.review import assess, blocking
-from trainstack.review.report import deltas
+from trainstack.review.render import deltas
 
 from .test_diff_pairs import run_diff
 
