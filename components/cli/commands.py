@@ -20,12 +20,13 @@ if TYPE_CHECKING:
 
 
 def plan(args: argparse.Namespace) -> int:
+    """Plan the stack; exit 1 when a mandatory policy fails or a controller model finds an error."""
     from ..analysis import failed, plan_stack, render_json, render_text
     from ..plan import find_project
 
-    plan = plan_stack(args.stack, find_project(args.cwd), args.policy_config)
-    print(render_json(plan) if args.json else render_text(plan))
-    return EXIT_POLICY if failed(plan) else EXIT_OK
+    planned = plan_stack(args.stack, find_project(args.cwd), args.policy_config)
+    print(render_json(planned) if args.json else render_text(planned))
+    return EXIT_POLICY if failed(planned) else EXIT_OK
 
 
 def diff(args: argparse.Namespace) -> int:
