@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 
 
 class TrainingStack(pulumi.ComponentResource):
+    """A whole training cluster from one ``StackConfig`` (its Args): network, EKS and node groups, FSx,
+    HyperPod, add-ons, buckets, and the outputs contract."""
+
     def __init__(self, name: str, config: StackConfig | Mapping[str, Any],
                  opts: Optional[pulumi.ResourceOptions] = None):
         config = validate_stack_config(config) if not isinstance(config, StackConfig) else config
