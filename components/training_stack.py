@@ -1,7 +1,7 @@
 """TrainingStack: one validated StackConfig in, a training cluster out.
 
 It composes the parts the stack's config asks for, in the order of the
-architecture (see DESIGN.md):
+architecture (docs/ARCHITECTURE.md, How data moves):
 
     AWS provider (the stack's region, default tags)
     Network
