@@ -1,7 +1,7 @@
 """TrainingStack: one validated StackConfig in, a training cluster out.
 
 It composes the parts the stack's config asks for, in the order of the
-architecture (see DESIGN.md):
+architecture (docs/ARCHITECTURE.md, How data moves):
 
     AWS provider (the stack's region, default tags)
     Network
@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 
 
 class TrainingStack(pulumi.ComponentResource):
+    """A whole training cluster from one ``StackConfig`` (its Args): network, EKS and node groups, FSx,
+    HyperPod, add-ons, buckets, and the outputs contract."""
+
     def __init__(self, name: str, config: StackConfig | Mapping[str, Any],
                  opts: Optional[pulumi.ResourceOptions] = None):
         config = validate_stack_config(config) if not isinstance(config, StackConfig) else config

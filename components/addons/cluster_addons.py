@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 
 class ClusterAddonsArgs(TypedDict):
+    """The ``observability`` and ``operators`` config blocks and the cluster they install onto."""
+
     observability: ObservabilityConfig | dict
     operators: OperatorsConfig | dict
     cluster: GpuEksCluster
@@ -34,6 +36,8 @@ class ClusterAddonsArgs(TypedDict):
 
 
 class ClusterAddons(pulumi.ComponentResource):
+    """Monitoring, job operators (training, MPI, Trainer, Kueue) and storage classes on an EKS cluster."""
+
     training_operator: bool
     trainer: bool
     trainer_mpi: bool

@@ -70,40 +70,41 @@ def tolerations(*known: dict, group_taints: Sequence[Mapping[str, Any]] = ()) ->
     return result
 
 
+def _in_kube_system(release: str, chart: Chart, values: dict, *, provider: k8s.Provider, parent: pulumi.Resource,
+                    depends_on: list[pulumi.Resource]) -> k8s.helm.v3.Release:
+    """A device plugin's release in kube-system (a Helm release name stops at 53 characters)."""
+    return helm_release(release[:53], chart, namespace="kube-system", provider=provider, parent=parent,
+                        depends_on=depends_on, values=values)
+
+
 def nvidia_device_plugin(name: str, *, provider: k8s.Provider, parent: pulumi.Resource,
                          depends_on: list[pulumi.Resource],
                          group_taints: Sequence[Mapping[str, Any]] = ()) -> k8s.helm.v3.Release:
-    return helm_release(
-        f"{name}-nvidia-device-plugin"[:53], NVIDIA_DEVICE_PLUGIN, namespace="kube-system", provider=provider,
-        parent=parent, depends_on=depends_on,
-        values={
-            "mofedEnabled": False,
-            "nodeSelector": {GPU_PRESENT_LABEL: "true"},
-            "tolerations": tolerations(GPU_TOLERATION, HYPERPOD_HEALTH_TOLERATION, group_taints=group_taints),
-            "gfd": {"enabled": False},
-        })
+    values = {
+        "mofedEnabled": False,
+        "nodeSelector": {GPU_PRESENT_LABEL: "true"},
+        "tolerations": tolerations(GPU_TOLERATION, HYPERPOD_HEALTH_TOLERATION, group_taints=group_taints),
+        "gfd": {"enabled": False},
+    }
+    return _in_kube_system(f"{name}-nvidia-device-plugin", NVIDIA_DEVICE_PLUGIN, values, provider=provider,
+                           parent=parent, depends_on=depends_on)
 
 
 def efa_device_plugin(name: str, *, provider: k8s.Provider, parent: pulumi.Resource,
                       depends_on: list[pulumi.Resource],
                       group_taints: Sequence[Mapping[str, Any]] = ()) -> k8s.helm.v3.Release:
-    return helm_release(
-        f"{name}-efa-device-plugin"[:53], EFA_DEVICE_PLUGIN, namespace="kube-system", provider=provider,
-        parent=parent, depends_on=depends_on,
-        values={
-            "nodeSelector": {EFA_PRESENT_LABEL: "true"},
-            "tolerations": tolerations(GPU_TOLERATION, NEURON_TOLERATION, HYPERPOD_HEALTH_TOLERATION,
-                                       group_taints=group_taints),
-        })
+    tolerated = tolerations(GPU_TOLERATION, NEURON_TOLERATION, HYPERPOD_HEALTH_TOLERATION, group_taints=group_taints)
+    return _in_kube_system(f"{name}-efa-device-plugin", EFA_DEVICE_PLUGIN,
+                           {"nodeSelector": {EFA_PRESENT_LABEL: "true"}, "tolerations": tolerated},
+                           provider=provider, parent=parent, depends_on=depends_on)
 
 
 def neuron_device_plugin(name: str, *, kubernetes_version: str, system_node_selector: dict[str, str],
                          provider: k8s.Provider, parent: pulumi.Resource, depends_on: list[pulumi.Resource],
                          group_taints: Sequence[Mapping[str, Any]] = ()) -> k8s.helm.v3.Release:
     repository, tag = NEURON_SCHEDULER_IMAGES[kubernetes_version]
-    return helm_release(
-        f"{name}-neuron"[:53], NEURON_CHART, namespace="kube-system", provider=provider, parent=parent,
-        depends_on=depends_on,
+    return _in_kube_system(
+        f"{name}-neuron", NEURON_CHART, provider=provider, parent=parent, depends_on=depends_on,
         values={
             "devicePlugin": {
                 "enabled": True,

@@ -51,7 +51,7 @@ EXCLUDED_ACCELERATED: dict[str, str] = {
              "counts whole devices and trainstack's jobs request whole nvidia.com/gpu."
        for name in ("g6f.large", "g6f.xlarge", "g6f.2xlarge", "g6f.4xlarge", "gr6f.4xlarge")},
     **{name: "NVIDIA RTX PRO 4500: not among the families the EKS-optimized NVIDIA AMIs list "
-             "(EKS user guide AMI table @f600414, shared research facts-instances.md section 6), so the "
+             "(EKS user guide AMI table @f600414, latest/ug/ml/ml-eks-optimized-ami.adoc), so the "
              "catalog has no AMI type to give it; "
              "add it with its AMI types once EKS lists it."
        for name in ("g7.2xlarge", "g7.4xlarge", "g7.8xlarge", "g7.12xlarge", "g7.24xlarge", "g7.48xlarge")},

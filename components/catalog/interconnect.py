@@ -11,8 +11,8 @@ bandwidth is a unidirectional figure meant to be compared with the hardware's pe
   ``DescribeInstanceTypes``). EFA and IP traffic share it. Where it disagrees with the
   sum of the network cards' peaks (p6-b200: 3200 against 8 x 200; g6e.48xlarge: 400
   against 4 x 400), the headline figure governs: it is what AWS sells the type as, and
-  the card peaks of those types are themselves unreconciled in the research
-  (facts-instances.md, open questions 2). Only EFA-capable types get a figure: a network
+  the card peaks of those types are themselves unreconciled (moto 5.2.5's snapshot lists
+  p6-b200's cards as 8 x 200 Gbps beside its "3200 Gigabit"). Only EFA-capable types get a figure: a network
   test between instances without EFA runs over TCP and has no floor trainstack could
   defend.
 * GPU to GPU inside the instance: NVIDIA's published link bandwidth for the GPU model,

@@ -47,6 +47,8 @@ CLUSTER_ADMIN_POLICY = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterA
 
 
 class GpuEksClusterArgs(TypedDict, total=False):
+    """The ``eks`` config block, the ``nodeGroups`` list and the network the cluster lives in."""
+
     settings: EksConfig | dict
     """The ``eks`` config block."""
     node_groups: Sequence[NodeGroupConfig | dict]

@@ -22,6 +22,7 @@ def system_node_group(name: str, *, settings: SystemNodesConfig, cluster_name: s
                       cluster_security_group_id: pulumi.Input[str], node_role_arn: pulumi.Input[str],
                       subnet_ids: list[pulumi.Input[str]], kubernetes_version: str, parent: pulumi.Resource,
                       depends_on: list[pulumi.Resource]) -> aws.eks.NodeGroup:
+    """The cluster's system node group (the ``eks.systemNodes`` block), a child of ``parent``."""
     instance = catalog.get(settings.instance_type)
     layout = plain_layout()
     template = launch_template(

@@ -31,18 +31,7 @@ from typing import Any
 
 from ..catalog import EFA_RESOURCE
 from ..catalog.fabric_env import NEURON_EFA_ENV_SOURCE, efa_env
-from .jobs import (
-    Job,
-    accelerator_kind,
-    argv,
-    env,
-    job_name,
-    limit,
-    main_container,
-    replica_specs,
-    run_as_user,
-    runs,
-)
+from . import jobs
 from .model import Finding
 
 CONTROLLER = "mpi-operator"
@@ -53,11 +42,11 @@ ROOT_SSH_PATH = "/root/.ssh"
 LAUNCHER_ONLY = ("K_MPI_JOB_ROLE", "OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM")
 
 
-def check_mpijob(job: Job) -> list[Finding]:
+def check_mpijob(job: jobs.Job) -> list[Finding]:
     """What would keep the operator's mpirun from starting every rank as the job intends."""
     if job.get("kind") != "MPIJob":
         return []
-    replicas = replica_specs(job)
+    replicas = jobs.replica_specs(job)
     launcher, worker = replicas.get("Launcher"), replicas.get("Worker")
     if launcher is None or worker is None:
         return [_finding(job, "an MPIJob needs a Launcher and Workers (mpiReplicaSpecs); the operator starts no ranks "
@@ -77,10 +66,10 @@ def forwarded(launcher_argv: list[str]) -> set[str]:
     return names
 
 
-def _workers_run_sshd(job: Job, worker: dict) -> Iterator[Finding]:
-    container = main_container(worker)
-    words = argv(container) or OPERATOR_WORKER_COMMAND
-    if not runs({"command": words}, "sshd"):
+def _workers_run_sshd(job: jobs.Job, worker: dict) -> Iterator[Finding]:
+    container = jobs.main_container(worker)
+    words = jobs.argv(container) or OPERATOR_WORKER_COMMAND
+    if not jobs.runs({"command": words}, "sshd"):
         yield _finding(job, f"the workers run {' '.join(words)[:80]!r}, not sshd: the launcher's mpirun reaches "
                             "workers over ssh, so no rank starts. Run `/usr/sbin/sshd -De` on the workers (the "
                             "operator's examples) or leave their command unset.")
@@ -89,17 +78,18 @@ def _workers_run_sshd(job: Job, worker: dict) -> Iterator[Finding]:
                             "main process exits and the worker pod ends. Run `sshd -De`.")
 
 
-def _launcher_runs_mpirun(job: Job, launcher: dict) -> Iterator[Finding]:
-    container = main_container(launcher)
-    if not (runs(container, "mpirun") or runs(container, "mpiexec")):
-        yield _finding(job, f"the launcher runs {' '.join(argv(container))[:80]!r} without mpirun: it runs alone on "
+def _launcher_runs_mpirun(job: jobs.Job, launcher: dict) -> Iterator[Finding]:
+    container = jobs.main_container(launcher)
+    if not (jobs.runs(container, "mpirun") or jobs.runs(container, "mpiexec")):
+        command = " ".join(jobs.argv(container))[:80]
+        yield _finding(job, f"the launcher runs {command!r} without mpirun: it runs alone on "
                             "the launcher pod and nothing starts ranks on the workers. Start it with mpirun.")
 
 
-def _ssh_user(job: Job, launcher: dict, worker: dict) -> Iterator[Finding]:
+def _ssh_user(job: jobs.Job, launcher: dict, worker: dict) -> Iterator[Finding]:
     path = job.get("spec", {}).get("sshAuthMountPath", ROOT_SSH_PATH)
     for role, replica in (("launcher pod", launcher), ("worker pods", worker)):
-        user = run_as_user(replica)
+        user = jobs.run_as_user(replica)
         if path == ROOT_SSH_PATH and user != 0:
             said = "no runAsUser, so the image's user" if user is None else f"runAsUser {user}"
             yield _finding(job, f"the {role} run as {said}, but the operator mounts the ssh keys at {ROOT_SSH_PATH} "
@@ -118,27 +108,27 @@ def _script_words(script: str) -> list[str]:
         return [script]
 
 
-def _environment_reaches_ranks(job: Job, launcher: dict, worker: dict) -> Iterator[Finding]:
-    for problem in rank_env_problems(main_container(launcher), main_container(worker)):
+def _environment_reaches_ranks(job: jobs.Job, launcher: dict, worker: dict) -> Iterator[Finding]:
+    for problem in rank_env_problems(jobs.main_container(launcher), jobs.main_container(worker)):
         yield _finding(job, problem)
 
 
 def rank_env_problems(launcher_container: Mapping[str, Any], worker_container: Mapping[str, Any]) -> Iterator[str]:
     """Each variable the ranks need (the fabric settings, whatever the job sets for its ranks)
     that the launcher's mpirun would not hand them, in words. Shared with Trainer's MPI runtime."""
-    launcher_env, exported = env(launcher_container), forwarded(argv(launcher_container))
-    kind = accelerator_kind(worker_container)
-    fabric = dict(efa_env(kind, limit(worker_container, EFA_RESOURCE))) if kind else {}
+    launcher_env, exported = jobs.env(launcher_container), forwarded(jobs.argv(launcher_container))
+    kind = jobs.accelerator_kind(worker_container)
+    fabric = dict(efa_env(kind, jobs.limit(worker_container, EFA_RESOURCE))) if kind else {}
     # The fabric settings with their documented values; whatever else the job sets for its ranks, as set.
-    needed: dict[str, str | None] = {name: None for name in [*env(worker_container), *launcher_env]
+    needed: dict[str, str | None] = {name: None for name in [*jobs.env(worker_container), *launcher_env]
                                      if name not in LAUNCHER_ONLY}
     needed.update(fabric)
     for name, value in sorted(needed.items()):
         source = NEURON_EFA_ENV_SOURCE if kind == "neuron" else "catalog.fabric_env"
         where = f" (the fabric setting of {source})" if name in fabric else ""
         if name not in launcher_env:
-            place = "is set only on the worker pods, whose sshd does not pass it on" if name in env(worker_container) \
-                else "is set nowhere"
+            place = ("is set only on the worker pods, whose sshd does not pass it on"
+                     if name in jobs.env(worker_container) else "is set nowhere")
             yield (f"{name}{where} {place}: the ranks mpirun starts never see it. Set it on the launcher and "
                    f"forward it with `mpirun -x {name}`.")
         elif name not in exported:
@@ -148,6 +138,6 @@ def rank_env_problems(launcher_container: Mapping[str, Any], worker_container: M
             yield f"{name}={launcher_env[name]!r} where the accelerator's documentation sets {value!r}{where}."
 
 
-def _finding(job: Job, message: str) -> Finding:
-    return Finding(controller=CONTROLLER, subject=job_name(job), message=message, source=SOURCE)
+def _finding(job: jobs.Job, message: str) -> Finding:
+    return Finding(controller=CONTROLLER, subject=jobs.job_name(job), message=message, source=SOURCE)
 

@@ -1,7 +1,8 @@
 """Typical creation times, in minutes, per resource type.
 
-From the planning model in shared/research/facts-prices-durations.md section 4.4,
-built from AWS documentation and observed provider logs (2023-2026): EKS control
+A planning model built from AWS documentation (EKS user guide @4d52b4d, create-cluster.adoc,
+troubleshooting.adoc, fsx-csi.adoc; aws-samples/awsome-distributed-training @7217859 for HyperPod),
+terraform-provider-aws' default timeouts, and observed provider logs (2023-2026): EKS control
 plane about 10 minutes (AWS: "about 15"), accelerated managed node groups 5-10 (no
 direct timing published; 8 taken), CPU node groups about 2, FSx for Lustre 6-10,
 HyperPod 10-20 plus at least 45 minutes of deep health checks (DCGM level 4) when

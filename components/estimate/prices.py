@@ -1,7 +1,9 @@
 """Prices of the services around the instances, each with its source and date.
 
-From shared/research/facts-prices-durations.md section 3 (compiled 2026-11). Most are
-secondary sources (marked); none is invented. Where no price is published (FSx
+Compiled 2026-11; each price's ``source`` names where it was read: AWS pages where they give
+a figure (the AWS Containers blog on EKS extended support pricing, aws.amazon.com/privatelink/pricing,
+aws.amazon.com/fsx/lustre/pricing for the billing rules), otherwise dated secondary quotes, marked
+"(secondary)"; none is invented. Where no price is published (FSx
 PERSISTENT_2 above 125 MB/s/TiB, HyperPod instances other than those below, other
 regions) the estimate says "no published price" instead of counting zero.
 """

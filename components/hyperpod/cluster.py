@@ -45,6 +45,8 @@ class HyperPodEksArgs(TypedDict, total=False):
 
 
 class HyperPodClusterArgs(TypedDict, total=False):
+    """The ``hyperpod`` config block and the network, file system and EKS cluster it uses."""
+
     settings: HyperPodConfig | dict
     """The ``hyperpod`` config block."""
     region: str
@@ -61,6 +63,9 @@ class HyperPodClusterArgs(TypedDict, total=False):
 
 
 class HyperPodCluster(pulumi.ComponentResource):
+    """A SageMaker HyperPod cluster (Slurm or EKS orchestration): instance groups, lifecycle scripts,
+    execution role."""
+
     cluster_name: str
     cluster_arn: pulumi.Output[str]
     partitions: dict[str, str]

@@ -42,19 +42,9 @@ from ..catalog.mpi_ssh import (
     mpirun_command,
 )
 from ..outputs import StackOutputs
+from . import placement
 from .arguments import check_image, check_namespace, check_replica_job_name
-from .placement import (
-    LaunchError,
-    check_nodes,
-    devices_per_node,
-    fabric_env,
-    group,
-    metadata,
-    pod_placement,
-    ranks_per_node,
-    resources,
-    volumes,
-)
+from .placement import LaunchError
 from .queueing import QueueRequest, admission, annotate_pods, label_job
 from .restarts import backoff_limit_for, checkpoint_env
 
@@ -71,12 +61,12 @@ def render_mpijob(outputs: StackOutputs, *, name: str, group_name: str, nodes: i
     topology request is on the workers, the launcher needs no accelerator node."""
     check_image(image)
     check_namespace(namespace)
-    target = group(outputs, group_name)
+    target = placement.group(outputs, group_name)
     if target.accelerator_kind != "neuron":
         raise LaunchError(f"group '{group_name}' runs {target.accelerator_kind}; MPIJobs here are for Neuron groups.")
     if not outputs.operators.mpi_operator:
         raise LaunchError(f"stack {outputs.stack} does not run the MPI operator; turn on operators.mpiOperator.")
-    check_nodes(target, group_name, nodes)
+    placement.check_nodes(target, group_name, nodes)
     check_replica_job_name(name, [f"{name}-launcher", f"{name}-worker-{nodes - 1}"], "MPIJob")
     if min_nodes is not None and min_nodes != nodes:
         raise LaunchError(f"MPIJob v2beta1 has no elastic mode: mpirun needs all {nodes} workers, so a minimum of "
@@ -85,18 +75,18 @@ def render_mpijob(outputs: StackOutputs, *, name: str, group_name: str, nodes: i
         raise LaunchError(f"restart policy '{restart_policy}': the MPI operator runs the launcher as a batch Job, "
                           "whose pods restart OnFailure or Never (ExitCode becomes Never and the Job retries every "
                           "failure); use OnFailure (restarts within the backoff limit) or Never (fails at once).")
-    devices = devices_per_node(target, group_name, devices_per_worker)
+    devices = placement.devices_per_node(target, group_name, devices_per_worker)
     # A batch Job without a backoff limit retries six times (Kubernetes' default): Never sets none, so 0.
     limit = backoff_limit_for(restart_policy, backoff_limit)
     limit = 0 if limit is None else limit
     granted = admission(outputs, group_name, nodes, queue, namespace)
-    job_metadata = metadata(outputs, name, granted.namespace or namespace)
-    vols, mounts = volumes(outputs)
-    rank_env = (fabric_env(target.accelerator_kind, target.efa_interfaces_per_node)
+    job_metadata = placement.metadata(outputs, name, granted.namespace or namespace)
+    vols, mounts = placement.volumes(outputs)
+    rank_env = (placement.fabric_env(target.accelerator_kind, target.efa_interfaces_per_node)
                 + checkpoint_env(outputs, job_metadata))
-    worker: dict[str, Any] = {"spec": {**pod_placement(target), "volumes": vols, "containers": [{
+    worker: dict[str, Any] = {"spec": {**placement.pod_placement(target), "volumes": vols, "containers": [{
         "name": "worker", "image": image, "command": list(NODE_SSHD_COMMAND), "securityContext": dict(ROOT),
-        "resources": resources(target, devices), "volumeMounts": mounts}]}}
+        "resources": placement.resources(target, devices), "volumeMounts": mounts}]}}
     annotate_pods(worker, granted)
     # The launcher only starts mpirun; it needs no devices and stays off accelerator nodes.
     launcher = {"spec": {"containers": [{
@@ -106,7 +96,7 @@ def render_mpijob(outputs: StackOutputs, *, name: str, group_name: str, nodes: i
     return label_job({
         "apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": job_metadata,
         "spec": {
-            "slotsPerWorker": ranks_per_node(target, devices),
+            "slotsPerWorker": placement.ranks_per_node(target, devices),
             "sshAuthMountPath": SSH_AUTH_MOUNT_PATH,
             "runPolicy": {"cleanPodPolicy": "Running", "backoffLimit": limit},
             "mpiReplicaSpecs": {

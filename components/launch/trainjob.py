@@ -29,17 +29,8 @@ from typing import Any, Optional
 
 from ..catalog.mpi_ssh import OPEN_MPI_AS_ROOT, RSH_ARGS, SSH_AUTH_MOUNT_PATH, MissingCommand, mpirun_command
 from ..outputs import AcceleratedGroup, StackOutputs
-from .placement import (
-    LaunchError,
-    check_nodes,
-    devices_per_node,
-    fabric_env,
-    group,
-    metadata,
-    ranks_per_node,
-    resources,
-    volumes,
-)
+from . import placement
+from .placement import LaunchError
 from .queueing import QueueRequest, admission, annotate_pods, label_job
 from .restarts import checkpoint_env
 
@@ -60,7 +51,7 @@ def render_trainjob(outputs: StackOutputs, *, name: str, group_name: str, nodes:
     """``runtime``: the ClusterTrainingRuntime to name; the stack's torch (GPU) or MPI (Neuron)
     runtime by default. ``gpus_per_node``: the accelerators each node claims (all by default).
     ``image``: on Neuron, the MPI runtime's image or None (the nodes run that image)."""
-    target = group(outputs, group_name)
+    target = placement.group(outputs, group_name)
     if outputs.operators.trainer_runtime is None:
         raise LaunchError(f"stack {outputs.stack} does not run Kubeflow Trainer v2; turn on operators.trainer (and "
                           "off operators.trainingOperator), or launch a PyTorchJob or MPIJob.")
@@ -74,11 +65,11 @@ def render_trainjob(outputs: StackOutputs, *, name: str, group_name: str, nodes:
     if target.scheduler_name and not neuron:
         raise LaunchError(f"group '{group_name}' needs scheduler {target.scheduler_name}, which a TrainJob's "
                           "runtime patch cannot set.")
-    check_nodes(target, group_name, nodes)
-    devices = devices_per_node(target, group_name, gpus_per_node)
+    placement.check_nodes(target, group_name, nodes)
+    devices = placement.devices_per_node(target, group_name, gpus_per_node)
     granted = admission(outputs, group_name, nodes, queue, namespace)
-    job_metadata = metadata(outputs, name, granted.namespace or namespace)
-    rank_env = (fabric_env(target.accelerator_kind, target.efa_interfaces_per_node)
+    job_metadata = placement.metadata(outputs, name, granted.namespace or namespace)
+    rank_env = (placement.fabric_env(target.accelerator_kind, target.efa_interfaces_per_node)
                 + checkpoint_env(outputs, job_metadata))
     if neuron:
         trainer, patched = _mpi_trainer(outputs, target, group_name, nodes, devices, image, command, rank_env)
@@ -106,7 +97,7 @@ def _torch_trainer(target: AcceleratedGroup, nodes: int, gpus: int, image: Optio
     if not image:
         raise LaunchError("a TrainJob on a GPU group needs an image (--image).")
     return {"image": image, "command": list(command), "numNodes": nodes, "numProcPerNode": gpus,
-            "resourcesPerNode": resources(target, gpus), "env": rank_env}
+            "resourcesPerNode": placement.resources(target, gpus), "env": rank_env}
 
 
 def _mpi_trainer(outputs: StackOutputs, target: AcceleratedGroup, group_name: str, nodes: int, devices: int,
@@ -130,14 +121,15 @@ def _mpi_trainer(outputs: StackOutputs, target: AcceleratedGroup, group_name: st
     key = f"{SSH_AUTH_MOUNT_PATH}/id_rsa"
     launch = f"install -m 0600 {key} {SSH_KEY_COPY} && exec {shlex.join(mpirun)}"
     return ({"image": runtime_image, "command": ["/bin/sh", "-c", launch], "numNodes": nodes,
-             "numProcPerNode": ranks_per_node(target, devices), "resourcesPerNode": resources(target, devices),
+             "numProcPerNode": placement.ranks_per_node(target, devices),
+             "resourcesPerNode": placement.resources(target, devices),
              "env": OPEN_MPI_AS_ROOT + rank_env},
             [NODE, LAUNCHER])
 
 
 def _placement(outputs: StackOutputs, target: AcceleratedGroup, keep_shm: bool) -> dict[str, Any]:
     """The pod patch: the group's nodes, and the stack's volumes (the torch runtime brings /dev/shm)."""
-    vols, mounts = volumes(outputs)
+    vols, mounts = placement.volumes(outputs)
     if not keep_shm:
         vols, mounts = [v for v in vols if v["name"] != "shm"], [m for m in mounts if m["name"] != "shm"]
     pod_spec: dict[str, Any] = {

@@ -14,9 +14,10 @@ import pulumi_aws as aws
 
 def efa_security_group(name: str, vpc_id: pulumi.Input[str], opts: pulumi.ResourceOptions, *,
                        https_egress: bool = False) -> aws.ec2.SecurityGroup:
-    """``https_egress``: also allow HTTPS out, for members whose only group this is
-    (HyperPod nodes reach AWS APIs and S3 through it); EKS nodes get egress from the
-    cluster security group instead."""
+    """The EFA security group of a VPC (all traffic to and from itself).
+
+    ``https_egress``: also allow HTTPS out, for members whose only group this is (HyperPod nodes
+    reach AWS APIs and S3 through it); EKS nodes get egress from the cluster security group instead."""
     child = opts
     group = aws.ec2.SecurityGroup(
         name, vpc_id=vpc_id, description="EFA: all traffic between members (OS bypass)",

@@ -27,6 +27,8 @@ INTERFACE_ENDPOINT_SERVICES = (
 
 
 class NetworkArgs(TypedDict, total=False):
+    """The ``network`` config block and the stack's region."""
+
     settings: NetworkConfig | dict
     """The ``network`` config block."""
     region: str
@@ -34,6 +36,8 @@ class NetworkArgs(TypedDict, total=False):
 
 
 class Network(pulumi.ComponentResource):
+    """A new VPC with private and public subnets per zone sized for nodes and pods, or an existing one."""
+
     vpc_id: pulumi.Output[str]
     private_subnet_ids: dict[str, pulumi.Output[str]]
     """Private subnet id per availability zone."""

@@ -66,6 +66,8 @@ def group_labels(settings: NodeGroupConfig, instance: catalog.InstanceType, pres
 
 
 class AcceleratedNodeGroupArgs(TypedDict):
+    """One node group's config and the cluster it joins."""
+
     settings: NodeGroupConfig | dict
     """One entry of the ``nodeGroups`` config list."""
     cluster: ClusterAttachment
@@ -87,7 +89,9 @@ def update_config(settings: NodeGroupConfig, in_placement_group: bool) -> dict[s
 
 
 class AcceleratedNodeGroup(pulumi.ComponentResource):
-    """Subclasses say which accelerator they run and how its nodes are marked."""
+    """An EKS managed node group of accelerated instances with their EFA layout (the base of
+    ``GpuNodeGroup`` and ``TrainiumNodeGroup``): subclasses say which accelerator they run and how
+    its nodes are marked."""
 
     TYPE: str
     ACCELERATOR: AcceleratorKind

@@ -10,6 +10,8 @@ GPU_TAINT = {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
 
 
 class GpuNodeGroup(AcceleratedNodeGroup):
+    """NVIDIA GPU nodes (p4d, p5, g5 ...) with EFA; Args: ``AcceleratedNodeGroupArgs``."""
+
     TYPE = "trainstack:index:GpuNodeGroup"
     ACCELERATOR = AcceleratorKind.GPU
     # The NVIDIA device plugin chart's default affinity also selects this label.

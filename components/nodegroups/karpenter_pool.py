@@ -107,6 +107,8 @@ def node_pool(settings: NodeGroupConfig) -> dict:
 
 
 class KarpenterNodePoolArgs(TypedDict):
+    """One Karpenter group's config and what its nodes join."""
+
     settings: NodeGroupConfig | dict
     """One entry of the ``nodeGroups`` config list, with ``autoscaler: karpenter``."""
     subnet_id: pulumi.Input[str]

@@ -14,6 +14,8 @@ NEURON_TAINT = {"key": "aws.amazon.com/neuron", "value": "true", "effect": "NoSc
 
 
 class TrainiumNodeGroup(AcceleratedNodeGroup):
+    """Trainium nodes (trn1, trn1n, trn2) with EFA; Args: ``AcceleratedNodeGroupArgs``."""
+
     TYPE = "trainstack:index:TrainiumNodeGroup"
     ACCELERATOR = AcceleratorKind.NEURON
     PRESENT_LABEL = NEURON_PRESENT_LABEL

@@ -17,11 +17,15 @@ from ..config import CheckpointBucketConfig, validate
 
 
 class CheckpointBucketArgs(TypedDict, total=False):
+    """The ``checkpointBucket`` config block."""
+
     settings: CheckpointBucketConfig | dict
     """The ``checkpointBucket`` config block (protect, version retention, KMS key)."""
 
 
 class CheckpointBucket(pulumi.ComponentResource):
+    """A versioned, encrypted S3 bucket for checkpoints, protected from deletion by default."""
+
     bucket_name: pulumi.Output[str]
     """The bucket's name (``s3://<bucket_name>/``)."""
     arn: pulumi.Output[str]

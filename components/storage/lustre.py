@@ -54,6 +54,8 @@ class CheckpointWriters(TypedDict):
 
 
 class LustreFileSystemArgs(TypedDict, total=False):
+    """The ``fsx`` config block, where the file system goes and who mounts it."""
+
     settings: FsxConfig | dict
     """The ``fsx`` config block."""
     vpc_id: pulumi.Input[str]
@@ -71,6 +73,9 @@ class LustreFileSystemArgs(TypedDict, total=False):
 
 
 class LustreFileSystem(pulumi.ComponentResource):
+    """An FSx for Lustre file system, its security group, S3 link and checkpoint export, and on EKS
+    the CSI driver, a PersistentVolume and claim; protected from deletion by default."""
+
     file_system_id: pulumi.Output[str]
     dns_name: pulumi.Output[str]
     mount_name: pulumi.Output[str]

@@ -39,6 +39,8 @@ WRITE_ACTIONS = ("s3:PutObject", "s3:AbortMultipartUpload")
 
 
 class S3DatasetsArgs(TypedDict):
+    """The ``datasets`` config list and the EKS cluster that mounts them."""
+
     datasets: Sequence[DatasetConfig | dict]
     """The ``datasets`` config list."""
     region: str
@@ -53,6 +55,8 @@ class S3DatasetsArgs(TypedDict):
 
 
 class S3Datasets(pulumi.ComponentResource):
+    """Mountpoint for S3 on EKS: the add-on, its Pod Identity role, a volume and claim per dataset."""
+
     claims: dict[str, str]
     """Claim name per dataset name."""
 

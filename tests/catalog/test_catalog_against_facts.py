@@ -1,7 +1,7 @@
-"""The catalog agrees with the research facts, field by field, type by type.
+"""The catalog agrees with the checked instance facts, field by field, type by type.
 
-The facts are a trimmed copy of shared/research/facts-instances.json (see
-tests/data/README.md); where the catalog decides between conflicting sources,
+The facts are tests/data/instance_facts.json (tests/data/README.md says where they were
+read); where the catalog decides between conflicting sources,
 the decision and its reason are recorded in the data's ``decisions``. The
 research checked 41 types by hand; the catalog now generates many more from the
 EC2 data (tests/catalog/test_catalog_against_aws.py checks those), and every
