@@ -150,7 +150,6 @@ class TrainingStack(pulumi.ComponentResource):
 
     def _lustre(self, name: str, config: StackConfig, fsx: FsxConfig, opts: pulumi.ResourceOptions,
                 clients: list[pulumi.Input[str]]) -> LustreFileSystem:
-        node_groups = config.node_groups
         args: LustreFileSystemArgs = {
             "settings": fsx, "vpc_id": self.network.vpc_id,
             "subnet_id": self.network.private_subnet_ids[fsx.zone], "client_security_group_ids": clients}
@@ -164,13 +163,9 @@ class TrainingStack(pulumi.ComponentResource):
             args["eks"] = {"cluster_name": self.cluster.cluster_name, "provider": self.cluster.provider,
                            "depends_on": self.cluster.ready_for_workloads}
         lustre = LustreFileSystem(f"{name}-fsx", args, opts=opts)
-        accelerators = sum(g.max_size * g.accelerator.count for g in node_groups)
-        floor = fsx.min_throughput_per_accelerator_mbps
-        if accelerators and lustre.throughput_mbps / accelerators < floor:
-            pulumi.log.warn(
-                f"fsx: {lustre.throughput_mbps} MB/s for {accelerators} accelerators at max size is "
-                f"{lustre.throughput_mbps / accelerators:.1f} MB/s each, below fsx.minThroughputPerAcceleratorMBps "
-                f"({floor:g}); raise storageCapacityGiB or perUnitStorageThroughput.", resource=self)
+        warning = config.fsx_throughput_warning()
+        if warning is not None:
+            pulumi.log.warn(warning, resource=self)
         return lustre
 
     def _hyperpod(self, name: str, config: StackConfig, settings: HyperPodConfig, group: aws.ec2.SecurityGroup,
@@ -181,10 +176,9 @@ class TrainingStack(pulumi.ComponentResource):
 
         native = aws_native.Provider(f"{name}-aws-native", region=config.region, default_tags={"tags": self.tags},
                                      opts=pulumi.ResourceOptions(parent=self))
-        assert settings.zone is not None  # StackConfig resolves the cluster's zone
         args: HyperPodClusterArgs = {
             "settings": settings, "region": config.region,
-            "subnet_id": self.network.private_subnet_ids[settings.zone], "security_group_ids": [group.id]}
+            "subnet_id": self.network.private_subnet_ids[config.hyperpod_zone], "security_group_ids": [group.id]}
         if settings.orchestrator == "eks" and self.cluster is not None:
             # HyperPod's nodes join the EKS cluster as EKS's managed nodes do: in the cluster
             # security group, beside the control plane's interfaces and the system nodes, which
@@ -219,7 +213,7 @@ def checkpoint_writers(config: StackConfig) -> Optional[CheckpointWriters]:
     """The largest accelerated group at its largest: the instances that write one checkpoint together
     (each rank its shard). EKS node groups have EFA as configured; HyperPod sets EFA up on every
     instance type that supports it."""
-    groups = [CheckpointWriters(instance_type=g.instance_type, count=g.max_size, efa=bool(g.efa))
+    groups = [CheckpointWriters(instance_type=g.instance_type, count=g.max_size, efa=g.efa_enabled)
               for g in config.node_groups]
     for worker in config.hyperpod.workers if config.hyperpod is not None else []:
         instance = catalog.get(worker.instance_type.removeprefix("ml."))

@@ -127,7 +127,7 @@ class GpuEksCluster(pulumi.ComponentResource):
 
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=child)
         efa_group = (efa_security_group(f"{name}-efa", args["vpc_id"], child)
-                     if any(g.efa for g in groups) else None)
+                     if any(g.efa_enabled for g in groups) else None)
         attachment = ClusterAttachment(
             cluster_name=self.cluster_name, kubernetes_version=settings.version,
             cluster_security_group_id=self.cluster_security_group_id,
@@ -150,7 +150,7 @@ class GpuEksCluster(pulumi.ComponentResource):
             """The taints of the groups a plugin serves: their DaemonSet must run under them."""
             taints = {g.name: self.node_groups[g.name].taints for g in groups}
             taints.update({g.name: pool_marks(g)[1] for g in elastic})
-            return [t for g in configured if (kind is None or g.accelerator.kind is kind) and (not efa or g.efa)
+            return [t for g in configured if (kind is None or g.accelerator.kind is kind) and (not efa or g.efa_enabled)
                     for t in taints[g.name]]
 
         external = list(args.get("external_nodes", []))
@@ -171,7 +171,7 @@ class GpuEksCluster(pulumi.ComponentResource):
                                  group_taints=taints_of(AcceleratorKind.NEURON))
         if efa_group is not None or any(t.efa.supported for t in external):
             efa_device_plugin(name, provider=self.provider, parent=self,
-                              depends_on=[system, *(self.node_groups[g.name].node_group for g in groups if g.efa)],
+                              depends_on=[system, *(self.node_groups[g.name].node_group for g in groups if g.efa_enabled)],
                               group_taints=taints_of(efa=True))
         cluster_autoscaler(name, cluster_name=self.cluster_name, kubernetes_version=settings.version,
                            region=args["region"], system_node_selector=SYSTEM_LABELS, provider=self.provider,

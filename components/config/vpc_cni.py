@@ -71,12 +71,17 @@ class VpcCniConfig(ConfigModel):
                     "WARM_ENI_TARGET once an IP target is set.",
                     fix="keep warmEniTarget alone (a whole spare ENI per node), or remove it to use the IP targets.",
                     path=("warmEniTarget",), value=self.warm_eni_target)
-            return self
-        if self.minimum_ip_target is None:
-            self.minimum_ip_target = DEFAULT_MINIMUM_IP_TARGET
-        if self.warm_ip_target is None:
-            self.warm_ip_target = DEFAULT_WARM_IP_TARGET
         return self
+
+    @property
+    def minimum_ips(self) -> int:
+        """``MINIMUM_IP_TARGET`` as ipamd runs it in the IP-target mode: as given, else the default."""
+        return DEFAULT_MINIMUM_IP_TARGET if self.minimum_ip_target is None else self.minimum_ip_target
+
+    @property
+    def warm_ips(self) -> int:
+        """``WARM_IP_TARGET`` as ipamd runs it in the IP-target mode: as given, else the default."""
+        return DEFAULT_WARM_IP_TARGET if self.warm_ip_target is None else self.warm_ip_target
 
     @property
     def mode(self) -> Literal["ipTargets", "eniTarget"]:
@@ -86,7 +91,7 @@ class VpcCniConfig(ConfigModel):
         """The add-on's ``env`` (the schema types every value as a string)."""
         if self.warm_eni_target is not None:
             return {"WARM_ENI_TARGET": str(self.warm_eni_target)}
-        return {"MINIMUM_IP_TARGET": str(self.minimum_ip_target), "WARM_IP_TARGET": str(self.warm_ip_target)}
+        return {"MINIMUM_IP_TARGET": str(self.minimum_ips), "WARM_IP_TARGET": str(self.warm_ips)}
 
     def configuration_values(self) -> str:
         """The vpc-cni add-on's ``configurationValues`` document."""

@@ -56,11 +56,11 @@ def group_labels(settings: NodeGroupConfig, instance: catalog.InstanceType, pres
     labels = {
         "trainstack.io/node-group": settings.name,
         "trainstack.io/accelerator": accelerator.kind.value,
-        "trainstack.io/efa-interfaces": str(instance.efa.max_interfaces if settings.efa else 0),
+        "trainstack.io/efa-interfaces": str(instance.efa.max_interfaces if settings.efa_enabled else 0),
         # EKS nodes have no Node Feature Discovery to set this; device plugins select on it.
         present_label: "true",
     }
-    if settings.efa:
+    if settings.efa_enabled:
         labels[EFA_PRESENT_LABEL] = "true"
     return labels
 
@@ -112,23 +112,22 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
                 "use GpuNodeGroup for NVIDIA GPU types and TrainiumNodeGroup for Trainium types.")])
         super().__init__(self.TYPE, name, {}, opts)
         cluster = args["cluster"]
-        if settings.efa and cluster.efa_security_group_id is None:
+        if settings.efa_enabled and cluster.efa_security_group_id is None:
             raise ValueError(f"node group {name} uses EFA but its ClusterAttachment has no efa_security_group_id")
         child = pulumi.ResourceOptions(parent=self)
 
-        layout = layout_for(instance, bool(settings.efa))
+        layout = layout_for(instance, settings.efa_enabled)
         self.max_pods = settings.pods_per_node.value
         placement = None
-        if settings.placement_group if settings.placement_group is not None else (
-                settings.efa and settings.capacity.type == "none"):
+        if settings.in_placement_group:
             placement = aws.ec2.PlacementGroup(name, strategy="cluster", opts=child).name
         security_groups = [cluster.cluster_security_group_id] + (
-            [cluster.efa_security_group_id] if settings.efa and cluster.efa_security_group_id is not None else [])
+            [cluster.efa_security_group_id] if settings.efa_enabled and cluster.efa_security_group_id is not None else [])
         self.launch_template = launch_template(
             name, layout=layout, security_group_ids=security_groups, root_volume=settings.root_volume,
             max_pods=self.max_pods, capacity=settings.capacity, placement_group=placement, parent=self,
             raid0_instance_store=bool(instance.nvme_instance_store_gb),
-            boot_script=lustre_efa_client_script(instance) if settings.efa and cluster.lustre_over_efa else None)
+            boot_script=lustre_efa_client_script(instance) if settings.efa_enabled and cluster.lustre_over_efa else None)
 
         self.labels = {**settings.labels, **self._labels(settings, instance)}
         self.taints = [*({"key": t.key, "value": t.value, "effect": t.effect} for t in settings.taints),
@@ -176,7 +175,7 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
         resources: dict[str, int | str] = {accelerator.resource_names[0]: accelerator.count}
         if accelerator.neuron_cores:
             resources["aws.amazon.com/neuroncore"] = accelerator.neuron_cores
-        if settings.efa:
+        if settings.efa_enabled:
             resources[EFA_RESOURCE] = instance.require("EFA interfaces", instance.efa.max_interfaces,
                                                        "tag the node group")
             # Every EFA pod requests huge pages (launch/placement.py); a template without

@@ -33,8 +33,6 @@ LUSTRE_VERSION = "2.15"
 # Lustre clients and servers talk on 988 and 1018-1023; several field tools open
 # only 1021-1023, which leaves clients unable to mount under load.
 LUSTRE_PORTS = ((988, 988), (1018, 1023))
-SCRATCH_2_THROUGHPUT = 200
-"""MB/s per TiB, SCRATCH_2's fixed baseline."""
 
 
 class EksMountArgs(TypedDict):
@@ -106,7 +104,7 @@ class LustreFileSystem(pulumi.ComponentResource):
             storage_type=settings.storage_class,
             # Intelligent-Tiering storage is elastic: no capacity, a file-system throughput and a read cache.
             storage_capacity=None if tiering else settings.storage_capacity_gib,
-            per_unit_storage_throughput=settings.per_unit_storage_throughput if persistent else None,
+            per_unit_storage_throughput=settings.per_unit_throughput,
             throughput_capacity=settings.throughput_capacity_mbps,
             data_read_cache_configuration=_read_cache(settings.read_cache_gib) if tiering else None,
             file_system_type_version=LUSTRE_VERSION,
@@ -155,7 +153,7 @@ class LustreFileSystem(pulumi.ComponentResource):
         self.dns_name = file_system.dns_name
         self.mount_name = file_system.mount_name
         self.mount_path = settings.mount_path
-        self.throughput_mbps = _throughput_mbps(settings)
+        self.throughput_mbps = settings.throughput_mbps
         self.register_outputs({"fileSystemId": self.file_system_id, "dnsName": self.dns_name,
                                "mountName": self.mount_name, "mountPath": self.mount_path,
                                "claimName": self.claim_name, "throughputMBps": self.throughput_mbps, **job})
@@ -213,17 +211,6 @@ def _checkpoint_inputs(settings: FsxConfig, writers: Optional[CheckpointWriters]
     return inputs
 
 
-def _throughput_mbps(settings: FsxConfig) -> int:
-    """Aggregate throughput: Intelligent-Tiering's is provisioned for the file system; SSD's is
-    capacity in TiB x per-unit throughput."""
-    if settings.throughput_capacity_mbps is not None:
-        return settings.throughput_capacity_mbps
-    per_unit = (settings.per_unit_storage_throughput if settings.deployment_type.startswith("PERSISTENT")
-                else SCRATCH_2_THROUGHPUT)
-    assert per_unit is not None  # FsxConfig requires it for PERSISTENT_2 SSD file systems
-    return settings.storage_capacity_gib * per_unit // 1024
-
-
 def _read_cache(size_gib: Optional[int]) -> dict:
     """FSx API LustreReadCacheConfiguration: unset sizes the cache with throughput, 0 turns it off."""
     if size_gib is None:
@@ -234,6 +221,7 @@ def _read_cache(size_gib: Optional[int]) -> dict:
 
 
 def _metadata(settings: FsxConfig) -> dict:
-    if settings.metadata_iops is None:
+    iops = settings.provisioned_metadata_iops
+    if iops is None:
         return {"mode": "AUTOMATIC"}
-    return {"mode": "USER_PROVISIONED", "iops": settings.metadata_iops}
+    return {"mode": "USER_PROVISIONED", "iops": iops}
