@@ -124,6 +124,11 @@ class EksConfig(ConfigModel):
     """The EKS node monitoring agent add-on on clusters with accelerated node groups: it sets
     node conditions (AcceleratedHardwareReady, NetworkingReady, ...) that node auto repair acts on."""
 
+    @property
+    def api_endpoint(self) -> Literal["private", "public", "publicAndPrivate"]:
+        """The API server endpoint: as given (a stack's profile fills it in, config.profiles), else private."""
+        return self.endpoint_access or "private"
+
     @field_validator("version")
     @classmethod
     def _version(cls, value: str) -> str:

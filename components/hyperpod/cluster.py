@@ -23,7 +23,7 @@ from ..config import AddonVersions, ConfigError, ConfigIssue, HyperPodConfig, va
 from . import dependencies_chart
 from .eks_addons import hyperpod_eks_addons
 from .iam import execution_role
-from .instance_groups import partition_of, render_instance_groups
+from .instance_groups import render_instance_groups
 from .lifecycle import upload_lifecycle
 
 HYPERPOD_AUTH_MODES = ("API", "API_AND_CONFIG_MAP")
@@ -120,7 +120,7 @@ class HyperPodCluster(pulumi.ComponentResource):
                 parent=self, depends_on=[cluster, *eks.get("ready_for_workloads", [])])
         self.training_operator = settings.training_operator
         self.task_governance = settings.task_governance
-        self.partitions = ({w.name: partition_of(w) for w in settings.workers}
+        self.partitions = ({w.name: w.slurm_partition for w in settings.workers}
                            if settings.orchestrator == "slurm" else {})
         group_names = [g.name for g in settings.groups]
         self.ssm_target_prefixes = cluster.cluster_arn.apply(
