@@ -62,17 +62,7 @@ class TrainingStack(pulumi.ComponentResource):
         # The steady state was checked with the config; the worst case is a warning, not a refusal.
         for warning in budget.warnings() if budget is not None else []:
             pulumi.log.warn(warning, resource=self)
-        self.cluster: Optional[GpuEksCluster] = None
-        if config.eks is not None:
-            self.cluster = GpuEksCluster(f"{name}-eks", {
-                "settings": config.eks, "node_groups": config.node_groups, "region": config.region,
-                "cluster_name": f"{pulumi.get_project()}-{name}"[:100],
-                "vpc_id": self.network.vpc_id, "private_subnet_ids": self.network.private_subnet_ids,
-                "public_subnet_ids": self.network.public_subnet_ids,
-                "lustre_over_efa": bool(config.fsx and config.fsx.efa),
-                "external_nodes": [catalog.get(g.instance_type.removeprefix("ml.")) for g in config.hyperpod.groups]
-                if config.hyperpod is not None and config.hyperpod.orchestrator == "eks" else [],
-            }, opts=in_region)
+        self.cluster = self._cluster(name, config, in_region) if config.eks is not None else None
 
         # HyperPod's security group exists before FSx, which lets it in as a client.
         hyperpod_group = (efa_security_group(f"{name}-hyperpod", self.network.vpc_id, in_region, https_egress=True)
@@ -84,14 +74,8 @@ class TrainingStack(pulumi.ComponentResource):
         self.lustre = (self._lustre(name, config, config.fsx, in_region,
                                     [hyperpod_group.id] if hyperpod_group else [])
                        if config.fsx is not None else None)
-        self.datasets = (S3Datasets(f"{name}-datasets", {
-            "datasets": config.datasets, "region": config.region,
-            "namespace": config.fsx.namespace if config.fsx is not None else "default",
-            "cluster_name": self.cluster.cluster_name, "provider": self.cluster.provider,
-            # A namespace other than default is made with the FSx claim: wait for it.
-            "depends_on": [*self.cluster.ready_for_workloads, *([self.lustre] if self.lustre and config.fsx and
-                                                                config.fsx.namespace != "default" else [])]},
-            opts=in_region) if config.datasets and self.cluster is not None else None)
+        self.datasets = (self._datasets(name, config, self.cluster, in_region)
+                         if config.datasets and self.cluster is not None else None)
         self.hyperpod = (self._hyperpod(name, config, config.hyperpod, hyperpod_group, in_region)
                          if config.hyperpod is not None and hyperpod_group is not None else None)
         self.addons = (ClusterAddons(f"{name}-addons", self._addons_args(config, self.cluster), opts=in_region)
@@ -113,6 +97,32 @@ class TrainingStack(pulumi.ComponentResource):
         }
         """The stack outputs: ``trainstack`` (the outputs contract, see outputs.py) and ``kubeconfig`` (secret)."""
         self.register_outputs(self.outputs)
+
+    def _cluster(self, name: str, config: StackConfig, opts: pulumi.ResourceOptions) -> GpuEksCluster:
+        """The EKS cluster with the accelerated groups; HyperPod's instance types when it joins the cluster."""
+        assert config.eks is not None
+        hyperpod = config.hyperpod
+        return GpuEksCluster(f"{name}-eks", {
+            "settings": config.eks, "node_groups": config.node_groups, "region": config.region,
+            "cluster_name": f"{pulumi.get_project()}-{name}"[:100],
+            "vpc_id": self.network.vpc_id, "private_subnet_ids": self.network.private_subnet_ids,
+            "public_subnet_ids": self.network.public_subnet_ids,
+            "lustre_over_efa": bool(config.fsx and config.fsx.efa),
+            "external_nodes": [catalog.get(g.instance_type.removeprefix("ml.")) for g in hyperpod.groups]
+            if hyperpod is not None and hyperpod.orchestrator == "eks" else [],
+        }, opts=opts)
+
+    def _datasets(self, name: str, config: StackConfig, cluster: GpuEksCluster,
+                  opts: pulumi.ResourceOptions) -> S3Datasets:
+        """Mountpoint for S3 claims, in the namespace of the FSx claim (where training jobs run)."""
+        fsx = config.fsx
+        # A namespace other than default is made with the FSx claim: wait for it.
+        claim = [self.lustre] if self.lustre and fsx and fsx.namespace != "default" else []
+        return S3Datasets(f"{name}-datasets", {
+            "datasets": config.datasets, "region": config.region,
+            "namespace": fsx.namespace if fsx is not None else "default",
+            "cluster_name": cluster.cluster_name, "provider": cluster.provider,
+            "depends_on": [*cluster.ready_for_workloads, *claim]}, opts=opts)
 
     def operators_contract(self) -> dict:
         """Which job operators the cluster runs, for the launchers."""

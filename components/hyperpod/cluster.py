@@ -76,15 +76,8 @@ class HyperPodCluster(pulumi.ComponentResource):
         super().__init__("trainstack:index:HyperPodCluster", name, {}, opts)
         import pulumi_aws_native as aws_native  # only stacks with HyperPod need it
 
-        if settings.orchestrator == "eks" and eks is not None:
-            self.dependencies_command: Optional[str] = dependencies_chart.install_command(dependencies_chart.turned_off(
-                training_operator=eks.get("training_operator", False), mpi_operator=eks.get("mpi_operator", False)))
-            pulumi.log.warn("HyperPod on EKS needs HyperPod's dependencies chart, which has no published "
-                            f"release; install it once per cluster before pulumi up: {self.dependencies_command}",
-                            resource=self)
-        else:
-            self.dependencies_command = None
-
+        self.dependencies_command = self._dependencies_command(settings, eks)
+        """The command that installs HyperPod's dependencies chart (EKS orchestration), else None."""
         security_groups = list(args.get("security_group_ids", []))
         role = execution_role(f"{name}-nodes", region=args["region"], subnet_ids=[args["subnet_id"]],
                               security_group_ids=security_groups, parent=self,
@@ -131,6 +124,15 @@ class HyperPodCluster(pulumi.ComponentResource):
                                "partitions": self.partitions, "ssmTargetPrefixes": self.ssm_target_prefixes,
                                "instanceGroups": self.instance_groups, "nodeRecovery": self.node_recovery,
                                "trainingOperator": self.training_operator, "taskGovernance": self.task_governance})
+
+    def _dependencies_command(self, settings: HyperPodConfig, eks: Optional[HyperPodEksArgs]) -> Optional[str]:
+        if settings.orchestrator != "eks" or eks is None:
+            return None
+        command = dependencies_chart.install_command(dependencies_chart.turned_off(
+            training_operator=eks.get("training_operator", False), mpi_operator=eks.get("mpi_operator", False)))
+        pulumi.log.warn("HyperPod on EKS needs HyperPod's dependencies chart, which has no published "
+                        f"release; install it once per cluster before pulumi up: {command}", resource=self)
+        return command
 
     @staticmethod
     def _check_security_groups(name: str, security_groups: list[pulumi.Input[str]]) -> None:

@@ -114,21 +114,8 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
         cluster = args["cluster"]
         if settings.efa_enabled and cluster.efa_security_group_id is None:
             raise ValueError(f"node group {name} uses EFA but its ClusterAttachment has no efa_security_group_id")
-        child = pulumi.ResourceOptions(parent=self)
-
-        layout = layout_for(instance, settings.efa_enabled)
         self.max_pods = settings.pods_per_node.value
-        placement = None
-        if settings.in_placement_group:
-            placement = aws.ec2.PlacementGroup(name, strategy="cluster", opts=child).name
-        security_groups = [cluster.cluster_security_group_id] + (
-            [cluster.efa_security_group_id] if settings.efa_enabled and cluster.efa_security_group_id is not None else [])
-        self.launch_template = launch_template(
-            name, layout=layout, security_group_ids=security_groups, root_volume=settings.root_volume,
-            max_pods=self.max_pods, capacity=settings.capacity, placement_group=placement, parent=self,
-            raid0_instance_store=bool(instance.nvme_instance_store_gb),
-            boot_script=lustre_efa_client_script(instance) if settings.efa_enabled and cluster.lustre_over_efa else None)
-
+        self.launch_template = self._launch_template(name, settings, instance, cluster)
         self.labels = {**settings.labels, **self._labels(settings, instance)}
         self.taints = [*({"key": t.key, "value": t.value, "effect": t.effect} for t in settings.taints),
                        dict(self.TAINT)]
@@ -147,7 +134,7 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
             launch_template={"id": self.launch_template.id, "version": self.launch_template.latest_version.apply(str)},
             labels=self.labels,
             taints=[{**t, "effect": _TAINT_EFFECTS[t["effect"]]} for t in self.taints],
-            update_config=update_config(settings, placement is not None),
+            update_config=update_config(settings, settings.in_placement_group),
             node_repair_config=node_repair_config(settings.auto_repair),
             tags={"trainstack:node-group": name},
             # The Cluster Autoscaler and operators move desired size; a later `pulumi up`
@@ -164,6 +151,21 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
                 "checkpoint before then and move to the next block (README, operations runbook).", resource=self)
         self.register_outputs({"nodeGroupName": self.node_group.node_group_name, "maxPods": self.max_pods,
                                "labels": self.labels, "instanceType": instance.name})
+
+    def _launch_template(self, name: str, settings: NodeGroupConfig, instance: catalog.InstanceType,
+                         cluster: ClusterAttachment) -> aws.ec2.LaunchTemplate:
+        """The nodes' launch template: the EFA layout, the cluster placement group, the security groups."""
+        placement = None
+        if settings.in_placement_group:
+            placement = aws.ec2.PlacementGroup(name, strategy="cluster", opts=pulumi.ResourceOptions(parent=self)).name
+        efa = settings.efa_enabled
+        security_groups = [cluster.cluster_security_group_id] + (
+            [cluster.efa_security_group_id] if efa and cluster.efa_security_group_id is not None else [])
+        return launch_template(
+            name, layout=layout_for(instance, efa), security_group_ids=security_groups,
+            root_volume=settings.root_volume, max_pods=self.max_pods, capacity=settings.capacity,
+            placement_group=placement, parent=self, raid0_instance_store=bool(instance.nvme_instance_store_gb),
+            boot_script=lustre_efa_client_script(instance) if efa and cluster.lustre_over_efa else None)
 
     def _labels(self, settings: NodeGroupConfig, instance: catalog.InstanceType) -> dict[str, str]:
         return group_labels(settings, instance, self.PRESENT_LABEL)
