@@ -191,15 +191,9 @@ class TrainingStack(pulumi.ComponentResource):
             "subnet_id": self.network.private_subnet_ids[config.hyperpod_zone], "security_group_ids": [group.id]}
         if settings.orchestrator == "eks" and self.cluster is not None:
             # HyperPod's nodes join the EKS cluster as EKS's managed nodes do: in the cluster
-            # security group, beside the control plane's interfaces and the system nodes, which
-            # are in it too (EKS user guide, sec-group-reqs: its default rules let members reach
-            # each other on every port, and out). The EFA group alone lets nodes reach only
-            # each other: no DNS from CoreDNS, no API server for the kubelet, no kubelet for the
-            # control plane, no etcd or webhooks on the system nodes. AWS's HyperPod EKS template
-            # does the same with one group on the control plane and the nodes (aws-samples/
-            # awsome-distributed-training 7.sagemaker-hyperpod-eks, eks-cluster-stack.yaml and
-            # security-group-stack.yaml @ 7217859f). Opening port by port instead would have to
-            # follow every add-on that talks across the two groups.
+            # security group (EKS user guide, sec-group-reqs), as AWS's HyperPod EKS template has
+            # them (aws-samples/awsome-distributed-training 7.sagemaker-hyperpod-eks @ 7217859f).
+            # Why: docs/adr/0010-hyperpod-eks-nodes-in-the-cluster-security-group.md
             args["security_group_ids"] = [group.id, self.cluster.cluster_security_group_id]
         if self.lustre is not None:
             args["fsx_mount"] = self.lustre.hyperpod_mount

@@ -10,8 +10,7 @@
     device plugins (NVIDIA where GPUs are, Neuron where Trainium is, EFA where EFA is)
     Cluster Autoscaler (Pod Identity): the managed node groups
     Karpenter (Pod Identity, node role, interruption queue) and a KarpenterNodePool per group with
-        autoscaler: karpenter; those groups have no managed node group, so the Cluster
-        Autoscaler never sees them: each group has exactly one autoscaler
+        autoscaler: karpenter, which has no managed node group (docs/adr/0007-one-autoscaler-per-group.md)
 
 pulumi-eks serves the control plane and kubeconfig; its default node group,
 security groups and add-ons are off, so everything that decides correctness is

@@ -1,4 +1,7 @@
-"""The base every config model shares: camelCase keys, unknown keys refused."""
+"""The base every config model shares: camelCase keys, unknown keys refused, validators that only check.
+
+Why defaults are properties and validators never assign: docs/adr/0002-config-defaults-on-the-models.md
+"""
 
 from __future__ import annotations
 

@@ -210,7 +210,8 @@ class NodeGroupConfig(ConfigModel):
     @property
     def in_placement_group(self) -> bool:
         """Whether the group launches into a cluster placement group: ``placementGroup`` as given, else
-        on for EFA groups on plain on-demand capacity (reservations and capacity blocks refuse one)."""
+        on for EFA groups on plain on-demand capacity (reservations and capacity blocks refuse one).
+        Why: docs/adr/0006-placement-groups-and-rollouts.md"""
         if self.placement_group is not None:
             return self.placement_group
         return self.efa_enabled and self.capacity.type == "none"
@@ -245,9 +246,8 @@ class NodeGroupConfig(ConfigModel):
         return self
 
     def _check_karpenter(self) -> None:
-        """One group, one autoscaler: what a Karpenter group must not ask for, with the reason. The
-        Cluster Autoscaler keeps the groups whose capacity is fixed or co-located; their managed node
-        groups are what EKS targets at reservations, blocks and placement groups."""
+        """One group, one autoscaler: what a Karpenter group must not ask for, with the reason.
+        Why: docs/adr/0007-one-autoscaler-per-group.md"""
         why = "it is an elastic pool: Karpenter picks capacity per pod and consolidates it away"
         refused: list[tuple[tuple[str, ...], Any, str]] = [
             (("efa",), self.efa, "EFA jobs need every node of a placement group or reservation, which the "

@@ -71,12 +71,9 @@ class AcceleratedNodeGroupArgs(TypedDict):
     cluster: ClusterAttachment
 
 
-# EKS's DEFAULT update strategy launches the new nodes before it terminates the old ones;
-# MINIMAL terminates first, "useful ... with hardware accelerators such as GPUs" (EKS API
-# Reference, NodegroupUpdateConfig). A reservation's free slots at rollout time are unknown
-# to the plan (other groups and instances may hold them), a capacity block holds exactly
-# what was bought, and a cluster placement group may have no room for extra instances: on
-# any of them only MINIMAL rolls without capacity the group may not get.
+# MINIMAL terminates old nodes before it launches new ones, "useful ... with hardware
+# accelerators such as GPUs" (EKS API Reference, NodegroupUpdateConfig); it is the only
+# strategy that rolls fixed capacity. Why: docs/adr/0006-placement-groups-and-rollouts.md
 UPDATE_MAX_UNAVAILABLE = 1
 
 
