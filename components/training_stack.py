@@ -35,7 +35,7 @@ from .outputs import KUBECONFIG_OUTPUT, OUTPUT_NAME
 from .registry import image_repository
 from .stack_contract import build_contract
 from .storage.checkpoint_bucket import CheckpointBucket
-from .storage.lustre import CheckpointWriters, LustreFileSystem, LustreFileSystemArgs
+from .storage.lustre import LustreFileSystem, LustreFileSystemArgs
 from .storage.s3_datasets import S3Datasets
 
 if TYPE_CHECKING:
@@ -163,7 +163,7 @@ class TrainingStack(pulumi.ComponentResource):
         args: LustreFileSystemArgs = {
             "settings": fsx, "vpc_id": self.network.vpc_id,
             "subnet_id": self.network.private_subnet_ids[fsx.zone], "client_security_group_ids": clients}
-        writers = checkpoint_writers(config)
+        writers = config.checkpoint_writers
         if writers is not None:
             args["checkpoint_writers"] = writers
         if self.checkpoints is not None:
@@ -212,16 +212,3 @@ class TrainingStack(pulumi.ComponentResource):
         return HyperPodCluster(f"{name}-hyperpod", args, opts=pulumi.ResourceOptions.merge(
             opts, pulumi.ResourceOptions(providers=[self.aws_provider, native])))
 
-
-def checkpoint_writers(config: StackConfig) -> Optional[CheckpointWriters]:
-    """The largest accelerated group at its largest: the instances that write one checkpoint together
-    (each rank its shard). EKS node groups have EFA as configured; HyperPod sets EFA up on every
-    instance type that supports it."""
-    groups = [CheckpointWriters(instance_type=g.instance_type, count=g.max_size, efa=g.efa_enabled)
-              for g in config.node_groups]
-    for worker in config.hyperpod.workers if config.hyperpod is not None else []:
-        instance = catalog.get(worker.instance_type.removeprefix("ml."))
-        if instance.accelerator is not None:
-            groups.append(CheckpointWriters(instance_type=worker.instance_type, count=worker.count,
-                                            efa=instance.efa.supported))
-    return max(groups, key=lambda g: g["count"], default=None)

@@ -13,9 +13,11 @@ from typing import Any, Literal, Optional
 
 from pydantic import field_validator, model_validator
 
+from .. import catalog
 from ..catalog import hyperpod_eks
 from .addons import CostConfig, ObservabilityConfig, OperatorsConfig
 from .base import ConfigModel, ConfigValueError
+from .checkpoints import CheckpointWriters
 from .cluster import VPC_CNI_MIN_FOR_EFA_ONLY, EksConfig, vpc_cni_version_tuple
 from .datasets import DatasetConfig
 from .hyperpod import HyperPodConfig
@@ -275,6 +277,20 @@ class StackConfig(ConfigModel):
         """The HyperPod cluster's one zone: as given, else FSx's, else the first private zone."""
         zone = self.hyperpod.zone if self.hyperpod is not None else None
         return zone or (self.fsx.zone if self.fsx else self.network.private_zones[0])
+
+    @property
+    def checkpoint_writers(self) -> Optional[CheckpointWriters]:
+        """The largest accelerated group at its largest: the instances that write one checkpoint together
+        (each rank its shard). EKS node groups have EFA as configured; HyperPod sets EFA up on every
+        instance type that supports it."""
+        groups = [CheckpointWriters(instance_type=g.instance_type, count=g.max_size, efa=g.efa_enabled)
+                  for g in self.node_groups]
+        for worker in self.hyperpod.workers if self.hyperpod is not None else []:
+            instance = catalog.get(worker.instance_type.removeprefix("ml."))
+            if instance.accelerator is not None:
+                groups.append(CheckpointWriters(instance_type=worker.instance_type, count=worker.count,
+                                                efa=instance.efa.supported))
+        return max(groups, key=lambda g: g["count"], default=None)
 
     def fsx_throughput_warning(self) -> Optional[str]:
         """A warning when FSx's aggregate throughput per accelerator at max size is under the team's floor."""

@@ -27,6 +27,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from ..config import FsxConfig, validate
+from ..config.checkpoints import CheckpointWriters
 from .lustre_eks import lustre_claim
 
 LUSTRE_VERSION = "2.15"
@@ -41,14 +42,6 @@ class EksMountArgs(TypedDict):
     """The cluster's Kubernetes provider."""
     depends_on: list[pulumi.Resource]
     """What must exist before the CSI add-on can become healthy (nodes)."""
-
-
-class CheckpointWriters(TypedDict):
-    """The instances that write one checkpoint together: the largest accelerated group at max size."""
-    instance_type: str
-    count: int
-    efa: bool
-    """Whether they have EFA interfaces (and so can reach an EFA-enabled file system over EFA)."""
 
 
 class LustreFileSystemArgs(TypedDict, total=False):
