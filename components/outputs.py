@@ -22,8 +22,7 @@ if TYPE_CHECKING:
 CONTRACT_VERSION = 2
 READABLE_VERSIONS = (1, 2)
 """Versions this library reads. Version 2 added ``datasets`` (Mountpoint for S3 claims); a version 1
-document has none and reads as an empty list. A version 1 reader refuses version 2 by its number,
-before its unknown-key check would."""
+document has none and reads as an empty list. Why: docs/adr/0008-outputs-contract-versions.md"""
 OUTPUT_NAME = "trainstack"
 KUBECONFIG_OUTPUT = "kubeconfig"
 

@@ -35,7 +35,7 @@ from .outputs import KUBECONFIG_OUTPUT, OUTPUT_NAME
 from .registry import image_repository
 from .stack_contract import build_contract
 from .storage.checkpoint_bucket import CheckpointBucket
-from .storage.lustre import CheckpointWriters, LustreFileSystem, LustreFileSystemArgs
+from .storage.lustre import LustreFileSystem, LustreFileSystemArgs
 from .storage.s3_datasets import S3Datasets
 
 if TYPE_CHECKING:
@@ -65,17 +65,7 @@ class TrainingStack(pulumi.ComponentResource):
         # The steady state was checked with the config; the worst case is a warning, not a refusal.
         for warning in budget.warnings() if budget is not None else []:
             pulumi.log.warn(warning, resource=self)
-        self.cluster: Optional[GpuEksCluster] = None
-        if config.eks is not None:
-            self.cluster = GpuEksCluster(f"{name}-eks", {
-                "settings": config.eks, "node_groups": config.node_groups, "region": config.region,
-                "cluster_name": f"{pulumi.get_project()}-{name}"[:100],
-                "vpc_id": self.network.vpc_id, "private_subnet_ids": self.network.private_subnet_ids,
-                "public_subnet_ids": self.network.public_subnet_ids,
-                "lustre_over_efa": bool(config.fsx and config.fsx.efa),
-                "external_nodes": [catalog.get(g.instance_type.removeprefix("ml.")) for g in config.hyperpod.groups]
-                if config.hyperpod is not None and config.hyperpod.orchestrator == "eks" else [],
-            }, opts=in_region)
+        self.cluster = self._cluster(name, config, in_region) if config.eks is not None else None
 
         # HyperPod's security group exists before FSx, which lets it in as a client.
         hyperpod_group = (efa_security_group(f"{name}-hyperpod", self.network.vpc_id, in_region, https_egress=True)
@@ -87,14 +77,8 @@ class TrainingStack(pulumi.ComponentResource):
         self.lustre = (self._lustre(name, config, config.fsx, in_region,
                                     [hyperpod_group.id] if hyperpod_group else [])
                        if config.fsx is not None else None)
-        self.datasets = (S3Datasets(f"{name}-datasets", {
-            "datasets": config.datasets, "region": config.region,
-            "namespace": config.fsx.namespace if config.fsx is not None else "default",
-            "cluster_name": self.cluster.cluster_name, "provider": self.cluster.provider,
-            # A namespace other than default is made with the FSx claim: wait for it.
-            "depends_on": [*self.cluster.ready_for_workloads, *([self.lustre] if self.lustre and config.fsx and
-                                                                config.fsx.namespace != "default" else [])]},
-            opts=in_region) if config.datasets and self.cluster is not None else None)
+        self.datasets = (self._datasets(name, config, self.cluster, in_region)
+                         if config.datasets and self.cluster is not None else None)
         self.hyperpod = (self._hyperpod(name, config, config.hyperpod, hyperpod_group, in_region)
                          if config.hyperpod is not None and hyperpod_group is not None else None)
         self.addons = (ClusterAddons(f"{name}-addons", self._addons_args(config, self.cluster), opts=in_region)
@@ -116,6 +100,32 @@ class TrainingStack(pulumi.ComponentResource):
         }
         """The stack outputs: ``trainstack`` (the outputs contract, see outputs.py) and ``kubeconfig`` (secret)."""
         self.register_outputs(self.outputs)
+
+    def _cluster(self, name: str, config: StackConfig, opts: pulumi.ResourceOptions) -> GpuEksCluster:
+        """The EKS cluster with the accelerated groups; HyperPod's instance types when it joins the cluster."""
+        assert config.eks is not None
+        hyperpod = config.hyperpod
+        return GpuEksCluster(f"{name}-eks", {
+            "settings": config.eks, "node_groups": config.node_groups, "region": config.region,
+            "cluster_name": f"{pulumi.get_project()}-{name}"[:100],
+            "vpc_id": self.network.vpc_id, "private_subnet_ids": self.network.private_subnet_ids,
+            "public_subnet_ids": self.network.public_subnet_ids,
+            "lustre_over_efa": bool(config.fsx and config.fsx.efa),
+            "external_nodes": [catalog.get(g.instance_type.removeprefix("ml.")) for g in hyperpod.groups]
+            if hyperpod is not None and hyperpod.orchestrator == "eks" else [],
+        }, opts=opts)
+
+    def _datasets(self, name: str, config: StackConfig, cluster: GpuEksCluster,
+                  opts: pulumi.ResourceOptions) -> S3Datasets:
+        """Mountpoint for S3 claims, in the namespace of the FSx claim (where training jobs run)."""
+        fsx = config.fsx
+        # A namespace other than default is made with the FSx claim: wait for it.
+        claim = [self.lustre] if self.lustre and fsx and fsx.namespace != "default" else []
+        return S3Datasets(f"{name}-datasets", {
+            "datasets": config.datasets, "region": config.region,
+            "namespace": fsx.namespace if fsx is not None else "default",
+            "cluster_name": cluster.cluster_name, "provider": cluster.provider,
+            "depends_on": [*cluster.ready_for_workloads, *claim]}, opts=opts)
 
     def operators_contract(self) -> dict:
         """Which job operators the cluster runs, for the launchers."""
@@ -153,11 +163,10 @@ class TrainingStack(pulumi.ComponentResource):
 
     def _lustre(self, name: str, config: StackConfig, fsx: FsxConfig, opts: pulumi.ResourceOptions,
                 clients: list[pulumi.Input[str]]) -> LustreFileSystem:
-        node_groups = config.node_groups
         args: LustreFileSystemArgs = {
             "settings": fsx, "vpc_id": self.network.vpc_id,
             "subnet_id": self.network.private_subnet_ids[fsx.zone], "client_security_group_ids": clients}
-        writers = checkpoint_writers(config)
+        writers = config.checkpoint_writers
         if writers is not None:
             args["checkpoint_writers"] = writers
         if self.checkpoints is not None:
@@ -167,13 +176,9 @@ class TrainingStack(pulumi.ComponentResource):
             args["eks"] = {"cluster_name": self.cluster.cluster_name, "provider": self.cluster.provider,
                            "depends_on": self.cluster.ready_for_workloads}
         lustre = LustreFileSystem(f"{name}-fsx", args, opts=opts)
-        accelerators = sum(g.max_size * g.accelerator.count for g in node_groups)
-        floor = fsx.min_throughput_per_accelerator_mbps
-        if accelerators and lustre.throughput_mbps / accelerators < floor:
-            pulumi.log.warn(
-                f"fsx: {lustre.throughput_mbps} MB/s for {accelerators} accelerators at max size is "
-                f"{lustre.throughput_mbps / accelerators:.1f} MB/s each, below fsx.minThroughputPerAcceleratorMBps "
-                f"({floor:g}); raise storageCapacityGiB or perUnitStorageThroughput.", resource=self)
+        warning = config.fsx_throughput_warning()
+        if warning is not None:
+            pulumi.log.warn(warning, resource=self)
         return lustre
 
     def _hyperpod(self, name: str, config: StackConfig, settings: HyperPodConfig, group: aws.ec2.SecurityGroup,
@@ -184,21 +189,14 @@ class TrainingStack(pulumi.ComponentResource):
 
         native = aws_native.Provider(f"{name}-aws-native", region=config.region, default_tags={"tags": self.tags},
                                      opts=pulumi.ResourceOptions(parent=self))
-        assert settings.zone is not None  # StackConfig resolves the cluster's zone
         args: HyperPodClusterArgs = {
             "settings": settings, "region": config.region,
-            "subnet_id": self.network.private_subnet_ids[settings.zone], "security_group_ids": [group.id]}
+            "subnet_id": self.network.private_subnet_ids[config.hyperpod_zone], "security_group_ids": [group.id]}
         if settings.orchestrator == "eks" and self.cluster is not None:
             # HyperPod's nodes join the EKS cluster as EKS's managed nodes do: in the cluster
-            # security group, beside the control plane's interfaces and the system nodes, which
-            # are in it too (EKS user guide, sec-group-reqs: its default rules let members reach
-            # each other on every port, and out). The EFA group alone lets nodes reach only
-            # each other: no DNS from CoreDNS, no API server for the kubelet, no kubelet for the
-            # control plane, no etcd or webhooks on the system nodes. AWS's HyperPod EKS template
-            # does the same with one group on the control plane and the nodes (aws-samples/
-            # awsome-distributed-training 7.sagemaker-hyperpod-eks, eks-cluster-stack.yaml and
-            # security-group-stack.yaml @ 7217859f). Opening port by port instead would have to
-            # follow every add-on that talks across the two groups.
+            # security group (EKS user guide, sec-group-reqs), as AWS's HyperPod EKS template has
+            # them (aws-samples/awsome-distributed-training 7.sagemaker-hyperpod-eks @ 7217859f).
+            # Why: docs/adr/0010-hyperpod-eks-nodes-in-the-cluster-security-group.md
             args["security_group_ids"] = [group.id, self.cluster.cluster_security_group_id]
         if self.lustre is not None:
             args["fsx_mount"] = self.lustre.hyperpod_mount
@@ -217,16 +215,3 @@ class TrainingStack(pulumi.ComponentResource):
         return HyperPodCluster(f"{name}-hyperpod", args, opts=pulumi.ResourceOptions.merge(
             opts, pulumi.ResourceOptions(providers=[self.aws_provider, native])))
 
-
-def checkpoint_writers(config: StackConfig) -> Optional[CheckpointWriters]:
-    """The largest accelerated group at its largest: the instances that write one checkpoint together
-    (each rank its shard). EKS node groups have EFA as configured; HyperPod sets EFA up on every
-    instance type that supports it."""
-    groups = [CheckpointWriters(instance_type=g.instance_type, count=g.max_size, efa=bool(g.efa))
-              for g in config.node_groups]
-    for worker in config.hyperpod.workers if config.hyperpod is not None else []:
-        instance = catalog.get(worker.instance_type.removeprefix("ml."))
-        if instance.accelerator is not None:
-            groups.append(CheckpointWriters(instance_type=worker.instance_type, count=worker.count,
-                                            efa=instance.efa.supported))
-    return max(groups, key=lambda g: g["count"], default=None)

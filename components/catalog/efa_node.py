@@ -13,10 +13,8 @@ EFA_RESOURCE = "vpc.amazonaws.com/efa"
 HUGEPAGES_RESOURCE = "hugepages-2Mi"
 """The kubelet's resource for 2 MiB huge pages."""
 
-# The EKS-optimized accelerated AMIs run the EFA installer (awslabs/amazon-eks-ami v20260724,
-# templates/al2023/provisioners/install-efa.sh), which reserves 2 MiB huge pages for
-# libfabric's EFA provider (its maintainers, ofiwg/libfabric issue 9739; how many the
-# installer's --minimal mode reserves is not read here), and the EKS user guide (node-efa,
-# its example pod spec) has each EFA pod request 5120Mi of them. Pods request this amount;
-# groups at zero are tagged with it; the controller models take it as what a node offers.
+# The EKS user guide (node-efa, its example pod spec) has each EFA pod request 5120Mi of
+# 2 MiB huge pages. Pods request this amount; groups at zero are tagged with it; the
+# controller models take it as what a node offers.
+# Why: docs/adr/0005-efa-huge-pages.md
 EFA_HUGEPAGES = "5120Mi"

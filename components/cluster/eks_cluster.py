@@ -10,8 +10,7 @@
     device plugins (NVIDIA where GPUs are, Neuron where Trainium is, EFA where EFA is)
     Cluster Autoscaler (Pod Identity): the managed node groups
     Karpenter (Pod Identity, node role, interruption queue) and a KarpenterNodePool per group with
-        autoscaler: karpenter; those groups have no managed node group, so the Cluster
-        Autoscaler never sees them: each group has exactly one autoscaler
+        autoscaler: karpenter, which has no managed node group (docs/adr/0007-one-autoscaler-per-group.md)
 
 pulumi-eks serves the control plane and kubeconfig; its default node group,
 security groups and add-ons are off, so everything that decides correctness is
@@ -79,83 +78,112 @@ class GpuEksCluster(pulumi.ComponentResource):
         settings = validate(EksConfig, args.get("settings", {}), prefix=f"GpuEksCluster({name}).settings")
         configured = [validate(NodeGroupConfig, g, prefix=f"GpuEksCluster({name}).nodeGroups[{i}]")
                       for i, g in enumerate(args.get("node_groups", []))]
-        groups = [g for g in configured if g.autoscaler == "cluster-autoscaler"]
-        elastic = [g for g in configured if g.autoscaler == "karpenter"]
         super().__init__("trainstack:index:GpuEksCluster", name, {}, opts)
         self.cluster_name = args["cluster_name"]
-        private_subnets = args["private_subnet_ids"]
-        child = pulumi.ResourceOptions(parent=self)
+        self.eks = self._control_plane(name, settings, self._secrets_key(name), args)
+        self.cluster_security_group_id = self.eks.cluster_security_group_id
+        self.kubeconfig = pulumi.Output.secret(self.eks.kubeconfig_json)
+        before_nodes, nodes_role, system = self._core_addons_and_system_nodes(name, settings, args)
+        self.node_monitoring_agent = bool(configured) and settings.node_monitoring_agent
+        """The agent runs where trainstack's own accelerated groups do."""
+        after_nodes = self._addons_after_nodes(name, settings, configured, system)
+        self.ready_for_workloads: list[pulumi.Resource] = [system, *after_nodes]
+        """Add-ons that run pods (CSI drivers, operators) wait for these."""
+        self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig,
+                                     opts=pulumi.ResourceOptions(parent=self))
+        # Declared here, not on the class: class-level annotations are the component
+        # package's outputs (trainstack.package), and a node group is no wire value.
+        self.node_groups: dict[str, AcceleratedNodeGroup] = self._managed_node_groups(
+            name, settings, configured, args, nodes_role.arn, depends_on=[self.eks, *before_nodes])
+        """The accelerated node groups created, by config name."""
+        self._device_plugins(name, settings, configured, list(args.get("external_nodes", [])), system)
+        cluster_autoscaler(name, cluster_name=self.cluster_name, kubernetes_version=settings.version,
+                           region=args["region"], system_node_selector=SYSTEM_LABELS, provider=self.provider,
+                           parent=self, depends_on=[system, *after_nodes, *before_nodes])
+        self.karpenter_pools: dict[str, KarpenterNodePool] = self._karpenter_pools(
+            name, configured, args["private_subnet_ids"], args["region"],
+            depends_on=[system, *after_nodes, *before_nodes])
+        """The Karpenter groups' pools, by config name."""
+        self.register_outputs({"clusterName": self.cluster_name, "kubeconfig": self.kubeconfig,
+                               "clusterSecurityGroupId": self.cluster_security_group_id})
 
+    def _secrets_key(self, name: str) -> aws.kms.Key:
+        """The KMS key EKS encrypts Kubernetes secrets with."""
+        child = pulumi.ResourceOptions(parent=self)
         key = aws.kms.Key(f"{name}-secrets", description=f"EKS secrets encryption for {self.cluster_name}",
                           enable_key_rotation=True, deletion_window_in_days=30, opts=child)
         aws.kms.Alias(f"{name}-secrets", name=f"alias/{self.cluster_name}-eks-secrets", target_key_id=key.key_id,
                       opts=child)
-        self.eks = self._control_plane(name, settings, key, args)
-        if settings.endpoint_access == "private":
-            pulumi.log.warn(
-                f"the API server of {self.cluster_name} is private: run `pulumi up` from inside the VPC (a bastion, "
-                "VPN or in-VPC runner); device plugins and the autoscaler are installed through it and time out "
-                "from outside.", resource=self)
-        self.cluster_security_group_id = self.eks.cluster_security_group_id
-        self.kubeconfig = pulumi.Output.secret(self.eks.kubeconfig_json)
-        control_plane = [self.eks]
+        return key
 
+    def _core_addons_and_system_nodes(self, name: str, settings: EksConfig, args: GpuEksClusterArgs
+                                      ) -> tuple[list[pulumi.Resource], aws.iam.Role, pulumi.Resource]:
+        """The add-ons nodes need to become Ready, the node role, and the system nodes."""
         # The VPC CNI's address targets are set explicitly (config/vpc_cni.py says why):
         # its defaults keep a spare ENI of addresses on every node.
         configurations = {"vpc-cni": settings.vpc_cni.configuration_values()}
-        before_nodes = [core_addon(name, addon, cluster_name=self.cluster_name, versions=settings.addon_versions,
-                                   parent=self, depends_on=control_plane, configuration=configurations.get(addon))
-                        for addon in BEFORE_NODES]
+        before_nodes: list[pulumi.Resource] = [
+            core_addon(name, addon, cluster_name=self.cluster_name, versions=settings.addon_versions, parent=self,
+                       depends_on=[self.eks], configuration=configurations.get(addon))
+            for addon in BEFORE_NODES]
         nodes_role = node_role(f"{name}-nodes", parent=self)
         system = system_node_group(
             f"{name}-system", settings=settings.system_nodes, cluster_name=self.cluster_name,
             cluster_security_group_id=self.cluster_security_group_id, node_role_arn=nodes_role.arn,
-            subnet_ids=list(private_subnets.values()), kubernetes_version=settings.version, parent=self,
-            depends_on=[*control_plane, *before_nodes])
-        after_nodes = [core_addon(name, addon, cluster_name=self.cluster_name, versions=settings.addon_versions,
-                                  parent=self, depends_on=[system]) for addon in AFTER_NODES]
-        self.node_monitoring_agent = bool(configured) and settings.node_monitoring_agent
-        """The agent runs where trainstack's own accelerated groups do."""
+            subnet_ids=list(args["private_subnet_ids"].values()), kubernetes_version=settings.version, parent=self,
+            depends_on=[self.eks, *before_nodes])
+        return before_nodes, nodes_role, system
+
+    def _addons_after_nodes(self, name: str, settings: EksConfig, configured: list[NodeGroupConfig],
+                            system: pulumi.Resource) -> list[pulumi.Resource]:
+        """CoreDNS, and the node monitoring agent where accelerated groups run: DaemonSets and
+        Deployments that wait for nodes to run on."""
+        after_nodes: list[pulumi.Resource] = [
+            core_addon(name, addon, cluster_name=self.cluster_name, versions=settings.addon_versions, parent=self,
+                       depends_on=[system]) for addon in AFTER_NODES]
         if self.node_monitoring_agent:
-            # A DaemonSet: like CoreDNS it waits for nodes to run on. It watches the accelerated
-            # groups; HyperPod nodes run HyperPod's own health monitoring agent.
+            # It watches the accelerated groups; HyperPod nodes run HyperPod's own health monitoring agent.
             after_nodes.append(core_addon(
                 name, NODE_MONITORING_AGENT, cluster_name=self.cluster_name, versions=settings.addon_versions,
                 parent=self, depends_on=[system],
                 configuration=node_monitoring_configuration(
                     any(g.accelerator.kind is AcceleratorKind.GPU for g in configured))))
-        self.ready_for_workloads: list[pulumi.Resource] = [system, *after_nodes]
-        """Add-ons that run pods (CSI drivers, operators) wait for these."""
+        return after_nodes
 
-        self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=child)
+    def _managed_node_groups(self, name: str, settings: EksConfig, configured: list[NodeGroupConfig],
+                             args: GpuEksClusterArgs, node_role_arn: pulumi.Input[str], *,
+                             depends_on: list[pulumi.Resource]) -> dict[str, AcceleratedNodeGroup]:
+        """The Cluster Autoscaler's groups: the EFA security group when one uses EFA, then one
+        GpuNodeGroup or TrainiumNodeGroup each."""
+        child = pulumi.ResourceOptions(parent=self)
+        groups = [g for g in configured if g.autoscaler == "cluster-autoscaler"]
         efa_group = (efa_security_group(f"{name}-efa", args["vpc_id"], child)
-                     if any(g.efa for g in groups) else None)
+                     if any(g.efa_enabled for g in groups) else None)
         attachment = ClusterAttachment(
             cluster_name=self.cluster_name, kubernetes_version=settings.version,
             cluster_security_group_id=self.cluster_security_group_id,
-            efa_security_group_id=efa_group.id if efa_group else None, node_role_arn=nodes_role.arn,
-            subnet_ids=private_subnets, depends_on=[*control_plane, *before_nodes],
+            efa_security_group_id=efa_group.id if efa_group else None, node_role_arn=node_role_arn,
+            subnet_ids=args["private_subnet_ids"], depends_on=depends_on,
             lustre_over_efa=args.get("lustre_over_efa", False))
-        # Declared here, not on the class: class-level annotations are the component
-        # package's outputs (trainstack.package), and a node group is no wire value.
-        self.node_groups: dict[str, AcceleratedNodeGroup] = {
-            g.name: NODE_GROUP_FOR[g.accelerator.kind](
-                f"{name}-{g.name}", {"settings": g, "cluster": attachment}, opts=child)
-            for g in groups}
-        """The accelerated node groups created, by config name."""
+        return {g.name: NODE_GROUP_FOR[g.accelerator.kind](
+            f"{name}-{g.name}", {"settings": g, "cluster": attachment}, opts=child) for g in groups}
 
-        # Each plugin waits for the groups whose devices it serves (the deploy's critical path).
+    def _device_plugins(self, name: str, settings: EksConfig, configured: list[NodeGroupConfig],
+                        external: list[catalog.InstanceType], system: pulumi.Resource) -> None:
+        """NVIDIA where GPUs are, Neuron where Trainium is, EFA where EFA is; each waits for the
+        groups whose devices it serves (the deploy's critical path) and tolerates their taints."""
+        elastic = [g for g in configured if g.autoscaler == "karpenter"]
+
         def nodes_with(kind: AcceleratorKind) -> list[pulumi.Resource]:
             return [group.node_group for group in self.node_groups.values() if group.ACCELERATOR is kind]
 
         def taints_of(kind: Optional[AcceleratorKind] = None, efa: bool = False) -> list[dict]:
             """The taints of the groups a plugin serves: their DaemonSet must run under them."""
-            taints = {g.name: self.node_groups[g.name].taints for g in groups}
+            taints = {g: group.taints for g, group in self.node_groups.items()}
             taints.update({g.name: pool_marks(g)[1] for g in elastic})
-            return [t for g in configured if (kind is None or g.accelerator.kind is kind) and (not efa or g.efa)
-                    for t in taints[g.name]]
+            return [t for g in configured if (kind is None or g.accelerator.kind is kind)
+                    and (not efa or g.efa_enabled) for t in taints[g.name]]
 
-        external = list(args.get("external_nodes", []))
         # Karpenter's nodes come and go with no resource to wait for; their plugins are installed
         # like those of the nodes that join from elsewhere.
         external_kinds = {t.accelerator.kind for t in external if t.accelerator} | {
@@ -171,29 +199,31 @@ class GpuEksCluster(pulumi.ComponentResource):
                                  provider=self.provider, parent=self,
                                  depends_on=[system, *nodes_with(AcceleratorKind.NEURON)],
                                  group_taints=taints_of(AcceleratorKind.NEURON))
-        if efa_group is not None or any(t.efa.supported for t in external):
-            efa_device_plugin(name, provider=self.provider, parent=self,
-                              depends_on=[system, *(self.node_groups[g.name].node_group for g in groups if g.efa)],
+        with_efa = {g.name for g in configured if g.efa_enabled}
+        efa_groups = [group.node_group for g, group in self.node_groups.items() if g in with_efa]
+        if efa_groups or any(t.efa.supported for t in external):
+            efa_device_plugin(name, provider=self.provider, parent=self, depends_on=[system, *efa_groups],
                               group_taints=taints_of(efa=True))
-        cluster_autoscaler(name, cluster_name=self.cluster_name, kubernetes_version=settings.version,
-                           region=args["region"], system_node_selector=SYSTEM_LABELS, provider=self.provider,
-                           parent=self, depends_on=[system, *after_nodes, *before_nodes])
-        self.karpenter_pools: dict[str, KarpenterNodePool] = {}
-        """The Karpenter groups' pools, by config name."""
-        if elastic:
-            controller, pool_role = karpenter(
-                name, cluster_name=self.cluster_name, region=args["region"], system_node_selector=SYSTEM_LABELS,
-                provider=self.provider, parent=self, depends_on=[system, *after_nodes, *before_nodes])
-            self.karpenter_pools = {g.name: KarpenterNodePool(f"{name}-{g.name}", {
-                "settings": g, "subnet_id": private_subnets[g.zone],
-                "security_group_id": self.cluster_security_group_id, "node_role_name": pool_role.name,
-                "provider": self.provider, "depends_on": [controller]}, opts=child) for g in elastic}
-        self.register_outputs({"clusterName": self.cluster_name, "kubeconfig": self.kubeconfig,
-                               "clusterSecurityGroupId": self.cluster_security_group_id})
+
+    def _karpenter_pools(self, name: str, configured: list[NodeGroupConfig],
+                         private_subnets: Mapping[str, pulumi.Input[str]], region: str, *,
+                         depends_on: list[pulumi.Resource]) -> dict[str, KarpenterNodePool]:
+        """Karpenter (its controller, node role and interruption queue) and a pool per group with
+        autoscaler: karpenter; none when no group asks for it."""
+        elastic = [g for g in configured if g.autoscaler == "karpenter"]
+        if not elastic:
+            return {}
+        controller, pool_role = karpenter(
+            name, cluster_name=self.cluster_name, region=region, system_node_selector=SYSTEM_LABELS,
+            provider=self.provider, parent=self, depends_on=depends_on)
+        return {g.name: KarpenterNodePool(f"{name}-{g.name}", {
+            "settings": g, "subnet_id": private_subnets[g.zone], "security_group_id": self.cluster_security_group_id,
+            "node_role_name": pool_role.name, "provider": self.provider, "depends_on": [controller]},
+            opts=pulumi.ResourceOptions(parent=self)) for g in elastic}
 
     def _control_plane(self, name: str, settings: EksConfig, key: aws.kms.Key, args: GpuEksClusterArgs) -> eks.Cluster:
-        access = settings.endpoint_access or "private"
-        return eks.Cluster(
+        access = settings.api_endpoint
+        control_plane = eks.Cluster(
             name,
             name=self.cluster_name,
             version=settings.version,
@@ -221,3 +251,9 @@ class GpuEksCluster(pulumi.ComponentResource):
             create_oidc_provider=False,
             opts=pulumi.ResourceOptions(parent=self),
         )
+        if access == "private":
+            pulumi.log.warn(
+                f"the API server of {self.cluster_name} is private: run `pulumi up` from inside the VPC (a bastion, "
+                "VPN or in-VPC runner); device plugins and the autoscaler are installed through it and time out "
+                "from outside.", resource=self)
+        return control_plane

@@ -65,14 +65,21 @@ def _tagged(*keys: tuple[str, str], cluster: str) -> dict[str, Any]:
 def controller_statements(*, region: str, account: str, cluster: str, node_role_arn: str,
                           queue_arn: str) -> list[dict[str, Any]]:
     """The controller policy of cloudformation.yaml at v1.14.1, statement by statement (Sids kept)."""
+    return [*_ec2_statements(region, cluster), *_instance_profile_statements(region, account, cluster, node_role_arn),
+            *_read_statements(region, account, cluster, queue_arn)]
+
+
+def _owned_request(cluster: str) -> dict[str, str]:
+    """The tags every resource Karpenter creates must carry."""
+    return {f"aws:RequestTag/kubernetes.io/cluster/{cluster}": "owned", "aws:RequestTag/eks:eks-cluster-name": cluster}
+
+
+def _ec2_statements(region: str, cluster: str) -> list[dict[str, Any]]:
+    """Launching, tagging and terminating the instances and launch templates of its NodeClaims."""
     ec2 = f"arn:aws:ec2:{region}"
     launched = [f"{ec2}:*:{r}/*" for r in ("fleet", "instance", "volume", "network-interface", "launch-template",
                                            "spot-instances-request")]
-    request = {f"aws:RequestTag/kubernetes.io/cluster/{cluster}": "owned",
-               "aws:RequestTag/eks:eks-cluster-name": cluster}
-    profile = f"arn:aws:iam::{account}:instance-profile/*"
-    profile_tags = {f"aws:ResourceTag/kubernetes.io/cluster/{cluster}": "owned",
-                    "aws:ResourceTag/topology.kubernetes.io/region": region}
+    request = _owned_request(cluster)
     # The template grants RunInstances, CreateFleet and CreateLaunchTemplate on one list of resource
     # types; IAM's Service Authorization Reference gives each action fewer (CreateFleet takes no
     # security group, snapshot, network interface or spot request; RunInstances no fleet;
@@ -113,6 +120,16 @@ def controller_statements(*, region: str, account: str, cluster: str, node_role_
          "Resource": f"{ec2}:*:instance/*", "Condition": owned},
         {"Sid": "AllowScopedLaunchTemplateDeletion", "Effect": "Allow", "Action": "ec2:DeleteLaunchTemplate",
          "Resource": f"{ec2}:*:launch-template/*", "Condition": owned},
+    ]
+
+
+def _instance_profile_statements(region: str, account: str, cluster: str, node_role_arn: str) -> list[dict[str, Any]]:
+    """Passing the node role, and the instance profiles it makes for each EC2NodeClass."""
+    request = _owned_request(cluster)
+    profile = f"arn:aws:iam::{account}:instance-profile/*"
+    profile_tags = {f"aws:ResourceTag/kubernetes.io/cluster/{cluster}": "owned",
+                    "aws:ResourceTag/topology.kubernetes.io/region": region}
+    return [
         {"Sid": "AllowPassingInstanceRole", "Effect": "Allow", "Action": "iam:PassRole", "Resource": node_role_arn,
          "Condition": {"StringEquals": {"iam:PassedToService": ["ec2.amazonaws.com"]}}},
         {"Sid": "AllowScopedInstanceProfileCreationActions", "Effect": "Allow", "Action": ["iam:CreateInstanceProfile"],
@@ -130,6 +147,12 @@ def controller_statements(*, region: str, account: str, cluster: str, node_role_
          "Resource": profile,
          "Condition": {"StringEquals": profile_tags,
                        "StringLike": {"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*"}}},
+    ]
+
+
+def _read_statements(region: str, account: str, cluster: str, queue_arn: str) -> list[dict[str, Any]]:
+    """The cluster's endpoint, the interruption queue, and what it reads to pick instances."""
+    return [
         {"Sid": "AllowAPIServerEndpointDiscovery", "Effect": "Allow", "Action": "eks:DescribeCluster",
          "Resource": f"arn:aws:eks:{region}:{account}:cluster/{cluster}"},
         {"Sid": "AllowInterruptionQueueActions", "Effect": "Allow", "Resource": queue_arn,
@@ -142,7 +165,7 @@ def controller_statements(*, region: str, account: str, cluster: str, node_role_
         {"Sid": "AllowUnscopedInstanceProfileListAction", "Effect": "Allow", "Resource": "*",
          "Action": "iam:ListInstanceProfiles"},
         {"Sid": "AllowInstanceProfileReadActions", "Effect": "Allow", "Action": "iam:GetInstanceProfile",
-         "Resource": profile},
+         "Resource": f"arn:aws:iam::{account}:instance-profile/*"},
     ]
 
 

@@ -1,4 +1,7 @@
-"""The base every config model shares: camelCase keys, unknown keys refused."""
+"""The base every config model shares: camelCase keys, unknown keys refused, validators that only check.
+
+Why defaults are properties and validators never assign: docs/adr/0002-config-defaults-on-the-models.md
+"""
 
 from __future__ import annotations
 
@@ -15,9 +18,12 @@ class ConfigModel(BaseModel):
     snake_case field names. A key the model does not know is an error, never
     silently dropped: that is how eksctl lost ``capacityReservationId``.
 
-    Validators that resolve a default from other fields (``efa`` from the instance
-    type, endpoint access from the profile) assign it on the validated model: what a
-    model holds after validation is what the components build.
+    A field holds what the user wrote (``None`` where a default is decided later).
+    Validators only check: they never assign. A default that depends on other fields
+    is a property of the model (``NodeGroupConfig.efa_enabled``,
+    ``FsxConfig.per_unit_throughput``); one that depends on the profile is filled into
+    the raw configuration before validation (``config.profiles``). Components read
+    those and decide nothing themselves.
     """
 
     model_config = ConfigDict(

@@ -15,7 +15,7 @@ saved. Sizes are decimal gigabytes (10^9 bytes), the unit FSx throughput (MB/s) 
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, TypedDict
 
 from pydantic import Field, model_validator
 
@@ -25,6 +25,14 @@ WEIGHT_BYTES = 2.0
 """bf16/fp16 weights (ZeRO, section 3.1)."""
 ADAM_STATE_BYTES = 12.0
 """fp32 master weights, momentum and variance (ZeRO's K = 12)."""
+
+
+class CheckpointWriters(TypedDict):
+    """The instances that write one checkpoint together: the largest accelerated group at max size."""
+    instance_type: str
+    count: int
+    efa: bool
+    """Whether they have EFA interfaces (and so can reach an EFA-enabled file system over EFA)."""
 
 
 class CheckpointConfig(ConfigModel):

@@ -13,11 +13,9 @@ from .base import ConfigModel, ConfigValueError
 from .pods import PodsPerNode, pods_per_node
 from .vpc_cni import VpcCniConfig
 
-# Kubernetes versions a new cluster may use. On 2026-11-22 (EKS user guide
-# calendar) 1.32 and 1.33 are in extended support, billed at $0.60 instead of
-# $0.10 per cluster-hour, and 1.36's dates are unconfirmed. The Cluster Autoscaler
-# is pinned per minor version (cluster/autoscaler.py), so a version is offered only
-# with its autoscaler release.
+# Kubernetes versions a new cluster may use: in standard support on 2026-11-22 (EKS user
+# guide, Kubernetes version calendar), each with its pinned Cluster Autoscaler release
+# (cluster/autoscaler.py). Why: docs/adr/0009-kubernetes-versions.md
 EKS_VERSIONS = ("1.34", "1.35")
 DEFAULT_EKS_VERSION = "1.35"
 
@@ -123,6 +121,11 @@ class EksConfig(ConfigModel):
     node_monitoring_agent: bool = True
     """The EKS node monitoring agent add-on on clusters with accelerated node groups: it sets
     node conditions (AcceleratedHardwareReady, NetworkingReady, ...) that node auto repair acts on."""
+
+    @property
+    def api_endpoint(self) -> Literal["private", "public", "publicAndPrivate"]:
+        """The API server endpoint: as given (a stack's profile fills it in, config.profiles), else private."""
+        return self.endpoint_access or "private"
 
     @field_validator("version")
     @classmethod

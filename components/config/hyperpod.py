@@ -49,6 +49,11 @@ class WorkerGroupConfig(InstanceGroupConfig):
     partition: Optional[str] = Field(default=None, pattern=r"^[a-zA-Z0-9_-]{1,64}$")
     """The Slurm partition of this group (one per group). Default: the group name."""
 
+    @property
+    def slurm_partition(self) -> str:
+        """The group's Slurm partition: as given, else the group name."""
+        return self.partition or self.name
+
 
 class PosixUser(ConfigModel):
     """A POSIX user created on every node."""
@@ -109,7 +114,7 @@ class HyperPodConfig(ConfigModel):
         if duplicate:
             raise ConfigValueError(f"instance group name '{duplicate}' is used twice.",
                                    fix="give each group its own name.", path=("workers",), value=duplicate)
-        partitions = [w.partition or w.name for w in self.workers]
+        partitions = [w.slurm_partition for w in self.workers]
         duplicate = next((p for p in partitions if partitions.count(p) > 1), None)
         if duplicate:
             raise ConfigValueError(f"Slurm partition '{duplicate}' is used by two worker groups.",

@@ -84,8 +84,7 @@ def addresses_held(instance: catalog.InstanceType, layout: tuple[InterfaceSlot, 
         attached = min(pod_enis, max(1, math.ceil((pods + cni.warm_eni_target * per_eni) / per_eni)))
         pod_ips = attached * per_eni
     else:
-        assert cni.warm_ip_target is not None and cni.minimum_ip_target is not None
-        pod_ips = min(pod_enis * per_eni, max(pods + cni.warm_ip_target, cni.minimum_ip_target))
+        pod_ips = min(pod_enis * per_eni, max(pods + cni.warm_ips, cni.minimum_ips))
         attached = max(1, math.ceil(pod_ips / per_eni))
     return NodeAddresses(sum(1 for slot in layout if slot.takes_ip), attached - 1, pod_ips)
 
@@ -226,7 +225,7 @@ def ip_budget(config: StackConfig) -> Optional[IpBudget]:
                 continue
             accelerators = group.instance.accelerator.count if group.instance.accelerator else 0
             rows.append(_group_addresses(
-                group.name, group.instance_type, bool(group.efa), group.max_size, group.pods_per_node,
+                group.name, group.instance_type, group.efa_enabled, group.max_size, group.pods_per_node,
                 DAEMONSET_PODS_WITH_IP + accelerators, cni, zone, index, ("nodeGroups", index, "instanceType")))
         zones.append(ZoneBudget(zone, usable[zone], tuple(rows)))
     return IpBudget(cni, tuple(zones))

@@ -10,6 +10,7 @@ from pydantic import Field, field_validator, model_validator
 
 from .base import ConfigModel, ConfigValueError
 
+DEFAULT_VPC_CIDR = "10.0.0.0/16"
 ZONE_PATTERN = r"^[a-z]{2}(-[a-z]+)+-\d+[a-z]?(-[a-z]+-\d+[a-z])?$"
 
 
@@ -115,7 +116,7 @@ class NetworkConfig(ConfigModel):
                 path=("zones",),
                 value=self.zones,
             )
-        cidr = self.vpc_cidr or "10.0.0.0/16"
+        cidr = self.new_vpc_cidr
         try:
             vpc = parse_ipv4_network(cidr)
         except ConfigValueError as error:
@@ -123,8 +124,7 @@ class NetworkConfig(ConfigModel):
         if not 16 <= vpc.prefixlen <= 24:
             raise ConfigValueError(f"VPC CIDRs must be /16 to /24, got /{vpc.prefixlen}.",
                                    fix="use a /16 to /24 block.", path=("vpcCidr",), value=cidr)
-        private = self.private_subnet_prefix_length or _largest_private_prefix(
-            vpc, len(self.zones), self.public_subnet_prefix_length)
+        private = self.private_prefix
         needed = len(self.zones) * (2 ** (32 - private) + 2 ** (32 - self.public_subnet_prefix_length))
         if needed > vpc.num_addresses:
             raise ConfigValueError(
@@ -136,16 +136,23 @@ class NetworkConfig(ConfigModel):
                 path=("privateSubnetPrefixLength",) if self.private_subnet_prefix_length else ("vpcCidr",),
                 value=self.private_subnet_prefix_length or cidr,
             )
-        self.vpc_cidr = cidr
-        self.private_subnet_prefix_length = private
         return self
 
     @property
+    def new_vpc_cidr(self) -> str:
+        """New VPC only: its CIDR, given or the default."""
+        return self.vpc_cidr or DEFAULT_VPC_CIDR
+
+    @property
     def private_prefix(self) -> int:
-        """New VPC only: the private subnets' prefix length, given or sized from the zones."""
-        if self.private_subnet_prefix_length is None:
-            raise ValueError("private_prefix is known for a validated new VPC only")
-        return self.private_subnet_prefix_length
+        """New VPC only: the private subnets' prefix length, given or sized from the zones
+        (valid once the model is validated: the CIDR parses)."""
+        if self.existing_vpc is not None:
+            raise ValueError("private_prefix is for a new VPC only")
+        if self.private_subnet_prefix_length is not None:
+            return self.private_subnet_prefix_length
+        return _largest_private_prefix(parse_ipv4_network(self.new_vpc_cidr), len(self.zones),
+                                       self.public_subnet_prefix_length)
 
     @property
     def private_zones(self) -> list[str]:

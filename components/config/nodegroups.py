@@ -189,7 +189,7 @@ class NodeGroupConfig(ConfigModel):
     @property
     def pods_per_node(self) -> PodsPerNode:
         """The group's maxPods and where it comes from (valid once the model is validated)."""
-        return pods_per_node(self.instance_type, bool(self.efa), self.max_pods)
+        return pods_per_node(self.instance_type, self.efa_enabled, self.max_pods)
 
     @property
     def accelerator(self) -> catalog.Accelerator:
@@ -199,7 +199,22 @@ class NodeGroupConfig(ConfigModel):
     @property
     def efa_interfaces_per_node(self) -> int:
         """EFA interfaces each node advertises as ``vpc.amazonaws.com/efa`` (valid once validated)."""
-        return sum(1 for slot in layout_for(self.instance, bool(self.efa)) if slot.is_efa)
+        return sum(1 for slot in layout_for(self.instance, self.efa_enabled) if slot.is_efa)
+
+    @property
+    def efa_enabled(self) -> bool:
+        """Whether the nodes get EFA interfaces: ``efa`` as given, else on where the instance type has
+        EFA; never on a Karpenter group (valid once the model is validated)."""
+        return self._resolve_efa()
+
+    @property
+    def in_placement_group(self) -> bool:
+        """Whether the group launches into a cluster placement group: ``placementGroup`` as given, else
+        on for EFA groups on plain on-demand capacity (reservations and capacity blocks refuse one).
+        Why: docs/adr/0006-placement-groups-and-rollouts.md"""
+        if self.placement_group is not None:
+            return self.placement_group
+        return self.efa_enabled and self.capacity.type == "none"
 
     @property
     def owned_nodes(self) -> int:
@@ -228,13 +243,11 @@ class NodeGroupConfig(ConfigModel):
             raise ConfigValueError(f"a placement group cannot be used with a {self.capacity.type}: {why}.",
                                    fix="set placementGroup: false (or remove it).", path=("placementGroup",),
                                    value=True)
-        self.efa = efa
         return self
 
     def _check_karpenter(self) -> None:
-        """One group, one autoscaler: what a Karpenter group must not ask for, with the reason. The
-        Cluster Autoscaler keeps the groups whose capacity is fixed or co-located; their managed node
-        groups are what EKS targets at reservations, blocks and placement groups."""
+        """One group, one autoscaler: what a Karpenter group must not ask for, with the reason.
+        Why: docs/adr/0007-one-autoscaler-per-group.md"""
         why = "it is an elastic pool: Karpenter picks capacity per pod and consolidates it away"
         refused: list[tuple[tuple[str, ...], Any, str]] = [
             (("efa",), self.efa, "EFA jobs need every node of a placement group or reservation, which the "
@@ -251,10 +264,11 @@ class NodeGroupConfig(ConfigModel):
                     f"a group with autoscaler: karpenter cannot set {'.'.join(path)} = {value}: {reason}; {why}.",
                     fix="remove the key from this group, or set autoscaler: cluster-autoscaler.",
                     path=path, value=value)
-        self.efa = False
-        self.placement_group = False
 
     def _resolve_efa(self) -> bool:
+        """``efa`` resolved against the catalog; refuses EFA the instance type cannot lay out."""
+        if self.autoscaler == "karpenter":
+            return False  # _check_karpenter refuses efa: true on these groups
         instance = self.instance
         if not instance.efa.supported:
             if self.efa:

@@ -9,19 +9,22 @@ reservations against node groups, profile rules).
 from __future__ import annotations
 
 import re
-from typing import Literal, Optional
+from typing import Any, Literal, Optional
 
 from pydantic import field_validator, model_validator
 
+from .. import catalog
 from ..catalog import hyperpod_eks
 from .addons import CostConfig, ObservabilityConfig, OperatorsConfig
 from .base import ConfigModel, ConfigValueError
+from .checkpoints import CheckpointWriters
 from .cluster import VPC_CNI_MIN_FOR_EFA_ONLY, EksConfig, vpc_cni_version_tuple
 from .datasets import DatasetConfig
 from .hyperpod import HyperPodConfig
 from .ip_budget import check_ip_budget
 from .network import NetworkConfig
 from .nodegroups import NodeGroupConfig
+from .profiles import with_profile_defaults
 from .scheduling import SchedulingConfig, cohort_of_groups
 from .storage import EFA_GUIDE, CheckpointBucketConfig, FsxConfig
 
@@ -84,6 +87,11 @@ class StackConfig(ConfigModel):
                                        fix="remove the other characters.", path=(key,), value=value)
         return tags
 
+    @model_validator(mode="before")
+    @classmethod
+    def _profile_defaults(cls, data: Any) -> Any:
+        return with_profile_defaults(data)
+
     @model_validator(mode="after")
     def _cross_checks(self) -> StackConfig:
         self._check_zones()
@@ -93,7 +101,8 @@ class StackConfig(ConfigModel):
         self._check_datasets()
         self._check_hyperpod()
         self._check_scheduling()
-        return self._with_profile_defaults()
+        self._check_profile()
+        return self
 
     def _check_zones(self) -> None:
         existing = self.network.existing_vpc
@@ -125,7 +134,7 @@ class StackConfig(ConfigModel):
                     fix=f"add {group.zone} to network.zones (or an existing subnet in it), or move the group.",
                     path=("nodeGroups", index, "zone"), value=group.zone)
         pinned_cni = self.eks.addon_versions.vpc_cni if self.eks else None
-        if pinned_cni and any(g.efa for g in self.node_groups) and \
+        if pinned_cni and any(g.efa_enabled for g in self.node_groups) and \
                 vpc_cni_version_tuple(pinned_cni) < VPC_CNI_MIN_FOR_EFA_ONLY:
             raise ConfigValueError(
                 f"vpc-cni {pinned_cni} cannot run beside efa-only interfaces (needs 1.18.5 or later).",
@@ -208,7 +217,7 @@ class StackConfig(ConfigModel):
                 f"SageMaker HyperPod needs the VPC CNI 1.18.3 or later; vpc-cni is pinned to {pinned_cni}.",
                 fix="pin vpc-cni v1.18.3-eksbuild.1 or later, or remove the pin.",
                 path=("eks", "addonVersions", "vpcCni"), value=pinned_cni)
-        zone = self.hyperpod.zone or (self.fsx.zone if self.fsx else self.network.private_zones[0])
+        zone = self.hyperpod_zone
         if zone not in self.network.private_zones:
             raise ConfigValueError(f"HyperPod zone {zone} has no private subnet in the network.",
                                    fix=f"use one of {', '.join(self.network.private_zones)}.",
@@ -225,7 +234,6 @@ class StackConfig(ConfigModel):
             raise ConfigValueError(
                 f"HyperPod runs in {zone} but FSx is in {self.fsx.zone}; the file system must share the zone.",
                 fix="set hyperpod.zone and fsx.zone to the same zone.", path=("hyperpod", "zone"), value=zone)
-        self.hyperpod.zone = zone
 
     def _check_scheduling(self) -> None:
         if self.scheduling is None:
@@ -242,13 +250,11 @@ class StackConfig(ConfigModel):
             error.path = ("scheduling", *error.path)
             raise
 
-    def _with_profile_defaults(self) -> StackConfig:
-        """Fill what the user left unset from the profile, and refuse what the profile forbids."""
+    def _check_profile(self) -> None:
+        """Refuse what the profile forbids (its defaults are filled in before validation: config.profiles)."""
         production = self.profile == "production"
-        if self.network.existing_vpc is None and self.network.nat_gateways is None:
-            self.network.nat_gateways = "perZone" if production else "single"
         if self.eks is not None:
-            access = self.eks.endpoint_access or ("private" if production else "publicAndPrivate")
+            access = self.eks.endpoint_access
             if production and access != "private":
                 raise ConfigValueError(
                     "production stacks keep the Kubernetes API private.",
@@ -261,9 +267,39 @@ class StackConfig(ConfigModel):
                     fix="set eks.publicAccessCidrs to your egress ranges (e.g. [203.0.113.0/24]), "
                     "or set endpointAccess: private.",
                     path=("eks", "publicAccessCidrs"), value=[])
-            self.eks.endpoint_access = access
-        return self
 
     @property
     def zones(self) -> list[str]:
         return self.network.private_zones
+
+    @property
+    def hyperpod_zone(self) -> str:
+        """The HyperPod cluster's one zone: as given, else FSx's, else the first private zone."""
+        zone = self.hyperpod.zone if self.hyperpod is not None else None
+        return zone or (self.fsx.zone if self.fsx else self.network.private_zones[0])
+
+    @property
+    def checkpoint_writers(self) -> Optional[CheckpointWriters]:
+        """The largest accelerated group at its largest: the instances that write one checkpoint together
+        (each rank its shard). EKS node groups have EFA as configured; HyperPod sets EFA up on every
+        instance type that supports it."""
+        groups = [CheckpointWriters(instance_type=g.instance_type, count=g.max_size, efa=g.efa_enabled)
+                  for g in self.node_groups]
+        for worker in self.hyperpod.workers if self.hyperpod is not None else []:
+            instance = catalog.get(worker.instance_type.removeprefix("ml."))
+            if instance.accelerator is not None:
+                groups.append(CheckpointWriters(instance_type=worker.instance_type, count=worker.count,
+                                                efa=instance.efa.supported))
+        return max(groups, key=lambda g: g["count"], default=None)
+
+    def fsx_throughput_warning(self) -> Optional[str]:
+        """A warning when FSx's aggregate throughput per accelerator at max size is under the team's floor."""
+        if self.fsx is None:
+            return None
+        accelerators = sum(g.max_size * g.accelerator.count for g in self.node_groups)
+        throughput, floor = self.fsx.throughput_mbps, self.fsx.min_throughput_per_accelerator_mbps
+        if not accelerators or throughput / accelerators >= floor:
+            return None
+        return (f"fsx: {throughput} MB/s for {accelerators} accelerators at max size is "
+                f"{throughput / accelerators:.1f} MB/s each, below fsx.minThroughputPerAcceleratorMBps "
+                f"({floor:g}); raise storageCapacityGiB or perUnitStorageThroughput.")

@@ -22,6 +22,9 @@ EFA_GUIDE = ("FSx for Lustre User Guide, Working with EFA-enabled file systems "
 
 # PERSISTENT_2 SSD per-unit throughput tiers, MB/s per TiB (FSx API, PerUnitStorageThroughput).
 PERSISTENT_2_THROUGHPUTS = (125, 250, 500, 1000)
+DEFAULT_PERSISTENT_2_THROUGHPUT = 250
+SCRATCH_2_THROUGHPUT = 200
+"""MB/s per TiB, SCRATCH_2's fixed baseline."""
 # EFA-enabled file systems grow in larger steps per tier (FSx for Lustre User Guide, EFA-enabled
 # file systems and "Managing storage capacity"): GiB per increment, by MB/s/TiB.
 EFA_CAPACITY_INCREMENTS = {1000: 4800, 500: 9600, 250: 19200, 125: 38400}
@@ -143,7 +146,7 @@ class FsxConfig(ConfigModel):
                                        fix="use deploymentType: PERSISTENT_2 or set efa: false.",
                                        path=("efa",), value=True)
             return self
-        throughput = self.per_unit_storage_throughput or 250
+        throughput = self.per_unit_storage_throughput or DEFAULT_PERSISTENT_2_THROUGHPUT
         if throughput not in PERSISTENT_2_THROUGHPUTS:
             raise ConfigValueError(f"PERSISTENT_2 throughput must be one of {PERSISTENT_2_THROUGHPUTS} MB/s/TiB "
                                    f"({FSX_API}).",
@@ -162,7 +165,6 @@ class FsxConfig(ConfigModel):
                 fix=f"use a multiple of {step} GiB (e.g. {max(step, capacity // step * step)}), or another "
                 f"throughput tier ({', '.join(f'{t}: {g} GiB' for t, g in EFA_CAPACITY_INCREMENTS.items())}).",
                 path=("storageCapacityGiB",), value=capacity)
-        self.per_unit_storage_throughput = throughput
         return self
 
     def _intelligent_tiering(self) -> FsxConfig:
@@ -207,8 +209,31 @@ class FsxConfig(ConfigModel):
             raise refuse("checkpoint export is a data repository association, which " + DATA_REPOSITORY_GUIDE + ".",
                          "set checkpoints.exportToBucket: false, or use storageClass: SSD.",
                          "checkpoints.exportToBucket", True)
-        self.metadata_iops = self.metadata_iops or TIERING_METADATA_IOPS[0]
         return self
+
+    @property
+    def per_unit_throughput(self) -> Optional[int]:
+        """PERSISTENT_2 SSD: MB/s per TiB, as given or the default; None where the storage has no
+        per-TiB tier (SCRATCH_2's is fixed, Intelligent-Tiering's is the file system's)."""
+        if self.deployment_type != "PERSISTENT_2" or self.storage_class != "SSD":
+            return None
+        return self.per_unit_storage_throughput or DEFAULT_PERSISTENT_2_THROUGHPUT
+
+    @property
+    def provisioned_metadata_iops(self) -> Optional[int]:
+        """User-provisioned metadata IOPS: as given, or Intelligent-Tiering's least (it has no
+        AUTOMATIC mode); None means AUTOMATIC."""
+        if self.storage_class == "INTELLIGENT_TIERING":
+            return self.metadata_iops or TIERING_METADATA_IOPS[0]
+        return self.metadata_iops
+
+    @property
+    def throughput_mbps(self) -> int:
+        """Aggregate throughput: Intelligent-Tiering's is provisioned for the file system; SSD's is
+        capacity in TiB x per-unit throughput."""
+        if self.throughput_capacity_mbps is not None:
+            return self.throughput_capacity_mbps
+        return self.storage_capacity_gib * (self.per_unit_throughput or SCRATCH_2_THROUGHPUT) // 1024
 
 
 class CheckpointBucketConfig(ConfigModel):

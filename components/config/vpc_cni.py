@@ -1,27 +1,9 @@
 """How the VPC CNI holds addresses on each node: the vpc-cni add-on's configuration.
 
-The VPC CNI's ipamd gives pods secondary IPs of the node's ENIs and keeps a warm
-pool for pods to come. Left at its default (``WARM_ENI_TARGET=1``) it keeps a
-whole spare ENI's addresses on every node: 49 on a p4de/p5 ENI, so a training node
-running a dozen pods holds about 100 addresses of the subnet.
-
-trainstack sets the targets for training nodes instead (amazon-vpc-cni-k8s README,
-"WARM_IP_TARGET" / "MINIMUM_IP_TARGET", and ``docs/eni-and-ip-target.md``):
-
-* ``MINIMUM_IP_TARGET=16``: the floor of addresses a node holds. AWS's advice is
-  "slightly higher than the expected number of pods"; a training node runs its
-  DaemonSet pods and one worker per accelerator (about 14 on an 8-GPU node). They
-  are assigned when ipamd starts, so the first pods on a node just scaled up get
-  an address without waiting for an EC2 call (attaching an ENI takes up to 10 s).
-* ``WARM_IP_TARGET=8``: free addresses kept beyond the pods running. A restarted
-  job replaces every worker on the node at once while the old addresses cool down
-  (``IP_COOLDOWN_PERIOD``); 8 covers an 8-GPU node's workers from the pool.
-  The README warns that warm IP targets add EC2 calls under high pod churn;
-  training nodes have little churn, and the floor keeps the calls few.
-
-Prefix delegation is not offered: each ENI slot would hold /28 prefixes (16
-addresses each), more than a training node needs, and prefixes need contiguous
-free /28 blocks that fragment as nodes come and go.
+ipamd's default (``WARM_ENI_TARGET=1``) keeps a whole spare ENI's addresses on every
+node; trainstack sets the IP targets for training nodes instead (amazon-vpc-cni-k8s
+README, "WARM_IP_TARGET" / "MINIMUM_IP_TARGET", and ``docs/eni-and-ip-target.md``).
+Why 16 and 8, and no prefix delegation: docs/adr/0004-vpc-cni-ip-targets.md
 
 The keys rendered are the add-on's documented configuration: its schema (``aws eks
 describe-addon-configuration --addon-name vpc-cni``) has an ``env`` object whose
@@ -71,12 +53,17 @@ class VpcCniConfig(ConfigModel):
                     "WARM_ENI_TARGET once an IP target is set.",
                     fix="keep warmEniTarget alone (a whole spare ENI per node), or remove it to use the IP targets.",
                     path=("warmEniTarget",), value=self.warm_eni_target)
-            return self
-        if self.minimum_ip_target is None:
-            self.minimum_ip_target = DEFAULT_MINIMUM_IP_TARGET
-        if self.warm_ip_target is None:
-            self.warm_ip_target = DEFAULT_WARM_IP_TARGET
         return self
+
+    @property
+    def minimum_ips(self) -> int:
+        """``MINIMUM_IP_TARGET`` as ipamd runs it in the IP-target mode: as given, else the default."""
+        return DEFAULT_MINIMUM_IP_TARGET if self.minimum_ip_target is None else self.minimum_ip_target
+
+    @property
+    def warm_ips(self) -> int:
+        """``WARM_IP_TARGET`` as ipamd runs it in the IP-target mode: as given, else the default."""
+        return DEFAULT_WARM_IP_TARGET if self.warm_ip_target is None else self.warm_ip_target
 
     @property
     def mode(self) -> Literal["ipTargets", "eniTarget"]:
@@ -86,7 +73,7 @@ class VpcCniConfig(ConfigModel):
         """The add-on's ``env`` (the schema types every value as a string)."""
         if self.warm_eni_target is not None:
             return {"WARM_ENI_TARGET": str(self.warm_eni_target)}
-        return {"MINIMUM_IP_TARGET": str(self.minimum_ip_target), "WARM_IP_TARGET": str(self.warm_ip_target)}
+        return {"MINIMUM_IP_TARGET": str(self.minimum_ips), "WARM_IP_TARGET": str(self.warm_ips)}
 
     def configuration_values(self) -> str:
         """The vpc-cni add-on's ``configurationValues`` document."""

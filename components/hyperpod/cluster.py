@@ -23,7 +23,7 @@ from ..config import AddonVersions, ConfigError, ConfigIssue, HyperPodConfig, va
 from . import dependencies_chart
 from .eks_addons import hyperpod_eks_addons
 from .iam import execution_role
-from .instance_groups import partition_of, render_instance_groups
+from .instance_groups import render_instance_groups
 from .lifecycle import upload_lifecycle
 
 HYPERPOD_AUTH_MODES = ("API", "API_AND_CONFIG_MAP")
@@ -81,15 +81,8 @@ class HyperPodCluster(pulumi.ComponentResource):
         super().__init__("trainstack:index:HyperPodCluster", name, {}, opts)
         import pulumi_aws_native as aws_native  # only stacks with HyperPod need it
 
-        if settings.orchestrator == "eks" and eks is not None:
-            self.dependencies_command: Optional[str] = dependencies_chart.install_command(dependencies_chart.turned_off(
-                training_operator=eks.get("training_operator", False), mpi_operator=eks.get("mpi_operator", False)))
-            pulumi.log.warn("HyperPod on EKS needs HyperPod's dependencies chart, which has no published "
-                            f"release; install it once per cluster before pulumi up: {self.dependencies_command}",
-                            resource=self)
-        else:
-            self.dependencies_command = None
-
+        self.dependencies_command = self._dependencies_command(settings, eks)
+        """The command that installs HyperPod's dependencies chart (EKS orchestration), else None."""
         security_groups = list(args.get("security_group_ids", []))
         role = execution_role(f"{name}-nodes", region=args["region"], subnet_ids=[args["subnet_id"]],
                               security_group_ids=security_groups, parent=self,
@@ -125,7 +118,7 @@ class HyperPodCluster(pulumi.ComponentResource):
                 parent=self, depends_on=[cluster, *eks.get("ready_for_workloads", [])])
         self.training_operator = settings.training_operator
         self.task_governance = settings.task_governance
-        self.partitions = ({w.name: partition_of(w) for w in settings.workers}
+        self.partitions = ({w.name: w.slurm_partition for w in settings.workers}
                            if settings.orchestrator == "slurm" else {})
         group_names = [g.name for g in settings.groups]
         self.ssm_target_prefixes = cluster.cluster_arn.apply(
@@ -136,6 +129,15 @@ class HyperPodCluster(pulumi.ComponentResource):
                                "partitions": self.partitions, "ssmTargetPrefixes": self.ssm_target_prefixes,
                                "instanceGroups": self.instance_groups, "nodeRecovery": self.node_recovery,
                                "trainingOperator": self.training_operator, "taskGovernance": self.task_governance})
+
+    def _dependencies_command(self, settings: HyperPodConfig, eks: Optional[HyperPodEksArgs]) -> Optional[str]:
+        if settings.orchestrator != "eks" or eks is None:
+            return None
+        command = dependencies_chart.install_command(dependencies_chart.turned_off(
+            training_operator=eks.get("training_operator", False), mpi_operator=eks.get("mpi_operator", False)))
+        pulumi.log.warn("HyperPod on EKS needs HyperPod's dependencies chart, which has no published "
+                        f"release; install it once per cluster before pulumi up: {command}", resource=self)
+        return command
 
     @staticmethod
     def _check_security_groups(name: str, security_groups: list[pulumi.Input[str]]) -> None:

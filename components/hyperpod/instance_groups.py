@@ -23,10 +23,6 @@ from ..nodegroups.trainium import NEURON_PRESENT_LABEL
 from .lifecycle import ENTRYPOINT
 
 
-def partition_of(group: WorkerGroupConfig) -> str:
-    return group.partition or group.name
-
-
 def render_instance_groups(settings: HyperPodConfig, *, execution_role_arn: pulumi.Input[str],
                            lifecycle_uri: Optional[pulumi.Input[str]], fsx_mount: Optional[dict]) -> list[dict]:
     groups = []
@@ -48,7 +44,7 @@ def render_instance_groups(settings: HyperPodConfig, *, execution_role_arn: pulu
         if settings.orchestrator == "slurm":
             rendered["slurm_config"] = {"node_type": node_type}
             if isinstance(group, WorkerGroupConfig):  # the Compute groups
-                rendered["slurm_config"]["partition_names"] = [partition_of(group)]
+                rendered["slurm_config"]["partition_names"] = [group.slurm_partition]
         else:
             rendered["kubernetes_config"] = {"labels": _accelerator_labels(group)}
         if group.deep_health_checks:

@@ -28,6 +28,23 @@ from .queueing import QueueRequest, admission, annotate_pods, label_job
 from .restarts import backoff_limit_for, checkpoint_env, run_policy
 
 
+def _elastic_minimum(outputs: StackOutputs, name: str, nodes: int, min_nodes: Optional[int]) -> int:
+    """The nodes the job keeps training on, checked against the rendezvous; and the replica names
+    the operator will make, checked against Kubernetes' limits."""
+    etcd = outputs.operators.etcd_endpoint
+    minimum = nodes if min_nodes is None else min_nodes
+    if not 1 <= minimum <= nodes:
+        raise LaunchError(f"the elastic minimum must be between 1 and the {nodes} nodes asked for; got {minimum}.")
+    if minimum < nodes and not etcd:
+        raise LaunchError(f"an elastic minimum ({minimum} of {nodes} nodes) needs a rendezvous that outlives the "
+                          f"pods; stack {outputs.stack} runs no etcd: turn on operators.etcd, or leave the minimum "
+                          "unset.")
+    # The pods and Services the operator will name: Worker 0..n-1 with etcd, else Master 0 and Worker 0..n-2.
+    check_replica_job_name(name, [f"{name}-worker-{nodes - 1}"] if etcd else
+                           [f"{name}-master-0", *([f"{name}-worker-{nodes - 2}"] if nodes > 1 else [])], "PyTorchJob")
+    return minimum
+
+
 def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, nodes: int, image: str,
                       command: Sequence[str], gpus_per_node: Optional[int] = None,
                       namespace: Optional[str] = None, restart_policy: str = "OnFailure",
@@ -49,16 +66,7 @@ def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, node
     gpus = devices_per_node(target, group_name, gpus_per_node)
     limit = backoff_limit_for(restart_policy, backoff_limit)
     etcd = outputs.operators.etcd_endpoint
-    minimum = nodes if min_nodes is None else min_nodes
-    if not 1 <= minimum <= nodes:
-        raise LaunchError(f"the elastic minimum must be between 1 and the {nodes} nodes asked for; got {minimum}.")
-    if minimum < nodes and not etcd:
-        raise LaunchError(f"an elastic minimum ({minimum} of {nodes} nodes) needs a rendezvous that outlives the "
-                          f"pods; stack {outputs.stack} runs no etcd: turn on operators.etcd, or leave the minimum "
-                          "unset.")
-    # The pods and Services the operator will name: Worker 0..n-1 with etcd, else Master 0 and Worker 0..n-2.
-    check_replica_job_name(name, [f"{name}-worker-{nodes - 1}"] if etcd else
-                           [f"{name}-master-0", *([f"{name}-worker-{nodes - 2}"] if nodes > 1 else [])], "PyTorchJob")
+    minimum = _elastic_minimum(outputs, name, nodes, min_nodes)
     granted = admission(outputs, group_name, nodes, queue, namespace)
     job_metadata = metadata(outputs, name, granted.namespace or namespace)
     vols, mounts = volumes(outputs)

@@ -65,7 +65,7 @@ class Network(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
         # DNS hostnames and support are required for a private EKS endpoint and for
         # interface endpoints' private DNS.
-        vpc = aws.ec2.Vpc(name, cidr_block=settings.vpc_cidr, enable_dns_hostnames=True,
+        vpc = aws.ec2.Vpc(name, cidr_block=settings.new_vpc_cidr, enable_dns_hostnames=True,
                           enable_dns_support=True, tags={"Name": name}, opts=child)
         self.vpc_id = vpc.id
         gateway = aws.ec2.InternetGateway(name, vpc_id=vpc.id, tags={"Name": name}, opts=child)
@@ -76,8 +76,7 @@ class Network(pulumi.ComponentResource):
         self.private_subnet_ids, self.public_subnet_ids = {}, {}
         private_routes: list[aws.ec2.RouteTable] = []
         nat: Optional[aws.ec2.NatGateway] = None
-        assert settings.vpc_cidr is not None  # NetworkConfig sets the default CIDR of a new VPC
-        plans = plan_subnets(settings.vpc_cidr, settings.zones, settings.private_prefix,
+        plans = plan_subnets(settings.new_vpc_cidr, settings.zones, settings.private_prefix,
                              settings.public_subnet_prefix_length)
         for plan in plans:
             zone = plan.zone

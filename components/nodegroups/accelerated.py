@@ -56,11 +56,11 @@ def group_labels(settings: NodeGroupConfig, instance: catalog.InstanceType, pres
     labels = {
         "trainstack.io/node-group": settings.name,
         "trainstack.io/accelerator": accelerator.kind.value,
-        "trainstack.io/efa-interfaces": str(instance.efa.max_interfaces if settings.efa else 0),
+        "trainstack.io/efa-interfaces": str(instance.efa.max_interfaces if settings.efa_enabled else 0),
         # EKS nodes have no Node Feature Discovery to set this; device plugins select on it.
         present_label: "true",
     }
-    if settings.efa:
+    if settings.efa_enabled:
         labels[EFA_PRESENT_LABEL] = "true"
     return labels
 
@@ -73,12 +73,9 @@ class AcceleratedNodeGroupArgs(TypedDict):
     cluster: ClusterAttachment
 
 
-# EKS's DEFAULT update strategy launches the new nodes before it terminates the old ones;
-# MINIMAL terminates first, "useful ... with hardware accelerators such as GPUs" (EKS API
-# Reference, NodegroupUpdateConfig). A reservation's free slots at rollout time are unknown
-# to the plan (other groups and instances may hold them), a capacity block holds exactly
-# what was bought, and a cluster placement group may have no room for extra instances: on
-# any of them only MINIMAL rolls without capacity the group may not get.
+# MINIMAL terminates old nodes before it launches new ones, "useful ... with hardware
+# accelerators such as GPUs" (EKS API Reference, NodegroupUpdateConfig); it is the only
+# strategy that rolls fixed capacity. Why: docs/adr/0006-placement-groups-and-rollouts.md
 UPDATE_MAX_UNAVAILABLE = 1
 
 
@@ -116,24 +113,10 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
                 "use GpuNodeGroup for NVIDIA GPU types and TrainiumNodeGroup for Trainium types.")])
         super().__init__(self.TYPE, name, {}, opts)
         cluster = args["cluster"]
-        if settings.efa and cluster.efa_security_group_id is None:
+        if settings.efa_enabled and cluster.efa_security_group_id is None:
             raise ValueError(f"node group {name} uses EFA but its ClusterAttachment has no efa_security_group_id")
-        child = pulumi.ResourceOptions(parent=self)
-
-        layout = layout_for(instance, bool(settings.efa))
         self.max_pods = settings.pods_per_node.value
-        placement = None
-        if settings.placement_group if settings.placement_group is not None else (
-                settings.efa and settings.capacity.type == "none"):
-            placement = aws.ec2.PlacementGroup(name, strategy="cluster", opts=child).name
-        security_groups = [cluster.cluster_security_group_id] + (
-            [cluster.efa_security_group_id] if settings.efa and cluster.efa_security_group_id is not None else [])
-        self.launch_template = launch_template(
-            name, layout=layout, security_group_ids=security_groups, root_volume=settings.root_volume,
-            max_pods=self.max_pods, capacity=settings.capacity, placement_group=placement, parent=self,
-            raid0_instance_store=bool(instance.nvme_instance_store_gb),
-            boot_script=lustre_efa_client_script(instance) if settings.efa and cluster.lustre_over_efa else None)
-
+        self.launch_template = self._launch_template(name, settings, instance, cluster)
         self.labels = {**settings.labels, **self._labels(settings, instance)}
         self.taints = [*({"key": t.key, "value": t.value, "effect": t.effect} for t in settings.taints),
                        dict(self.TAINT)]
@@ -152,7 +135,7 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
             launch_template={"id": self.launch_template.id, "version": self.launch_template.latest_version.apply(str)},
             labels=self.labels,
             taints=[{**t, "effect": _TAINT_EFFECTS[t["effect"]]} for t in self.taints],
-            update_config=update_config(settings, placement is not None),
+            update_config=update_config(settings, settings.in_placement_group),
             node_repair_config=node_repair_config(settings.auto_repair),
             tags={"trainstack:node-group": name},
             # The Cluster Autoscaler and operators move desired size; a later `pulumi up`
@@ -170,6 +153,21 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
         self.register_outputs({"nodeGroupName": self.node_group.node_group_name, "maxPods": self.max_pods,
                                "labels": self.labels, "instanceType": instance.name})
 
+    def _launch_template(self, name: str, settings: NodeGroupConfig, instance: catalog.InstanceType,
+                         cluster: ClusterAttachment) -> aws.ec2.LaunchTemplate:
+        """The nodes' launch template: the EFA layout, the cluster placement group, the security groups."""
+        placement = None
+        if settings.in_placement_group:
+            placement = aws.ec2.PlacementGroup(name, strategy="cluster", opts=pulumi.ResourceOptions(parent=self)).name
+        efa = settings.efa_enabled
+        security_groups = [cluster.cluster_security_group_id] + (
+            [cluster.efa_security_group_id] if efa and cluster.efa_security_group_id is not None else [])
+        return launch_template(
+            name, layout=layout_for(instance, efa), security_group_ids=security_groups,
+            root_volume=settings.root_volume, max_pods=self.max_pods, capacity=settings.capacity,
+            placement_group=placement, parent=self, raid0_instance_store=bool(instance.nvme_instance_store_gb),
+            boot_script=lustre_efa_client_script(instance) if efa and cluster.lustre_over_efa else None)
+
     def _labels(self, settings: NodeGroupConfig, instance: catalog.InstanceType) -> dict[str, str]:
         return group_labels(settings, instance, self.PRESENT_LABEL)
 
@@ -180,7 +178,7 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
         resources: dict[str, int | str] = {accelerator.resource_names[0]: accelerator.count}
         if accelerator.neuron_cores:
             resources["aws.amazon.com/neuroncore"] = accelerator.neuron_cores
-        if settings.efa:
+        if settings.efa_enabled:
             resources[EFA_RESOURCE] = instance.require("EFA interfaces", instance.efa.max_interfaces,
                                                        "tag the node group")
             # Every EFA pod requests huge pages (launch/placement.py); a template without

@@ -18,10 +18,8 @@ type the library renders, each naming where it comes from:
   still refuse a field it treats as immutable). A Helm release is replaced for a new name or
   namespace only; anything else is a ``helm upgrade``.
 
-Where the sources disagree, the resource's own provider governs, because it is what
-``pulumi up`` runs: the Terraform provider modifies security group rules in place
-(ModifySecurityGroupRules) although CloudFormation's SecurityGroupIngress is create-only,
-and it replaces a node group for a new launch template id, which CloudFormation updates.
+Where the sources disagree, the resource's own provider governs: it is what ``pulumi up`` runs.
+Why: docs/adr/0003-replacement-facts-follow-the-resources-provider.md
 
 An input no entry names is reported as "the provider decides", never guessed.
 """

@@ -27,14 +27,13 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from ..config import FsxConfig, validate
+from ..config.checkpoints import CheckpointWriters
 from .lustre_eks import lustre_claim
 
 LUSTRE_VERSION = "2.15"
 # Lustre clients and servers talk on 988 and 1018-1023; several field tools open
 # only 1021-1023, which leaves clients unable to mount under load.
 LUSTRE_PORTS = ((988, 988), (1018, 1023))
-SCRATCH_2_THROUGHPUT = 200
-"""MB/s per TiB, SCRATCH_2's fixed baseline."""
 
 
 class EksMountArgs(TypedDict):
@@ -43,14 +42,6 @@ class EksMountArgs(TypedDict):
     """The cluster's Kubernetes provider."""
     depends_on: list[pulumi.Resource]
     """What must exist before the CSI add-on can become healthy (nodes)."""
-
-
-class CheckpointWriters(TypedDict):
-    """The instances that write one checkpoint together: the largest accelerated group at max size."""
-    instance_type: str
-    count: int
-    efa: bool
-    """Whether they have EFA interfaces (and so can reach an EFA-enabled file system over EFA)."""
 
 
 class LustreFileSystemArgs(TypedDict, total=False):
@@ -91,61 +82,9 @@ class LustreFileSystem(pulumi.ComponentResource):
         job = ({"checkpoint": _checkpoint_inputs(settings, args.get("checkpoint_writers"))}
                if settings.checkpoints is not None else {})
         super().__init__("trainstack:index:LustreFileSystem", name, job, opts)
-        child = pulumi.ResourceOptions(parent=self)
-        persistent = settings.deployment_type.startswith("PERSISTENT")
-        tiering = settings.storage_class == "INTELLIGENT_TIERING"
-
-        group = aws.ec2.SecurityGroup(name, vpc_id=args["vpc_id"], description=f"FSx for Lustre {name}",
-                                      tags={"Name": name}, opts=child)
-        clients = list(args.get("client_security_group_ids") or [])
-        if not clients:
-            clients = [aws.ec2.SecurityGroup(f"{name}-clients", vpc_id=args["vpc_id"],
-                                             description=f"Clients of FSx for Lustre {name}",
-                                             tags={"Name": f"{name}-clients"}, opts=child).id]
-        self.client_security_group_ids = clients
-        self._rules(name, group.id, clients, efa=settings.efa)
-
-        file_system = aws.fsx.LustreFileSystem(
-            name,
-            deployment_type=settings.deployment_type,
-            storage_type=settings.storage_class,
-            # Intelligent-Tiering storage is elastic: no capacity, a file-system throughput and a read cache.
-            storage_capacity=None if tiering else settings.storage_capacity_gib,
-            per_unit_storage_throughput=settings.per_unit_storage_throughput if persistent else None,
-            throughput_capacity=settings.throughput_capacity_mbps,
-            data_read_cache_configuration=_read_cache(settings.read_cache_gib) if tiering else None,
-            file_system_type_version=LUSTRE_VERSION,
-            subnet_ids=args["subnet_id"],  # one subnet: pulumi-aws v7 types it as a single id
-            security_group_ids=[group.id],
-            data_compression_type="LZ4",
-            kms_key_id=settings.kms_key_arn,
-            efa_enabled=settings.efa or None,
-            metadata_configuration=_metadata(settings) if persistent else None,
-            automatic_backup_retention_days=settings.backup_retention_days if persistent else None,
-            copy_tags_to_backups=True if persistent else None,
-            # The provider skips the final backup on delete unless told otherwise.
-            skip_final_backup=False if persistent else None,
-            log_configuration={"level": "WARN_ERROR"},
-            tags={"Name": name},
-            opts=pulumi.ResourceOptions(parent=self, protect=settings.protect,
-                                        custom_timeouts=pulumi.CustomTimeouts(create="45m", update="45m")),
-        )
-        if settings.data_repository is not None:
-            repository = settings.data_repository
-            aws.fsx.DataRepositoryAssociation(
-                f"{name}-s3", file_system_id=file_system.id, data_repository_path=repository.s3_path,
-                file_system_path=repository.file_system_path, batch_import_meta_data_on_create=True,
-                s3={"auto_import_policy": {"events": repository.auto_import} if repository.auto_import else None,
-                    "auto_export_policy": {"events": repository.auto_export} if repository.auto_export else None},
-                # Importing a large bucket's metadata takes far longer than the 10-minute default.
-                opts=pulumi.ResourceOptions(parent=self, custom_timeouts=pulumi.CustomTimeouts(create="60m")))
-        if settings.checkpoints is not None and settings.checkpoints.export_to_bucket:
-            bucket = args.get("checkpoint_bucket")
-            if bucket is None:
-                raise ValueError(f"LustreFileSystem({name}): settings.checkpoints.exportToBucket needs "
-                                 "args checkpoint_bucket; pass the bucket's name, or set exportToBucket: false.")
-            self._export_checkpoints(name, file_system.id, settings.checkpoints.path, bucket)
-
+        group = self._security_groups(name, args, efa=settings.efa)
+        file_system = self._file_system(name, settings, args["subnet_id"], group)
+        self._data_repositories(name, settings, file_system.id, args.get("checkpoint_bucket"))
         self.claim_name = None
         if "eks" in args:
             eks = args["eks"]
@@ -160,10 +99,72 @@ class LustreFileSystem(pulumi.ComponentResource):
         self.dns_name = file_system.dns_name
         self.mount_name = file_system.mount_name
         self.mount_path = settings.mount_path
-        self.throughput_mbps = _throughput_mbps(settings)
+        self.throughput_mbps = settings.throughput_mbps
         self.register_outputs({"fileSystemId": self.file_system_id, "dnsName": self.dns_name,
                                "mountName": self.mount_name, "mountPath": self.mount_path,
                                "claimName": self.claim_name, "throughputMBps": self.throughput_mbps, **job})
+
+    def _security_groups(self, name: str, args: LustreFileSystemArgs, *, efa: bool) -> aws.ec2.SecurityGroup:
+        """The file system's group, its clients' (a new one when none is given), and the rules between them."""
+        child = pulumi.ResourceOptions(parent=self)
+        group = aws.ec2.SecurityGroup(name, vpc_id=args["vpc_id"], description=f"FSx for Lustre {name}",
+                                      tags={"Name": name}, opts=child)
+        clients = list(args.get("client_security_group_ids") or [])
+        if not clients:
+            clients = [aws.ec2.SecurityGroup(f"{name}-clients", vpc_id=args["vpc_id"],
+                                             description=f"Clients of FSx for Lustre {name}",
+                                             tags={"Name": f"{name}-clients"}, opts=child).id]
+        self.client_security_group_ids = clients
+        self._rules(name, group.id, clients, efa=efa)
+        return group
+
+    def _file_system(self, name: str, settings: FsxConfig, subnet_id: pulumi.Input[str],
+                     group: aws.ec2.SecurityGroup) -> aws.fsx.LustreFileSystem:
+        persistent = settings.deployment_type.startswith("PERSISTENT")
+        tiering = settings.storage_class == "INTELLIGENT_TIERING"
+        return aws.fsx.LustreFileSystem(
+            name,
+            deployment_type=settings.deployment_type,
+            storage_type=settings.storage_class,
+            # Intelligent-Tiering storage is elastic: no capacity, a file-system throughput and a read cache.
+            storage_capacity=None if tiering else settings.storage_capacity_gib,
+            per_unit_storage_throughput=settings.per_unit_throughput,
+            throughput_capacity=settings.throughput_capacity_mbps,
+            data_read_cache_configuration=_read_cache(settings.read_cache_gib) if tiering else None,
+            file_system_type_version=LUSTRE_VERSION,
+            subnet_ids=subnet_id,  # one subnet: pulumi-aws v7 types it as a single id
+            security_group_ids=[group.id],
+            data_compression_type="LZ4",
+            kms_key_id=settings.kms_key_arn,
+            efa_enabled=settings.efa or None,
+            metadata_configuration=_metadata(settings) if persistent else None,
+            automatic_backup_retention_days=settings.backup_retention_days if persistent else None,
+            copy_tags_to_backups=True if persistent else None,
+            # The provider skips the final backup on delete unless told otherwise.
+            skip_final_backup=False if persistent else None,
+            log_configuration={"level": "WARN_ERROR"},
+            tags={"Name": name},
+            opts=pulumi.ResourceOptions(parent=self, protect=settings.protect,
+                                        custom_timeouts=pulumi.CustomTimeouts(create="45m", update="45m")),
+        )
+
+    def _data_repositories(self, name: str, settings: FsxConfig, file_system_id: pulumi.Output[str],
+                           bucket: Optional[pulumi.Input[str]]) -> None:
+        """The dataset prefix linked to S3, and the checkpoint export to the checkpoint bucket."""
+        if settings.data_repository is not None:
+            repository = settings.data_repository
+            aws.fsx.DataRepositoryAssociation(
+                f"{name}-s3", file_system_id=file_system_id, data_repository_path=repository.s3_path,
+                file_system_path=repository.file_system_path, batch_import_meta_data_on_create=True,
+                s3={"auto_import_policy": {"events": repository.auto_import} if repository.auto_import else None,
+                    "auto_export_policy": {"events": repository.auto_export} if repository.auto_export else None},
+                # Importing a large bucket's metadata takes far longer than the 10-minute default.
+                opts=pulumi.ResourceOptions(parent=self, custom_timeouts=pulumi.CustomTimeouts(create="60m")))
+        if settings.checkpoints is not None and settings.checkpoints.export_to_bucket:
+            if bucket is None:
+                raise ValueError(f"LustreFileSystem({name}): settings.checkpoints.exportToBucket needs "
+                                 "args checkpoint_bucket; pass the bucket's name, or set exportToBucket: false.")
+            self._export_checkpoints(name, file_system_id, settings.checkpoints.path, bucket)
 
     def _export_checkpoints(self, name: str, file_system_id: pulumi.Input[str], path: str,
                             bucket: pulumi.Input[str]) -> None:
@@ -218,17 +219,6 @@ def _checkpoint_inputs(settings: FsxConfig, writers: Optional[CheckpointWriters]
     return inputs
 
 
-def _throughput_mbps(settings: FsxConfig) -> int:
-    """Aggregate throughput: Intelligent-Tiering's is provisioned for the file system; SSD's is
-    capacity in TiB x per-unit throughput."""
-    if settings.throughput_capacity_mbps is not None:
-        return settings.throughput_capacity_mbps
-    per_unit = (settings.per_unit_storage_throughput if settings.deployment_type.startswith("PERSISTENT")
-                else SCRATCH_2_THROUGHPUT)
-    assert per_unit is not None  # FsxConfig requires it for PERSISTENT_2 SSD file systems
-    return settings.storage_capacity_gib * per_unit // 1024
-
-
 def _read_cache(size_gib: Optional[int]) -> dict:
     """FSx API LustreReadCacheConfiguration: unset sizes the cache with throughput, 0 turns it off."""
     if size_gib is None:
@@ -239,6 +229,7 @@ def _read_cache(size_gib: Optional[int]) -> dict:
 
 
 def _metadata(settings: FsxConfig) -> dict:
-    if settings.metadata_iops is None:
+    iops = settings.provisioned_metadata_iops
+    if iops is None:
         return {"mode": "AUTOMATIC"}
-    return {"mode": "USER_PROVISIONED", "iops": settings.metadata_iops}
+    return {"mode": "USER_PROVISIONED", "iops": iops}

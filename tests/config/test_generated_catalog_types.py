@@ -33,7 +33,7 @@ def _interfaces(plan: dict) -> list[tuple[int, int, str]]:
 def test_newly_covered_types_validate_with_efa_on_exactly_when_ec2_says_they_support_it(valid_config, name):
     valid_config["nodeGroups"][0]["instanceType"] = name
     (group,) = validate_stack_config(valid_config).node_groups
-    assert group.efa is catalog.get(name).efa.supported
+    assert group.efa_enabled is catalog.get(name).efa.supported
 
 
 @pytest.mark.parametrize("name, interfaces", [

@@ -57,7 +57,7 @@ def test_a_node_never_holds_more_than_the_enis_left_on_card_0():
 
 def test_64_p4de_nodes_fit_a_four_zone_vpc_with_default_subnets_at_steady_state():
     config = validate_stack_config(walkthrough())
-    assert config.network.private_subnet_prefix_length == 19
+    assert config.network.private_prefix == 19
     zone = next(z for z in ip_budget(config).zones if z.zone == "us-east-1b")
     p4de = zone.groups[1]
     # 6 DaemonSet pods + 8 workers, plus WARM_IP_TARGET 8: 22 pod IPs on the primary ENI.

@@ -35,12 +35,12 @@ def test_a_karpenter_group_with_efa_a_reservation_a_block_or_a_placement_group_i
 
 def test_a_karpenter_group_on_an_efa_type_runs_without_efa_or_placement_group_unless_asked():
     group = validate(NodeGroupConfig, DEV, prefix="nodeGroups[0]")
-    assert group.efa is False and group.placement_group is False and group.efa_interfaces_per_node == 0
+    assert group.efa_enabled is False and group.in_placement_group is False and group.efa_interfaces_per_node == 0
 
 
 def test_the_same_group_on_the_cluster_autoscaler_gets_efa_by_default():
     group = validate(NodeGroupConfig, {**DEV, "autoscaler": "cluster-autoscaler"}, prefix="nodeGroups[0]")
-    assert group.efa is True
+    assert group.efa_enabled is True
 
 
 def test_an_unknown_autoscaler_is_refused_with_the_choices():

@@ -18,8 +18,8 @@ def network(**settings):
 @pytest.mark.parametrize("zones,prefix", [(2, 18), (3, 18), (4, 19), (5, 19), (6, 19)])
 def test_default_private_subnets_are_the_largest_that_fit_every_zone(zones, prefix):
     settings = network(zones=ZONES[:zones])
-    assert (settings.vpc_cidr, settings.private_subnet_prefix_length) == ("10.0.0.0/16", prefix)
-    plans = plan_subnets(settings.vpc_cidr, settings.zones, settings.private_prefix,
+    assert (settings.new_vpc_cidr, settings.private_prefix) == ("10.0.0.0/16", prefix)
+    plans = plan_subnets(settings.new_vpc_cidr, settings.zones, settings.private_prefix,
                          settings.public_subnet_prefix_length)
     blocks = [ipaddress.IPv4Network(c) for p in plans for c in (p.private_cidr, p.public_cidr)]
     assert all(b.subnet_of(ipaddress.IPv4Network("10.0.0.0/16")) for b in blocks)
@@ -27,11 +27,11 @@ def test_default_private_subnets_are_the_largest_that_fit_every_zone(zones, pref
 
 
 def test_a_smaller_vpc_gets_smaller_default_subnets():
-    assert network(zones=ZONES[:2], vpcCidr="10.1.0.0/20").private_subnet_prefix_length == 22
+    assert network(zones=ZONES[:2], vpcCidr="10.1.0.0/20").private_prefix == 22
 
 
 def test_explicit_sizes_win():
-    assert network(zones=ZONES[:4], privateSubnetPrefixLength=20).private_subnet_prefix_length == 20
+    assert network(zones=ZONES[:4], privateSubnetPrefixLength=20).private_prefix == 20
 
 
 def test_explicit_sizes_that_do_not_fit_are_refused_on_their_key():

@@ -28,8 +28,8 @@ def test_efa_defaults_on_for_efa_types_and_off_for_others(valid_config):
     valid_config["nodeGroups"].append(
         {"name": "small", "instanceType": "g5.2xlarge", "maxSize": 1, "zone": "us-east-1a"})
     efa_group, plain_group = validate_stack_config(valid_config).node_groups
-    assert efa_group.efa is True
-    assert plain_group.efa is False
+    assert efa_group.efa_enabled is True
+    assert plain_group.efa_enabled is False
 
 
 def test_p6e_gb200_without_efa_is_still_refused_while_its_network_facts_are_unknown(valid_config):
@@ -76,4 +76,4 @@ def test_library_callers_get_the_same_errors_with_their_own_path():
 
 def test_python_callers_may_use_snake_case_names():
     group = NodeGroupConfig(name="gpu", instance_type="p4de.24xlarge", max_size=2, zone="us-east-1a")
-    assert group.efa is True and group.instance.efa.max_interfaces == 4
+    assert group.efa_enabled is True and group.instance.efa.max_interfaces == 4

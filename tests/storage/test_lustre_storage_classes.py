@@ -79,7 +79,7 @@ def test_combinations_aws_refuses_are_refused_naming_the_field_and_the_source(se
 def test_checkpoints_without_export_are_accepted_on_intelligent_tiering():
     settings = validate(FsxConfig, {"zone": "us-east-1a", **TIERING, "checkpoints": {
         "sizeGB": 100, "intervalMinutes": 30, "exportToBucket": False}}, prefix="fsx")
-    assert settings.metadata_iops == 6000 and settings.checkpoints is not None
+    assert settings.provisioned_metadata_iops == 6000 and settings.checkpoints is not None
 
 
 def test_a_checkpoint_on_intelligent_tiering_is_written_at_its_throughput_capacity():
