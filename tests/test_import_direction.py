@@ -16,8 +16,13 @@ ABOVE_COMPONENTS = {"cli", "plan", "launch", "estimate", "policy", "preflight", 
                     "stack_contract", "package"}
 
 
+SHARED_NAMES = "names"
+"""The leaf of shared names (type tokens, labels, taints): below every unit, so any may import it."""
+
+
 def imports_of(unit: str) -> set[str]:
-    """The top-level trainstack modules and packages that ``unit`` (a package or module) imports."""
+    """The top-level trainstack modules and packages that ``unit`` (a package or module) imports,
+    the shared names leaf left out."""
     path = PACKAGE / unit
     files = sorted(path.rglob("*.py")) if path.is_dir() else [path.with_suffix(".py")]
     found = set()
@@ -30,10 +35,16 @@ def imports_of(unit: str) -> set[str]:
                 found |= {target[0]} if target else {alias.name for alias in node.names}
             elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("trainstack."):
                 found.add(node.module.split(".")[1])
-    return found - {unit}
+    return found - {unit, SHARED_NAMES}
 
 
-def test_the_catalog_imports_nothing_of_trainstack():
+def test_the_shared_names_import_nothing_of_trainstack():
+    tree = ast.parse((PACKAGE / "names.py").read_text())
+    assert not [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
+                and (getattr(node, "level", 0) or (getattr(node, "module", "") or "").startswith("trainstack"))]
+
+
+def test_the_catalog_imports_nothing_of_trainstack_but_the_shared_names():
     assert imports_of("catalog") == set()
 
 

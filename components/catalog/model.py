@@ -13,6 +13,8 @@ from datetime import date
 from enum import Enum
 from typing import Optional, TypeVar
 
+from ..names import GPU_RESOURCE, NEURON_RESOURCE, NEURONCORE_RESOURCE
+
 T = TypeVar("T")
 
 
@@ -42,8 +44,8 @@ class Accelerator:
     def resource_names(self) -> tuple[str, ...]:
         """The Kubernetes extended resources the device plugin advertises."""
         if self.kind is AcceleratorKind.GPU:
-            return ("nvidia.com/gpu",)
-        return ("aws.amazon.com/neuron", "aws.amazon.com/neuroncore")
+            return (GPU_RESOURCE,)
+        return (NEURON_RESOURCE, NEURONCORE_RESOURCE)
 
 
 @dataclass(frozen=True)

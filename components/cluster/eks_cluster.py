@@ -33,6 +33,7 @@ from .. import catalog
 from ..addons.device_plugins import efa_device_plugin, neuron_device_plugin, nvidia_device_plugin
 from ..catalog import AcceleratorKind
 from ..config import EksConfig, NodeGroupConfig, validate
+from ..names import GPU_EKS_CLUSTER_COMPONENT
 from ..network import efa_security_group
 from ..nodegroups import NODE_GROUP_FOR, AcceleratedNodeGroup, ClusterAttachment
 from ..nodegroups.karpenter_pool import KarpenterNodePool, pool_marks
@@ -79,7 +80,7 @@ class GpuEksCluster(pulumi.ComponentResource):
                       for i, g in enumerate(args.get("node_groups", []))]
         groups = [g for g in configured if g.autoscaler == "cluster-autoscaler"]
         elastic = [g for g in configured if g.autoscaler == "karpenter"]
-        super().__init__("trainstack:index:GpuEksCluster", name, {}, opts)
+        super().__init__(GPU_EKS_CLUSTER_COMPONENT, name, {}, opts)
         self.cluster_name = args["cluster_name"]
         private_subnets = args["private_subnet_ids"]
         child = pulumi.ResourceOptions(parent=self)

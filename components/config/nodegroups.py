@@ -9,6 +9,7 @@ from pydantic import Field, field_validator, model_validator
 
 from .. import catalog
 from ..catalog.efa_layout import layout_for
+from ..names import LABEL_PREFIX, RESERVED_LABELS
 from .base import ConfigModel, ConfigValueError
 from .cluster import catalog_entry
 from .kubernetes_names import check_labels, check_taint_key, check_taint_value
@@ -17,9 +18,6 @@ from .pods import PodsPerNode, pods_per_node
 
 # EC2 Capacity Blocks hold at most 64 instances each (DescribeCapacityBlockOfferings).
 CAPACITY_BLOCK_MAX_INSTANCES = 64
-
-# Labels the node groups set themselves; device plugins select nodes by them.
-RESERVED_LABELS = ("nvidia.com/gpu.present", "vpc.amazonaws.com/efa.present", "aws.amazon.com/neuron.present")
 
 
 class Capacity(ConfigModel):
@@ -176,7 +174,7 @@ class NodeGroupConfig(ConfigModel):
     def _own_labels(cls, labels: dict[str, str]) -> dict[str, str]:
         check_labels(labels)
         for key in labels:
-            if key.startswith("trainstack.io/") or key in RESERVED_LABELS:
+            if key.startswith(LABEL_PREFIX) or key in RESERVED_LABELS:
                 raise ConfigValueError(
                     f"label '{key}' is set by trainstack (device plugins and job launchers select on it).",
                     fix="use another label key.", path=(key,), value=labels[key])

@@ -10,23 +10,34 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..names import (
+    CHECKPOINT_BUCKET_COMPONENT,
+    CLUSTER_ADDONS_COMPONENT,
+    GPU_EKS_CLUSTER_COMPONENT,
+    GPU_NODE_GROUP_COMPONENT,
+    HYPERPOD_CLUSTER_COMPONENT,
+    LAUNCH_TEMPLATE,
+    LUSTRE_FILE_SYSTEM_COMPONENT,
+    NETWORK_COMPONENT,
+    NODE_GROUP,
+    PROVIDER_PREFIX,
+    TRAINIUM_NODE_GROUP_COMPONENT,
+)
 from ..plan import Plan, ResourceRecord
 from ..review import STATEFUL
 
 # Nearest component ancestor wins, so a node group's launch template is "node groups", not "control plane".
 PARTS = {
-    "trainstack:index:Network": "network",
-    "trainstack:index:GpuEksCluster": "control plane",
-    "trainstack:index:GpuNodeGroup": "node groups",
-    "trainstack:index:TrainiumNodeGroup": "node groups",
-    "trainstack:index:LustreFileSystem": "storage",
-    "trainstack:index:CheckpointBucket": "storage",
-    "trainstack:index:ClusterAddons": "add-ons",
-    "trainstack:index:HyperPodCluster": "HyperPod",
+    NETWORK_COMPONENT: "network",
+    GPU_EKS_CLUSTER_COMPONENT: "control plane",
+    GPU_NODE_GROUP_COMPONENT: "node groups",
+    TRAINIUM_NODE_GROUP_COMPONENT: "node groups",
+    LUSTRE_FILE_SYSTEM_COMPONENT: "storage",
+    CHECKPOINT_BUCKET_COMPONENT: "storage",
+    CLUSTER_ADDONS_COMPONENT: "add-ons",
+    HYPERPOD_CLUSTER_COMPONENT: "HyperPod",
 }
 ORDER = ("network", "control plane", "node groups", "storage", "add-ons", "HyperPod", "stack")
-NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
-LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 
 
 @dataclass
@@ -91,7 +102,7 @@ def _owner(resource: ResourceRecord, by_urn: dict[str, ResourceRecord]) -> Resou
 
 def shown(resource: ResourceRecord) -> bool:
     """Resources that hold cloud state (custom ones, remote components); providers are configuration."""
-    return (resource.custom or resource.remote) and not resource.type.startswith("pulumi:providers:")
+    return (resource.custom or resource.remote) and not resource.type.startswith(PROVIDER_PREFIX)
 
 
 def short_type(type_token: str) -> str:

@@ -30,26 +30,39 @@ import ipaddress
 from collections.abc import Iterable
 from typing import Any, Optional
 
+from ..names import (
+    EIP,
+    EKS_CLUSTER,
+    EKS_COMPONENT_CLUSTER,
+    HYPERPOD_CLUSTER,
+    INTERNET_GATEWAY,
+    LUSTRE_FILE_SYSTEM,
+    NAT_GATEWAY,
+    NODE_GROUP,
+    ROUTE_TABLE,
+    ROUTE_TABLE_ASSOCIATION,
+    SECURITY_GROUP,
+    SUBNET,
+    VPC,
+    VPC_ENDPOINT,
+)
 from .diff import PlanDiff, ResourceChange
 
 RUNNING: dict[str, str] = {
-    "eks:index:Cluster": "EKS cluster",
-    "aws:eks/cluster:Cluster": "EKS cluster",
-    "aws:eks/nodeGroup:NodeGroup": "node group",
-    "aws:fsx/lustreFileSystem:LustreFileSystem": "file system",
-    "aws-native:sagemaker:Cluster": "HyperPod cluster",
+    EKS_COMPONENT_CLUSTER: "EKS cluster",
+    EKS_CLUSTER: "EKS cluster",
+    NODE_GROUP: "node group",
+    LUSTRE_FILE_SYSTEM: "file system",
+    HYPERPOD_CLUSTER: "HyperPod cluster",
 }
 """Resources that run jobs or hold their data while the stack is up: what a reviewer must hear about."""
-VPC, SUBNET = "aws:ec2/vpc:Vpc", "aws:ec2/subnet:Subnet"
 NETWORK: dict[str, str] = {
-    VPC: "VPC", SUBNET: "subnet", "aws:ec2/natGateway:NatGateway": "NAT gateway",
-    "aws:ec2/routeTable:RouteTable": "route table", "aws:ec2/internetGateway:InternetGateway": "internet gateway",
-    "aws:ec2/securityGroup:SecurityGroup": "security group", "aws:ec2/vpcEndpoint:VpcEndpoint": "VPC endpoint",
-    "aws:ec2/eip:Eip": "elastic IP",
+    VPC: "VPC", SUBNET: "subnet", NAT_GATEWAY: "NAT gateway",
+    ROUTE_TABLE: "route table", INTERNET_GATEWAY: "internet gateway",
+    SECURITY_GROUP: "security group", VPC_ENDPOINT: "VPC endpoint",
+    EIP: "elastic IP",
 }
 """Network resources; a replaced one is judged by what runs on it."""
-ASSOCIATION = "aws:ec2/routeTableAssociation:RouteTableAssociation"
-HYPERPOD = "aws-native:sagemaker:Cluster"
 
 
 class Dependents:
@@ -63,7 +76,7 @@ class Dependents:
                 self.by_urn.setdefault(resource["urn"], resource)
                 for source in _sources(resource):
                     self._on.setdefault(source, set()).add(resource["urn"])
-                if resource["type"] == ASSOCIATION:
+                if resource["type"] == ROUTE_TABLE_ASSOCIATION:
                     deps = resource.get("propertyDependencies") or {}
                     for table in deps.get("routeTableId") or []:
                         for subnet in deps.get("subnetId") or []:
@@ -150,7 +163,7 @@ def _network(value: Any) -> Optional[ipaddress.IPv4Network]:
 # -- HyperPod instance groups ---------------------------------------------------------------
 def instance_group_losses(change: ResourceChange) -> list[str]:
     """What an in-place update of a HyperPod cluster takes from its instance groups, one sentence each."""
-    if change.type != HYPERPOD or change.action != "update":
+    if change.type != HYPERPOD_CLUSTER or change.action != "update":
         return []
     before = _groups(change.base)
     after = _groups(change.head)

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from typing import Any, Literal, Optional
 
 from ..estimate.durations import ACCELERATED_NODE_GROUP, CPU_NODE_GROUP
+from ..names import VPC
 from .diff import IgnoredChange, PlanDiff, ResourceChange
 from .disruption import (
     NETWORK,
-    VPC,
     Dependents,
     instance_group_losses,
     named,

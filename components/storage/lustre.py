@@ -27,6 +27,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from ..config import FsxConfig, validate
+from ..names import LUSTRE_FILE_SYSTEM_COMPONENT
 from .lustre_eks import lustre_claim
 
 LUSTRE_VERSION = "2.15"
@@ -85,7 +86,7 @@ class LustreFileSystem(pulumi.ComponentResource):
         # hands a policy pack for a component): the estimates and the checkpoint policy read either.
         job = ({"checkpoint": _checkpoint_inputs(settings, args.get("checkpoint_writers"))}
                if settings.checkpoints is not None else {})
-        super().__init__("trainstack:index:LustreFileSystem", name, job, opts)
+        super().__init__(LUSTRE_FILE_SYSTEM_COMPONENT, name, job, opts)
         child = pulumi.ResourceOptions(parent=self)
         persistent = settings.deployment_type.startswith("PERSISTENT")
         tiering = settings.storage_class == "INTELLIGENT_TIERING"
