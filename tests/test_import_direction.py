@@ -58,7 +58,8 @@ def test_config_reads_only_the_catalog():
 
 
 def test_the_plan_engine_names_no_component():
-    assert imports_of("plan") <= {"boundary"}
+    # The catalog's resource-type table says which fixture makes a type's outputs.
+    assert imports_of("plan") <= {"boundary", "catalog"}
 
 
 def test_the_outputs_contract_reads_only_the_boundary():
@@ -78,11 +79,11 @@ def test_the_estimates_read_records_and_the_catalog_and_the_cost_ceiling_reads_t
 
 
 def test_the_review_reads_records_not_programs():
-    assert imports_of("review") <= {"plan", "policy", "estimate", "boundary"}
+    assert imports_of("review") <= {"plan", "policy", "estimate", "boundary", "catalog"}
 
 
 def test_the_report_draws_records_with_the_estimates_and_the_review_and_builds_nothing():
-    assert imports_of("report") <= {"plan", "estimate", "review"}
+    assert imports_of("report") <= {"plan", "estimate", "review", "catalog"}
 
 
 @pytest.mark.parametrize("component", COMPONENTS)

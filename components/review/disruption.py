@@ -12,7 +12,7 @@ stands on the changed resource, not from a list of dangerous resource types:
   the same way, by URN): EKS keeps a cluster in the VPC it was created in (new cluster subnets
   must be in its VPC and zones, docs.aws.amazon.com/eks/latest/userguide/network_reqs.html), a
   file system and a HyperPod cluster cannot move either (their subnets are create-only:
-  ``replacement.FACTS``), so a new VPC means new ones, empty.
+  ``replacement`` in ``catalog/resource_types.py``), so a new VPC means new ones, empty.
 - A subnet replaced by one whose range overlaps a subnet the VPC still has is refused by EC2
   ("the CIDR blocks of the subnets in a VPC cannot overlap": Amazon VPC User Guide, "Subnet CIDR
   blocks"; CreateSubnet fails with InvalidSubnet.Conflict), and Pulumi creates a replacement
@@ -30,39 +30,21 @@ import ipaddress
 from collections.abc import Iterable
 from typing import Any, Optional
 
-from ..names import (
-    EIP,
-    EKS_CLUSTER,
-    EKS_COMPONENT_CLUSTER,
-    HYPERPOD_CLUSTER,
-    INTERNET_GATEWAY,
-    LUSTRE_FILE_SYSTEM,
-    NAT_GATEWAY,
-    NODE_GROUP,
-    ROUTE_TABLE,
-    ROUTE_TABLE_ASSOCIATION,
-    SECURITY_GROUP,
-    SUBNET,
-    VPC,
-    VPC_ENDPOINT,
-)
+from ..catalog import resource_types
+from ..names import HYPERPOD_CLUSTER, ROUTE_TABLE_ASSOCIATION, SUBNET
 from .diff import PlanDiff, ResourceChange
 
-RUNNING: dict[str, str] = {
-    EKS_COMPONENT_CLUSTER: "EKS cluster",
-    EKS_CLUSTER: "EKS cluster",
-    NODE_GROUP: "node group",
-    LUSTRE_FILE_SYSTEM: "file system",
-    HYPERPOD_CLUSTER: "HyperPod cluster",
-}
-"""Resources that run jobs or hold their data while the stack is up: what a reviewer must hear about."""
-NETWORK: dict[str, str] = {
-    VPC: "VPC", SUBNET: "subnet", NAT_GATEWAY: "NAT gateway",
-    ROUTE_TABLE: "route table", INTERNET_GATEWAY: "internet gateway",
-    SECURITY_GROUP: "security group", VPC_ENDPOINT: "VPC endpoint",
-    EIP: "elastic IP",
-}
-"""Network resources; a replaced one is judged by what runs on it."""
+
+def running_noun(type_token: str) -> Optional[str]:
+    """What a reviewer calls a resource that runs jobs or holds their data (its ``runs``), else None."""
+    row = resource_types.find(type_token)
+    return row.runs if row else None
+
+
+def network_noun(type_token: str) -> Optional[str]:
+    """What a reviewer calls a network resource, judged by what runs on it when replaced; None otherwise."""
+    row = resource_types.find(type_token)
+    return row.network if row else None
 
 
 class Dependents:
@@ -94,9 +76,9 @@ class Dependents:
         return found
 
     def running_on(self, urn: str, exclude: Iterable[str] = ()) -> list[dict[str, Any]]:
-        """The running things standing on ``urn`` (see ``RUNNING``), by name."""
+        """The running things standing on ``urn`` (``running_noun``), by name."""
         skip = set(exclude)
-        chosen = [self.by_urn[u] for u in self.of(urn) if u not in skip and self.by_urn[u]["type"] in RUNNING]
+        chosen = [self.by_urn[u] for u in self.of(urn) if u not in skip and running_noun(self.by_urn[u]["type"])]
         return sorted(chosen, key=lambda r: r["name"])
 
 
@@ -108,7 +90,7 @@ def _sources(resource: dict[str, Any]) -> set[str]:
 
 def named(resources: list[dict[str, Any]]) -> str:
     """``dev-eks (EKS cluster), dev-eks-gpu (node group)``."""
-    return ", ".join(f"{r['name']} ({RUNNING[r['type']]})" for r in resources)
+    return ", ".join(f"{r['name']} ({running_noun(r['type'])})" for r in resources)
 
 
 def running_before(diff: PlanDiff) -> set[str]:
@@ -124,7 +106,7 @@ def network_replacements(diff: PlanDiff, graph: Dependents) -> list[tuple[Resour
     running = running_before(diff)
     found = []
     for change in diff.changes:
-        if change.type in NETWORK and change.action in ("replace", "delete"):
+        if network_noun(change.type) and change.action in ("replace", "delete"):
             standing = [r for r in graph.running_on(change.urn) if r["urn"] in running]
             if standing:
                 found.append((change, standing))
