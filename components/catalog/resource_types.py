@@ -380,6 +380,10 @@ RESOURCE_TYPES: tuple[ResourceType, ...] = (
         minutes=OTHER,
         minutes_source=API_CALL,
         outputs=OfflineOutputs("sqs-queue")),
+    ResourceType(names.SQS_QUEUE_POLICY, minutes=OTHER, minutes_source=API_CALL),
+    ResourceType(names.EVENT_RULE, minutes=OTHER, minutes_source=API_CALL),
+    ResourceType(names.EVENT_TARGET, minutes=OTHER, minutes_source=API_CALL),
+    ResourceType(names.EKS_ACCESS_ENTRY, minutes=OTHER, minutes_source=API_CALL),
     # -- storage and images ----------------------------------------------------------------------
     ResourceType(names.LUSTRE_FILE_SYSTEM,
         minutes=8.0,
@@ -433,6 +437,8 @@ RESOURCE_TYPES: tuple[ResourceType, ...] = (
         minutes_source=API_CALL,
         loses="every object in the bucket (checkpoints, datasets)",
         outputs=OfflineOutputs("bucket")),
+    ResourceType(names.BUCKET_LIFECYCLE, minutes=OTHER, minutes_source=API_CALL),
+    ResourceType(names.BUCKET_OBJECT, minutes=OTHER, minutes_source=API_CALL),
     ResourceType(names.BUCKET_VERSIONING,
         minutes=OTHER,
         minutes_source=API_CALL,
@@ -463,6 +469,7 @@ RESOURCE_TYPES: tuple[ResourceType, ...] = (
             tags="Tags")),
         loses="every image in the repository",
         outputs=OfflineOutputs("ecr-repository")),
+    ResourceType(names.ECR_LIFECYCLE_POLICY, minutes=OTHER, minutes_source=API_CALL),
     # -- HyperPod --------------------------------------------------------------------------------
     ResourceType(names.HYPERPOD_CLUSTER,
         minutes_for=_hyperpod_minutes,
@@ -518,6 +525,16 @@ RESOURCE_TYPES: tuple[ResourceType, ...] = (
         minutes=KUBERNETES_OBJECT,
         minutes_source="one API server write",
         replacement=kubernetes("parameters", "provisioner")),
+    ResourceType(names.KUEUE_RESOURCE_FLAVOR, minutes=KUBERNETES_OBJECT, minutes_source="one API server write"),
+    ResourceType(names.KUEUE_TOPOLOGY, minutes=KUBERNETES_OBJECT, minutes_source="one API server write"),
+    ResourceType(names.KUEUE_COHORT, minutes=KUBERNETES_OBJECT, minutes_source="one API server write"),
+    ResourceType(names.KUEUE_CLUSTER_QUEUE, minutes=KUBERNETES_OBJECT, minutes_source="one API server write"),
+    ResourceType(names.KUEUE_LOCAL_QUEUE, minutes=KUBERNETES_OBJECT, minutes_source="one API server write"),
+    ResourceType(names.CLUSTER_TRAINING_RUNTIME, minutes=KUBERNETES_OBJECT, minutes_source="one API server write"),
+    ResourceType(names.KARPENTER_NODE_POOL, minutes=KUBERNETES_OBJECT, minutes_source="one API server write"),
+    ResourceType(names.KARPENTER_NODE_CLASS, minutes=KUBERNETES_OBJECT, minutes_source="one API server write"),
+    # A remote component whose objects are registered as their own resources, each with its time.
+    ResourceType(names.YAML_CONFIG_GROUP, minutes=KUBERNETES_OBJECT, minutes_source="counted as one API server write"),
     # -- trainstack's components -----------------------------------------------------------------
     ResourceType(names.NETWORK_COMPONENT,
         config_key="network", report_part="network"),
@@ -535,6 +552,9 @@ RESOURCE_TYPES: tuple[ResourceType, ...] = (
         config_key="hyperpod", report_part="HyperPod"),
     ResourceType(names.CLUSTER_ADDONS_COMPONENT,
         config_key="operators", report_part="add-ons"),
+    ResourceType(names.TRAINING_STACK_COMPONENT),
+    ResourceType(names.KARPENTER_NODE_POOL_COMPONENT),
+    ResourceType(names.S3_DATASETS_COMPONENT),
 )
 
 _BY_TOKEN = {row.token: row for row in RESOURCE_TYPES}
