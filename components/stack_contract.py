@@ -110,7 +110,7 @@ def _hyperpod(hyperpod: Optional[HyperPodCluster], settings: Optional[HyperPodCo
         return None
     groups = []
     for group in settings.groups:
-        instance = catalog.get(group.instance_type.removeprefix("ml."))
+        instance = catalog.get_hyperpod(group.instance_type)
         accelerator = instance.accelerator
         groups.append({"name": group.name, "instanceType": group.instance_type, "count": group.count,
                        "acceleratorsPerNode": accelerator.count if accelerator else 0,

@@ -71,7 +71,7 @@ class TrainingStack(pulumi.ComponentResource):
                 "vpc_id": self.network.vpc_id, "private_subnet_ids": self.network.private_subnet_ids,
                 "public_subnet_ids": self.network.public_subnet_ids,
                 "lustre_over_efa": bool(config.fsx and config.fsx.efa),
-                "external_nodes": [catalog.get(g.instance_type.removeprefix("ml.")) for g in config.hyperpod.groups]
+                "external_nodes": [catalog.get_hyperpod(g.instance_type) for g in config.hyperpod.groups]
                 if config.hyperpod is not None and config.hyperpod.orchestrator == "eks" else [],
             }, opts=in_region)
 
@@ -223,7 +223,7 @@ def checkpoint_writers(config: StackConfig) -> Optional[CheckpointWriters]:
     groups = [CheckpointWriters(instance_type=g.instance_type, count=g.max_size, efa=bool(g.efa))
               for g in config.node_groups]
     for worker in config.hyperpod.workers if config.hyperpod is not None else []:
-        instance = catalog.get(worker.instance_type.removeprefix("ml."))
+        instance = catalog.get_hyperpod(worker.instance_type)
         if instance.accelerator is not None:
             groups.append(CheckpointWriters(instance_type=worker.instance_type, count=worker.count,
                                             efa=instance.efa.supported))

@@ -17,6 +17,9 @@ from ..names import GPU_RESOURCE, NEURON_RESOURCE, NEURONCORE_RESOURCE
 
 T = TypeVar("T")
 
+HYPERPOD_PREFIX = "ml."
+"""SageMaker names an instance type ``ml.<EC2 name>`` (HyperPod's ``ClusterInstanceType``)."""
+
 
 class AcceleratorKind(str, Enum):
     GPU = "nvidia-gpu"
@@ -123,7 +126,7 @@ class InstanceType:
 
     @property
     def hyperpod_name(self) -> str:
-        return f"ml.{self.name}"
+        return HYPERPOD_PREFIX + self.name
 
     def price(self, region: str) -> Optional[Price]:
         """The published on-demand price in ``region``, or ``None`` if none is published."""

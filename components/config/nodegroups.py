@@ -16,6 +16,13 @@ from .kubernetes_names import check_labels, check_taint_key, check_taint_value
 from .network import ZONE_PATTERN
 from .pods import PodsPerNode, pods_per_node
 
+
+def _efa_accelerated_kinds() -> str:
+    """The families of the catalog's accelerated types with EFA."""
+    return "families " + ", ".join(catalog.families(t for t in catalog.INSTANCE_TYPES
+                                                    if t.efa.supported and t.accelerator is not None))
+
+
 # EC2 Capacity Blocks hold at most 64 instances each (DescribeCapacityBlockOfferings).
 CAPACITY_BLOCK_MAX_INSTANCES = 64
 
@@ -261,7 +268,7 @@ class NodeGroupConfig(ConfigModel):
                 raise ConfigValueError(
                     f"{self.instance_type} has no EFA.",
                     fix="set efa: false, or use an EFA type"
-                    + (f" such as {', '.join(efa_types)}." if efa_types else " (p4d, p5, trn1.32xlarge, …)."),
+                    + (f" such as {', '.join(efa_types)}." if efa_types else f" ({_efa_accelerated_kinds()})."),
                     path=("efa",), value=True)
             return False
         if instance.efa.max_interfaces is None and self.efa is not False:
@@ -292,8 +299,9 @@ class NodeGroupConfig(ConfigModel):
             if not self.instance.capacity_block:
                 raise ConfigValueError(
                     f"{self.instance_type} is not sold as EC2 Capacity Blocks.",
-                    fix="use an on-demand reservation, or a capacity-block type (p4d, p5, p5e, p5en, "
-                    "p6-b200, p6-b300, trn1.32xlarge, trn2).", path=("capacity", "type"), value=capacity.type)
+                    fix="use an on-demand reservation, or a capacity-block type "
+                    f"({', '.join(catalog.family_names(t for t in catalog.INSTANCE_TYPES if t.capacity_block))}).",
+                    path=("capacity", "type"), value=capacity.type)
             if capacity.instance_count > CAPACITY_BLOCK_MAX_INSTANCES:
                 raise ConfigValueError(
                     f"a capacity block holds at most {CAPACITY_BLOCK_MAX_INSTANCES} instances.",

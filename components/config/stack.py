@@ -13,6 +13,7 @@ from typing import Literal, Optional
 
 from pydantic import field_validator, model_validator
 
+from .. import catalog
 from ..catalog import hyperpod_eks
 from .addons import CostConfig, ObservabilityConfig, OperatorsConfig
 from .base import ConfigModel, ConfigValueError
@@ -147,7 +148,7 @@ class StackConfig(ConfigModel):
                     fix=f"put the file system in {group.zone}, or the node group in {self.fsx.zone}.",
                     path=("fsx", "zone"), value=self.fsx.zone)
         clients = [g.instance_type for g in self.node_groups] + (
-            [g.instance_type.removeprefix("ml.") for g in self.hyperpod.groups] if self.hyperpod else [])
+            [catalog.get_hyperpod(g.instance_type).name for g in self.hyperpod.groups] if self.hyperpod else [])
         if self.fsx.efa and any(t.startswith("trn2") for t in clients):
             raise ConfigValueError(f"EFA-enabled FSx does not support trn2 clients ({EFA_GUIDE}).",
                                    fix="set fsx.efa: false for stacks with trn2 node groups or instance groups.",

@@ -119,7 +119,7 @@ def checkpoint_timing(file_system: str, checkpoint: dict[str, Any], fsx: dict[st
     if not all(_is_number(v) for v in numbers):
         return None
     file_system_mbps, size, interval, writers = (float(v) for v in numbers)  # type: ignore[arg-type] # checked
-    instance = catalog.find(str(checkpoint.get("writerInstanceType", "")).removeprefix("ml."))
+    instance = catalog.find_hyperpod(str(checkpoint.get("writerInstanceType", "")))
     tcp = min(file_system_mbps, writers * _client_mbps(instance, "tcp"))
     transport = "tcp"
     if fsx.get("efaEnabled") and checkpoint.get("writersUseEfa"):

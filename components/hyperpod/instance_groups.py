@@ -68,7 +68,7 @@ def _storage(group: InstanceGroupConfig, fsx_mount: Optional[dict]) -> list[dict
 
 def _accelerator_labels(group: InstanceGroupConfig) -> dict[str, str]:
     """EKS-orchestrated nodes get the labels trainstack's device plugins select on."""
-    instance = catalog.get(group.instance_type.removeprefix("ml."))
+    instance = catalog.get_hyperpod(group.instance_type)
     labels = {NODE_GROUP_LABEL: group.name}
     if instance.accelerator is not None:
         labels[GPU_PRESENT_LABEL if instance.accelerator.kind is AcceleratorKind.GPU else NEURON_PRESENT_LABEL] = "true"
