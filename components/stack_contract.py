@@ -14,6 +14,7 @@ import pulumi
 
 from . import catalog
 from .config import FsxConfig, HyperPodConfig, NodeGroupConfig, StackConfig
+from .names import NODE_GROUP_LABEL
 from .outputs import CONTRACT_VERSION
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ def group_facts(group: NodeGroupConfig, node_group: AcceleratedNodeGroup | Karpe
         "efaInterfacesPerNode": group.efa_interfaces_per_node,
         "memoryGibPerNode": instance.memory_gib,
         "vcpusPerNode": instance.vcpus,
-        "nodeSelector": {"trainstack.io/node-group": group.name},
+        "nodeSelector": {NODE_GROUP_LABEL: group.name},
         "tolerations": [{"key": t["key"], "operator": "Equal", "value": t["value"], "effect": t["effect"]}
                         if t.get("value") else {"key": t["key"], "operator": "Exists", "effect": t["effect"]}
                         for t in node_group.taints],
@@ -109,7 +110,7 @@ def _hyperpod(hyperpod: Optional[HyperPodCluster], settings: Optional[HyperPodCo
         return None
     groups = []
     for group in settings.groups:
-        instance = catalog.get(group.instance_type.removeprefix("ml."))
+        instance = catalog.get_hyperpod(group.instance_type)
         accelerator = instance.accelerator
         groups.append({"name": group.name, "instanceType": group.instance_type, "count": group.count,
                        "acceleratorsPerNode": accelerator.count if accelerator else 0,

@@ -30,6 +30,7 @@ from .addons.trainer import CHECK_RUNTIME, MPI_RUNTIME, NEURON_TRAINING_IMAGE, T
 from .cluster import GpuEksCluster
 from .config import FsxConfig, HyperPodConfig, StackConfig, validate_stack_config
 from .config.ip_budget import ip_budget
+from .names import PROFILE_CONFIG, STACK_TAG, TRAINING_STACK_COMPONENT
 from .network import Network, efa_security_group
 from .outputs import KUBECONFIG_OUTPUT, OUTPUT_NAME
 from .registry import image_repository
@@ -49,12 +50,12 @@ class TrainingStack(pulumi.ComponentResource):
     def __init__(self, name: str, config: StackConfig | Mapping[str, Any],
                  opts: Optional[pulumi.ResourceOptions] = None):
         config = validate_stack_config(config) if not isinstance(config, StackConfig) else config
-        super().__init__("trainstack:index:TrainingStack", name, {}, opts)
+        super().__init__(TRAINING_STACK_COMPONENT, name, {}, opts)
         self.config = config
 
         # One explicit provider: the region comes from our validated config, not from
         # whatever AWS_REGION the machine running `pulumi up` happens to have.
-        self.tags = {**config.tags, "trainstack:stack": name, "trainstack:profile": config.profile}
+        self.tags = {**config.tags, STACK_TAG: name, PROFILE_CONFIG: config.profile}
         self.aws_provider = aws.Provider(f"{name}-aws", region=config.region, default_tags={"tags": self.tags},
                                          opts=pulumi.ResourceOptions(parent=self))
         in_region = pulumi.ResourceOptions(parent=self, providers=[self.aws_provider])
@@ -111,7 +112,7 @@ class TrainingStack(pulumi.ComponentResource):
             "vpc_id": self.network.vpc_id, "private_subnet_ids": self.network.private_subnet_ids,
             "public_subnet_ids": self.network.public_subnet_ids,
             "lustre_over_efa": bool(config.fsx and config.fsx.efa),
-            "external_nodes": [catalog.get(g.instance_type.removeprefix("ml.")) for g in hyperpod.groups]
+            "external_nodes": [catalog.get_hyperpod(g.instance_type) for g in hyperpod.groups]
             if hyperpod is not None and hyperpod.orchestrator == "eks" else [],
         }, opts=opts)
 

@@ -16,8 +16,13 @@ ABOVE_COMPONENTS = {"cli", "analysis", "plan", "launch", "estimate", "policy", "
                     "stack_contract", "package"}
 
 
+SHARED_NAMES = "names"
+"""The leaf of shared names (type tokens, labels, taints): below every unit, so any may import it."""
+
+
 def imports_of(unit: str) -> set[str]:
-    """The top-level trainstack modules and packages that ``unit`` (a package or module) imports."""
+    """The top-level trainstack modules and packages that ``unit`` (a package or module) imports,
+    the shared names leaf left out."""
     path = PACKAGE / unit
     files = sorted(path.rglob("*.py")) if path.is_dir() else [path.with_suffix(".py")]
     found = set()
@@ -30,10 +35,16 @@ def imports_of(unit: str) -> set[str]:
                 found |= {target[0]} if target else {alias.name for alias in node.names}
             elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("trainstack."):
                 found.add(node.module.split(".")[1])
-    return found - {unit}
+    return found - {unit, SHARED_NAMES}
 
 
-def test_the_catalog_imports_nothing_of_trainstack():
+def test_the_shared_names_import_nothing_of_trainstack():
+    tree = ast.parse((PACKAGE / "names.py").read_text())
+    assert not [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
+                and (getattr(node, "level", 0) or (getattr(node, "module", "") or "").startswith("trainstack"))]
+
+
+def test_the_catalog_imports_nothing_of_trainstack_but_the_shared_names():
     assert imports_of("catalog") == set()
 
 
@@ -47,7 +58,8 @@ def test_config_reads_only_the_catalog():
 
 
 def test_the_plan_engine_names_no_component():
-    assert imports_of("plan") <= {"boundary"}
+    # The catalog's resource-type table says which fixture makes a type's outputs.
+    assert imports_of("plan") <= {"boundary", "catalog"}
 
 
 def test_the_outputs_contract_reads_only_the_boundary():
@@ -67,7 +79,7 @@ def test_the_estimates_read_records_and_the_catalog_and_the_cost_ceiling_reads_t
 
 
 def test_the_review_reads_records_not_programs():
-    assert imports_of("review") <= {"plan", "policy", "estimate", "boundary"}
+    assert imports_of("review") <= {"plan", "policy", "estimate", "boundary", "catalog"}
 
 
 def test_the_analysis_plans_and_judges_below_the_cli_and_builds_nothing():
@@ -77,7 +89,7 @@ def test_the_analysis_plans_and_judges_below_the_cli_and_builds_nothing():
 
 
 def test_the_report_draws_records_with_the_estimates_and_the_review_and_builds_nothing():
-    assert imports_of("report") <= {"plan", "estimate", "review"}
+    assert imports_of("report") <= {"plan", "estimate", "review", "catalog"}
 
 
 @pytest.mark.parametrize("component", COMPONENTS)

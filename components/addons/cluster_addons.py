@@ -16,6 +16,7 @@ import pulumi_kubernetes as k8s
 
 from ..catalog import AcceleratorKind
 from ..config import ObservabilityConfig, OperatorsConfig, validate
+from ..names import CLUSTER_ADDONS_COMPONENT
 from . import observability, operators, trainer
 from .device_plugins import NEURON_SCHEDULER_NAME
 from .kueue import KueueSetup
@@ -48,7 +49,7 @@ class ClusterAddons(pulumi.ComponentResource):
         watch = validate(ObservabilityConfig, args.get("observability", {}),
                          prefix=f"ClusterAddons({name}).observability")
         jobs = validate(OperatorsConfig, args.get("operators", {}), prefix=f"ClusterAddons({name}).operators")
-        super().__init__("trainstack:index:ClusterAddons", name, {}, opts)
+        super().__init__(CLUSTER_ADDONS_COMPONENT, name, {}, opts)
         cluster = args["cluster"]
         common = dict(provider=cluster.provider, parent=self, depends_on=list(cluster.ready_for_workloads))
         gpus = AcceleratorKind.GPU in cluster.accelerator_kinds

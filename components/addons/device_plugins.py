@@ -25,9 +25,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..helm import Chart, helm_release
-from ..nodegroups.accelerated import EFA_PRESENT_LABEL
-from ..nodegroups.gpu import GPU_PRESENT_LABEL, GPU_TAINT
-from ..nodegroups.trainium import NEURON_PRESENT_LABEL, NEURON_TAINT
+from ..names import EFA_PRESENT_LABEL, GPU_PRESENT_LABEL, GPU_TAINT, NEURON_PRESENT_LABEL, NEURON_TAINT
 
 NVIDIA_DEVICE_PLUGIN = Chart("nvidia-device-plugin", "0.20.0", "https://nvidia.github.io/k8s-device-plugin",
                              "NVIDIA/k8s-device-plugin tag v0.20.0 (1b826acc)")

@@ -27,13 +27,12 @@ from typing import TYPE_CHECKING, Any
 from ..catalog import EFA_RESOURCE
 from ..catalog.network_topology import network_node_labels
 from ..config import NodeGroupConfig, SchedulingConfig, TeamConfig, cohort_of_groups
+from ..names import HOSTNAME_LABEL, NODE_GROUP_LABEL
 
 if TYPE_CHECKING:
     import pulumi
 
 API_VERSION = "kueue.x-k8s.io/v1beta2"
-NODE_GROUP_LABEL = "trainstack.io/node-group"
-HOSTNAME_LABEL = "kubernetes.io/hostname"
 # The job kinds trainstack launches; the chart's default list leaves PyTorchJob out
 # (charts/kueue/values.yaml at v0.19.2).
 FRAMEWORKS = ("batch/job", "kubeflow.org/mpijob", "kubeflow.org/pytorchjob", "trainer.kubeflow.org/trainjob")

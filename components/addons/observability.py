@@ -20,7 +20,7 @@ from ..cluster.iam import pod_identity_role
 from ..cluster.system_nodes import SYSTEM_LABELS
 from ..config import ObservabilityConfig
 from ..helm import Chart, helm_release
-from ..nodegroups.gpu import GPU_PRESENT_LABEL
+from ..names import GPU_PRESENT_LABEL
 from .device_plugins import GPU_TOLERATION, HYPERPOD_HEALTH_TOLERATION
 from .persistent_volumes import STORAGE_CLASS
 

@@ -6,10 +6,12 @@ A leaf module: data and lookups, importing nothing else of trainstack.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 
 from .efa_node import EFA_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESOURCE
 from .instances import INSTANCE_TYPES
 from .model import (
+    HYPERPOD_PREFIX,
     Accelerator,
     AcceleratorKind,
     Efa,
@@ -59,6 +61,37 @@ def close_matches(name: str, candidates: list[str] | None = None, limit: int = 4
     return (matches + same_family)[:limit]
 
 
+def get_hyperpod(name: str) -> InstanceType:
+    """The entry behind a SageMaker HyperPod type (``ml.p5.48xlarge`` is ``p5.48xlarge``);
+    raises :class:`UnknownInstanceTypeError`."""
+    return get(name.removeprefix(HYPERPOD_PREFIX))
+
+
+def find_hyperpod(name: str) -> InstanceType | None:
+    """The entry behind a HyperPod type, or an EC2 type by its own name; None if neither is in the catalog."""
+    return find(name.removeprefix(HYPERPOD_PREFIX))
+
+
+def families(entries: Iterable[InstanceType]) -> list[str]:
+    """The families of ``entries`` (``p5`` for ``p5.48xlarge``), each once, in catalog order."""
+    return list(dict.fromkeys(entry.family for entry in entries))
+
+
+def family_names(entries: Iterable[InstanceType]) -> list[str]:
+    """``entries`` named as shortly as the catalog allows, in catalog order: a family when every
+    type of it is among them (``p5``), else the types themselves (``trn1.32xlarge``)."""
+    chosen = {entry.name for entry in entries}
+    named: list[str] = []
+    for entry in INSTANCE_TYPES:
+        if entry.name not in chosen:
+            continue
+        whole = all(t.name in chosen for t in INSTANCE_TYPES if t.family == entry.family)
+        name = entry.family if whole else entry.name
+        if name not in named:
+            named.append(name)
+    return named
+
+
 def hyperpod_names() -> list[str]:
     """``ml.`` types SageMaker HyperPod accepts, among those in the catalog."""
     return [t.hyperpod_name for t in INSTANCE_TYPES if t.hyperpod]
@@ -68,5 +101,6 @@ __all__ = [
     "Accelerator", "AcceleratorKind", "Efa", "InstanceType", "Network", "Price", "Source",
     "UnknownFactError", "UnknownInstanceTypeError", "INSTANCE_TYPES",
     "EFA_HUGEPAGES", "EFA_RESOURCE", "HUGEPAGES_RESOURCE",
-    "close_matches", "find", "get", "hyperpod_names", "names",
+    "HYPERPOD_PREFIX", "close_matches", "families", "family_names", "find", "find_hyperpod", "get", "get_hyperpod",
+    "hyperpod_names", "names",
 ]

@@ -30,6 +30,8 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
+from .model import HYPERPOD_PREFIX
+
 DATA_FILE = Path(__file__).with_name("ec2_instance_types.json")
 FORMAT_VERSION = 2
 
@@ -147,8 +149,8 @@ def _facts(description: dict[str, Any], regions: list[str], hyperpod: set[str],
         "max_efa_interfaces": network.get("EfaInfo", {}).get("MaximumEfaInterfaces", 0),
         "efa_cards": efa_cards,
         "capacity_block": "capacity-block" in description["SupportedUsageClasses"],
-        "hyperpod": f"ml.{name}" in hyperpod,
-        "hyperpod_training_plan": f"ml.{name}" in training_plan,
+        "hyperpod": HYPERPOD_PREFIX + name in hyperpod,
+        "hyperpod_training_plan": HYPERPOD_PREFIX + name in training_plan,
         "regions": regions,
         "nvme_instance_store_gb": _nvme_instance_store_gb(description),
     }

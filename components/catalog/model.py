@@ -13,7 +13,12 @@ from datetime import date
 from enum import Enum
 from typing import Optional, TypeVar
 
+from ..names import GPU_RESOURCE, NEURON_RESOURCE, NEURONCORE_RESOURCE
+
 T = TypeVar("T")
+
+HYPERPOD_PREFIX = "ml."
+"""SageMaker names an instance type ``ml.<EC2 name>`` (HyperPod's ``ClusterInstanceType``)."""
 
 
 class AcceleratorKind(str, Enum):
@@ -42,8 +47,8 @@ class Accelerator:
     def resource_names(self) -> tuple[str, ...]:
         """The Kubernetes extended resources the device plugin advertises."""
         if self.kind is AcceleratorKind.GPU:
-            return ("nvidia.com/gpu",)
-        return ("aws.amazon.com/neuron", "aws.amazon.com/neuroncore")
+            return (GPU_RESOURCE,)
+        return (NEURON_RESOURCE, NEURONCORE_RESOURCE)
 
 
 @dataclass(frozen=True)
@@ -121,7 +126,7 @@ class InstanceType:
 
     @property
     def hyperpod_name(self) -> str:
-        return f"ml.{self.name}"
+        return HYPERPOD_PREFIX + self.name
 
     def price(self, region: str) -> Optional[Price]:
         """The published on-demand price in ``region``, or ``None`` if none is published."""

@@ -12,10 +12,11 @@ import pulumi_aws as aws
 from .. import catalog
 from ..catalog.efa_layout import plain_layout
 from ..config import Capacity, RootVolume, SystemNodesConfig
+from ..names import NODE_GROUP_LABEL
 from ..nodegroups.launch_template import launch_template
 from ..nodegroups.node_health import node_repair_config
 
-SYSTEM_LABELS = {"trainstack.io/node-group": "system"}
+SYSTEM_LABELS = {NODE_GROUP_LABEL: "system"}
 
 
 def system_node_group(name: str, *, settings: SystemNodesConfig, cluster_name: str,

@@ -26,6 +26,11 @@ VPC_CNI_MIN_FOR_EFA_ONLY = (1, 18, 5)
 PRINCIPAL_ARN = re.compile(r"^arn:aws(-cn|-us-gov)?:(iam|sts)::\d{12}:(role|user|assumed-role)/[\w+=,.@/-]+$")
 
 
+def _cpu_families() -> list[str]:
+    """The catalog's families without accelerators, for system nodes."""
+    return catalog.families(t for t in catalog.INSTANCE_TYPES if t.accelerator is None)
+
+
 class SystemNodesConfig(ConfigModel):
     """The node group for cluster services (CoreDNS, controllers, operators)."""
 
@@ -50,8 +55,8 @@ class SystemNodesConfig(ConfigModel):
         if entry.accelerator is not None:
             raise ConfigValueError(
                 f"'{value}' has accelerators; system nodes run cluster services.",
-                fix="use a CPU type such as c5.2xlarge or m5.2xlarge, and put accelerated "
-                "instances in nodeGroups.",
+                fix=f"use a CPU type (families {', '.join(_cpu_families())}), and put accelerated instances "
+                "in nodeGroups.",
             )
         return value
 

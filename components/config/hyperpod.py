@@ -12,6 +12,11 @@ from .base import ConfigModel, ConfigValueError
 GROUP_NAME = r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$"
 
 
+def _hyperpod_kinds() -> str:
+    """The families of the catalog's HyperPod types."""
+    return "families " + ", ".join(catalog.families(t for t in catalog.INSTANCE_TYPES if t.hyperpod))
+
+
 class InstanceGroupConfig(ConfigModel):
     """A HyperPod instance group."""
 
@@ -38,8 +43,8 @@ class InstanceGroupConfig(ConfigModel):
             close = catalog.close_matches(value, valid)
             raise ConfigValueError(
                 f"'{value}' is not a SageMaker HyperPod instance type"
-                + (" (HyperPod types start with 'ml.')" if not value.startswith("ml.") else "") + ".",
-                fix=f"use {' or '.join(close)}." if close else "use an ml. type HyperPod lists, e.g. ml.g5.8xlarge.")
+                + (" (HyperPod types start with 'ml.')" if not value.startswith(catalog.HYPERPOD_PREFIX) else "") + ".",
+                fix=f"use {' or '.join(close)}." if close else f"use an ml. type HyperPod lists ({_hyperpod_kinds()}).")
         return value
 
 

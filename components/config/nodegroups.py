@@ -9,17 +9,22 @@ from pydantic import Field, field_validator, model_validator
 
 from .. import catalog
 from ..catalog.efa_layout import layout_for
+from ..names import LABEL_PREFIX, RESERVED_LABELS
 from .base import ConfigModel, ConfigValueError
 from .cluster import catalog_entry
 from .kubernetes_names import check_labels, check_taint_key, check_taint_value
 from .network import ZONE_PATTERN
 from .pods import PodsPerNode, pods_per_node
 
+
+def _efa_accelerated_kinds() -> str:
+    """The families of the catalog's accelerated types with EFA."""
+    return "families " + ", ".join(catalog.families(t for t in catalog.INSTANCE_TYPES
+                                                    if t.efa.supported and t.accelerator is not None))
+
+
 # EC2 Capacity Blocks hold at most 64 instances each (DescribeCapacityBlockOfferings).
 CAPACITY_BLOCK_MAX_INSTANCES = 64
-
-# Labels the node groups set themselves; device plugins select nodes by them.
-RESERVED_LABELS = ("nvidia.com/gpu.present", "vpc.amazonaws.com/efa.present", "aws.amazon.com/neuron.present")
 
 
 class Capacity(ConfigModel):
@@ -176,7 +181,7 @@ class NodeGroupConfig(ConfigModel):
     def _own_labels(cls, labels: dict[str, str]) -> dict[str, str]:
         check_labels(labels)
         for key in labels:
-            if key.startswith("trainstack.io/") or key in RESERVED_LABELS:
+            if key.startswith(LABEL_PREFIX) or key in RESERVED_LABELS:
                 raise ConfigValueError(
                     f"label '{key}' is set by trainstack (device plugins and job launchers select on it).",
                     fix="use another label key.", path=(key,), value=labels[key])
@@ -277,7 +282,7 @@ class NodeGroupConfig(ConfigModel):
                 raise ConfigValueError(
                     f"{self.instance_type} has no EFA.",
                     fix="set efa: false, or use an EFA type"
-                    + (f" such as {', '.join(efa_types)}." if efa_types else " (p4d, p5, trn1.32xlarge, …)."),
+                    + (f" such as {', '.join(efa_types)}." if efa_types else f" ({_efa_accelerated_kinds()})."),
                     path=("efa",), value=True)
             return False
         if instance.efa.max_interfaces is None and self.efa is not False:
@@ -308,8 +313,9 @@ class NodeGroupConfig(ConfigModel):
             if not self.instance.capacity_block:
                 raise ConfigValueError(
                     f"{self.instance_type} is not sold as EC2 Capacity Blocks.",
-                    fix="use an on-demand reservation, or a capacity-block type (p4d, p5, p5e, p5en, "
-                    "p6-b200, p6-b300, trn1.32xlarge, trn2).", path=("capacity", "type"), value=capacity.type)
+                    fix="use an on-demand reservation, or a capacity-block type "
+                    f"({', '.join(catalog.family_names(t for t in catalog.INSTANCE_TYPES if t.capacity_block))}).",
+                    path=("capacity", "type"), value=capacity.type)
             if capacity.instance_count > CAPACITY_BLOCK_MAX_INSTANCES:
                 raise ConfigValueError(
                     f"a capacity block holds at most {CAPACITY_BLOCK_MAX_INSTANCES} instances.",

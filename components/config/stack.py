@@ -156,7 +156,7 @@ class StackConfig(ConfigModel):
                     fix=f"put the file system in {group.zone}, or the node group in {self.fsx.zone}.",
                     path=("fsx", "zone"), value=self.fsx.zone)
         clients = [g.instance_type for g in self.node_groups] + (
-            [g.instance_type.removeprefix("ml.") for g in self.hyperpod.groups] if self.hyperpod else [])
+            [catalog.get_hyperpod(g.instance_type).name for g in self.hyperpod.groups] if self.hyperpod else [])
         if self.fsx.efa and any(t.startswith("trn2") for t in clients):
             raise ConfigValueError(f"EFA-enabled FSx does not support trn2 clients ({EFA_GUIDE}).",
                                    fix="set fsx.efa: false for stacks with trn2 node groups or instance groups.",
@@ -286,7 +286,7 @@ class StackConfig(ConfigModel):
         groups = [CheckpointWriters(instance_type=g.instance_type, count=g.max_size, efa=g.efa_enabled)
                   for g in self.node_groups]
         for worker in self.hyperpod.workers if self.hyperpod is not None else []:
-            instance = catalog.get(worker.instance_type.removeprefix("ml."))
+            instance = catalog.get_hyperpod(worker.instance_type)
             if instance.accelerator is not None:
                 groups.append(CheckpointWriters(instance_type=worker.instance_type, count=worker.count,
                                                 efa=instance.efa.supported))

@@ -54,6 +54,20 @@ from typing import Any
 
 from .. import catalog
 from ..catalog import EFA_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESOURCE, AcceleratorKind
+from ..names import (
+    AUTOSCALING_TAG,
+    GPU_RESOURCE,
+    HELM_RELEASE,
+    INSTANCE_TYPE_LABEL,
+    LAUNCH_TEMPLATE,
+    NEURON_RESOURCE,
+    NEURONCORE_RESOURCE,
+    NODE_GROUP,
+    NODE_GROUP_LABEL,
+    REGION_LABEL,
+    SUBNET,
+    ZONE_LABEL,
+)
 from ..policy.model import Resource, Stack
 from .model import Finding
 from .scheduling import Node, Taint, pod_specs, quantity, unfit_reasons
@@ -65,12 +79,6 @@ SCHEDULERS_SOURCE = ("kubernetes/autoscaler cluster-autoscaler-1.35.0 cluster-au
                      "listPods, utils/kubernetes/listers.go FilterOutPodsByScheduler")
 KUBELET_SOURCE = "awslabs/amazon-eks-ami v20260724 nodeadm/internal/kubelet/config.go"
 
-NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
-ASG_TAG = "aws:autoscaling/tag:Tag"
-LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
-SUBNET = "aws:ec2/subnet:Subnet"
-HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
-GROUP_LABEL = "trainstack.io/node-group"
 
 TEMPLATE_PREFIX = "k8s.io/cluster-autoscaler/node-template/"
 TEMPLATE_PODS = 110  # aws_manager.go: "TODO: get a real value."
@@ -80,9 +88,9 @@ _EFFECTS = {"NO_SCHEDULE": "NoSchedule", "PREFER_NO_SCHEDULE": "PreferNoSchedule
 # Which chart's device plugin advertises which resources (addons/device_plugins.py installs
 # them), and where in the chart's values its DaemonSet's nodeSelector and tolerations sit.
 DEVICE_PLUGINS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "nvidia.com/gpu": ("nvidia-device-plugin", ()),
-    "aws.amazon.com/neuron": ("oci://public.ecr.aws/neuron/neuron-helm-chart", ("devicePlugin",)),
-    "aws.amazon.com/neuroncore": ("oci://public.ecr.aws/neuron/neuron-helm-chart", ("devicePlugin",)),
+    GPU_RESOURCE: ("nvidia-device-plugin", ()),
+    NEURON_RESOURCE: ("oci://public.ecr.aws/neuron/neuron-helm-chart", ("devicePlugin",)),
+    NEURONCORE_RESOURCE: ("oci://public.ecr.aws/neuron/neuron-helm-chart", ("devicePlugin",)),
     EFA_RESOURCE: ("aws-efa-k8s-device-plugin", ()),
 }
 
@@ -118,11 +126,11 @@ def managed_groups(stack: Stack) -> list[ManagedGroup]:
         template = next(iter(stack.referenced(resource, "launchTemplate", LAUNCH_TEMPLATE)), None)
         subnet = next(iter(stack.referenced(resource, "subnetIds", SUBNET)), None)
         groups.append(ManagedGroup(
-            resource=resource, name=labels.get(GROUP_LABEL, resource.name), instance=instance,
+            resource=resource, name=labels.get(NODE_GROUP_LABEL, resource.name), instance=instance,
             min_size=int((props.get("scalingConfig") or {}).get("minSize", 0)), labels=labels,
             taints=[Taint(t["key"], t.get("value") or "", _EFFECTS[t["effect"]]) for t in props.get("taints") or []],
             asg_tags={t.props["tag"]["key"]: str(t.props["tag"]["value"])
-                      for t in stack.referencing(resource, "autoscalingGroupName", ASG_TAG)},
+                      for t in stack.referencing(resource, "autoscalingGroupName", AUTOSCALING_TAG)},
             zone=subnet.props.get("availabilityZone") if subnet else None,
             max_pods=_max_pods(template), efa_interfaces=_efa_interfaces(template)))
     return groups
@@ -147,11 +155,11 @@ def template_node(group: ManagedGroup) -> Node:
     accelerator = instance.require("the accelerator", instance.accelerator, "model the autoscaler's template node")
     capacity: dict[str, Fraction] = {
         "pods": Fraction(TEMPLATE_PODS), "cpu": Fraction(vcpus), "memory": Fraction(memory_gib * 2**30),
-        "nvidia.com/gpu": Fraction(accelerator.count if accelerator.kind is AcceleratorKind.GPU else 0)}
+        GPU_RESOURCE: Fraction(accelerator.count if accelerator.kind is AcceleratorKind.GPU else 0)}
     labels = {"kubernetes.io/arch": "arm64" if instance.arch == "arm64" else "amd64", "kubernetes.io/os": "linux",
-              "node.kubernetes.io/instance-type": instance.name}
+              INSTANCE_TYPE_LABEL: instance.name}
     if group.zone:
-        labels |= {"topology.kubernetes.io/region": group.zone[:-1], "topology.kubernetes.io/zone": group.zone,
+        labels |= {REGION_LABEL: group.zone[:-1], ZONE_LABEL: group.zone,
                    "topology.ebs.csi.aws.com/zone": group.zone}
     taints = []
     for key, value in group.asg_tags.items():
@@ -187,7 +195,7 @@ def running_node(group: ManagedGroup, plugins: dict[str, dict[str, Any]]) -> Nod
     }
     devices = {name: accelerator.count for name in accelerator.resource_names[:1]}
     if accelerator.neuron_cores:
-        devices["aws.amazon.com/neuroncore"] = accelerator.neuron_cores
+        devices[NEURONCORE_RESOURCE] = accelerator.neuron_cores
     devices[EFA_RESOURCE] = group.efa_interfaces
     node = Node(f"{group.name} (running)", dict(group.labels), list(group.taints), allocatable)
     for name, count in devices.items():
@@ -244,7 +252,7 @@ def check(stack: Stack, jobs: Iterable[tuple[str, Any]]) -> list[Finding]:
     findings = []
     for job_id, document in jobs:
         for pod in pod_specs(document):
-            selected = (pod.get("nodeSelector") or {}).get(GROUP_LABEL, "")
+            selected = (pod.get("nodeSelector") or {}).get(NODE_GROUP_LABEL, "")
             if selected in pools:
                 findings += [Finding(CONTROLLER, f"{job_id} on {node.name}", _message(node, reasons), KUBELET_SOURCE)
                              for node in [running_node(pools[selected], plugins)]

@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from pathlib import PurePath
 
 from ..catalog.hyperpod_eks import HYPERPOD_CHART, HYPERPOD_CHART_SOURCE
+from ..names import EKS_ADDON, HELM_RELEASE, KUSTOMIZE_DIRECTORY
 from ..plan import Plan
 from .model import Finding
 
@@ -59,8 +60,6 @@ EKS_ADDONS: dict[str, tuple[str, ...]] = {
     "amazon-sagemaker-hyperpod-training-operator": ("sagemaker.amazonaws.com/HyperPodPyTorchJob",),
     "cert-manager": CERT_MANAGER_KINDS,
 }
-KUSTOMIZE, HELM, ADDON = ("kubernetes:kustomize/v2:Directory", "kubernetes:helm.sh/v3:Release",
-                          "aws:eks/addon:Addon")
 HYPERPOD_CHART_INSTALL = re.compile(r"helm install \S+ HyperPodHelmChart[^\n]*")
 
 
@@ -71,13 +70,13 @@ def _kustomization_key(directory: str) -> str:
 
 def installed_by_stack(plan: Plan) -> Iterator[tuple[str, str]]:
     """(what is owned, who installs it) for what the stack itself installs."""
-    for record in plan.by_type(KUSTOMIZE):
+    for record in plan.by_type(KUSTOMIZE_DIRECTORY):
         for owned in KUSTOMIZATIONS.get(_kustomization_key(str(record.inputs.get("directory", ""))), ()):
             yield owned, f"kustomization {record.name}"
-    for record in plan.by_type(HELM):
+    for record in plan.by_type(HELM_RELEASE):
         for owned in HELM_CHARTS.get(str(record.inputs.get("chart", "")).rsplit("/", 1)[-1], ()):
             yield owned, f"Helm release {record.name}"
-    for record in plan.by_type(ADDON):
+    for record in plan.by_type(EKS_ADDON):
         for owned in EKS_ADDONS.get(str(record.inputs.get("addonName", "")), ()):
             yield owned, f"EKS add-on {record.inputs['addonName']}"
 

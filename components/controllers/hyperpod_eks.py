@@ -39,6 +39,16 @@ from ..catalog.hyperpod_eks import (
     HYPERPOD_EKS_MIN_VPC_CNI,
     HYPERPOD_EKS_VERSIONS_SOURCE,
 )
+from ..names import (
+    EKS_ADDON,
+    EKS_COMPONENT_CLUSTER,
+    HYPERPOD_CLUSTER,
+    IAM_ROLE,
+    IAM_ROLE_POLICY,
+    IAM_ROLE_POLICY_ATTACHMENT,
+    LAUNCH_TEMPLATE,
+    NODE_GROUP,
+)
 from ..plan import Plan
 from ..plan.record import ResourceRecord
 from .cluster_controllers import one_controller_per_kind
@@ -46,11 +56,6 @@ from .model import Finding
 from .security_groups import Reachability
 
 CONTROLLER = "hyperpod-eks"
-HYPERPOD = "aws-native:sagemaker:Cluster"
-EKS = "eks:index:Cluster"
-NODE_GROUP, LAUNCH_TEMPLATE = "aws:eks/nodeGroup:NodeGroup", "aws:ec2/launchTemplate:LaunchTemplate"
-ROLE, ATTACHMENT, INLINE = ("aws:iam/role:Role", "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
-                            "aws:iam/rolePolicy:RolePolicy")
 NETWORK_SOURCE = "EKS user guide, sec-group-reqs (default cluster security group; restricting cluster traffic)"
 CNI_SOURCE = ("AWS managed policy reference, AmazonEKS_CNI_Policy v5; "
               "HyperPod EKS template sagemaker-iam-role-stack.yaml")
@@ -86,8 +91,8 @@ DNS_FLOWS = (Flow("DNS to CoreDNS", "udp", 53, True), Flow("DNS to CoreDNS over 
 def hyperpod_eks_findings(plan: Plan) -> list[Finding]:
     """Every way HyperPod's EKS nodes would fail to join or run pods, and the cluster's controller conflicts."""
     findings = one_controller_per_kind(plan)
-    eks_clusters = plan.by_type(EKS)
-    for hyperpod in plan.by_type(HYPERPOD):
+    eks_clusters = plan.by_type(EKS_COMPONENT_CLUSTER)
+    for hyperpod in plan.by_type(HYPERPOD_CLUSTER):
         if "eks" not in (hyperpod.inputs.get("orchestrator") or {}) or not eks_clusters:
             continue
         eks = eks_clusters[0]
@@ -111,7 +116,7 @@ def _vpc_cni(plan: Plan, hyperpod: ResourceRecord) -> list[Finding]:
     """A pinned vpc-cni add-on older than HyperPod's minimum (unpinned, EKS installs its default for the
     cluster version, newer than 1.18.3 on every version HyperPod supports)."""
     findings = []
-    for addon in plan.by_type("aws:eks/addon:Addon"):
+    for addon in plan.by_type(EKS_ADDON):
         version = addon.inputs.get("addonVersion")
         parsed = re.match(r"^v(\d+)\.(\d+)\.(\d+)", str(version or ""))
         if addon.inputs.get("addonName") == "vpc-cni" and parsed is not None and \
@@ -166,12 +171,13 @@ def _blocked(hyperpod: ResourceRecord, flow: Flow, peer: str) -> Finding:
 def _execution_roles(plan: Plan, hyperpod: ResourceRecord) -> list[Finding]:
     findings = []
     arns = {g.get("executionRole") for g in hyperpod.inputs.get("instanceGroups") or []}
-    for role in plan.by_type(ROLE):
+    for role in plan.by_type(IAM_ROLE):
         if role.outputs.get("arn") not in arns:
             continue
         names = {role.id, role.outputs.get("name")}
-        managed = {a.inputs.get("policyArn") for a in plan.by_type(ATTACHMENT) if a.inputs.get("role") in names}
-        statements = [s for p in plan.by_type(INLINE) if p.inputs.get("role") in names
+        managed = {a.inputs.get("policyArn") for a in plan.by_type(IAM_ROLE_POLICY_ATTACHMENT)
+                   if a.inputs.get("role") in names}
+        statements = [s for p in plan.by_type(IAM_ROLE_POLICY) if p.inputs.get("role") in names
                       for s in _statements(p.inputs.get("policy"))]
         missing = [a for a in CNI_ACTIONS if not _allowed(statements, a)] if CNI_POLICY not in managed else []
         if missing:

@@ -13,8 +13,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-NEURON_RESOURCE = "aws.amazon.com/neuron"
-GPU_RESOURCE = "nvidia.com/gpu"
+from ..names import GPU_RESOURCE, NEURON_RESOURCE
 
 Job = Mapping[str, Any]
 

@@ -15,12 +15,10 @@ from __future__ import annotations
 from typing import Any
 
 from .. import catalog
+from ..names import INSTANCE_TYPE_LABEL, KARPENTER_NODE_CLASS, KARPENTER_NODE_POOL, NODE_GROUP_LABEL, ZONE_LABEL
 from ..policy.model import Stack
-from .cluster_autoscaler import GROUP_LABEL, ManagedGroup
+from .cluster_autoscaler import ManagedGroup
 from .scheduling import Taint
-
-NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
-NODE_CLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
 
 
 def _requirement(spec: dict[str, Any], key: str) -> str | None:
@@ -31,20 +29,20 @@ def _requirement(spec: dict[str, Any], key: str) -> str | None:
 
 def pool_groups(stack: Stack) -> list[ManagedGroup]:
     """Each NodePool of one accelerated instance type, as a group (``min_size`` 0: pools start empty)."""
-    classes = {str(r.props.get("metadata", {}).get("name")): r for r in stack.of_type(NODE_CLASS)}
+    classes = {str(r.props.get("metadata", {}).get("name")): r for r in stack.of_type(KARPENTER_NODE_CLASS)}
     groups = []
-    for pool in stack.of_type(NODE_POOL):
+    for pool in stack.of_type(KARPENTER_NODE_POOL):
         template = pool.props.get("spec", {}).get("template", {})
         spec = template.get("spec", {})
-        instance = catalog.find(_requirement(spec, "node.kubernetes.io/instance-type") or "")
+        instance = catalog.find(_requirement(spec, INSTANCE_TYPE_LABEL) or "")
         if instance is None or instance.accelerator is None:
             continue
         labels = dict((template.get("metadata") or {}).get("labels") or {})
         node_class = classes.get(str((spec.get("nodeClassRef") or {}).get("name")))
         kubelet = (node_class.props.get("spec", {}).get("kubelet") or {}) if node_class else {}
         groups.append(ManagedGroup(
-            resource=pool, name=labels.get(GROUP_LABEL, pool.name), instance=instance, min_size=0, labels=labels,
+            resource=pool, name=labels.get(NODE_GROUP_LABEL, pool.name), instance=instance, min_size=0, labels=labels,
             taints=[Taint(t["key"], t.get("value") or "", t["effect"]) for t in spec.get("taints") or []],
-            asg_tags={}, zone=_requirement(spec, "topology.kubernetes.io/zone"),
+            asg_tags={}, zone=_requirement(spec, ZONE_LABEL),
             max_pods=kubelet.get("maxPods"), efa_interfaces=0))
     return groups

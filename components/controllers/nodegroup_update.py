@@ -25,14 +25,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..names import LAUNCH_TEMPLATE, NODE_GROUP
 from ..policy.model import Resource, Stack
 from .model import Finding
 
 CONTROLLER = "eks-nodegroup-update"
 SOURCE = ("EKS API Reference, NodegroupUpdateConfig; EKS user guide, managed-node-update-behavior "
           "(docs.aws.amazon.com/eks/latest/userguide/managed-node-update-behavior.html)")
-NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
-LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 
 
 def fixed_capacity(stack: Stack, group: Resource) -> list[str]:

@@ -19,14 +19,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, Optional
 
+from ..names import SECURITY_GROUP, SECURITY_GROUP_EGRESS_RULE, SECURITY_GROUP_INGRESS_RULE, SECURITY_GROUP_RULE, VPC
 from ..plan import Plan
 
 Direction = Literal["ingress", "egress"]
-VPC_RULE = {"ingress": "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
-            "egress": "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule"}
-LEGACY_RULE = "aws:ec2/securityGroupRule:SecurityGroupRule"
-GROUP = "aws:ec2/securityGroup:SecurityGroup"
-VPC = "aws:ec2/vpc:Vpc"
+VPC_RULE = {"ingress": SECURITY_GROUP_INGRESS_RULE,
+            "egress": SECURITY_GROUP_EGRESS_RULE}
 PROTOCOL_NUMBERS = {"6": "tcp", "17": "udp", "all": "-1"}
 
 
@@ -83,10 +81,10 @@ def recorded_rules(plan: Plan) -> Iterator[Rule]:
             low, high = _ports(props, protocol)
             yield Rule(direction, props["securityGroupId"], protocol, low, high,
                        peer_group=props.get("referencedSecurityGroupId"), cidr=props.get("cidrIpv4"))
-        for record in plan.by_type(GROUP):
+        for record in plan.by_type(SECURITY_GROUP):
             for entry in record.inputs.get(direction) or []:
                 yield from _inline(str(record.id), direction, entry)
-    for record in plan.by_type(LEGACY_RULE):
+    for record in plan.by_type(SECURITY_GROUP_RULE):
         props = record.inputs
         protocol = _protocol(props.get("protocol", "-1"))
         low, high = _ports(props, protocol)

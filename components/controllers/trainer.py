@@ -22,7 +22,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from .jobs import GPU_RESOURCE, Job, job_name
+from ..names import GPU_RESOURCE
+from .jobs import Job, job_name
 from .model import Finding
 from .restarts import VERDICT_FLAG
 from .trainer_mpi import SOURCE as MPI_SOURCE

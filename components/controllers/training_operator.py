@@ -27,19 +27,8 @@ from typing import Any, Optional
 
 from ..catalog import EFA_RESOURCE
 from ..catalog.fabric_env import NCCL_EFA_ENV_SOURCE, efa_env
-from .jobs import (
-    GPU_RESOURCE,
-    NEURON_RESOURCE,
-    Job,
-    accelerator_kind,
-    argv,
-    env,
-    job_name,
-    limit,
-    main_container,
-    replica_specs,
-    runs,
-)
+from ..names import GPU_RESOURCE, NEURON_RESOURCE
+from .jobs import Job, accelerator_kind, argv, env, job_name, limit, main_container, replica_specs, runs
 from .model import Finding
 
 CONTROLLER = "training-operator"

@@ -23,15 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from ..names import EKS_CLUSTER, EKS_COMPONENT_CLUSTER, HELM_RELEASE, KUSTOMIZE_DIRECTORY, NODE_GROUP
 from ..policy.model import Resource, Stack
 from .model import Finding
 
 CONTROLLER = "versions"
 SKEW_SOURCE = "kubernetes.io/releases/version-skew-policy (kube-scheduler, kubelet)"
-HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
-KUSTOMIZE = "kubernetes:kustomize/v2:Directory"
-CONTROL_PLANE = ("eks:index:Cluster", "aws:eks/cluster:Cluster")
-NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+CONTROL_PLANE = (EKS_COMPONENT_CLUSTER, EKS_CLUSTER)
 KUSTOMIZATIONS = Path(__file__).resolve().parents[1] / "addons" / "kustomize"
 """Where this trainstack keeps the operators' kustomizations (read as files, not imported)."""
 
@@ -120,7 +118,7 @@ def pinned_components(stack: Stack) -> list[tuple[Resource, str, str]]:
     found = []
     for release in stack.of_type(HELM_RELEASE):
         found.append((release, str(release.props.get("chart")), str(release.props.get("version"))))
-    for directory in stack.of_type(KUSTOMIZE):
+    for directory in stack.of_type(KUSTOMIZE_DIRECTORY):
         path = Path(str(directory.props.get("directory")))
         _, _, tail = path.as_posix().partition("/addons/kustomize/")
         candidates = [path / "kustomization.yaml", KUSTOMIZATIONS / tail / "kustomization.yaml"]

@@ -28,12 +28,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Optional, TypeGuard
 
 from .. import catalog
+from ..names import LUSTRE_FILE_SYSTEM, LUSTRE_FILE_SYSTEM_COMPONENT
 
 if TYPE_CHECKING:
     from ..plan import Plan
 
-LUSTRE_COMPONENT = "trainstack:index:LustreFileSystem"
-FSX_LUSTRE = "aws:fsx/lustreFileSystem:LustreFileSystem"
 SCRATCH_2_MBPS_PER_TIB = 200
 CLIENT_GBPS = {"tcp": 100.0, "efa": 700.0, "efa+gds": 1200.0}
 """Most one FSx for Lustre client drives, per transport (FSx for Lustre User Guide, performance)."""
@@ -120,7 +119,7 @@ def checkpoint_timing(file_system: str, checkpoint: dict[str, Any], fsx: dict[st
     if not all(_is_number(v) for v in numbers):
         return None
     file_system_mbps, size, interval, writers = (float(v) for v in numbers)  # type: ignore[arg-type] # checked
-    instance = catalog.find(str(checkpoint.get("writerInstanceType", "")).removeprefix("ml."))
+    instance = catalog.find_hyperpod(str(checkpoint.get("writerInstanceType", "")))
     tcp = min(file_system_mbps, writers * _client_mbps(instance, "tcp"))
     transport = "tcp"
     if fsx.get("efaEnabled") and checkpoint.get("writersUseEfa"):
@@ -174,9 +173,9 @@ class StorageSizing:
 def storage_sizing(plan: Plan) -> Optional[StorageSizing]:
     """The checkpoint timing of every file system that knows its job's checkpoint; None if none does."""
     timings = []
-    for component in plan.by_type(LUSTRE_COMPONENT):
+    for component in plan.by_type(LUSTRE_FILE_SYSTEM_COMPONENT):
         checkpoint = component.inputs.get("checkpoint")
-        file_systems = [r for r in plan.by_type(FSX_LUSTRE) if r.parent == component.urn]
+        file_systems = [r for r in plan.by_type(LUSTRE_FILE_SYSTEM) if r.parent == component.urn]
         if not isinstance(checkpoint, dict) or not file_systems:
             continue
         timing = checkpoint_timing(component.name, checkpoint, file_systems[0].inputs)

@@ -11,7 +11,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Optional, Protocol
 
-from .. import catalog
+from .. import catalog, names
+from ..names import (
+    AWS_PROVIDER,
+    EIP,
+    EKS_COMPONENT_CLUSTER,
+    HYPERPOD_CLUSTER,
+    LUSTRE_FILE_SYSTEM,
+    NODE_GROUP,
+    VPC_ENDPOINT,
+)
 from ..plan import Plan
 from .prices import (
     EKS_CONTROL_PLANE,
@@ -123,23 +132,23 @@ def estimate_resources(resources: Sequence[PricedResource], region: str) -> Cost
     def by_type(type_token: str) -> list[PricedResource]:
         return [r for r in resources if r.type == type_token]
 
-    for group in by_type("aws:eks/nodeGroup:NodeGroup"):
+    for group in by_type(NODE_GROUP):
         estimate.lines += _node_group_lines(group, _root_volume_gib(by_urn, group), region)
-    for priced, service, item in ((by_type("eks:index:Cluster"), EKS_CONTROL_PLANE, "EKS control plane"),
-                                  (by_type("aws:ec2/natGateway:NatGateway"), NAT_GATEWAY, "NAT gateway"),
-                                  (by_type("aws:ec2/eip:Eip"), PUBLIC_IPV4, "public IPv4 address")):
+    for priced, service, item in ((by_type(EKS_COMPONENT_CLUSTER), EKS_CONTROL_PLANE, "EKS control plane"),
+                                  (by_type(names.NAT_GATEWAY), NAT_GATEWAY, "NAT gateway"),
+                                  (by_type(EIP), PUBLIC_IPV4, "public IPv4 address")):
         if priced:
             regional = in_region(service, region)
             add(CostLine(item, len(priced), len(priced), regional.usd if regional else None,
                          _source(regional, item, region), tuple(r.urn for r in priced)))
-    endpoints = [e for e in by_type("aws:ec2/vpcEndpoint:VpcEndpoint")
+    endpoints = [e for e in by_type(VPC_ENDPOINT)
                  if e.inputs.get("vpcEndpointType") == "Interface"]
     if endpoints:
         zones = sum(len(e.inputs.get("subnetIds") or []) for e in endpoints)
         regional = in_region(INTERFACE_ENDPOINT, region)
         add(CostLine("interface endpoints (per zone)", zones, zones, regional.usd if regional else None,
                      _source(regional, "interface endpoints", region), tuple(e.urn for e in endpoints)))
-    for file_system in by_type("aws:fsx/lustreFileSystem:LustreFileSystem"):
+    for file_system in by_type(LUSTRE_FILE_SYSTEM):
         inputs = file_system.inputs
         if inputs.get("storageType") == "INTELLIGENT_TIERING":
             # Elastic storage: nothing provisioned to multiply, and no dated rate for what is billed.
@@ -154,7 +163,7 @@ def estimate_resources(resources: Sequence[PricedResource], region: str) -> Cost
                      price.usd / HOURS_PER_MONTH if price else None,
                      f"{price.source}, {price.valid_on}" if price
                      else f"no published price for FSx {tier} in {region}", (file_system.urn,)))
-    for cluster in by_type("aws-native:sagemaker:Cluster"):
+    for cluster in by_type(HYPERPOD_CLUSTER):
         for group in cluster.inputs.get("instanceGroups") or []:
             price = HYPERPOD.get((group.get("instanceType"), region))
             count = group.get("instanceCount", 0)
@@ -184,7 +193,7 @@ def _node_group_lines(group: PricedResource, volume_gib: Optional[int], region: 
 
 
 def _region(plan: Plan) -> str:
-    for provider in plan.by_type("pulumi:providers:aws"):
+    for provider in plan.by_type(AWS_PROVIDER):
         if provider.inputs.get("region"):
             return str(provider.inputs["region"])
     return "unknown"

@@ -20,6 +20,7 @@ from typing import Optional, TypedDict
 import pulumi
 
 from ..config import AddonVersions, ConfigError, ConfigIssue, HyperPodConfig, validate
+from ..names import HYPERPOD_CLUSTER_COMPONENT
 from . import dependencies_chart
 from .eks_addons import hyperpod_eks_addons
 from .iam import execution_role
@@ -78,7 +79,7 @@ class HyperPodCluster(pulumi.ComponentResource):
         eks = args.get("eks")
         self._check_orchestrator(name, settings, eks)
         self._check_security_groups(name, list(args.get("security_group_ids", [])))
-        super().__init__("trainstack:index:HyperPodCluster", name, {}, opts)
+        super().__init__(HYPERPOD_CLUSTER_COMPONENT, name, {}, opts)
         import pulumi_aws_native as aws_native  # only stacks with HyperPod need it
 
         self.dependencies_command = self._dependencies_command(settings, eks)

@@ -17,9 +17,7 @@ import pulumi
 from .. import catalog
 from ..catalog import AcceleratorKind
 from ..config import HyperPodConfig, InstanceGroupConfig, WorkerGroupConfig
-from ..nodegroups.accelerated import EFA_PRESENT_LABEL
-from ..nodegroups.gpu import GPU_PRESENT_LABEL
-from ..nodegroups.trainium import NEURON_PRESENT_LABEL
+from ..names import EFA_PRESENT_LABEL, GPU_PRESENT_LABEL, NEURON_PRESENT_LABEL, NODE_GROUP_LABEL
 from .lifecycle import ENTRYPOINT
 
 
@@ -66,8 +64,8 @@ def _storage(group: InstanceGroupConfig, fsx_mount: Optional[dict]) -> list[dict
 
 def _accelerator_labels(group: InstanceGroupConfig) -> dict[str, str]:
     """EKS-orchestrated nodes get the labels trainstack's device plugins select on."""
-    instance = catalog.get(group.instance_type.removeprefix("ml."))
-    labels = {"trainstack.io/node-group": group.name}
+    instance = catalog.get_hyperpod(group.instance_type)
+    labels = {NODE_GROUP_LABEL: group.name}
     if instance.accelerator is not None:
         labels[GPU_PRESENT_LABEL if instance.accelerator.kind is AcceleratorKind.GPU else NEURON_PRESENT_LABEL] = "true"
     if instance.efa.supported:

@@ -54,7 +54,7 @@ def lifecycle_files(settings: HyperPodConfig, fsx_mount_path: Optional[str],
     files = {ENTRYPOINT: script_text(), PARAMS: params_text(settings, fsx_mount_path, lustre_over_efa)}
     if lustre_over_efa and fsx_mount_path:
         for group in settings.groups:
-            instance = catalog.get(group.instance_type.removeprefix("ml."))
+            instance = catalog.get_hyperpod(group.instance_type)
             if instance.efa.supported:
                 files[f"{LUSTRE_EFA_PREFIX}{instance.name}.sh"] = lustre_efa_client_script(instance)
     return files

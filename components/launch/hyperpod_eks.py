@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any, Optional
 
 from ..catalog import EFA_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESOURCE
+from ..names import NEURON_RESOURCE, NODE_GROUP_LABEL
 from ..outputs import HyperPodGroup, StackOutputs
 from .arguments import check_image, check_namespace, check_replica_job_name
 from .placement import NODE_MEMORY_SHARE, SHM_SIZE, LaunchError, dataset_volumes, fabric_env
@@ -55,12 +56,12 @@ def render_hyperpod_pytorchjob(outputs: StackOutputs, *, name: str, group_name: 
     if outputs.storage is not None and outputs.storage.claim_name:
         vols.append({"name": "fsx", "persistentVolumeClaim": {"claimName": outputs.storage.claim_name}})
         mounts.append({"name": "fsx", "mountPath": outputs.storage.mount_path})
-    kind = "neuron" if target.accelerator_resource == "aws.amazon.com/neuron" else "nvidia-gpu"
+    kind = "neuron" if target.accelerator_resource == NEURON_RESOURCE else "nvidia-gpu"
     dataset_vols, dataset_mounts = dataset_volumes(outputs)
     vols, mounts = vols + dataset_vols, mounts + dataset_mounts
     env = fabric_env(kind, target.efa_interfaces_per_node)
     pod = {"spec": {
-        "nodeSelector": {"trainstack.io/node-group": group_name},
+        "nodeSelector": {NODE_GROUP_LABEL: group_name},
         # Only nodes HyperPod's health checks have passed; a replaced node joins as Schedulable.
         "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
             {"matchExpressions": [{"key": NODE_HEALTH_LABEL, "operator": "In", "values": [HEALTHY]}]}]}}},

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from typing import Any, Optional
 
 from ..catalog.mpi_ssh import OPEN_MPI_AS_ROOT, RSH_ARGS, SSH_AUTH_MOUNT_PATH, MissingCommand, mpirun_command
+from ..names import LAUNCH_FIELD_MANAGER
 from ..outputs import AcceleratedGroup, StackOutputs
 from . import placement
 from .placement import LaunchError
@@ -37,7 +38,6 @@ from .restarts import checkpoint_env
 API_VERSION = "trainer.kubeflow.org/v1alpha1"
 NODE = "node"
 LAUNCHER = "launcher"
-PATCH_MANAGER = "trainstack.io/launch"
 # Kueue's pod set group: the launcher and the nodes ask for one topology domain together.
 TRAINER_PODS = "trainer"
 # Where the launcher copies the job's ssh key with the mode ssh accepts (see above).
@@ -82,7 +82,7 @@ def render_trainjob(outputs: StackOutputs, *, name: str, group_name: str, nodes:
         "spec": {
             "runtimeRef": {"name": runtime},
             "trainer": trainer,
-            "runtimePatches": [{"manager": PATCH_MANAGER, "trainingRuntimeSpec": {"template": {"spec": {
+            "runtimePatches": [{"manager": LAUNCH_FIELD_MANAGER, "trainingRuntimeSpec": {"template": {"spec": {
                 "replicatedJobs": [{"name": job_name, "template": {"spec": {
                     "template": annotate_pods(copy.deepcopy(pod), granted, grouped)}}}
                                    for job_name in patched]}}}}],

@@ -15,6 +15,7 @@ import pulumi
 import pulumi_aws as aws
 
 from ..config import ExistingVpc, NetworkConfig, validate
+from ..names import NETWORK_COMPONENT
 from .subnets import plan_subnets
 
 # Interface endpoints a node in a VPC without internet egress needs: image pulls
@@ -45,7 +46,7 @@ class Network(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: NetworkArgs, opts: Optional[pulumi.ResourceOptions] = None):
         settings = validate(NetworkConfig, args.get("settings", {}), prefix=f"{name}.settings")
-        super().__init__("trainstack:index:Network", name, {}, opts)
+        super().__init__(NETWORK_COMPONENT, name, {}, opts)
         if settings.existing_vpc is not None:
             self._use_existing(settings.existing_vpc)
         else:

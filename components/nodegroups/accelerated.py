@@ -21,11 +21,17 @@ from .. import catalog
 from ..catalog import EFA_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESOURCE, AcceleratorKind
 from ..catalog.efa_layout import layout_for
 from ..config import ConfigError, ConfigIssue, NodeGroupConfig, validate
+from ..names import (
+    ACCELERATOR_LABEL,
+    EFA_INTERFACES_LABEL,
+    EFA_PRESENT_LABEL,
+    NEURONCORE_RESOURCE,
+    NODE_GROUP_LABEL,
+    NODE_GROUP_TAG,
+)
 from .launch_template import capacity_settings, launch_template
 from .lustre_efa_client import lustre_efa_client_script
 from .node_health import node_repair_config
-
-EFA_PRESENT_LABEL = "vpc.amazonaws.com/efa.present"
 
 _TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
 
@@ -54,9 +60,9 @@ def group_labels(settings: NodeGroupConfig, instance: catalog.InstanceType, pres
     select ``trainstack.io/node-group``, the device plugins ``present_label``."""
     accelerator = instance.require("the accelerator", instance.accelerator, "label the node group")
     labels = {
-        "trainstack.io/node-group": settings.name,
-        "trainstack.io/accelerator": accelerator.kind.value,
-        "trainstack.io/efa-interfaces": str(instance.efa.max_interfaces if settings.efa_enabled else 0),
+        NODE_GROUP_LABEL: settings.name,
+        ACCELERATOR_LABEL: accelerator.kind.value,
+        EFA_INTERFACES_LABEL: str(instance.efa.max_interfaces if settings.efa_enabled else 0),
         # EKS nodes have no Node Feature Discovery to set this; device plugins select on it.
         present_label: "true",
     }
@@ -137,7 +143,7 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
             taints=[{**t, "effect": _TAINT_EFFECTS[t["effect"]]} for t in self.taints],
             update_config=update_config(settings, settings.in_placement_group),
             node_repair_config=node_repair_config(settings.auto_repair),
-            tags={"trainstack:node-group": name},
+            tags={NODE_GROUP_TAG: name},
             # The Cluster Autoscaler and operators move desired size; a later `pulumi up`
             # must not fight them over it.
             opts=pulumi.ResourceOptions(parent=self, depends_on=cluster.depends_on,
@@ -177,7 +183,7 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
         accelerator = instance.require("the accelerator", instance.accelerator, "tag the node group")
         resources: dict[str, int | str] = {accelerator.resource_names[0]: accelerator.count}
         if accelerator.neuron_cores:
-            resources["aws.amazon.com/neuroncore"] = accelerator.neuron_cores
+            resources[NEURONCORE_RESOURCE] = accelerator.neuron_cores
         if settings.efa_enabled:
             resources[EFA_RESOURCE] = instance.require("EFA interfaces", instance.efa.max_interfaces,
                                                        "tag the node group")

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from ..catalog import AcceleratorKind
+from ..names import GPU_NODE_GROUP_COMPONENT, GPU_PRESENT_LABEL, GPU_TAINT
 from .accelerated import AcceleratedNodeGroup
-
-GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
-GPU_TAINT = {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
 
 
 class GpuNodeGroup(AcceleratedNodeGroup):
     """NVIDIA GPU nodes (p4d, p5, g5 ...) with EFA; Args: ``AcceleratedNodeGroupArgs``."""
 
-    TYPE = "trainstack:index:GpuNodeGroup"
+    TYPE = GPU_NODE_GROUP_COMPONENT
     ACCELERATOR = AcceleratorKind.GPU
     # The NVIDIA device plugin chart's default affinity also selects this label.
     PRESENT_LABEL = GPU_PRESENT_LABEL

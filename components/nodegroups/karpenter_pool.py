@@ -25,6 +25,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..config import NodeGroupConfig, validate
+from ..names import CAPACITY_TYPE_LABEL, INSTANCE_TYPE_LABEL, KARPENTER_NODE_POOL_COMPONENT, NODE_GROUP_TAG, ZONE_LABEL
 from . import NODE_GROUP_FOR
 from .accelerated import group_labels
 
@@ -77,7 +78,7 @@ def node_class(settings: NodeGroupConfig, *, subnet_id: Any, security_group_id: 
                 "volumeSize": f"{volume.size_gib}Gi", "volumeType": "gp3", "iops": volume.iops,
                 "throughput": volume.throughput_mibps, "encrypted": True, "deleteOnTermination": True}}],
             "kubelet": {"maxPods": settings.pods_per_node.value},
-            "tags": {"trainstack:node-group": settings.name},
+            "tags": {NODE_GROUP_TAG: settings.name},
         },
     }
 
@@ -86,9 +87,9 @@ def node_pool(settings: NodeGroupConfig) -> dict:
     """The NodePool object: the group's type, zone and on-demand capacity; its labels and taints."""
     labels, taints = pool_marks(settings)
     requirements = [
-        {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": [settings.instance_type]},
-        {"key": "topology.kubernetes.io/zone", "operator": "In", "values": [settings.zone]},
-        {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]},
+        {"key": INSTANCE_TYPE_LABEL, "operator": "In", "values": [settings.instance_type]},
+        {"key": ZONE_LABEL, "operator": "In", "values": [settings.zone]},
+        {"key": CAPACITY_TYPE_LABEL, "operator": "In", "values": ["on-demand"]},
     ]
     return {
         "apiVersion": NODEPOOL_API, "kind": "NodePool", "metadata": {"name": settings.name},
@@ -127,7 +128,7 @@ class KarpenterNodePool(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: KarpenterNodePoolArgs, opts: Optional[pulumi.ResourceOptions] = None):
         settings = validate(NodeGroupConfig, args["settings"], prefix=f"KarpenterNodePool({name})")
-        super().__init__("trainstack:index:KarpenterNodePool", name, {}, opts)
+        super().__init__(KARPENTER_NODE_POOL_COMPONENT, name, {}, opts)
         self.labels, self.taints = pool_marks(settings)
         """Labels and taints of the pool's nodes (the outputs contract reads them)."""
         child = pulumi.ResourceOptions(parent=self, provider=args["provider"], depends_on=args["depends_on"])

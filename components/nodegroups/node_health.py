@@ -16,6 +16,8 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
+from ..names import GPU_TAINT
+
 NODE_MONITORING_AGENT = "eks-node-monitoring-agent"
 
 
@@ -27,8 +29,6 @@ def node_monitoring_configuration(gpus: bool) -> Optional[str]:
     DCGM-based GPU checks would be silently missing (aws/eks-node-monitoring-agent
     ``charts/eks-node-monitoring-agent/values.yaml``; ``dcgmAgent.tolerations`` is in the
     add-on's configuration schema, ``charts/configuration.schema.json``)."""
-    from .gpu import GPU_TAINT  # gpu.py builds on accelerated.py, which imports this module
-
     if not gpus:
         return None
     toleration = {"key": GPU_TAINT["key"], "operator": "Exists", "effect": "NoSchedule"}

@@ -7,16 +7,14 @@ throws when a custom launch template needs one), one reason node groups are ours
 from __future__ import annotations
 
 from ..catalog import AcceleratorKind
+from ..names import NEURON_PRESENT_LABEL, NEURON_TAINT, TRAINIUM_NODE_GROUP_COMPONENT
 from .accelerated import AcceleratedNodeGroup
-
-NEURON_PRESENT_LABEL = "aws.amazon.com/neuron.present"
-NEURON_TAINT = {"key": "aws.amazon.com/neuron", "value": "true", "effect": "NoSchedule"}
 
 
 class TrainiumNodeGroup(AcceleratedNodeGroup):
     """Trainium nodes (trn1, trn1n, trn2) with EFA; Args: ``AcceleratedNodeGroupArgs``."""
 
-    TYPE = "trainstack:index:TrainiumNodeGroup"
+    TYPE = TRAINIUM_NODE_GROUP_COMPONENT
     ACCELERATOR = AcceleratorKind.NEURON
     PRESENT_LABEL = NEURON_PRESENT_LABEL
     TAINT = NEURON_TAINT

@@ -2,7 +2,8 @@
 
 Ids, ARNs, DNS names and the flat outputs of remote components look like what
 AWS returns, derived deterministically from the resource's type and name so two
-plans of the same program are identical. Provider functions (invokes) the
+plans of the same program are identical. Which fixture makes a resource type's
+outputs is its row's ``outputs`` in ``catalog/resource_types.py``. Provider functions (invokes) the
 program calls must be listed here: an unknown one is an error, so a new
 dependency on cloud data is noticed rather than silently answered with nothing.
 """
@@ -14,6 +15,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from ..catalog import resource_types
+from ..catalog.resource_types import OfflineOutputs
+from ..names import PROVIDER_PREFIX
+
 ACCOUNT_ID = "123456789012"
 DEFAULT_REGION = "us-east-1"
 
@@ -21,6 +26,8 @@ Inputs = dict[str, Any]
 """A resource's inputs or outputs, camelCase keys as the engine sends them."""
 Made = tuple[str, Inputs]
 """What a fixture returns: the resource id and the outputs it computed."""
+Maker = Callable[[str, Inputs, "_Context"], Made]
+"""A fixture: (logical name, inputs, context) -> what it made."""
 
 
 def _hex(seed: str, length: int = 17) -> str:
@@ -41,15 +48,15 @@ class Fixtures:
     # -- resources ---------------------------------------------------------
     def resource(self, type_token: str, name: str, inputs: dict, provider: str | None) -> tuple[str, dict]:
         region = self._region(provider)
-        if type_token.startswith("pulumi:providers:"):
+        if type_token.startswith(PROVIDER_PREFIX):
             if inputs.get("region"):
                 self.provider_regions[name] = inputs["region"]
             return f"{name}-provider-id", dict(inputs)
-        make = _RESOURCES.get(type_token)
+        row = resource_types.find(type_token)
         seed = f"{type_token}/{name}"
-        if make is None:
+        if row is None or row.outputs is None:
             return f"{name}-{_hex(seed, 8)}", dict(inputs)
-        resource_id, computed = make(name, inputs, _Context(region, seed))
+        resource_id, computed = SHAPES[row.outputs.shape](name, inputs, _Context(region, seed, row.outputs))
         return resource_id, {**inputs, **computed}
 
     def _region(self, provider: str | None) -> str:
@@ -71,9 +78,10 @@ class Fixtures:
 
 
 class _Context:
-    def __init__(self, region: str, seed: str):
+    def __init__(self, region: str, seed: str, outputs: OfflineOutputs):
         self.region = region
         self.seed = seed
+        self.outputs = outputs
 
     def hex(self, length: int = 17) -> str:
         return _hex(self.seed, length)
@@ -121,10 +129,11 @@ def _sqs_queue(name: str, inputs: Inputs, ctx: _Context) -> Made:
     return url, {"name": queue, "arn": ctx.arn("sqs", queue), "url": url}
 
 
-def _prefixed(prefix: str, service: str, kind: str,
-              extra: Callable[[str, dict, _Context], dict] | None = None) -> Callable[[str, Inputs, _Context], Made]:
+def _prefixed(extra: Callable[[str, dict, _Context], dict] | None = None) -> Maker:
+    """An id ``<prefix>-<17 hex>`` and its ARN ``<service>:...:<kind>/<id>``, as the row's outputs say."""
     def make(name: str, inputs: Inputs, ctx: _Context) -> Made:
-        resource_id = f"{prefix}-{ctx.hex()}"
+        resource_id = f"{ctx.outputs.id_prefix}-{ctx.hex()}"
+        service, kind = ctx.outputs.arn.split(":")
         computed = {"arn": ctx.arn(service, f"{kind}/{resource_id}")}
         if extra:
             computed.update(extra(resource_id, inputs, ctx))
@@ -257,45 +266,36 @@ def _kms_alias(name: str, inputs: Inputs, ctx: _Context) -> Made:
     return inputs["name"], {"arn": ctx.arn("kms", inputs["name"]), "targetKeyArn": ctx.arn("kms", f"key/{ctx.hex(8)}")}
 
 
-def _plain_id(prefix: str) -> Callable[[str, Inputs, _Context], Made]:
-    def make(name: str, inputs: Inputs, ctx: _Context) -> Made:
-        return f"{prefix}-{ctx.hex()}", {}
-    return make
+def _id_only(name: str, inputs: Inputs, ctx: _Context) -> Made:
+    return f"{ctx.outputs.id_prefix}-{ctx.hex()}", {}
 
 
-_RESOURCES: dict[str, Callable[[str, dict, _Context], tuple[str, dict]]] = {
-    "aws:s3/bucket:Bucket": _bucket,
-    "aws:s3/bucketV2:BucketV2": _bucket,
-    "aws:kms/key:Key": _kms_key,
-    "aws:kms/alias:Alias": _kms_alias,
-    "aws:eks/addon:Addon": _eks_addon,
-    "aws:eks/podIdentityAssociation:PodIdentityAssociation": _pod_identity_association,
-    "aws:iam/role:Role": _iam_role,
-    "aws:iam/policy:Policy": _iam_policy,
-    "aws:sqs/queue:Queue": _sqs_queue,
-    "aws:ec2/vpc:Vpc": _prefixed("vpc", "ec2", "vpc", _vpc_extra),
-    "aws:ec2/subnet:Subnet": _prefixed("subnet", "ec2", "subnet", _subnet_extra),
-    "aws:ec2/securityGroup:SecurityGroup": _prefixed("sg", "ec2", "security-group", _security_group_extra),
-    "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule": _prefixed("sgr", "ec2", "security-group-rule"),
-    "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule": _prefixed("sgr", "ec2", "security-group-rule"),
-    "aws:ec2/launchTemplate:LaunchTemplate": _prefixed("lt", "ec2", "launch-template", _launch_template_extra),
-    "aws:ec2/internetGateway:InternetGateway": _prefixed("igw", "ec2", "internet-gateway"),
-    "aws:ec2/natGateway:NatGateway": _prefixed("nat", "ec2", "natgateway"),
-    "aws:ec2/eip:Eip": _prefixed("eipalloc", "ec2", "elastic-ip", _eip_extra),
-    "aws:ec2/routeTable:RouteTable": _prefixed("rtb", "ec2", "route-table"),
-    "aws:ec2/routeTableAssociation:RouteTableAssociation": _plain_id("rtbassoc"),
-    "aws:ec2/route:Route": _plain_id("r-rtb"),
-    "aws:ec2/vpcEndpoint:VpcEndpoint": _prefixed("vpce", "ec2", "vpc-endpoint"),
-    "aws:ec2/placementGroup:PlacementGroup": _placement_group,
-    "aws:eks/cluster:Cluster": _eks_cluster,
-    "eks:index:Cluster": _eks_component_cluster,
-    "aws:eks/nodeGroup:NodeGroup": _node_group,
-    "aws:fsx/lustreFileSystem:LustreFileSystem": _fsx_lustre,
-    "aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation": _prefixed("dra", "fsx", "association"),
-    "aws:ecr/repository:Repository": _ecr_repository,
-    "aws-native:sagemaker:Cluster": _hyperpod_cluster,
-    "kubernetes:helm.sh/v3:Release": _helm_release,
+SHAPES: dict[str, Maker] = {
+    "bucket": _bucket,
+    "kms-key": _kms_key,
+    "kms-alias": _kms_alias,
+    "eks-addon": _eks_addon,
+    "pod-identity-association": _pod_identity_association,
+    "iam-role": _iam_role,
+    "iam-policy": _iam_policy,
+    "sqs-queue": _sqs_queue,
+    "prefixed": _prefixed(),
+    "vpc": _prefixed(_vpc_extra),
+    "subnet": _prefixed(_subnet_extra),
+    "security-group": _prefixed(_security_group_extra),
+    "launch-template": _prefixed(_launch_template_extra),
+    "eip": _prefixed(_eip_extra),
+    "id-only": _id_only,
+    "placement-group": _placement_group,
+    "eks-cluster": _eks_cluster,
+    "eks-component-cluster": _eks_component_cluster,
+    "node-group": _node_group,
+    "lustre-file-system": _fsx_lustre,
+    "ecr-repository": _ecr_repository,
+    "hyperpod-cluster": _hyperpod_cluster,
+    "helm-release": _helm_release,
 }
+"""The fixtures by shape; a resource type's row (``catalog/resource_types.py``) names its shape."""
 
 
 # -- provider functions ---------------------------------------------------

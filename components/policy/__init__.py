@@ -13,6 +13,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
+from ..names import PROVIDER_PREFIX
 from . import data_cost_tags, encryption, iam_conformance, scheduling, security, training
 from .model import UNKNOWN, Enforcement, Resource, Rule, Stack, Violation
 
@@ -140,7 +141,7 @@ def evaluate(stack: Stack, config: Optional[dict[str, Any]] = None, rules: Optio
 
 def stack_from_plan(plan: Plan) -> Stack:
     """The resources of an offline plan as the policy engine would see them."""
-    providers = {r.urn: r.inputs for r in plan.resources if r.type.startswith("pulumi:providers:")}
+    providers = {r.urn: r.inputs for r in plan.resources if r.type.startswith(PROVIDER_PREFIX)}
     resources = []
     for record in plan.resources:
         provider_urn = record.options.provider.rsplit("::", 1)[0] if record.options.provider else None

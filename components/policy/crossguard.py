@@ -18,6 +18,7 @@ from typing import Any
 import pulumi.runtime
 from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationArgs, StackValidationPolicy
 
+from ..names import COST_CONFIG, PROFILE_CONFIG
 from . import RULES, crossguard_value, stack_from_crossguard
 from .model import Rule
 
@@ -30,10 +31,10 @@ STACK_WIDE: dict[str, dict[str, Any]] = {"profile": {"type": "string", "enum": [
 def stack_settings(config: dict[str, Any]) -> dict[str, Any]:
     """The stack-wide settings in a stack's config (``namespace:key`` -> string, objects as JSON)."""
     settings: dict[str, Any] = {}
-    if config.get("trainstack:profile"):
-        settings["profile"] = config["trainstack:profile"]
+    if config.get(PROFILE_CONFIG):
+        settings["profile"] = config[PROFILE_CONFIG]
     try:
-        ceiling = json.loads(config.get("trainstack:cost") or "{}").get("maxHourlyUsd")
+        ceiling = json.loads(config.get(COST_CONFIG) or "{}").get("maxHourlyUsd")
     except (ValueError, AttributeError):  # an invalid stack fails its own validation, not here
         ceiling = None
     if ceiling:

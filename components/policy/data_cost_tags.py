@@ -6,12 +6,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..estimate import estimate_resources
+from ..names import BUCKET, BUCKET_VERSIONING, LUSTRE_FILE_SYSTEM, NODE_GROUP, PURPOSE_TAG
 from .model import Resource, Rule, Stack, Violation, default_tags
-from .security import BUCKET, FSX_LUSTRE
-from .training import NODE_GROUP, _accelerated
+from .training import _accelerated
 
-VERSIONING = "aws:s3/bucketVersioning:BucketVersioning"
-CHECKPOINT_TAG = ("trainstack:purpose", "checkpoints")
+CHECKPOINT_TAG = (PURPOSE_TAG, "checkpoints")
 
 
 def _checkpoint_buckets(stack: Stack) -> list[Resource]:
@@ -22,7 +21,7 @@ def _checkpoint_buckets(stack: Stack) -> list[Resource]:
 def storage_protected_in_production(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     if stack.profile(config) != "production":
         return
-    for resource in stack.of_type(FSX_LUSTRE) + _checkpoint_buckets(stack):
+    for resource in stack.of_type(LUSTRE_FILE_SYSTEM) + _checkpoint_buckets(stack):
         if not resource.protect:
             yield Violation(resource.urn, f"{resource.name} holds training data but is not protected in a "
                                           "production stack; Pulumi would delete or replace it.")
@@ -30,7 +29,7 @@ def storage_protected_in_production(stack: Stack, config: dict[str, Any]) -> Ite
 
 def checkpoint_bucket_versioning(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     for bucket in _checkpoint_buckets(stack):
-        versioning = stack.referencing(bucket, "bucket", VERSIONING)
+        versioning = stack.referencing(bucket, "bucket", BUCKET_VERSIONING)
         if not any((v.props.get("versioningConfiguration") or {}).get("status") == "Enabled" for v in versioning):
             yield Violation(bucket.urn, f"checkpoint bucket {bucket.name} is not versioned; an overwritten "
                                         "checkpoint could not be recovered.")

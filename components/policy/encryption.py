@@ -23,22 +23,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Optional
 
-from .model import (
-    EKS_CLUSTER,
-    EKS_COMPONENT,
-    Resource,
-    Rule,
-    Stack,
-    Violation,
-    eks_components_seen_by_inputs,
-    is_unknown,
-    truthy,
-)
+from ..names import BUCKET, BUCKET_ENCRYPTION, EKS_CLUSTER, EKS_COMPONENT_CLUSTER, LAUNCH_TEMPLATE, LUSTRE_FILE_SYSTEM
+from .model import Resource, Rule, Stack, Violation, eks_components_seen_by_inputs, is_unknown, truthy
 
-LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
-FSX_LUSTRE = "aws:fsx/lustreFileSystem:LustreFileSystem"
-BUCKET = "aws:s3/bucket:Bucket"
-BUCKET_SSE = "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration"
 DEFAULT_ENVELOPE_ENCRYPTION = (1, 28)
 CUSTOMER_KEY_RESOURCES = ("ebs", "eks-secrets", "fsx", "s3")
 
@@ -78,7 +65,7 @@ def eks_secrets_encrypted(stack: Stack, config: dict[str, Any]) -> Iterator[Viol
 
 
 def _has_secrets_key(cluster: Resource) -> bool:
-    if cluster.type == EKS_COMPONENT:
+    if cluster.type == EKS_COMPONENT_CLUSTER:
         return _set(cluster, "encryptionConfigKeyArn")
     encryption = cluster.props.get("encryptionConfig") or {}
     return "secrets" in (encryption.get("resources") or []) or "encryptionConfig" in cluster.property_dependencies
@@ -86,7 +73,7 @@ def _has_secrets_key(cluster: Resource) -> bool:
 
 def _bucket_customer_key(stack: Stack, bucket: Resource) -> bool:
     configurations = [bucket.props.get("serverSideEncryptionConfiguration") or {}]
-    configurations += [c.props for c in stack.referencing(bucket, "bucket", BUCKET_SSE)]
+    configurations += [c.props for c in stack.referencing(bucket, "bucket", BUCKET_ENCRYPTION)]
     for configuration in configurations:
         rules = configuration.get("rules") or ([configuration["rule"]] if configuration.get("rule") else [])
         for rule in rules:
@@ -103,7 +90,7 @@ def kms_customer_keys(stack: Stack, config: dict[str, Any]) -> Iterator[Violatio
     if not wanted or (profiles and stack.profile(config) not in profiles):
         return
     if "fsx" in wanted:
-        for file_system in stack.of_type(FSX_LUSTRE):
+        for file_system in stack.of_type(LUSTRE_FILE_SYSTEM):
             if not _set(file_system, "kmsKeyId"):
                 yield Violation(file_system.urn, f"FSx {file_system.name} uses the AWS managed key; set kmsKeyId "
                                                  "(fsx.kmsKeyArn).")
@@ -113,7 +100,7 @@ def kms_customer_keys(stack: Stack, config: dict[str, Any]) -> Iterator[Violatio
                 yield Violation(bucket.urn, f"bucket {bucket.name} is not encrypted with a customer managed KMS key; "
                                             "set SSE-KMS with kmsMasterKeyId.")
     if "eks-secrets" in wanted:
-        for cluster in stack.of_type(EKS_COMPONENT, EKS_CLUSTER):
+        for cluster in stack.of_type(EKS_COMPONENT_CLUSTER, EKS_CLUSTER):
             if not _has_secrets_key(cluster):
                 yield Violation(cluster.urn, f"EKS cluster {cluster.name} encrypts secrets with the AWS owned key "
                                              "only; set a customer managed KMS key.")

@@ -24,12 +24,12 @@ import json
 from collections.abc import Iterator
 from typing import Any, Optional
 
+from ..names import IAM_GROUP_POLICY, IAM_POLICY, IAM_ROLE, IAM_ROLE_POLICY, IAM_USER_POLICY
 from . import service_authorization as sar
 from .model import Resource, Rule, Stack, Violation, is_unknown
 
-IDENTITY_POLICIES = ("aws:iam/policy:Policy", "aws:iam/rolePolicy:RolePolicy", "aws:iam/userPolicy:UserPolicy",
-                     "aws:iam/groupPolicy:GroupPolicy")
-ROLE = "aws:iam/role:Role"
+IDENTITY_POLICIES = (IAM_POLICY, IAM_ROLE_POLICY, IAM_USER_POLICY,
+                     IAM_GROUP_POLICY)
 
 
 def _listed(value: Any) -> list[str]:
@@ -107,14 +107,14 @@ def _documents(resource: Resource) -> Iterator[tuple[str, Optional[str], bool]]:
     """(what, JSON text, is a trust policy) for each policy document a resource carries."""
     if resource.type in IDENTITY_POLICIES:
         yield "policy", resource.props.get("policy"), False
-    elif resource.type == ROLE:
+    elif resource.type == IAM_ROLE:
         yield "trust policy", resource.props.get("assumeRolePolicy"), True
         for inline in resource.props.get("inlinePolicies") or []:
             yield f"inline policy {inline.get('name')}", inline.get("policy"), False
 
 
 def iam_service_authorization(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
-    for resource in stack.of_type(*IDENTITY_POLICIES, ROLE):
+    for resource in stack.of_type(*IDENTITY_POLICIES, IAM_ROLE):
         for what, text, trust in _documents(resource):
             if is_unknown(text) or not isinstance(text, str):
                 continue  # not known until the preview resolves it

@@ -14,9 +14,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional, cast
 
+from ..names import EKS_CLUSTER, EKS_COMPONENT_CLUSTER, PROFILE_CONFIG
+
 Enforcement = Literal["mandatory", "advisory", "disabled"]
 
-EKS_COMPONENT, EKS_CLUSTER = "eks:index:Cluster", "aws:eks/cluster:Cluster"
 
 
 @dataclass(frozen=True)
@@ -84,8 +85,8 @@ class Stack:
             return str(config["profile"])
         for provider in self.providers():
             tags = default_tags(provider)
-            if "trainstack:profile" in tags:
-                return tags["trainstack:profile"]
+            if PROFILE_CONFIG in tags:
+                return tags[PROFILE_CONFIG]
         return None
 
 
@@ -140,7 +141,7 @@ def eks_components_seen_by_inputs(stack: Stack) -> list[Resource]:
     The offline plan sees a remote component as its inputs only. The engine sees its
     children, and the component itself carries its outputs, not its inputs (a Node.js
     component registers none), so there the child ``aws:eks/cluster:Cluster`` is judged."""
-    return [c for c in stack.of_type(EKS_COMPONENT) if not stack.children(c, EKS_CLUSTER)]
+    return [c for c in stack.of_type(EKS_COMPONENT_CLUSTER) if not stack.children(c, EKS_CLUSTER)]
 
 
 UNKNOWN = "[unknown]"

@@ -13,18 +13,13 @@ from collections.abc import Iterator
 from typing import Any, Optional
 
 from ..catalog.network_topology import network_node_labels
+from ..names import HOSTNAME_LABEL, KARPENTER_API_PREFIX, KUEUE_API_PREFIX, NODE_GROUP, NODE_GROUP_LABEL
 from .model import Resource, Rule, Stack, Violation
-
-KUEUE = "kubernetes:kueue.x-k8s.io/"
-KARPENTER = "kubernetes:karpenter.sh/"
-GROUP_LABEL = "trainstack.io/node-group"
-NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
-HOSTNAME_LABEL = "kubernetes.io/hostname"
 
 
 def _kueue(stack: Stack, kind: str) -> dict[str, Resource]:
     return {str(r.props.get("metadata", {}).get("name")): r for r in stack.resources
-            if r.type.startswith(KUEUE) and r.type.endswith(f":{kind}")}
+            if r.type.startswith(KUEUE_API_PREFIX) and r.type.endswith(f":{kind}")}
 
 
 def _quota(resource: Resource) -> tuple[int, bool]:
@@ -69,7 +64,7 @@ def queues_have_quota(stack: Stack, config: dict[str, Any]) -> Iterator[Violatio
 
 def topology_satisfiable(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     topologies = _kueue(stack, "Topology")
-    groups = {str((g.props.get("labels") or {}).get(GROUP_LABEL)): g for g in stack.of_type(NODE_GROUP)}
+    groups = {str((g.props.get("labels") or {}).get(NODE_GROUP_LABEL)): g for g in stack.of_type(NODE_GROUP)}
     for name, flavor in _kueue(stack, "ResourceFlavor").items():
         spec = flavor.props.get("spec", {})
         topology_name = spec.get("topologyName")
@@ -80,7 +75,7 @@ def topology_satisfiable(stack: Stack, config: dict[str, Any]) -> Iterator[Viola
             yield Violation(flavor.urn, f"ResourceFlavor {name} names Topology {topology_name}, which the stack does "
                                         "not create. Create it, or remove topologyName.")
             continue
-        group = groups.get(str((spec.get("nodeLabels") or {}).get(GROUP_LABEL)))
+        group = groups.get(str((spec.get("nodeLabels") or {}).get(NODE_GROUP_LABEL)))
         instance_type = _instance_type(group)
         if instance_type is None:
             continue
@@ -96,20 +91,20 @@ def topology_satisfiable(stack: Stack, config: dict[str, Any]) -> Iterator[Viola
 
 
 def one_autoscaler_per_group(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
-    groups = {str((g.props.get("labels") or {}).get(GROUP_LABEL)): g for g in stack.of_type(NODE_GROUP)}
+    groups = {str((g.props.get("labels") or {}).get(NODE_GROUP_LABEL)): g for g in stack.of_type(NODE_GROUP)}
     for pool in stack.resources:
-        if not pool.type.startswith(KARPENTER) or not pool.type.endswith(":NodePool"):
+        if not pool.type.startswith(KARPENTER_API_PREFIX) or not pool.type.endswith(":NodePool"):
             continue
         template = pool.props.get("spec", {}).get("template", {})
-        claimed = {str(v) for v in [(template.get("metadata", {}).get("labels") or {}).get(GROUP_LABEL)] if v}
+        claimed = {str(v) for v in [(template.get("metadata", {}).get("labels") or {}).get(NODE_GROUP_LABEL)] if v}
         for requirement in template.get("spec", {}).get("requirements") or []:
-            if requirement.get("key") == GROUP_LABEL and requirement.get("operator") == "In":
+            if requirement.get("key") == NODE_GROUP_LABEL and requirement.get("operator") == "In":
                 claimed |= {str(v) for v in requirement.get("values") or []}
         for name in sorted(claimed & set(groups)):
             yield Violation(pool.urn, f"Karpenter NodePool {pool.props.get('metadata', {}).get('name', pool.name)} "
-                                      f"makes nodes of node group '{name}' ({GROUP_LABEL}={name}), which the Cluster "
-                                      "Autoscaler already scales: both would add nodes for the same pending pods. "
-                                      "Give the pool its own label, or remove the group.")
+                                      f"makes nodes of node group '{name}' ({NODE_GROUP_LABEL}={name}), which the "
+                                      "Cluster Autoscaler already scales: both would add nodes for the same pending "
+                                      "pods. Give the pool its own label, or remove the group.")
 
 
 def _instance_type(group: Optional[Resource]) -> Optional[str]:

@@ -9,23 +9,18 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from .model import (
+from ..names import (
     EKS_CLUSTER,
-    Resource,
-    Rule,
-    Stack,
-    Violation,
-    eks_components_seen_by_inputs,
-    is_unknown,
+    IAM_POLICY,
+    IAM_ROLE_POLICY,
+    LAUNCH_TEMPLATE,
+    SECURITY_GROUP,
+    SECURITY_GROUP_INGRESS_RULE,
+    SECURITY_GROUP_RULE,
 )
+from .model import Resource, Rule, Stack, Violation, eks_components_seen_by_inputs, is_unknown
 
-LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
-SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
-INGRESS_RULE = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
-LEGACY_RULE = "aws:ec2/securityGroupRule:SecurityGroupRule"
-FSX_LUSTRE = "aws:fsx/lustreFileSystem:LustreFileSystem"
-BUCKET = "aws:s3/bucket:Bucket"
-IAM_POLICIES = ("aws:iam/policy:Policy", "aws:iam/rolePolicy:RolePolicy")
+IAM_POLICIES = (IAM_POLICY, IAM_ROLE_POLICY)
 OPEN = ("0.0.0.0/0", "::/0")
 
 
@@ -45,11 +40,11 @@ def imdsv2_required(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]
 
 def _open_ingress(stack: Stack) -> Iterator[tuple[Resource, Any, Any, Any, str]]:
     """(resource, from port, to port, protocol, cidr) for every ingress open to the internet."""
-    for rule in stack.of_type(INGRESS_RULE):
+    for rule in stack.of_type(SECURITY_GROUP_INGRESS_RULE):
         cidr = rule.props.get("cidrIpv4") or rule.props.get("cidrIpv6")
         if cidr in OPEN:
             yield rule, rule.props.get("fromPort"), rule.props.get("toPort"), rule.props.get("ipProtocol"), cidr
-    for rule in stack.of_type(LEGACY_RULE):
+    for rule in stack.of_type(SECURITY_GROUP_RULE):
         if rule.props.get("type") == "ingress":
             for cidr in (rule.props.get("cidrBlocks") or []) + (rule.props.get("ipv6CidrBlocks") or []):
                 if cidr in OPEN:

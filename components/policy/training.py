@@ -8,14 +8,19 @@ from typing import Any, Optional
 
 from .. import catalog
 from ..catalog.efa_layout import EFA_INTERFACE_TYPES, efa_layout
-from ..estimate.checkpoint import LUSTRE_COMPONENT, checkpoint_timing
+from ..estimate.checkpoint import checkpoint_timing
+from ..names import (
+    LAUNCH_TEMPLATE,
+    LUSTRE_FILE_SYSTEM,
+    LUSTRE_FILE_SYSTEM_COMPONENT,
+    NODE_GROUP,
+    SECURITY_GROUP,
+    SECURITY_GROUP_EGRESS_RULE,
+    SECURITY_GROUP_INGRESS_RULE,
+    SUBNET,
+)
 from .model import Resource, Rule, Stack, Violation
-from .security import FSX_LUSTRE, LAUNCH_TEMPLATE, SECURITY_GROUP
 
-NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
-SUBNET = "aws:ec2/subnet:Subnet"
-INGRESS = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
-EGRESS = "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule"
 LUSTRE_PORTS = ((988, 988), (1018, 1023))
 
 
@@ -54,8 +59,8 @@ def efa_security_group_self_rules(stack: Stack, config: dict[str, Any]) -> Itera
         groups = stack.referenced(template, "networkInterfaces", SECURITY_GROUP)
         self_referencing = [
             g for g in groups
-            if any(r.props.get("ipProtocol") == "-1" for r in _rules_between(stack, INGRESS, g, g))
-            and any(r.props.get("ipProtocol") == "-1" for r in _rules_between(stack, EGRESS, g, g))]
+            if any(r.props.get("ipProtocol") == "-1" for r in _rules_between(stack, SECURITY_GROUP_INGRESS_RULE, g, g))
+            and any(r.props.get("ipProtocol") == "-1" for r in _rules_between(stack, SECURITY_GROUP_EGRESS_RULE, g, g))]
         if not self_referencing:
             yield Violation(template.urn, f"launch template {template.name} has EFA interfaces but none of their "
                                           "security groups allows all traffic from and to itself; EFA OS bypass "
@@ -111,7 +116,7 @@ def accelerated_groups_single_zone(stack: Stack, config: dict[str, Any]) -> Iter
 
 
 def _opens(stack: Stack, group: Resource, low: int, high: int) -> bool:
-    for rule in stack.of_type(INGRESS):
+    for rule in stack.of_type(SECURITY_GROUP_INGRESS_RULE):
         if group.urn not in rule.property_dependencies.get("securityGroupId", []):
             continue
         protocol = str(rule.props.get("ipProtocol"))
@@ -123,7 +128,7 @@ def _opens(stack: Stack, group: Resource, low: int, high: int) -> bool:
 
 def fsx_zone_and_ports(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
     accelerated = [g for g in stack.of_type(NODE_GROUP) if _accelerated(g)]
-    for file_system in stack.of_type(FSX_LUSTRE):
+    for file_system in stack.of_type(LUSTRE_FILE_SYSTEM):
         zones = _zones(stack, file_system)
         for group in accelerated:
             group_zones = _zones(stack, group)
@@ -163,9 +168,9 @@ def checkpoint_write_share(stack: Stack, config: dict[str, Any]) -> Iterator[Vio
     """The job's checkpoint, written at the file system's (or its writers') rate, takes at most
     ``maxShare`` of the checkpoint interval, and the checkpoints kept fit on the file system."""
     ceiling = float(config.get("maxShare", 0.1))
-    for component in stack.of_type(LUSTRE_COMPONENT):
+    for component in stack.of_type(LUSTRE_FILE_SYSTEM_COMPONENT):
         checkpoint = component.props.get("checkpoint")
-        file_systems = stack.children(component, FSX_LUSTRE)
+        file_systems = stack.children(component, LUSTRE_FILE_SYSTEM)
         timing = (checkpoint_timing(component.name, checkpoint, file_systems[0].props)
                   if isinstance(checkpoint, dict) and file_systems else None)
         if timing is None:

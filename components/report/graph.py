@@ -15,8 +15,8 @@ from itertools import pairwise
 
 import graphviz
 
+from ..catalog import resource_types
 from ..plan import ResourceRecord
-from ..review import STATEFUL
 from .edges import reduced, waits_for
 from .groups import ORDER, Component, marks, part_of, short_type
 
@@ -88,7 +88,7 @@ def _node(resource: ResourceRecord, on_path: set[str], changed: dict[str, str], 
     attributes = {"tooltip": f"{resource.name} ({resource.type}){': ' if said else ''}{', '.join(said)}",
                   "id": node_id, "label": f"{resource.name}\\n{short_type(resource.type)}"
                   + (f"\\n[{changed[resource.urn]}]" if resource.urn in changed else "")}
-    if resource.type in STATEFUL:
+    if resource_types.loses(resource.type) is not None:
         attributes.update(shape="cylinder", style="filled")
     if resource.options.protect:
         attributes["peripheries"] = "2"

@@ -10,23 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..catalog import resource_types
+from ..names import LAUNCH_TEMPLATE, NODE_GROUP, PROVIDER_PREFIX
 from ..plan import Plan, ResourceRecord
-from ..review import STATEFUL
 
 # Nearest component ancestor wins, so a node group's launch template is "node groups", not "control plane".
-PARTS = {
-    "trainstack:index:Network": "network",
-    "trainstack:index:GpuEksCluster": "control plane",
-    "trainstack:index:GpuNodeGroup": "node groups",
-    "trainstack:index:TrainiumNodeGroup": "node groups",
-    "trainstack:index:LustreFileSystem": "storage",
-    "trainstack:index:CheckpointBucket": "storage",
-    "trainstack:index:ClusterAddons": "add-ons",
-    "trainstack:index:HyperPodCluster": "HyperPod",
-}
 ORDER = ("network", "control plane", "node groups", "storage", "add-ons", "HyperPod", "stack")
-NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
-LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 
 
 @dataclass
@@ -46,11 +35,17 @@ class Component:
         return kind if self.part == "stack" else f"{kind} {self.name}"
 
 
+def _part(type_token: str) -> str:
+    """A component's part of the page (its ``report_part``); "" for any other resource."""
+    row = resource_types.find(type_token)
+    return row.report_part or "" if row else ""
+
+
 def part_of(resource: ResourceRecord, by_urn: dict[str, ResourceRecord]) -> str:
     """The part a resource is drawn in; resources directly under the stack (the ECR repository, the
     provider) are "stack"."""
     owner = _owner(resource, by_urn)
-    return "stack" if owner is None else PARTS[owner.type]
+    return "stack" if owner is None else _part(owner.type)
 
 
 def components(plan: Plan) -> list[Component]:
@@ -74,7 +69,7 @@ def components(plan: Plan) -> list[Component]:
         elif owner is None:
             key, part, name = "stack", "stack", plan.stack
         else:
-            key, part, name = owner.urn, PARTS[owner.type], owner.name
+            key, part, name = owner.urn, _part(owner.type), owner.name
         found.setdefault(key, Component(key, part, name)).resources.append(resource)
     return sorted(found.values(), key=lambda c: ORDER.index(c.part))  # stable: record order within a part
 
@@ -83,7 +78,7 @@ def _owner(resource: ResourceRecord, by_urn: dict[str, ResourceRecord]) -> Resou
     parent = resource.parent
     while parent is not None and parent in by_urn:
         ancestor = by_urn[parent]
-        if ancestor.type in PARTS:
+        if _part(ancestor.type):
             return ancestor
         parent = ancestor.parent
     return None
@@ -91,7 +86,7 @@ def _owner(resource: ResourceRecord, by_urn: dict[str, ResourceRecord]) -> Resou
 
 def shown(resource: ResourceRecord) -> bool:
     """Resources that hold cloud state (custom ones, remote components); providers are configuration."""
-    return (resource.custom or resource.remote) and not resource.type.startswith("pulumi:providers:")
+    return (resource.custom or resource.remote) and not resource.type.startswith(PROVIDER_PREFIX)
 
 
 def short_type(type_token: str) -> str:
@@ -104,6 +99,7 @@ def short_type(type_token: str) -> str:
 def marks(resource: ResourceRecord, critical: set[str], changed: dict[str, str]) -> list[str]:
     """What the graph and the resource table say of a resource: protected, stateful, on the
     critical path, and its diff action."""
-    return [mark for mark, on in (("protected", resource.options.protect), ("stateful", resource.type in STATEFUL),
+    stateful = resource_types.loses(resource.type) is not None
+    return [mark for mark, on in (("protected", resource.options.protect), ("stateful", stateful),
                                   ("critical path", resource.urn in critical),
                                   (changed.get(resource.urn, ""), resource.urn in changed)) if on]

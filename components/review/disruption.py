@@ -12,7 +12,7 @@ stands on the changed resource, not from a list of dangerous resource types:
   the same way, by URN): EKS keeps a cluster in the VPC it was created in (new cluster subnets
   must be in its VPC and zones, docs.aws.amazon.com/eks/latest/userguide/network_reqs.html), a
   file system and a HyperPod cluster cannot move either (their subnets are create-only:
-  ``replacement.FACTS``), so a new VPC means new ones, empty.
+  ``replacement`` in ``catalog/resource_types.py``), so a new VPC means new ones, empty.
 - A subnet replaced by one whose range overlaps a subnet the VPC still has is refused by EC2
   ("the CIDR blocks of the subnets in a VPC cannot overlap": Amazon VPC User Guide, "Subnet CIDR
   blocks"; CreateSubnet fails with InvalidSubnet.Conflict), and Pulumi creates a replacement
@@ -30,26 +30,21 @@ import ipaddress
 from collections.abc import Iterable
 from typing import Any, Optional
 
+from ..catalog import resource_types
+from ..names import HYPERPOD_CLUSTER, ROUTE_TABLE_ASSOCIATION, SUBNET
 from .diff import PlanDiff, ResourceChange
 
-RUNNING: dict[str, str] = {
-    "eks:index:Cluster": "EKS cluster",
-    "aws:eks/cluster:Cluster": "EKS cluster",
-    "aws:eks/nodeGroup:NodeGroup": "node group",
-    "aws:fsx/lustreFileSystem:LustreFileSystem": "file system",
-    "aws-native:sagemaker:Cluster": "HyperPod cluster",
-}
-"""Resources that run jobs or hold their data while the stack is up: what a reviewer must hear about."""
-VPC, SUBNET = "aws:ec2/vpc:Vpc", "aws:ec2/subnet:Subnet"
-NETWORK: dict[str, str] = {
-    VPC: "VPC", SUBNET: "subnet", "aws:ec2/natGateway:NatGateway": "NAT gateway",
-    "aws:ec2/routeTable:RouteTable": "route table", "aws:ec2/internetGateway:InternetGateway": "internet gateway",
-    "aws:ec2/securityGroup:SecurityGroup": "security group", "aws:ec2/vpcEndpoint:VpcEndpoint": "VPC endpoint",
-    "aws:ec2/eip:Eip": "elastic IP",
-}
-"""Network resources; a replaced one is judged by what runs on it."""
-ASSOCIATION = "aws:ec2/routeTableAssociation:RouteTableAssociation"
-HYPERPOD = "aws-native:sagemaker:Cluster"
+
+def running_noun(type_token: str) -> Optional[str]:
+    """What a reviewer calls a resource that runs jobs or holds their data (its ``runs``), else None."""
+    row = resource_types.find(type_token)
+    return row.runs if row else None
+
+
+def network_noun(type_token: str) -> Optional[str]:
+    """What a reviewer calls a network resource, judged by what runs on it when replaced; None otherwise."""
+    row = resource_types.find(type_token)
+    return row.network if row else None
 
 
 class Dependents:
@@ -63,7 +58,7 @@ class Dependents:
                 self.by_urn.setdefault(resource["urn"], resource)
                 for source in _sources(resource):
                     self._on.setdefault(source, set()).add(resource["urn"])
-                if resource["type"] == ASSOCIATION:
+                if resource["type"] == ROUTE_TABLE_ASSOCIATION:
                     deps = resource.get("propertyDependencies") or {}
                     for table in deps.get("routeTableId") or []:
                         for subnet in deps.get("subnetId") or []:
@@ -81,9 +76,9 @@ class Dependents:
         return found
 
     def running_on(self, urn: str, exclude: Iterable[str] = ()) -> list[dict[str, Any]]:
-        """The running things standing on ``urn`` (see ``RUNNING``), by name."""
+        """The running things standing on ``urn`` (``running_noun``), by name."""
         skip = set(exclude)
-        chosen = [self.by_urn[u] for u in self.of(urn) if u not in skip and self.by_urn[u]["type"] in RUNNING]
+        chosen = [self.by_urn[u] for u in self.of(urn) if u not in skip and running_noun(self.by_urn[u]["type"])]
         return sorted(chosen, key=lambda r: r["name"])
 
 
@@ -95,7 +90,7 @@ def _sources(resource: dict[str, Any]) -> set[str]:
 
 def named(resources: list[dict[str, Any]]) -> str:
     """``dev-eks (EKS cluster), dev-eks-gpu (node group)``."""
-    return ", ".join(f"{r['name']} ({RUNNING[r['type']]})" for r in resources)
+    return ", ".join(f"{r['name']} ({running_noun(r['type'])})" for r in resources)
 
 
 def running_before(diff: PlanDiff) -> set[str]:
@@ -111,7 +106,7 @@ def network_replacements(diff: PlanDiff, graph: Dependents) -> list[tuple[Resour
     running = running_before(diff)
     found = []
     for change in diff.changes:
-        if change.type in NETWORK and change.action in ("replace", "delete"):
+        if network_noun(change.type) and change.action in ("replace", "delete"):
             standing = [r for r in graph.running_on(change.urn) if r["urn"] in running]
             if standing:
                 found.append((change, standing))
@@ -150,7 +145,7 @@ def _network(value: Any) -> Optional[ipaddress.IPv4Network]:
 # -- HyperPod instance groups ---------------------------------------------------------------
 def instance_group_losses(change: ResourceChange) -> list[str]:
     """What an in-place update of a HyperPod cluster takes from its instance groups, one sentence each."""
-    if change.type != HYPERPOD or change.action != "update":
+    if change.type != HYPERPOD_CLUSTER or change.action != "update":
         return []
     before = _groups(change.base)
     after = _groups(change.head)

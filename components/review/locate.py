@@ -14,54 +14,34 @@ from typing import Any, Optional
 
 import yaml
 
+from ..catalog import resource_types
+
 Key = str | int
 NAMESPACE = "trainstack:"
 
-_COMPONENT_KEYS = {
-    "trainstack:index:GpuNodeGroup": "nodeGroups",
-    "trainstack:index:TrainiumNodeGroup": "nodeGroups",
-    "trainstack:index:LustreFileSystem": "fsx",
-    "trainstack:index:CheckpointBucket": "checkpointBucket",
-    "trainstack:index:HyperPodCluster": "hyperpod",
-    "trainstack:index:GpuEksCluster": "eks",
-    "trainstack:index:Network": "network",
-    "trainstack:index:ClusterAddons": "operators",
-}
-# The setting a rule (or a changed input) reads, under the component's key.
-_RULE_LEAVES = {
+# The setting a rule reads, under its component's key (a changed input's: its row in catalog/resource_types.py).
+RULE_LEAVES = {
     "efa-security-group-self-rules": "efa", "efa-layout-matches-catalog": "efa",
     "accelerated-groups-single-zone": "zone", "capacity-block-market-type": "capacity",
-    "dev-groups-scale-to-zero": "minSize", "ebs-encrypted": "rootVolume",
-    "fsx-encrypted": "kmsKeyArn", "fsx-zone-and-ports": "zone", "s3-encrypted": "kmsKeyArn",
+    "dev-groups-scale-to-zero": "minSize", "ebs-encrypted": "rootVolume", "fsx-zone-and-ports": "zone",
     "storage-protected-in-production": "protect", "checkpoint-bucket-versioning": "enabled",
     "eks-endpoint-private-in-production": "endpointAccess", "eks-secrets-encrypted": "version",
 }
-_STACK_WIDE_RULES = {"hourly-cost-ceiling": ("cost", "maxHourlyUsd"), "required-tags": ("tags",)}
-_INPUT_LEAVES = {
-    ("aws:eks/nodeGroup:NodeGroup", "instanceTypes"): "instanceType",
-    ("aws:eks/nodeGroup:NodeGroup", "scalingConfig"): "maxSize",
-    ("aws:eks/nodeGroup:NodeGroup", "version"): "version",
-    ("aws:fsx/lustreFileSystem:LustreFileSystem", "deploymentType"): "deploymentType",
-    ("aws:fsx/lustreFileSystem:LustreFileSystem", "storageCapacity"): "storageCapacityGiB",
-    ("aws:fsx/lustreFileSystem:LustreFileSystem", "perUnitStorageThroughput"): "perUnitStorageThroughput",
-    ("aws:fsx/lustreFileSystem:LustreFileSystem", "kmsKeyId"): "kmsKeyArn",
-    ("aws:fsx/lustreFileSystem:LustreFileSystem", "subnetIds"): "zone",
-    ("eks:index:Cluster", "version"): "version",
-    ("aws:ec2/vpc:Vpc", "cidrBlock"): "vpcCidr",
-}
+STACK_WIDE_RULES = {"hourly-cost-ceiling": ("cost", "maxHourlyUsd"), "required-tags": ("tags",)}
+"""Rules about the whole stack: the stack file key (and setting) their findings point at."""
 
 
 def config_keys(record: dict[str, Any], config: dict[str, Any], urn: Optional[str], rule: Optional[str] = None,
                 input_path: Optional[str] = None) -> list[list[Key]]:
     """Candidate config paths for a finding, most specific first (without the ``config`` root)."""
     if urn is None:
-        wide = _STACK_WIDE_RULES.get(rule or "")
+        wide = STACK_WIDE_RULES.get(rule or "")
         return [[NAMESPACE + wide[0], *wide[1:]], [NAMESPACE + wide[0]]] if wide else []
     by_urn = {r["urn"]: r for r in record["resources"]}
     resource = by_urn.get(urn)
     component, key = None, None
     while resource is not None:
-        key = _COMPONENT_KEYS.get(resource["type"])
+        key = _config_key(resource["type"])
         if key:
             component = resource
             break
@@ -75,12 +55,18 @@ def config_keys(record: dict[str, Any], config: dict[str, Any], urn: Optional[st
             return [root]
         root = [*root, index]
     leaves: list[str] = []
-    target_type = str((by_urn.get(urn) or {}).get("type"))
-    if input_path and (target_type, input_path.split(".")[0].split("[")[0]) in _INPUT_LEAVES:
-        leaves.append(_INPUT_LEAVES[(target_type, input_path.split(".")[0].split("[")[0])])
-    if rule in _RULE_LEAVES:
-        leaves.append(_RULE_LEAVES[rule or ""])
+    target = resource_types.find(str((by_urn.get(urn) or {}).get("type")))
+    leaf = target.config_leaves.get(input_path.split(".")[0].split("[")[0]) if target and input_path else None
+    if leaf:
+        leaves.append(leaf)
+    if rule in RULE_LEAVES:
+        leaves.append(RULE_LEAVES[rule or ""])
     return [[*root, leaf] for leaf in leaves] + [root]
+
+
+def _config_key(type_token: str) -> Optional[str]:
+    row = resource_types.find(type_token)
+    return row.config_key if row else None
 
 
 def _node_group_index(config: dict[str, Any], component_name: str) -> Optional[int]:

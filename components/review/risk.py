@@ -25,14 +25,14 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal, Optional
 
-from ..estimate.durations import ACCELERATED_NODE_GROUP, CPU_NODE_GROUP
+from ..catalog import resource_types
+from ..names import EKS_COMPONENT_CLUSTER, LAUNCH_TEMPLATE, NODE_GROUP, VPC
 from .diff import IgnoredChange, PlanDiff, ResourceChange
 from .disruption import (
-    NETWORK,
-    VPC,
     Dependents,
     instance_group_losses,
     named,
+    network_noun,
     network_replacements,
     overlapping_subnets,
     running_before,
@@ -42,19 +42,6 @@ Severity = Literal["blocking", "warning", "note"]
 Kind = Literal["data-loss", "protected", "node-roll", "kubernetes-version", "policy", "provider-decides",
                "approval", "network", "rejected", "instance-group", "ignored"]
 
-STATEFUL: dict[str, str] = {
-    "aws:fsx/lustreFileSystem:LustreFileSystem": "every file on the file system (backups are kept only for "
-                                                 "persistent types)",
-    "aws:s3/bucket:Bucket": "every object in the bucket (checkpoints, datasets)",
-    "aws:s3/bucketV2:BucketV2": "every object in the bucket (checkpoints, datasets)",
-    "aws:ecr/repository:Repository": "every image in the repository",
-    "eks:index:Cluster": "the cluster and everything running in it (jobs, operators, in-cluster state)",
-    "aws:eks/cluster:Cluster": "the cluster and everything running in it (jobs, operators, in-cluster state)",
-    "aws-native:sagemaker:Cluster": "the HyperPod cluster, its nodes' volumes and the jobs on them",
-    "aws:kms/key:Key": "access to everything encrypted with the key once its deletion window ends",
-}
-NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
-LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 ROLLING_INPUTS = ("version", "releaseVersion", "launchTemplate.version")
 """Node group inputs updated through UpdateNodegroupVersion, which replaces every node."""
 
@@ -76,7 +63,7 @@ def assess(diff: PlanDiff, approvals: frozenset[str] = frozenset()) -> list[Find
     for change in diff.changes:
         if change.action in ("replace", "delete"):
             findings += _loss_and_protection(change, approvals, used)
-        if change.type == "eks:index:Cluster":
+        if change.type == EKS_COMPONENT_CLUSTER:
             findings += _kubernetes_version(change)
         findings += [Finding("instance-group", "warning", change.urn, f"{change.name}: {loss}, jobs on them are killed",
                              "SageMaker's UpdateCluster deletes instance groups (InstanceGroupsToDelete) and removes "
@@ -111,7 +98,7 @@ def blocking(findings: list[Finding]) -> list[Finding]:
 def _loss_and_protection(change: ResourceChange, approvals: frozenset[str], used: set[str]) -> list[Finding]:
     findings = []
     verb = "replaced" if change.action == "replace" else "deleted"
-    lost = STATEFUL.get(change.type)
+    lost = resource_types.loses(change.type)
     retained = bool(change.option("retainOnDelete"))
     why = ", ".join(f"`{c.path}`" for c in change.replaced_by) if change.action == "replace" else ""
     if lost and not retained:
@@ -147,7 +134,7 @@ def _network(diff: PlanDiff, graph: Dependents, approvals: frozenset[str], used:
     findings = []
     for change, standing in network_replacements(diff, graph):
         verb = "replaced" if change.action == "replace" else "deleted"
-        holders = [r for r in standing if r["type"] != "aws:eks/nodeGroup:NodeGroup"]
+        holders = [r for r in standing if r["type"] != NODE_GROUP]
         if change.type == VPC and holders:
             findings.append(_approvable(
                 "network", change, f"{change.name}: the VPC of running {named(holders)} is {verb}",
@@ -170,7 +157,7 @@ def _network(diff: PlanDiff, graph: Dependents, approvals: frozenset[str], used:
 
 
 def _noun(change: ResourceChange) -> str:
-    return NETWORK[change.type]
+    return str(network_noun(change.type))
 
 
 def _ignored(item: IgnoredChange) -> Finding:
@@ -249,8 +236,7 @@ def _roll(group: dict[str, Any], how: str, cause: str) -> Finding:
     inputs = group.get("inputs") or {}
     scaling = inputs.get("scalingConfig") or {}
     desired, maximum = int(scaling.get("desiredSize") or 0), int(scaling.get("maxSize") or 0)
-    accelerated = any(word in str(inputs.get("amiType") or "") for word in ("NVIDIA", "NEURON"))
-    per_batch = ACCELERATED_NODE_GROUP if accelerated else CPU_NODE_GROUP
+    per_batch = resource_types.node_group_minutes(inputs)  # a batch: new nodes launched and joined
     update = inputs.get("updateConfig") or {}
     if how == "replaced":
         pace = (f"a new group is created (about {per_batch:g} min), then the old one is deleted with all its "

@@ -16,6 +16,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Optional
 
+from ..names import EKS_COMPONENT_CLUSTER
 from ..policy import RULES
 from .diff import PlanDiff
 from .locate import config_keys, line_of, load_config
@@ -62,7 +63,7 @@ def render_sarif(diff: PlanDiff, findings: list[Finding], root: Path) -> dict[st
         position = rule_index(rule_id, _DIFF_RULES[finding.kind], "error")
         change = next((c for c in diff.changes if c.urn == finding.urn), None)
         cause = change.replaced_by[0].path if change and change.replaced_by else None
-        if change and change.type == "eks:index:Cluster":
+        if change and change.type == EKS_COMPONENT_CLUSTER:
             cause = "version"
         keys = config_keys(diff.head if change and change.head else diff.base, config, finding.urn,
                            input_path=cause)

@@ -14,6 +14,7 @@ import pulumi
 import pulumi_aws as aws
 
 from ..config import CheckpointBucketConfig, validate
+from ..names import CHECKPOINT_BUCKET_COMPONENT, PURPOSE_TAG
 
 
 class CheckpointBucketArgs(TypedDict, total=False):
@@ -32,7 +33,7 @@ class CheckpointBucket(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: CheckpointBucketArgs, opts: Optional[pulumi.ResourceOptions] = None):
         settings = validate(CheckpointBucketConfig, args.get("settings", {}), prefix=f"{name}.settings")
-        super().__init__("trainstack:index:CheckpointBucket", name, {}, opts)
+        super().__init__(CHECKPOINT_BUCKET_COMPONENT, name, {}, opts)
         child = pulumi.ResourceOptions(parent=self)
 
         bucket = aws.s3.Bucket(
@@ -40,7 +41,7 @@ class CheckpointBucket(pulumi.ComponentResource):
             bucket_prefix=_bucket_prefix(name),
             force_destroy=False,
             # Policies find checkpoint buckets by this tag (versioning, protection).
-            tags={"trainstack:purpose": "checkpoints"},
+            tags={PURPOSE_TAG: "checkpoints"},
             opts=pulumi.ResourceOptions(parent=self, protect=settings.protect),
         )
         aws.s3.BucketOwnershipControls(

@@ -28,6 +28,7 @@ import pulumi_kubernetes as k8s
 
 from ..config import FsxConfig, validate
 from ..config.checkpoints import CheckpointWriters
+from ..names import LUSTRE_FILE_SYSTEM_COMPONENT
 from .lustre_eks import lustre_claim
 
 LUSTRE_VERSION = "2.15"
@@ -81,7 +82,7 @@ class LustreFileSystem(pulumi.ComponentResource):
         # hands a policy pack for a component): the estimates and the checkpoint policy read either.
         job = ({"checkpoint": _checkpoint_inputs(settings, args.get("checkpoint_writers"))}
                if settings.checkpoints is not None else {})
-        super().__init__("trainstack:index:LustreFileSystem", name, job, opts)
+        super().__init__(LUSTRE_FILE_SYSTEM_COMPONENT, name, job, opts)
         group = self._security_groups(name, args, efa=settings.efa)
         file_system = self._file_system(name, settings, args["subnet_id"], group)
         self._data_repositories(name, settings, file_system.id, args.get("checkpoint_bucket"))

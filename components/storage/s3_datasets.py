@@ -28,6 +28,7 @@ import pulumi_kubernetes as k8s
 
 from ..cluster.iam import pod_identity_role
 from ..config import DatasetConfig, validate
+from ..names import S3_DATASETS_COMPONENT
 
 CSI_DRIVER = "s3.csi.aws.com"
 ADDON = "aws-mountpoint-s3-csi-driver"
@@ -63,7 +64,7 @@ class S3Datasets(pulumi.ComponentResource):
     def __init__(self, name: str, args: S3DatasetsArgs, opts: Optional[pulumi.ResourceOptions] = None):
         datasets = [validate(DatasetConfig, d, prefix=f"S3Datasets({name}).datasets[{i}]")
                     for i, d in enumerate(args["datasets"])]
-        super().__init__("trainstack:index:S3Datasets", name, {}, opts)
+        super().__init__(S3_DATASETS_COMPONENT, name, {}, opts)
         namespace, account = SERVICE_ACCOUNT
         identity = pod_identity_role(f"{name}-driver", cluster_name=args["cluster_name"], namespace=namespace,
                                      service_account=account, parent=self, depends_on=args["depends_on"],

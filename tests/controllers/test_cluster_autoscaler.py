@@ -10,6 +10,7 @@ from support import policy_stacks, rendered_jobs
 from support.policy_stacks import from_record
 from trainstack.controllers import cluster_autoscaler, karpenter
 from trainstack.controllers.scheduling import quantity
+from trainstack.names import HELM_RELEASE, NODE_GROUP_LABEL
 
 TAG = "aws:autoscaling/tag:Tag"
 HUGEPAGES_TAG = "k8s.io/cluster-autoscaler/node-template/resources/hugepages-2Mi"
@@ -54,7 +55,7 @@ def test_the_model_judges_every_accelerated_pod_of_the_shipped_stacks():
         groups = {g.name for g in [*cluster_autoscaler.managed_groups(planned), *karpenter.pool_groups(planned)]}
         for job in rendered_jobs.jobs_for(rendered_jobs.outputs_of(stack)):
             for pod in cluster_autoscaler.pod_specs(job.document):
-                selected = (pod.get("nodeSelector") or {}).get(cluster_autoscaler.GROUP_LABEL)
+                selected = (pod.get("nodeSelector") or {}).get(NODE_GROUP_LABEL)
                 if selected is not None and job.launcher != "render_hyperpod_pytorchjob":
                     assert selected in groups, job.id
                     judged += 1
@@ -142,7 +143,7 @@ def test_the_running_nodes_max_pods_is_the_launch_templates_node_config():
 
 def test_without_the_efa_device_plugin_no_running_node_offers_efa_and_the_jobs_never_schedule():
     stack = from_record(rendered_jobs.planned_record("fsdp-p5"))
-    plugin = next(r for r in stack.of_type(cluster_autoscaler.HELM_RELEASE)
+    plugin = next(r for r in stack.of_type(HELM_RELEASE)
                   if r.props["chart"] == "aws-efa-k8s-device-plugin")
     without = policy_stacks.removed(stack, plugin.type, plugin.name)
     findings = cluster_autoscaler.check(without, shipped("fsdp-p5"))
@@ -176,7 +177,7 @@ def test_device_plugins_run_under_a_groups_own_taints_so_its_devices_are_adverti
     """Found on variants with nodeGroups[].taints: the jobs tolerate the group's taints (the outputs carry
     them) but the device plugins did not, so a running node advertised no accelerator or EFA device."""
     stack = from_record(rendered_jobs.variant_record(variant))
-    serving = [r for r in stack.of_type(cluster_autoscaler.HELM_RELEASE) if "plugin" in r.name or "neuron" in r.name]
+    serving = [r for r in stack.of_type(HELM_RELEASE) if "plugin" in r.name or "neuron" in r.name]
     assert len(serving) == 2
     for release in serving:
         values = release.props["values"]
@@ -186,7 +187,7 @@ def test_device_plugins_run_under_a_groups_own_taints_so_its_devices_are_adverti
 
 def test_a_device_plugin_kept_off_a_node_is_named_in_the_finding():
     stack = from_record(rendered_jobs.variant_record("p5-with-a-team-taint"))
-    plugin = next(r for r in stack.of_type(cluster_autoscaler.HELM_RELEASE)
+    plugin = next(r for r in stack.of_type(HELM_RELEASE)
                   if r.props["chart"] == "nvidia-device-plugin")
     untolerated = policy_stacks.with_props(stack, plugin.type, plugin.name, lambda props: props["values"].update(
         tolerations=[t for t in props["values"]["tolerations"] if t["key"] != "team"]))
@@ -202,7 +203,7 @@ def test_neuron_jobs_of_the_custom_scheduler_count_unless_the_autoscaler_is_limi
     assert any(pod.get("schedulerName") == "my-scheduler" for _, document in trn1
                for pod in cluster_autoscaler.pod_specs(document))
     assert cluster_autoscaler.check(stack, trn1) == []
-    release = next(r for r in stack.of_type(cluster_autoscaler.HELM_RELEASE)
+    release = next(r for r in stack.of_type(HELM_RELEASE)
                    if r.props["chart"] == "cluster-autoscaler")
     limited = policy_stacks.with_props(stack, release.type, release.name, lambda props: props["values"][
         "extraArgs"].update({"allowed-scheduler-names": "default-scheduler"}))

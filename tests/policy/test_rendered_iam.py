@@ -7,9 +7,10 @@ import pytest
 from support.conformance import UNSCOPED_ACTIONS as UNSCOPED
 from support.conformance import policy_documents as documents
 from support.conformance import star_grants
+from trainstack.names import IAM_ROLE
 from trainstack.plan import run_program
 from trainstack.policy import Stack, stack_from_plan
-from trainstack.policy.iam_conformance import IDENTITY_POLICIES, ROLE, document_findings
+from trainstack.policy.iam_conformance import IDENTITY_POLICIES, document_findings
 from trainstack.policy.service_authorization import action
 from trainstack.training_stack import TrainingStack
 
@@ -37,7 +38,7 @@ def rendered(baselines) -> dict[str, Stack]:
 
 
 def test_the_variants_render_the_iam_the_shipped_stacks_do_not(rendered):
-    roles = {r.name for r in rendered["every-add-on"].of_type(ROLE)}
+    roles = {r.name for r in rendered["every-add-on"].of_type(IAM_ROLE)}
     assert any(r.endswith("-cloudwatch") for r in roles) and any(r.endswith("-ebs-csi") for r in roles), roles
     assert any(r.name.endswith("-network") for r in rendered["hyperpod-on-eks"].of_type(IDENTITY_POLICIES[1]))
 

@@ -4,9 +4,12 @@ from pathlib import Path
 
 import pytest
 from cfnlint.schema import PROVIDER_SCHEMA_MANAGER
-from trainstack.review import FACTS, decide
+from trainstack.catalog.resource_types import RESOURCE_TYPES
+from trainstack.review import decide
 
 REPO = Path(__file__).resolve().parents[2]
+FACTS = {row.token: row.replacement for row in RESOURCE_TYPES if row.replacement}
+"""Each resource type's replacement facts, from its row of the resource-type table."""
 
 # Types the library renders with no entry: every changed input of theirs is "the provider decides".
 WITHOUT_FACTS = {

@@ -13,9 +13,10 @@ from typing import Any
 
 from trainstack.cluster import autoscaler, karpenter
 from trainstack.hyperpod import iam as hyperpod_iam
+from trainstack.names import IAM_ROLE
 from trainstack.plan import Plan
 from trainstack.policy import Stack, stack_from_plan
-from trainstack.policy.iam_conformance import IDENTITY_POLICIES, ROLE, document_findings
+from trainstack.policy.iam_conformance import IDENTITY_POLICIES, document_findings
 
 from support.cloudformation import NATIVE_PREFIX, native_resource_errors
 
@@ -28,7 +29,7 @@ def policy_documents(stack: Stack) -> Iterator[tuple[str, dict[str, Any], bool]]
     """(where, document, is a trust policy) for every IAM policy document in the stack."""
     for resource in stack.of_type(*IDENTITY_POLICIES):
         yield f"{resource.name} policy", json.loads(resource.props["policy"]), False
-    for resource in stack.of_type(ROLE):
+    for resource in stack.of_type(IAM_ROLE):
         yield f"{resource.name} trust policy", json.loads(resource.props["assumeRolePolicy"]), True
         for inline in resource.props.get("inlinePolicies") or []:
             yield f"{resource.name} inline policy {inline['name']}", json.loads(inline["policy"]), False
