@@ -25,10 +25,11 @@ def with_profile_defaults(raw: Any) -> Any:
     """``raw`` with the profile's defaults filled into the blocks that leave them unset: a new
     mapping (the input is not changed). Anything that cannot be read is returned as it is, for
     validation to refuse with the key's path."""
-    if not isinstance(raw, Mapping) or raw.get("profile") not in PROFILE_DEFAULTS:
+    profile = raw.get("profile") if isinstance(raw, Mapping) else None
+    if not isinstance(profile, str) or profile not in PROFILE_DEFAULTS:
         return raw
     resolved = dict(raw)
-    for (block, key), value in PROFILE_DEFAULTS[raw["profile"]].items():
+    for (block, key), value in PROFILE_DEFAULTS[profile].items():
         if block == "network" and _get(raw.get(block), "existingVpc") is not None:
             continue  # an existing VPC brings its own egress
         if raw.get(block) is not None:

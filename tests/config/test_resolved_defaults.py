@@ -51,3 +51,13 @@ def test_the_vpc_cni_targets_default_to_16_and_8_and_are_not_rendered_beside_an_
     assert VpcCniConfig().env() == {"MINIMUM_IP_TARGET": "16", "WARM_IP_TARGET": "8"}
     assert VpcCniConfig(warm_ip_target=2).env() == {"MINIMUM_IP_TARGET": "16", "WARM_IP_TARGET": "2"}
     assert VpcCniConfig(warm_eni_target=1).env() == {"WARM_ENI_TARGET": "1"}
+
+
+@pytest.mark.parametrize("profile", [[], {"name": "dev"}, 1])
+def test_a_profile_that_is_not_a_name_is_refused_with_its_key_not_a_traceback(valid_config, profile):
+    from trainstack import ConfigError
+
+    valid_config["profile"] = profile
+    with pytest.raises(ConfigError) as refused:
+        validate_stack_config(valid_config)
+    assert refused.value.issues[0].path == "trainstack:profile"
