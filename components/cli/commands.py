@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
-from .. import catalog
 from ..boundary import FileProblem, check_writable, write_text
 from .errors import EXIT_OK, EXIT_POLICY
 
@@ -132,29 +131,8 @@ def preflight(args: argparse.Namespace, clients: Optional[Clients] = None) -> in
 
 def catalog_listing(args: argparse.Namespace) -> int:
     """The instance catalog, with each type's on-demand price in ``--region``."""
-    region = args.region
-    rows = []
-    for entry in catalog.INSTANCE_TYPES:
-        accelerator = entry.accelerator
-        price = entry.price(region)
-        rows.append({
-            "instanceType": entry.name,
-            "accelerator": f"{accelerator.count} x {accelerator.name}" if accelerator else "-",
-            "efaInterfaces": "unknown" if entry.efa.max_interfaces is None else entry.efa.max_interfaces,
-            "maxPods": "unknown" if entry.network.max_pods is None else entry.network.max_pods,
-            "hyperpod": entry.hyperpod,
-            _price_key(region): price.usd_per_hour if price else "no published price",
-        })
-    if args.json:
-        print(json.dumps(rows, indent=2))
-        return EXIT_OK
-    print(f"{'instance type':<20} {'accelerators':<18} {'EFA':>7} {'max pods':>8}  {'HyperPod':<8}  {region} $/h")
-    for row in rows:
-        print(f"{row['instanceType']:<20} {row['accelerator']:<18} {row['efaInterfaces']!s:>7} "
-              f"{row['maxPods']!s:>8}  {'yes' if row['hyperpod'] else 'no':<8}  {row[_price_key(region)]}")
+    from ..catalog.listing import listing, render_listing
+
+    rows = listing(args.region)
+    print(json.dumps(rows, indent=2) if args.json else render_listing(rows, args.region))
     return EXIT_OK
-
-
-def _price_key(region: str) -> str:
-    """The JSON key of a row's price: ``usdPerHourUsEast1`` for us-east-1 (the key the listing always had)."""
-    return "usdPerHour" + "".join(part.capitalize() for part in region.split("-"))
