@@ -9,24 +9,16 @@ timeout, so a DaemonSet waiting for nodes that never come cannot hang the update
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Optional
 
 import pulumi
 import pulumi_kubernetes as k8s
 
+from .catalog.addons import Chart
+
+__all__ = ["Chart", "RELEASE_TIMEOUT_SECONDS", "helm_release"]
+
 RELEASE_TIMEOUT_SECONDS = 600
-
-
-@dataclass(frozen=True)
-class Chart:
-    name: str
-    """The chart's name in its repository, or its ``oci://`` reference."""
-    version: str
-    repository: Optional[str]
-    """The HTTP chart repository; ``None`` for OCI charts."""
-    source: str
-    """Where the pinned version was read, and when."""
 
 
 def helm_release(

@@ -24,18 +24,10 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
+from ..catalog.addons import EFA_DEVICE_PLUGIN, NEURON_CHART, NVIDIA_DEVICE_PLUGIN
 from ..helm import Chart, helm_release
 from ..names import EFA_PRESENT_LABEL, GPU_PRESENT_LABEL, GPU_TAINT, NEURON_PRESENT_LABEL, NEURON_TAINT
 
-NVIDIA_DEVICE_PLUGIN = Chart("nvidia-device-plugin", "0.20.0", "https://nvidia.github.io/k8s-device-plugin",
-                             "NVIDIA/k8s-device-plugin tag v0.20.0 (1b826acc)")
-EFA_DEVICE_PLUGIN = Chart("aws-efa-k8s-device-plugin", "v0.5.30", "https://aws.github.io/eks-charts",
-                          "aws/eks-charts @5239609 (appVersion v0.5.20)")
-
-# 1.9.0 is the newest release whose values could be read from source
-# (aws-neuron/neuron-helm-charts b77a6f9, Neuron SDK 2.31); 1.10.0 exists but was not read.
-NEURON_CHART = Chart("oci://public.ecr.aws/neuron/neuron-helm-chart", "1.9.0", None,
-                     "aws-neuron/neuron-helm-charts b77a6f9 (appVersion 1.9.0)")
 # The chart's custom scheduler runs kube-scheduler v1.31.12 (values.yaml at b77a6f9:
 # scheduler.customScheduler.image), three to four minor versions behind the control planes
 # trainstack offers: outside Kubernetes' version-skew policy (kube-scheduler at most one minor

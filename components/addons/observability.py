@@ -16,18 +16,15 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
+from ..catalog.addons import DCGM_EXPORTER, KUBE_PROMETHEUS_STACK
 from ..cluster.iam import pod_identity_role
 from ..cluster.system_nodes import SYSTEM_LABELS
 from ..config import ObservabilityConfig
-from ..helm import Chart, helm_release
+from ..helm import helm_release
 from ..names import GPU_PRESENT_LABEL
 from .device_plugins import GPU_TOLERATION, HYPERPOD_HEALTH_TOLERATION
 from .persistent_volumes import STORAGE_CLASS
 
-DCGM_EXPORTER = Chart("dcgm-exporter", "4.8.2", "https://nvidia.github.io/dcgm-exporter/helm-charts",
-                      "NVIDIA/dcgm-exporter gh-pages index (2026-05-05)")
-KUBE_PROMETHEUS_STACK = Chart("kube-prometheus-stack", "88.5.3", "https://prometheus-community.github.io/helm-charts",
-                              "prometheus-community/helm-charts tag kube-prometheus-stack-88.5.3")
 MONITORING = "monitoring"
 CLOUDWATCH_NAMESPACE, CLOUDWATCH_SERVICE_ACCOUNT = "amazon-cloudwatch", "cloudwatch-agent"
 CLOUDWATCH_POLICY = "arn:aws:iam::aws:policy/CloudWatchAgentServerPolicy"

@@ -17,11 +17,11 @@ import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 
+from ..catalog.addons import KUEUE
 from ..cluster.system_nodes import SYSTEM_LABELS
-from ..helm import Chart, helm_release
+from ..helm import helm_release
 from .persistent_volumes import STORAGE_CLASS
 
-KUEUE = Chart("oci://registry.k8s.io/kueue/charts/kueue", "0.19.2", None, "kubernetes-sigs/kueue tag v0.19.2")
 # PyTorch's etcd rendezvous speaks the etcd v2 API, which etcd 3.6 removed; 3.5 still
 # serves it behind --enable-v2.
 ETCD_IMAGE = "quay.io/coreos/etcd:v3.5.33"

@@ -25,11 +25,11 @@ from typing import Any, Optional
 import pulumi
 import pulumi_kubernetes as k8s
 
+from ..catalog.addons import TRAINER
 from ..catalog.mpi_ssh import NODE_SSHD_COMMAND, ROOT, SSH_AUTH_MOUNT_PATH, SSH_PORT
 from ..cluster.system_nodes import SYSTEM_LABELS
-from ..helm import Chart, helm_release
+from ..helm import helm_release
 
-TRAINER = Chart("oci://ghcr.io/kubeflow/charts/kubeflow-trainer", "2.3.0", None, "kubeflow/trainer tag v2.3.0")
 NAMESPACE = "kubeflow-system"
 API_VERSION = "trainer.kubeflow.org/v1alpha1"
 TORCH_RUNTIME = "trainstack-torch"

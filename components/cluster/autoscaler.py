@@ -11,20 +11,13 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from ..helm import Chart, helm_release
+from ..catalog.addons import CLUSTER_AUTOSCALER as CHARTS
+from ..helm import helm_release
 from .iam import pod_identity_role
 
 NAMESPACE = "kube-system"
 SERVICE_ACCOUNT = "cluster-autoscaler"
 
-# The autoscaler's minor version must match the cluster's (kubernetes/autoscaler
-# tags cluster-autoscaler-chart-9.59.0 and -9.52.0, read 2026-11).
-CHARTS = {
-    "1.35": Chart("cluster-autoscaler", "9.59.0", "https://kubernetes.github.io/autoscaler",
-                  "kubernetes/autoscaler cluster-autoscaler-chart-9.59.0 (appVersion 1.35.0)"),
-    "1.34": Chart("cluster-autoscaler", "9.52.0", "https://kubernetes.github.io/autoscaler",
-                  "kubernetes/autoscaler cluster-autoscaler-chart-9.52.0 (appVersion 1.34.1)"),
-}
 
 # The autoscaler README's recommended policy, each grant as narrow as IAM allows: what stays
 # on "*" is listed here with the reason (tests check it against IAM's Service Authorization

@@ -24,11 +24,10 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from ..helm import Chart, helm_release
+from ..catalog.addons import KARPENTER
+from ..helm import helm_release
 from .iam import node_role, pod_identity_role
 
-KARPENTER = Chart("oci://public.ecr.aws/karpenter/karpenter", "1.14.1", None,
-                  "aws/karpenter-provider-aws tag v1.14.1, charts/karpenter/Chart.yaml (read 2026-11)")
 NAMESPACE = "kube-system"
 SERVICE_ACCOUNT = "karpenter"
 # The events Karpenter acts on (cloudformation.yaml at v1.14.1, the *Rule resources).

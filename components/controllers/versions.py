@@ -1,7 +1,8 @@
 """Versions: does every pinned component support the stack's Kubernetes version?
 
-Each chart, operator and image the plan installs is looked up in ``SUPPORT``, one row
-per pinned version with its published support statement and where it was read. A
+Each chart and operator the plan installs is looked up in the catalog's table of pinned
+add-ons (``catalog/addons.py``), one row per pinned version with its published support
+statement and where it was read. A
 component the table does not know is a finding too: a new add-on needs its row.
 
 Components that talk to the API server as part of the control plane follow Kubernetes'
@@ -19,10 +20,10 @@ default for the cluster version), and components whose project publishes no matr
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from ..catalog.addons import minor, support
 from ..names import EKS_CLUSTER, EKS_COMPONENT_CLUSTER, HELM_RELEASE, KUSTOMIZE_DIRECTORY, NODE_GROUP
 from ..policy.model import Resource, Stack
 from .model import Finding
@@ -34,68 +35,8 @@ KUSTOMIZATIONS = Path(__file__).resolve().parents[1] / "addons" / "kustomize"
 """Where this trainstack keeps the operators' kustomizations (read as files, not imported)."""
 
 
-@dataclass(frozen=True)
-class Support:
-    """What a pinned version of a component says about the Kubernetes versions it runs on."""
-
-    minimum: Optional[str]
-    """The oldest Kubernetes minor supported (``"1.29"``); None when no matrix is published."""
-    maximum: Optional[str]
-    """The newest supported, where the matrix bounds it (the autoscaler: its own minor only)."""
-    source: str
-
-    def covers(self, cluster: tuple[int, int]) -> bool:
-        """Whether the Kubernetes minor ``cluster`` is within the published bounds (unbounded sides pass)."""
-        above = self.minimum is None or cluster >= minor(self.minimum)
-        below = self.maximum is None or cluster <= minor(self.maximum)
-        return above and below
-
-
-# (component, pinned version) -> support. Components: Helm chart names as the plan records
-# them, and ``kustomize:<operator>`` for the operators installed from their release manifests.
-SUPPORT: dict[tuple[str, str], Support] = {
-    ("cluster-autoscaler", "9.59.0"): Support(
-        "1.35", "1.35", "kubernetes/autoscaler cluster-autoscaler-chart-9.59.0 (appVersion 1.35.0); "
-        "cluster-autoscaler/README.md 'Releases' at cluster-autoscaler-1.35.0: the autoscaler's minor matches "
-        "the cluster's"),
-    ("cluster-autoscaler", "9.52.0"): Support(
-        "1.34", "1.34", "kubernetes/autoscaler cluster-autoscaler-chart-9.52.0 (appVersion 1.34.1); "
-        "README 'Releases': 1.34.x with chart 9.51.0+"),
-    ("nvidia-device-plugin", "0.20.0"): Support(
-        "1.10", None, "NVIDIA/k8s-device-plugin v0.20.0 deployments/helm/nvidia-device-plugin/Chart.yaml "
-        "kubeVersion '>= 1.10.0-0'; README prerequisites 'Kubernetes version >= 1.10'"),
-    ("oci://registry.k8s.io/kueue/charts/kueue", "0.19.2"): Support(
-        "1.29", None, "kubernetes-sigs/kueue v0.19.2 README.md: 'Requires Kubernetes 1.29 or newer'"),
-    ("oci://public.ecr.aws/karpenter/karpenter", "1.14.1"): Support(
-        "1.30", "1.36", "aws/karpenter-provider-aws v1.14.1 website/content/en/docs/upgrading/compatibility.md, "
-        "Compatibility Matrix: Kubernetes 1.30 (>= 0.37) to 1.35 (>= 1.9) and 1.36 (1.13.x on)"),
-    ("oci://ghcr.io/kubeflow/charts/kubeflow-trainer", "2.3.0"): Support(
-        "1.31", None, "kubeflow/trainer v2.3.0 charts/kubeflow-trainer/README.md prerequisites: 'Kubernetes >= 1.31'"),
-    ("kustomize:training-operator", "v1.8.1"): Support(
-        "1.25", None, "kubeflow/training-operator v1.8.1 README.md, Kubernetes version table (latest: 1.25+)"),
-    ("kustomize:mpi-operator", "v0.8.0"): Support(
-        None, None, "kubeflow/mpi-operator v0.8.0 README.md publishes no Kubernetes support matrix"),
-    ("aws-efa-k8s-device-plugin", "v0.5.30"): Support(
-        None, None, "aws/eks-charts aws-efa-k8s-device-plugin v0.5.30: no Kubernetes support matrix read"),
-    ("oci://public.ecr.aws/neuron/neuron-helm-chart", "1.9.0"): Support(
-        None, None, "aws-neuron/neuron-helm-charts b77a6f9: no support matrix read; its custom kube-scheduler "
-        "is held to the skew policy instead"),
-    ("dcgm-exporter", "4.8.2"): Support(
-        None, None, "NVIDIA/dcgm-exporter chart 4.8.2: no Kubernetes support matrix read"),
-    ("kube-prometheus-stack", "88.5.3"): Support(
-        None, None, "prometheus-community/helm-charts kube-prometheus-stack-88.5.3: Chart.yaml kubeVersion not "
-        "read"),
-}
-
 # The Neuron chart's own kube-scheduler when values set no image (values.yaml at b77a6f9).
 NEURON_CHART_SCHEDULER_TAG = "v1.31.12-eks-1-31-30"
-
-
-def minor(version: str) -> tuple[int, int]:
-    found = re.match(r"v?(\d+)\.(\d+)", version)
-    if found is None:
-        raise ValueError(f"'{version}' names no Kubernetes minor version")
-    return int(found.group(1)), int(found.group(2))
 
 
 def _show(version: tuple[int, int]) -> str:
@@ -136,16 +77,16 @@ def check(stack: Stack) -> list[Finding]:
     cluster = minor(version)
     findings = []
     for resource, component, pinned in pinned_components(stack):
-        support = SUPPORT.get((component, pinned))
-        if support is None:
-            findings.append(Finding(CONTROLLER, f"{component} {pinned}", "no support row: add the version's "
-                                    "published Kubernetes support (and its source) to controllers/versions.py "
-                                    "SUPPORT.", "controllers/versions.py"))
+        row = support(component, pinned)
+        if row is None:
+            findings.append(Finding(CONTROLLER, f"{component} {pinned}", "no support row: pin it in the catalog's "
+                                    "table of add-ons (catalog/addons.py) with the version's published Kubernetes "
+                                    "support and its source.", "catalog/addons.py"))
             continue
-        if not support.covers(cluster):
-            supported = f"{support.minimum or '?'} to {support.maximum or 'newer'}"
+        if not row.covers(cluster):
+            supported = f"{row.minimum or '?'} to {row.maximum or 'newer'}"
             findings.append(Finding(CONTROLLER, f"{component} {pinned}", f"supports Kubernetes {supported}, the "
-                                    f"cluster runs {version}: pin a release built for {version}.", support.source))
+                                    f"cluster runs {version}: pin a release built for {version}.", row.source))
         if component.endswith("neuron-helm-chart"):
             findings.extend(_scheduler_skew(resource, cluster))
     for group in stack.of_type(NODE_GROUP):

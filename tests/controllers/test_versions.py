@@ -4,6 +4,7 @@ import pytest
 from support import policy_stacks, rendered_jobs
 from support.policy_stacks import from_record
 from trainstack.addons.device_plugins import NEURON_SCHEDULER_IMAGES
+from trainstack.catalog import addons
 from trainstack.config.cluster import EKS_VERSIONS
 from trainstack.controllers import versions
 
@@ -28,7 +29,7 @@ def test_every_pinned_component_of_the_shipped_stacks_has_a_support_row():
     pinned = {(component, version) for stack in rendered_jobs.SHIPPED_STACKS
               for _, component, version in versions.pinned_components(from_record(rendered_jobs.planned_record(stack)))}
     assert {"kustomize:training-operator", "kustomize:mpi-operator", "cluster-autoscaler"} <= {c for c, _ in pinned}
-    assert pinned <= set(versions.SUPPORT)
+    assert [pin for pin in sorted(pinned) if addons.support(*pin) is None] == []
 
 
 @pytest.mark.parametrize(("variant", "tag"), [("trn1", "v1.35.0"), ("trn1-on-1.34", "v1.34.1")])
@@ -42,8 +43,8 @@ def test_the_neuron_custom_scheduler_runs_the_kube_scheduler_of_the_clusters_min
 
 def test_every_offered_kubernetes_version_has_a_neuron_scheduler_and_an_autoscaler_row():
     assert set(NEURON_SCHEDULER_IMAGES) == set(EKS_VERSIONS)
-    covered = {version for (component, _), support in versions.SUPPORT.items() if component == "cluster-autoscaler"
-               for version in (support.minimum, support.maximum)}
+    covered = {version for chart in addons.CLUSTER_AUTOSCALER.values()
+               for version in (chart.support.minimum, chart.support.maximum)}
     assert covered == set(EKS_VERSIONS)
 
 
@@ -82,7 +83,7 @@ def test_a_chart_with_no_support_row_is_a_finding():
     release = next(r for r in stack.of_type(HELM_RELEASE) if r.props["chart"] == "nvidia-device-plugin")
     unknown = policy_stacks.with_props(stack, HELM_RELEASE, release.name, lambda props: props.update(version="0.99.0"))
     [finding] = versions.check(unknown)
-    assert finding.subject == "nvidia-device-plugin 0.99.0" and "SUPPORT" in finding.message
+    assert finding.subject == "nvidia-device-plugin 0.99.0" and "catalog/addons.py" in finding.message
 
 
 def test_a_kubelet_newer_than_the_api_server_is_found():

@@ -1,0 +1,135 @@
+"""Pinned add-ons: every chart and operator manifest trainstack installs, one row per pin.
+
+A row is the pinned version, where it was read, and which Kubernetes versions that version
+supports, with where that was read. The components install the charts of this table
+(``helm.helm_release``); the versions model (``controllers/versions.py``) judges every
+release and manifest a plan installs against the same rows, and a pin with no row is a
+finding. Adding an add-on is adding its row here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+
+def minor(version: str) -> tuple[int, int]:
+    """The Kubernetes minor a version names: ``"v1.35.4"`` and ``"1.35"`` are ``(1, 35)``."""
+    found = re.match(r"v?(\d+)\.(\d+)", version)
+    if found is None:
+        raise ValueError(f"'{version}' names no Kubernetes minor version")
+    return int(found.group(1)), int(found.group(2))
+
+
+@dataclass(frozen=True)
+class Support:
+    """What a pinned version of a component says about the Kubernetes versions it runs on."""
+
+    minimum: Optional[str]
+    """The oldest Kubernetes minor supported (``"1.29"``); None when no matrix is published."""
+    maximum: Optional[str]
+    """The newest supported, where the matrix bounds it (the autoscaler: its own minor only)."""
+    source: str
+
+    def covers(self, cluster: tuple[int, int]) -> bool:
+        """Whether the Kubernetes minor ``cluster`` is within the published bounds (unbounded sides pass)."""
+        above = self.minimum is None or cluster >= minor(self.minimum)
+        below = self.maximum is None or cluster <= minor(self.maximum)
+        return above and below
+
+
+@dataclass(frozen=True)
+class Chart:
+    name: str
+    """The chart's name in its repository, or its ``oci://`` reference."""
+    version: str
+    repository: Optional[str]
+    """The HTTP chart repository; ``None`` for OCI charts."""
+    source: str
+    """Where the pinned version was read, and when."""
+    support: Support
+
+
+@dataclass(frozen=True)
+class OperatorManifest:
+    """An operator installed from its release manifests (``addons/kustomize/<operator>``), whose
+    kustomization names the version."""
+
+    component: str
+    """``kustomize:<operator>``, as the versions model names it."""
+    version: str
+    support: Support
+
+
+_NO_MATRIX = "no Kubernetes support matrix read"
+
+NVIDIA_DEVICE_PLUGIN = Chart(
+    "nvidia-device-plugin", "0.20.0", "https://nvidia.github.io/k8s-device-plugin",
+    "NVIDIA/k8s-device-plugin tag v0.20.0 (1b826acc)",
+    Support("1.10", None, "NVIDIA/k8s-device-plugin v0.20.0 deployments/helm/nvidia-device-plugin/Chart.yaml "
+            "kubeVersion '>= 1.10.0-0'; README prerequisites 'Kubernetes version >= 1.10'"))
+EFA_DEVICE_PLUGIN = Chart(
+    "aws-efa-k8s-device-plugin", "v0.5.30", "https://aws.github.io/eks-charts",
+    "aws/eks-charts @5239609 (appVersion v0.5.20)",
+    Support(None, None, f"aws/eks-charts aws-efa-k8s-device-plugin v0.5.30: {_NO_MATRIX}"))
+# 1.9.0 is the newest release whose values could be read from source
+# (aws-neuron/neuron-helm-charts b77a6f9, Neuron SDK 2.31); 1.10.0 exists but was not read.
+NEURON_CHART = Chart(
+    "oci://public.ecr.aws/neuron/neuron-helm-chart", "1.9.0", None,
+    "aws-neuron/neuron-helm-charts b77a6f9 (appVersion 1.9.0)",
+    Support(None, None, "aws-neuron/neuron-helm-charts b77a6f9: no support matrix read; its custom kube-scheduler "
+            "is held to the skew policy instead"))
+DCGM_EXPORTER = Chart(
+    "dcgm-exporter", "4.8.2", "https://nvidia.github.io/dcgm-exporter/helm-charts",
+    "NVIDIA/dcgm-exporter gh-pages index (2026-05-05)",
+    Support(None, None, f"NVIDIA/dcgm-exporter chart 4.8.2: {_NO_MATRIX}"))
+KUBE_PROMETHEUS_STACK = Chart(
+    "kube-prometheus-stack", "88.5.3", "https://prometheus-community.github.io/helm-charts",
+    "prometheus-community/helm-charts tag kube-prometheus-stack-88.5.3",
+    Support(None, None, "prometheus-community/helm-charts kube-prometheus-stack-88.5.3: Chart.yaml kubeVersion "
+            "not read"))
+TRAINER = Chart(
+    "oci://ghcr.io/kubeflow/charts/kubeflow-trainer", "2.3.0", None, "kubeflow/trainer tag v2.3.0",
+    Support("1.31", None, "kubeflow/trainer v2.3.0 charts/kubeflow-trainer/README.md prerequisites: "
+            "'Kubernetes >= 1.31'"))
+KUEUE = Chart(
+    "oci://registry.k8s.io/kueue/charts/kueue", "0.19.2", None, "kubernetes-sigs/kueue tag v0.19.2",
+    Support("1.29", None, "kubernetes-sigs/kueue v0.19.2 README.md: 'Requires Kubernetes 1.29 or newer'"))
+KARPENTER = Chart(
+    "oci://public.ecr.aws/karpenter/karpenter", "1.14.1", None,
+    "aws/karpenter-provider-aws tag v1.14.1, charts/karpenter/Chart.yaml (read 2026-11)",
+    Support("1.30", "1.36", "aws/karpenter-provider-aws v1.14.1 website/content/en/docs/upgrading/compatibility.md, "
+            "Compatibility Matrix: Kubernetes 1.30 (>= 0.37) to 1.35 (>= 1.9) and 1.36 (1.13.x on)"))
+# The autoscaler's minor version must match the cluster's: one chart per Kubernetes minor
+# (kubernetes/autoscaler tags cluster-autoscaler-chart-9.59.0 and -9.52.0, read 2026-11).
+CLUSTER_AUTOSCALER = {
+    "1.35": Chart(
+        "cluster-autoscaler", "9.59.0", "https://kubernetes.github.io/autoscaler",
+        "kubernetes/autoscaler cluster-autoscaler-chart-9.59.0 (appVersion 1.35.0)",
+        Support("1.35", "1.35", "kubernetes/autoscaler cluster-autoscaler-chart-9.59.0 (appVersion 1.35.0); "
+                "cluster-autoscaler/README.md 'Releases' at cluster-autoscaler-1.35.0: the autoscaler's minor "
+                "matches the cluster's")),
+    "1.34": Chart(
+        "cluster-autoscaler", "9.52.0", "https://kubernetes.github.io/autoscaler",
+        "kubernetes/autoscaler cluster-autoscaler-chart-9.52.0 (appVersion 1.34.1)",
+        Support("1.34", "1.34", "kubernetes/autoscaler cluster-autoscaler-chart-9.52.0 (appVersion 1.34.1); "
+                "README 'Releases': 1.34.x with chart 9.51.0+")),
+}
+TRAINING_OPERATOR = OperatorManifest(
+    "kustomize:training-operator", "v1.8.1",
+    Support("1.25", None, "kubeflow/training-operator v1.8.1 README.md, Kubernetes version table (latest: 1.25+)"))
+MPI_OPERATOR = OperatorManifest(
+    "kustomize:mpi-operator", "v0.8.0",
+    Support(None, None, "kubeflow/mpi-operator v0.8.0 README.md publishes no Kubernetes support matrix"))
+
+CHARTS: tuple[Chart, ...] = (NVIDIA_DEVICE_PLUGIN, EFA_DEVICE_PLUGIN, NEURON_CHART, DCGM_EXPORTER,
+                             KUBE_PROMETHEUS_STACK, TRAINER, KUEUE, KARPENTER, *CLUSTER_AUTOSCALER.values())
+OPERATOR_MANIFESTS: tuple[OperatorManifest, ...] = (TRAINING_OPERATOR, MPI_OPERATOR)
+
+
+def support(component: str, version: str) -> Optional[Support]:
+    """The support row of a pinned component (a chart as a release records it, or ``kustomize:<operator>``)."""
+    pins = [(c.name, c.version, c.support) for c in CHARTS]
+    pins += [(m.component, m.version, m.support) for m in OPERATOR_MANIFESTS]
+    return next((row for name, pinned, row in pins if (name, pinned) == (component, version)), None)
