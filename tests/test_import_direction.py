@@ -16,13 +16,14 @@ ABOVE_COMPONENTS = {"cli", "analysis", "plan", "launch", "estimate", "policy", "
                     "stack_contract", "package"}
 
 
-SHARED_NAMES = "names"
-"""The leaf of shared names (type tokens, labels, taints): below every unit, so any may import it."""
+LEAVES = {"names", "version"}
+"""The leaves of shared names (type tokens, labels, taints) and the library's version: below every
+unit, so any may import them."""
 
 
 def imports_of(unit: str) -> set[str]:
     """The top-level trainstack modules and packages that ``unit`` (a package or module) imports,
-    the shared names leaf left out."""
+    the leaves left out."""
     path = PACKAGE / unit
     files = sorted(path.rglob("*.py")) if path.is_dir() else [path.with_suffix(".py")]
     found = set()
@@ -35,7 +36,7 @@ def imports_of(unit: str) -> set[str]:
                 found |= {target[0]} if target else {alias.name for alias in node.names}
             elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("trainstack."):
                 found.add(node.module.split(".")[1])
-    return found - {unit, SHARED_NAMES}
+    return found - {unit, *LEAVES}
 
 
 def test_the_shared_names_import_nothing_of_trainstack():

@@ -7,16 +7,25 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis.gate import DIFF_FORMATS
+from ..outputs import CONTRACT_VERSION
+from ..version import version
 from . import commands as run
 from .launch import KINDS, add_kind, launch_job
 
 
 def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="trainstack", description="The ``trainstack`` command.")
+    parser.add_argument("--version", action="version", version=version_line(),
+                        help="print trainstack's version and the outputs-contract version, then exit")
     commands = parser.add_subparsers(dest="command")
     for add in (_add_plan, _add_preflight, _add_launch, _add_diff, _add_report, _add_catalog):
         add(commands)
     return parser
+
+
+def version_line() -> str:
+    """``trainstack 0.1.0 (outputs contract 2)``: what a launcher reading a stack's outputs needs too."""
+    return f"trainstack {version()} (outputs contract {CONTRACT_VERSION})"
 
 
 HERE: dict[str, Any] = {"type": Path, "default": Path.cwd(), "help": "start the Pulumi.yaml search here"}

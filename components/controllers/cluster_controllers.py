@@ -34,7 +34,7 @@ from pathlib import PurePath
 
 from ..catalog.hyperpod_eks import HYPERPOD_CHART, HYPERPOD_CHART_SOURCE
 from ..names import EKS_ADDON, HELM_RELEASE, KUSTOMIZE_DIRECTORY
-from ..plan import Plan
+from ..plan import Plan, library_paths
 from .model import Finding
 
 CONTROLLER = "cluster-controllers"
@@ -64,7 +64,9 @@ HYPERPOD_CHART_INSTALL = re.compile(r"helm install \S+ HyperPodHelmChart[^\n]*")
 
 
 def _kustomization_key(directory: str) -> str:
-    parts = PurePath(directory).parts
+    """``training-operator/standalone`` for the overlay a record names (``plan/library_paths.py``)."""
+    inside = library_paths.shipped_path(directory)
+    parts = inside.parts if inside is not None else PurePath(directory).parts
     return "/".join(parts[parts.index("kustomize") + 1:]) if "kustomize" in parts else parts[-1]
 
 

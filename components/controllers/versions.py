@@ -20,19 +20,18 @@ default for the cluster version), and components whose project publishes no matr
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from pathlib import PurePosixPath
 from typing import Optional
 
 from ..catalog.addons import minor, support
 from ..names import EKS_CLUSTER, EKS_COMPONENT_CLUSTER, HELM_RELEASE, KUSTOMIZE_DIRECTORY, NODE_GROUP
+from ..plan import library_paths
 from ..policy.model import Resource, Stack
 from .model import Finding
 
 CONTROLLER = "versions"
 SKEW_SOURCE = "kubernetes.io/releases/version-skew-policy (kube-scheduler, kubelet)"
 CONTROL_PLANE = (EKS_COMPONENT_CLUSTER, EKS_CLUSTER)
-KUSTOMIZATIONS = Path(__file__).resolve().parents[1] / "addons" / "kustomize"
-"""Where this trainstack keeps the operators' kustomizations (read as files, not imported)."""
 
 
 # The Neuron chart's own kube-scheduler when values set no image (values.yaml at b77a6f9).
@@ -53,19 +52,21 @@ def cluster_version(stack: Stack) -> Optional[str]:
 def pinned_components(stack: Stack) -> list[tuple[Resource, str, str]]:
     """(resource, component, version) for every Helm release and operator manifest the plan installs.
 
-    An operator's version is read from the kustomization the record names; a record planned in
-    another checkout names a path that may not exist here, so the same kustomization under this
-    trainstack's ``addons/kustomize`` is read instead. One that cannot be read yields version ``?``."""
+    An operator's version is read from the kustomization the record names (an identifier of the
+    overlay inside trainstack, ``plan/library_paths.py``), in the trainstack this runs in. One that
+    cannot be read yields version ``?``."""
     found = []
     for release in stack.of_type(HELM_RELEASE):
         found.append((release, str(release.props.get("chart")), str(release.props.get("version"))))
     for directory in stack.of_type(KUSTOMIZE_DIRECTORY):
-        path = Path(str(directory.props.get("directory")))
-        _, _, tail = path.as_posix().partition("/addons/kustomize/")
-        candidates = [path / "kustomization.yaml", KUSTOMIZATIONS / tail / "kustomization.yaml"]
-        text = next((c.read_text() for c in candidates if c.is_file()), "")
+        recorded = str(directory.props.get("directory"))
+        overlay = library_paths.installed(recorded)
+        kustomization = None if overlay is None else overlay / "kustomization.yaml"
+        text = kustomization.read_text() if kustomization is not None and kustomization.is_file() else ""
         match = re.search(r"kubeflow/(training-operator|mpi-operator)\S*?(?:ref=|/)(v\d+\.\d+\.\d+)", text)
-        operator = match.group(1) if match else tail.split("/")[0] or path.name
+        inside = library_paths.shipped_path(recorded)
+        named = inside.parts[2] if inside is not None and len(inside.parts) > 2 else PurePosixPath(recorded).name
+        operator = match.group(1) if match else named
         found.append((directory, f"kustomize:{operator}", match.group(2) if match else "?"))
     return found
 

@@ -8,7 +8,6 @@ distribution's, so a git tag of the library is the same version of the package.
 import dataclasses
 import json
 import sys
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -17,17 +16,13 @@ from pulumi.provider import main as serve
 from pulumi.provider.experimental.analyzer import PropertyDefinition
 from pulumi.provider.experimental.component import ComponentProvider
 
+from ..version import version
 from . import config_types
 from .components import COMPONENTS
 
 PACKAGE = "trainstack"
-SCHEMA_FILE = Path(__file__).resolve().parents[2] / "schema.json"
-"""The committed schema, at the repository root beside ``PulumiPlugin.yaml``."""
-
-
-def version() -> str:
-    """The version of the installed ``trainstack`` distribution (pyproject.toml's)."""
-    return metadata.version(PACKAGE)
+SCHEMA_FILE = Path(__file__).with_name("schema.json")
+"""The committed schema, shipped in the package: what the provider serves at this version."""
 
 
 class TrainstackProvider(ComponentProvider):

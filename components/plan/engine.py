@@ -26,6 +26,7 @@ from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
 from .fixtures import DEFAULT_REGION, Fixtures
+from .library_paths import stable_values
 from .project import Project, load_stack
 from .record import Plan, ResourceOptions, ResourceRecord
 
@@ -48,7 +49,7 @@ class _PlanMocks(mocks.Mocks):
         return self.fixtures.resource(args.typ, args.name, args.inputs, args.provider)
 
     def call(self, args: mocks.MockCallArgs) -> tuple[dict[str, Any], Optional[list[tuple[str, str]]]]:
-        self.plan.invokes.append({"token": args.token, "args": engine_value(args.args),
+        self.plan.invokes.append({"token": args.token, "args": stable_values(engine_value(args.args), os.getcwd()),
                                   "provider": args.provider or None})
         return self.fixtures.invoke(args.token, args.args), []  # no check failures
 
@@ -74,7 +75,9 @@ class RecordingMonitor(mocks.MockMonitor):
 
     def RegisterResource(self, request: Any) -> Any:  # resource_pb2.RegisterResourceRequest
         response = super().RegisterResource(request)  # type: ignore[no-untyped-call]  # pulumi's mock is untyped
-        inputs = _struct_to_plain(request.object)
+        # The program's directory is the working directory while it registers (as under the engine).
+        cwd = os.getcwd()
+        inputs = stable_values(_struct_to_plain(request.object), cwd)
         record = ResourceRecord(
             urn=response.urn,
             type=request.type,
@@ -83,7 +86,7 @@ class RecordingMonitor(mocks.MockMonitor):
             custom=bool(request.custom),
             remote=bool(request.remote),
             inputs=inputs,
-            outputs=_struct_to_plain(response.object) if request.custom or request.remote else {},
+            outputs=stable_values(_struct_to_plain(response.object), cwd) if request.custom or request.remote else {},
             dependencies=list(request.dependencies),
             property_dependencies={k: list(v.urns) for k, v in request.propertyDependencies.items() if v.urns},
             options=_options(request),
@@ -96,7 +99,7 @@ class RecordingMonitor(mocks.MockMonitor):
     def RegisterResourceOutputs(self, request: Any) -> Any:
         record = self._by_urn.get(request.urn)
         if record is not None:
-            record.outputs = _struct_to_plain(request.outputs)
+            record.outputs = stable_values(_struct_to_plain(request.outputs), os.getcwd())
         return super().RegisterResourceOutputs(request)  # type: ignore[no-untyped-call]
 
 
@@ -166,7 +169,8 @@ def _resolve_stack_outputs(root: Optional[pulumi.Resource]) -> dict[str, Any]:
     for name, value in getattr(root, "outputs", {}).items():
         output = pulumi.Output.from_input(value)
         resolved = _sync_await(output.future())
-        outputs[name] = SECRET_MARK if _sync_await(output.is_secret()) else engine_value(resolved)
+        outputs[name] = SECRET_MARK if _sync_await(output.is_secret()) else stable_values(engine_value(resolved),
+                                                                                           os.getcwd())
     return outputs
 
 

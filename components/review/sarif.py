@@ -12,12 +12,12 @@ cluster's VPC replaced, subnets EC2 would refuse).
 from __future__ import annotations
 
 import hashlib
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Optional
 
 from ..names import EKS_COMPONENT_CLUSTER
 from ..policy import RULES
+from ..version import version
 from .diff import PlanDiff
 from .locate import config_keys, line_of, load_config
 from .risk import Finding
@@ -73,7 +73,7 @@ def render_sarif(diff: PlanDiff, findings: list[Finding], root: Path) -> dict[st
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [{
-            "tool": {"driver": {"name": "trainstack", "version": _version(), "rules": rules}},
+            "tool": {"driver": {"name": "trainstack", "version": version(), "rules": rules}},
             "automationDetails": {"id": f"trainstack/{diff.stack}/"},
             "results": results,
         }],
@@ -91,10 +91,3 @@ def _result(rule_id: str, position: int, level: str, message: str, urn: Optional
     fingerprint = hashlib.sha256(f"{rule_id}|{urn or ''}".encode()).hexdigest()[:32]
     return {"ruleId": rule_id, "ruleIndex": position, "level": level, "message": {"text": message},
             "locations": [location], "partialFingerprints": {"trainstackFinding/v1": fingerprint}}
-
-
-def _version() -> str:
-    try:
-        return metadata.version("trainstack")
-    except metadata.PackageNotFoundError:
-        return "unknown"

@@ -8,7 +8,7 @@ import pytest
 import yaml
 from trainstack.addons.observability import dashboard_json
 from trainstack.addons.operators import kustomization
-from trainstack.plan import find_project, run_plan, run_program
+from trainstack.plan import find_project, library_paths, run_plan, run_program
 from trainstack.training_stack import TrainingStack
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -87,15 +87,15 @@ def test_no_gpu_means_no_dcgm_exporter():
 def test_the_training_operator_drops_its_mpijob_crd_beside_the_mpi_operator():
     both = plan(operators={"trainingOperator": True, "mpiOperator": True})
     directory = both.get("kubernetes:kustomize/v2:Directory", "s-addons-training-operator").inputs["directory"]
-    assert directory.endswith("training-operator/without-mpijob")
-    patches = yaml.safe_load(Path(directory, "kustomization.yaml").read_text())["patches"]
+    assert directory.startswith("trainstack:addons/kustomize/training-operator/without-mpijob@sha256:")
+    patches = yaml.safe_load((library_paths.installed(directory) / "kustomization.yaml").read_text())["patches"]
     deleted = yaml.safe_load(patches[0]["patch"])
     assert deleted["$patch"] == "delete" and deleted["metadata"]["name"] == "mpijobs.kubeflow.org"
     args = yaml.safe_load(patches[1]["patch"])[1]["value"]
     assert "--enable-scheme=pytorchjob" in args and not any("mpijob" in a for a in args)
     alone = plan(operators={"trainingOperator": True})
     assert alone.get("kubernetes:kustomize/v2:Directory", "s-addons-training-operator").inputs[
-        "directory"].endswith("training-operator/standalone")
+        "directory"].startswith("trainstack:addons/kustomize/training-operator/standalone@")
 
 
 @pytest.mark.parametrize("parts", [("training-operator", "standalone"), ("training-operator", "without-mpijob"),

@@ -102,7 +102,15 @@ def test_a_cluster_older_than_a_components_minimum_is_found():
     assert "kustomize:training-operator v1.8.1" in subjects  # 1.25+
 
 
+def test_an_operator_is_read_from_the_overlay_its_identifier_names_in_this_trainstack():
+    stack = from_record(rendered_jobs.planned_record("trn1"))
+    directory = next(r for r in stack.of_type("kubernetes:kustomize/v2:Directory"))
+    assert directory.props["directory"].startswith("trainstack:addons/kustomize/mpi-operator@sha256:")
+    assert ("kustomize:mpi-operator", "v0.8.0") in {(c, v) for _, c, v in versions.pinned_components(stack)}
+
+
 def test_an_operator_planned_in_another_checkout_is_read_from_this_trainstacks_kustomization():
+    """A record from before identifiers named a path; its overlay is found through ``addons/``."""
     stack = from_record(rendered_jobs.planned_record("trn1"))
     directory = next(r for r in stack.of_type("kubernetes:kustomize/v2:Directory"))
     moved = policy_stacks.with_props(stack, directory.type, directory.name, lambda props: props.update(

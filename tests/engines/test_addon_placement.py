@@ -19,9 +19,10 @@ from typing import Any
 
 import pytest
 import yaml
-from support import plan_records, rendered_jobs
+from support import rendered_jobs
 from support.control_plane import Cluster
 from support.engine_cluster import StackCluster, scheduling_message
+from trainstack.plan import library_paths
 
 # The device resource whose nodes each per-node add-on must run on.
 DAEMONSETS = {"nvidia-device-plugin": "nvidia.com/gpu", "dcgm-exporter": "nvidia.com/gpu",
@@ -56,8 +57,8 @@ def placements(stack: str) -> list[Placement]:
             chart = r["inputs"]["chart"].rsplit("/", 1)[-1]
             found += _placements_in(r["inputs"].get("values") or {}, chart)
         elif r["type"] == "kubernetes:kustomize/v2:Directory":
-            # Recorded relative to the program's working directory (stacks/), as Pulumi runs it.
-            directory = plan_records.REPO / "stacks" / r["inputs"]["directory"]
+            # Recorded as the overlay's identifier inside trainstack (plan/library_paths.py).
+            directory = library_paths.installed(r["inputs"]["directory"])
             document = yaml.safe_load((directory / "kustomization.yaml").read_text())
             for patch in document.get("patches") or []:
                 for op in yaml.safe_load(patch["patch"]) or []:

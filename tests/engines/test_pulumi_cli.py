@@ -64,7 +64,7 @@ def test_get_schema_of_the_running_component_package_is_the_committed_schema(pul
     plugin.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{REPO / "__main__.py"}" "$@"\n')
     plugin.chmod(0o755)
     served = json.loads(_run([str(cli), "package", "get-schema", str(plugin)], directory, env))
-    committed = as_package_spec(json.loads((REPO / "schema.json").read_text()))
+    committed = as_package_spec(json.loads((REPO / "components" / "package" / "schema.json").read_text()))
     if committed.get("dependencies") == []:
         del committed["dependencies"]
     committed.setdefault("config", {})

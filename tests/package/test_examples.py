@@ -15,7 +15,7 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
-SCHEMA = json.loads((REPO / "schema.json").read_text())
+SCHEMA = json.loads((REPO / "components" / "package" / "schema.json").read_text())
 TYPES = {bool: "boolean", str: "string", int: "integer", float: "number"}
 
 
