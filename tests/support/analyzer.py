@@ -46,9 +46,9 @@ LEVEL_OF = {name: value for value, name in LEVELS.items()}
 class PackProcess:
     """The pack, started as the engine starts it; always ``close()`` it."""
 
-    def __init__(self, pack_dir: Path, env: Optional[dict[str, str]] = None):
+    def __init__(self, pack_dir: Path, env: Optional[dict[str, str]] = None, python: str = sys.executable):
         self.process = subprocess.Popen(
-            [sys.executable, "-u", "-m", "pulumi.policy", ENGINE_ADDRESS, str(pack_dir)],
+            [python, "-u", "-m", "pulumi.policy", ENGINE_ADDRESS, str(pack_dir)],
             cwd=pack_dir, env={**os.environ, **(env or {})},
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
