@@ -95,8 +95,12 @@ def test_a_new_fsx_deployment_type_replaces_it_loses_its_data_is_blocked_by_prot
     # Approving that one resource by URN opens the gate; protection is still reported.
     assert run_diff(tmp_path, base, head, "--approve-replace", file_system.urn) == 0
     assert "is protected: `pulumi up` stops here" in capsys.readouterr().out
-    # An approval of another resource does not.
-    assert run_diff(tmp_path, base, head, "--approve-replace", volume.urn) == 1
+    # An approval of another resource is an error (exit 2) naming it and the URN that could be approved:
+    # a mistyped URN must not pass for an accepted risk.
+    assert run_diff(tmp_path, base, head, "--approve-replace", volume.urn) == 2
+    error = capsys.readouterr().err
+    assert f"--approve-replace {volume.urn}: matches no replacement" in error
+    assert f"could approve: {file_system.urn}" in error and "Traceback" not in error
 
 
 def test_a_new_node_group_is_created_and_adds_its_cost(fsdp_base, tmp_path, capsys):
