@@ -185,3 +185,14 @@ def test_shrinking_trn1s_file_system_shows_the_slower_checkpoint_and_closes_the_
     assert "checkpoint-write-share" in {f["rule"] for f in report["deltas"]["policies"]["newFailures"]}
     assert run_diff(tmp_path, base, head) == 1
     assert "checkpoint write: 155.3 s -> 621.2 s (+465.9 s)" in capsys.readouterr().out
+
+
+def test_switching_fsx_efa_off_replaces_the_file_system_and_closes_the_gate(tmp_path, capsys):
+    # Issue 37: efaEnabled had no fact, so this planned as an in-place update and the gate passed.
+    base = record(tmp_path / "base", "fsdp-p5")
+    head = record(tmp_path / "head", "fsdp-p5", lambda c: c["trainstack:fsx"].update(efa=False))
+    file_system = change_of(compare(base, head), FSX, "fsdp-p5-fsx")
+    assert file_system.action == "replace" and [i.path for i in file_system.replaced_by] == ["efaEnabled"]
+    assert run_diff(tmp_path, base, head) == 1
+    out = capsys.readouterr().out
+    assert "efaEnabled: true -> null  [forces replacement]" in out and "Gate: BLOCKED" in out
