@@ -67,7 +67,8 @@ class ResourceType:
     minutes_for: Optional[Callable[[Inputs], float]] = None
     """Where the time depends on the inputs (an accelerated node group, an interface endpoint)."""
     replacement: Optional[ReplacementFacts] = None
-    """Which changed inputs replace it; None: every change is "the provider decides"."""
+    """Which changed inputs replace it; None: no change is classified ("unknown: may replace" on a guarded
+    type, "the provider decides" on any other)."""
     loses: Optional[str] = None
     """What replacing or deleting it loses, in a reviewer's words; None: nothing the stack holds."""
     runs: Optional[str] = None
