@@ -153,6 +153,8 @@ def instance_group_losses(change: ResourceChange) -> list[str]:
     losses = []
     for name, group in before.items():
         count, kind = group.get("instanceCount", 0), group.get("instanceType")
+        if not count:
+            continue  # a group with no instance loses none: no job is said to be killed
         now = after.get(name)
         if now is None:
             added = sorted(set(after) - set(before))

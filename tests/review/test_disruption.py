@@ -86,6 +86,18 @@ def test_a_hyperpod_instance_group_renamed_shrunk_or_retyped_loses_its_instances
     assert finding.severity == "warning" and finding.title == f"{cluster.name}: {said}, jobs on them are killed"
 
 
+def test_a_hyperpod_instance_group_with_no_instance_loses_nothing_when_removed_or_retyped(hyperpod):
+    empty = copy.deepcopy(hyperpod)
+    cluster = next(r for r in empty["resources"] if r["type"] == "aws-native:sagemaker:Cluster")
+    group = next(g for g in cluster["inputs"]["instanceGroups"] if g["instanceGroupName"] == "worker-group-1")
+    group["instanceCount"] = 0
+    retyped = copy.deepcopy(empty)
+    next(g for r in retyped["resources"] if r["type"] == "aws-native:sagemaker:Cluster"
+         for g in r["inputs"]["instanceGroups"] if g["instanceGroupName"] == "worker-group-1")["instanceType"] = \
+        "ml.g5.12xlarge"
+    assert not of_kind(assess(compare(empty, retyped)), "instance-group")
+
+
 def test_a_hyperpod_instance_group_grown_loses_nothing(hyperpod, tmp_path):
     head = record(tmp_path / "head", "hyperpod", edit_workers(count=4))
     assert not of_kind(assess(compare(hyperpod, head)), "instance-group")
