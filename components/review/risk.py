@@ -82,7 +82,7 @@ def assess(diff: PlanDiff, approvals: frozenset[str] = frozenset()) -> list[Find
         unsure = change.provider_decides or change.unknown
         standing = [r for r in graph.running_on(change.urn) if r["urn"] in running] if unsure else []
         for item in change.unknown:
-            findings.append(_unknown(change, item.path, item.reason, standing, approvals, asked))
+            findings.append(_unknown(change, item.path, standing, approvals, asked))
         for item in change.provider_decides:
             findings.append(Finding("provider-decides", "note", change.urn,
                                     f"{change.name}: whether `{item.path}` updates in place or replaces: "
@@ -150,16 +150,18 @@ def _approvable(kind: Kind, change: ResourceChange, title: str, detail: str, app
                    f"description: `trainstack-approve-replace: {change.urn}`)")
 
 
-def _unknown(change: ResourceChange, path: str, reason: str, standing: list[dict[str, Any]],
-             approvals: frozenset[str], asked: set[str]) -> Finding:
+def _unknown(change: ResourceChange, path: str, standing: list[dict[str, Any]], approvals: frozenset[str],
+             asked: set[str]) -> Finding:
     """A change of a guarded resource that no fact classifies: it may replace it, so it blocks like one."""
-    lost = resource_types.loses(change.type)
+    row = resource_types.find(change.type)
+    lost = row.loses if row else None
+    read = f" (its facts were read from {row.replacement.source})" if row and row.replacement else ""
     return _approvable(
         "unknown-replacement", change, f"{change.name}: `{path}` is unknown: may replace",
-        f"No replacement fact says whether `{path}` changes in place; if AWS cannot change it, {change.name} is "
-        "replaced" + (f", losing {lost}" if lost else "")
+        f"No replacement fact of {change.type} names `{path}`{read}. If AWS cannot change it in place, "
+        f"{change.name} is replaced" + (f", losing {lost}" if lost else "")
         + (f" (standing on it: {named(standing)})" if standing else "")
-        + f". {reason}. Add the fact with its source to `catalog/resource_types.py`, or revert the change.",
+        + ". Add the fact with its source to `catalog/resource_types.py`, or revert the change.",
         approvals, asked)
 
 
