@@ -15,14 +15,15 @@ the record ``trainstack plan --json`` prints, and :func:`load_record` reads it b
 
 from ..plan import Plan, SavedSection, Section, Sections, render_json, render_text
 from ..report import ReportError, render_report
-from ..review import RecordError
+from ..review import ApprovalError, RecordError
 from .gate import DIFF_FORMATS, DiffFormat, Review, review
 from .planning import PolicyConfig, QueueSummary, failed, plan_stack, stack_config, whole_node_pods
 from .policies import JudgedPolicies, judge, judge_again, policy_config, policy_config_file
 from .records import load_record, read_record, same_stack
 
 __all__ = [
-    "DIFF_FORMATS", "DiffFormat", "JudgedPolicies", "Plan", "PolicyConfig", "QueueSummary", "RecordError",
+    "ApprovalError", "DIFF_FORMATS", "DiffFormat", "JudgedPolicies", "Plan", "PolicyConfig", "QueueSummary",
+    "RecordError",
     "ReportError", "Review", "SavedSection", "Section", "Sections", "failed", "judge", "judge_again", "load_record",
     "plan_stack", "policy_config", "policy_config_file", "read_record", "render_json", "render_report",
     "render_text", "review", "same_stack", "stack_config", "whole_node_pods",

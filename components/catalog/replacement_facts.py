@@ -23,8 +23,11 @@ Where the sources disagree, the resource's own provider governs, because it is w
 (ModifySecurityGroupRules) although CloudFormation's SecurityGroupIngress is create-only,
 and it replaces a node group for a new launch template id, which CloudFormation updates.
 
-An input no row names is reported as "the provider decides" (``review/replacement.py``),
-never guessed.
+An input no row names is never guessed (``review/replacement.py``). On a resource that holds
+data or that running things stand on (a row with ``loses``, ``runs`` or ``network``) it is
+"unknown: may replace", which blocks the gate; elsewhere "the provider decides", a note.
+``tests/review/test_replacement_facts.py`` walks every input path every shipped stack renders
+for an AWS type and fails on one no fact classifies, so a new input arrives with its fact.
 """
 
 from __future__ import annotations
@@ -56,6 +59,12 @@ class ReplacementFacts:
     """The CloudFormation type and each path's property in it (checked against cfn-lint's schema)."""
     note: str = ""
     """What an in-place update means for this type, where it is not obvious."""
+    cited: dict[str, str] = field(default_factory=dict)
+    """The source of a path that ``source`` does not cover (a provider-only setting, a second reading)."""
+
+    def source_of(self, path: str) -> str:
+        """Where the fact about ``path`` (a fact path, as listed) was read."""
+        return self.cited.get(path, self.source)
 
 
 # -- conditions ---------------------------------------------------------------------------
@@ -65,6 +74,14 @@ def fsx_capacity(before: Any, after: Any, inputs: dict[str, Any]) -> Optional[st
         return "storageCapacity cannot change on a SCRATCH_1 file system"
     if isinstance(before, (int, float)) and isinstance(after, (int, float)) and after < before:
         return "a file system cannot shrink: a smaller storageCapacity creates a new one"
+    return None
+
+
+def fsx_metadata_iops(before: Any, after: Any, inputs: dict[str, Any]) -> Optional[str]:
+    # resourceLustreFileSystemMetadataConfigCustomizeDiff: fewer USER_PROVISIONED metadata IOPS force a new
+    # file system; a higher figure, or a change of mode, goes through UpdateFileSystem.
+    if isinstance(before, (int, float)) and isinstance(after, (int, float)) and after < before:
+        return "metadata IOPS cannot be lowered: fewer metadataConfiguration.iops create a new file system"
     return None
 
 
@@ -97,6 +114,10 @@ def security_group_rule() -> ReplacementFacts:
         in_place=("description", "fromPort", "ipProtocol", "tags", "toPort"),
         conditional={key: _rule_source(key) for key in ("cidrIpv4", "cidrIpv6", "prefixListId",
                                                          "referencedSecurityGroupId")})
+
+
+PROVIDER_ONLY = "a setting of the provider, not of the AWS resource (it is read at delete or kept in state)"
+"""Why an input the AWS API never receives updates in place: changing it calls no API."""
 
 
 def s3_configuration(source_file: str, in_place: tuple[str, ...]) -> ReplacementFacts:

@@ -32,10 +32,12 @@ from typing import Any, Optional
 from .. import names
 from .replacement_facts import (
     CFN,
+    PROVIDER_ONLY,
     TF,
     ReplacementFacts,
     cfn,
     fsx_capacity,
+    fsx_metadata_iops,
     kubernetes,
     s3_configuration,
     security_group_rule,
@@ -65,7 +67,8 @@ class ResourceType:
     minutes_for: Optional[Callable[[Inputs], float]] = None
     """Where the time depends on the inputs (an accelerated node group, an interface endpoint)."""
     replacement: Optional[ReplacementFacts] = None
-    """Which changed inputs replace it; None: every change is "the provider decides"."""
+    """Which changed inputs replace it; None: no change is classified ("unknown: may replace" on a guarded
+    type, "the provider decides" on any other)."""
     loses: Optional[str] = None
     """What replacing or deleting it loses, in a reviewer's words; None: nothing the stack holds."""
     runs: Optional[str] = None
@@ -80,6 +83,18 @@ class ResourceType:
     """The setting under its component's key behind an input (``instanceTypes`` -> ``instanceType``)."""
     outputs: Optional[OfflineOutputs] = None
     """None: the offline plan gives it an id from its name and echoes its inputs."""
+
+    @property
+    def guarded(self) -> Optional[str]:
+        """Why a change no replacement fact classifies may lose something: the resource holds data or
+        running things stand on it (its ``loses``, ``runs`` or ``network``); None for any other type."""
+        if self.loses:
+            return f"holds {self.loses}"
+        if self.runs:
+            return f"is a {self.runs} jobs run on"
+        if self.network:
+            return f"is a {self.network} running things stand on"
+        return None
 
     def created_in(self, inputs: Inputs) -> float:
         """Typical minutes to create one resource of this type with these inputs."""
@@ -171,23 +186,32 @@ RESOURCE_TYPES: tuple[ResourceType, ...] = (
         minutes=0.05,
         minutes_source=API_CALL,
         replacement=ReplacementFacts(f"{CFN} AWS::EC2::InternetGateway",
-            in_place=("tags",), cfn=cfn("AWS::EC2::InternetGateway", tags="Tags")),
+            in_place=("tags", "vpcId"), cfn=cfn("AWS::EC2::InternetGateway", tags="Tags"),
+            cited={"vpcId": f"{TF} internal/service/ec2/vpc_internet_gateway.go (vpc_id Optional, not ForceNew: "
+                            "resourceInternetGatewayUpdate detaches and attaches)"}),
         network="internet gateway",
         outputs=_ec2("igw", "internet-gateway")),
     ResourceType(names.ROUTE_TABLE,
         minutes=0.05,
         minutes_source=API_CALL,
         replacement=ReplacementFacts(f"{CFN} AWS::EC2::RouteTable",
-            replaces=("vpcId",), in_place=("tags",),
-            cfn=cfn("AWS::EC2::RouteTable", vpcId="VpcId", tags="Tags")),
+            replaces=("vpcId",), in_place=("tags", "routes"),
+            cfn=cfn("AWS::EC2::RouteTable", vpcId="VpcId", tags="Tags"),
+            cited={"routes": f"{TF} internal/service/ec2/vpc_route_table.go (route: a set, not ForceNew; "
+                             "resourceRouteTableUpdate creates and deletes routes); CloudFormation has no inline "
+                             "routes (AWS::EC2::Route)"}),
         network="route table",
         outputs=_ec2("rtb", "route-table")),
     ResourceType(names.ROUTE_TABLE_ASSOCIATION,
         minutes=0.02,
         minutes_source=API_CALL,
         replacement=ReplacementFacts(f"{CFN} AWS::EC2::SubnetRouteTableAssociation",
-            replaces=("subnetId",),
-            cfn=cfn("AWS::EC2::SubnetRouteTableAssociation", subnetId="SubnetId")),
+            replaces=("subnetId",), in_place=("routeTableId",),
+            cfn=cfn("AWS::EC2::SubnetRouteTableAssociation", subnetId="SubnetId"),
+            # CloudFormation's RouteTableId is create-only; the Terraform provider (which pulumi up runs) moves
+            # the association with ReplaceRouteTableAssociation, so the provider governs (ADR 0003).
+            cited={"routeTableId": f"{TF} internal/service/ec2/vpc_route_table_association.go (route_table_id "
+                                   "Required, not ForceNew: ReplaceRouteTableAssociation; subnet_id ForceNew)"}),
         outputs=OfflineOutputs("id-only", "rtbassoc")),
     ResourceType(names.ROUTE,
         minutes=OTHER,
@@ -197,7 +221,9 @@ RESOURCE_TYPES: tuple[ResourceType, ...] = (
         minutes=0.05,
         minutes_source=API_CALL,
         replacement=ReplacementFacts(f"{CFN} AWS::EC2::EIP",
-            replaces=("networkBorderGroup", "address", "ipamPoolId"), in_place=("tags",),
+            replaces=("networkBorderGroup", "address", "ipamPoolId", "domain"), in_place=("tags",),
+            cited={"domain": f"{TF} internal/service/ec2/ec2_eip.go (domain ForceNew; CloudFormation's Domain is "
+                             "not create-only, the provider governs)"},
             cfn=cfn("AWS::EC2::EIP", networkBorderGroup="NetworkBorderGroup", address="Address",
             ipamPoolId="IpamPoolId", tags="Tags")),
         network="elastic IP",
@@ -292,10 +318,33 @@ RESOURCE_TYPES: tuple[ResourceType, ...] = (
                        "\"about 15 minutes\" (EKS User Guide, create-cluster)",
         replacement=ReplacementFacts(f"{CFN} AWS::EKS::Cluster, through pulumi-eks's inputs",
             replaces=("name", "encryptionConfigKeyArn", "ipFamily", "kubernetesServiceIpAddressRange",
-            "bootstrapSelfManagedAddons"),
+            "bootstrapSelfManagedAddons", "vpcId"),
             in_place=("version", "enabledClusterLogTypes", "endpointPrivateAccess", "endpointPublicAccess",
-            "publicAccessCidrs", "tags"),
+            "publicAccessCidrs", "tags", "authenticationMode", "privateSubnetIds", "publicSubnetIds",
+            "skipDefaultSecurityGroups", "accessEntries", "corednsAddonOptions", "kubeProxyAddonOptions",
+            "createOidcProvider", "skipDefaultNodeGroup", "useDefaultVpcCni"),
+            cited={
+                # pulumi-eks 4.4.0 ClusterArgs: each of these is a resource of its own beside the cluster.
+                "accessEntries": f"{CFN} AWS::EKS::AccessEntry: each entry is its own access entry (pulumi-eks "
+                                 "4.4.0 ClusterArgs.access_entries); the cluster is not touched",
+                "corednsAddonOptions": f"{CFN} AWS::EKS::Addon (AddonVersion, ConfigurationValues, ResolveConflicts "
+                                       "not create-only): pulumi-eks 4.4.0 manages coredns as an EKS add-on",
+                "kubeProxyAddonOptions": f"{CFN} AWS::EKS::Addon (as corednsAddonOptions): pulumi-eks 4.4.0 "
+                                         "manages kube-proxy as an EKS add-on",
+                "createOidcProvider": "pulumi-eks 4.4.0 ClusterArgs.create_oidc_provider: an IAM OIDC provider "
+                                      "created or deleted beside the cluster, which is not touched",
+                "skipDefaultNodeGroup": "pulumi-eks 4.4.0 ClusterArgs.skip_default_node_group: a node group of "
+                                        "its own, created or deleted beside the cluster",
+                "useDefaultVpcCni": "pulumi-eks 4.4.0 ClusterArgs.use_default_vpc_cni: which VPC CNI is "
+                                    "installed on the cluster, not the cluster itself",
+                # The VPC is implied by the subnets; EKS keeps a cluster in the VPC it was created in.
+                "vpcId": "Amazon EKS User Guide, VPC and subnet requirements "
+                         "(https://docs.aws.amazon.com/eks/latest/userguide/network_reqs.html): a cluster's "
+                         "subnets stay in the VPC it was created in, so another VPC is another cluster"},
             cfn=cfn("AWS::EKS::Cluster", name="Name", encryptionConfigKeyArn="EncryptionConfig",
+            authenticationMode="AccessConfig/AuthenticationMode", privateSubnetIds="ResourcesVpcConfig/SubnetIds",
+            publicSubnetIds="ResourcesVpcConfig/SubnetIds",
+            skipDefaultSecurityGroups="ResourcesVpcConfig/SecurityGroupIds",
             ipFamily="KubernetesNetworkConfig/IpFamily",
             kubernetesServiceIpAddressRange="KubernetesNetworkConfig/ServiceIpv4Cidr",
             bootstrapSelfManagedAddons="BootstrapSelfManagedAddons", version="Version",
@@ -322,13 +371,15 @@ RESOURCE_TYPES: tuple[ResourceType, ...] = (
             "launchTemplate.name", "nodeGroupName", "nodeGroupNamePrefix", "nodeRoleArn", "remoteAccess",
             "subnetIds"),
             in_place=("forceUpdateVersion", "labels", "launchTemplate.version", "releaseVersion", "scalingConfig",
-            "tags", "taints", "updateConfig", "version"),
+            "tags", "taints", "updateConfig", "version", "nodeRepairConfig"),
+            cited={"nodeRepairConfig": f"{CFN} AWS::EKS::Nodegroup (NodeRepairConfig is not create-only; "
+                                       "UpdateNodegroupConfig takes it)"},
             cfn=cfn("AWS::EKS::Nodegroup", amiType="AmiType", capacityType="CapacityType", clusterName="ClusterName",
             diskSize="DiskSize", instanceTypes="InstanceTypes", nodeGroupName="NodegroupName",
             nodeRoleArn="NodeRole", remoteAccess="RemoteAccess", subnetIds="Subnets", labels="Labels",
             launchTemplate__version="LaunchTemplate/Version", releaseVersion="ReleaseVersion",
             scalingConfig="ScalingConfig", tags="Tags", taints="Taints", updateConfig="UpdateConfig",
-            version="Version")),
+            version="Version", nodeRepairConfig="NodeRepairConfig")),
         runs="node group",
         config_leaves={"instanceTypes": "instanceType", "scalingConfig": "maxSize", "version": "version"},
         outputs=OfflineOutputs("node-group")),
@@ -339,8 +390,10 @@ RESOURCE_TYPES: tuple[ResourceType, ...] = (
             replaces=("name", "namePrefix"),
             in_place=("blockDeviceMappings", "capacityReservationSpecification", "metadataOptions",
             "networkInterfaces", "placement", "tagSpecifications", "userData", "vpcSecurityGroupIds",
-            "imageId", "instanceType", "iamInstanceProfile"),
-            cfn=cfn("AWS::EC2::LaunchTemplate", name="LaunchTemplateName",
+            "imageId", "instanceType", "iamInstanceProfile", "description", "updateDefaultVersion"),
+            cited={"updateDefaultVersion": f"{TF} internal/service/ec2/ec2_launch_template.go: {PROVIDER_ONLY} (it "
+                                           "says whether the provider makes a new version the default)"},
+            cfn=cfn("AWS::EC2::LaunchTemplate", name="LaunchTemplateName", description="VersionDescription",
             blockDeviceMappings="LaunchTemplateData/BlockDeviceMappings",
             capacityReservationSpecification="LaunchTemplateData/CapacityReservationSpecification",
             metadataOptions="LaunchTemplateData/MetadataOptions",
@@ -361,14 +414,20 @@ RESOURCE_TYPES: tuple[ResourceType, ...] = (
         outputs=OfflineOutputs("placement-group")),
     ResourceType(names.AUTOSCALING_TAG,
         minutes=0.02,
-        minutes_source=API_CALL),
+        minutes_source=API_CALL,
+        replacement=ReplacementFacts(
+            f"{TF} internal/service/autoscaling/group_tag.go (autoscaling_group_name and tag.key ForceNew; tag.value "
+            "and tag.propagate_at_launch through CreateOrUpdateTags)",
+            replaces=("autoscalingGroupName", "tag.key"), in_place=("tag.value", "tag.propagateAtLaunch"))),
     ResourceType(names.EKS_ADDON,
         minutes=1.0,
         minutes_source="vpc-cni 24 s-1m06s, coredns 14-56 s, kube-proxy 24-45 s in public apply logs",
         replacement=ReplacementFacts(f"{CFN} AWS::EKS::Addon",
             replaces=("addonName", "clusterName"),
             in_place=("addonVersion", "configurationValues", "podIdentityAssociations", "resolveConflictsOnUpdate",
-            "serviceAccountRoleArn", "tags"),
+            "serviceAccountRoleArn", "tags", "resolveConflictsOnCreate"),
+            cited={"resolveConflictsOnCreate": f"{TF} internal/service/eks/addon.go (resolve_conflicts_on_create: "
+                                               "read by CreateAddon only, not ForceNew; a change calls no API)"},
             cfn=cfn("AWS::EKS::Addon", addonName="AddonName", clusterName="ClusterName", addonVersion="AddonVersion",
             configurationValues="ConfigurationValues", podIdentityAssociations="PodIdentityAssociations",
             resolveConflictsOnUpdate="ResolveConflicts", serviceAccountRoleArn="ServiceAccountRoleArn",
@@ -385,11 +444,39 @@ RESOURCE_TYPES: tuple[ResourceType, ...] = (
     ResourceType(names.SQS_QUEUE,
         minutes=OTHER,
         minutes_source=API_CALL,
+        replacement=ReplacementFacts(f"{CFN} AWS::SQS::Queue",
+            replaces=("name", "fifoQueue"), in_place=("messageRetentionSeconds", "sqsManagedSseEnabled", "tags"),
+            cfn=cfn("AWS::SQS::Queue", name="QueueName", fifoQueue="FifoQueue",
+            messageRetentionSeconds="MessageRetentionPeriod", sqsManagedSseEnabled="SqsManagedSseEnabled",
+            tags="Tags")),
         outputs=OfflineOutputs("sqs-queue")),
-    ResourceType(names.SQS_QUEUE_POLICY, minutes=OTHER, minutes_source=API_CALL),
-    ResourceType(names.EVENT_RULE, minutes=OTHER, minutes_source=API_CALL),
-    ResourceType(names.EVENT_TARGET, minutes=OTHER, minutes_source=API_CALL),
-    ResourceType(names.EKS_ACCESS_ENTRY, minutes=OTHER, minutes_source=API_CALL),
+    ResourceType(names.SQS_QUEUE_POLICY,
+        minutes=OTHER,
+        minutes_source=API_CALL,
+        # CloudFormation's QueuePolicy has no create-only property; the provider replaces for a new queue.
+        replacement=ReplacementFacts(
+            f"{TF} internal/service/sqs/queue_policy.go (queue_url ForceNew; the policy through SetQueueAttributes)",
+            replaces=("queueUrl",), in_place=("policy",))),
+    ResourceType(names.EVENT_RULE,
+        minutes=OTHER,
+        minutes_source=API_CALL,
+        replacement=ReplacementFacts(f"{CFN} AWS::Events::Rule",
+            replaces=("name",), in_place=("eventPattern", "description", "tags"),
+            cfn=cfn("AWS::Events::Rule", name="Name", eventPattern="EventPattern", description="Description",
+            tags="Tags"))),
+    ResourceType(names.EVENT_TARGET,
+        minutes=OTHER,
+        minutes_source=API_CALL,
+        replacement=ReplacementFacts(
+            f"{TF} internal/service/events/target.go (rule, target_id ForceNew; arn and the rest through PutTargets)",
+            replaces=("rule", "targetId", "eventBusName"), in_place=("arn",))),
+    ResourceType(names.EKS_ACCESS_ENTRY,
+        minutes=OTHER,
+        minutes_source=API_CALL,
+        replacement=ReplacementFacts(f"{CFN} AWS::EKS::AccessEntry",
+            replaces=("clusterName", "principalArn", "type"), in_place=("kubernetesGroups", "userName", "tags"),
+            cfn=cfn("AWS::EKS::AccessEntry", clusterName="ClusterName", principalArn="PrincipalArn", type="Type",
+            kubernetesGroups="KubernetesGroups", userName="Username", tags="Tags"))),
     # -- storage and images ----------------------------------------------------------------------
     ResourceType(names.LUSTRE_FILE_SYSTEM,
         minutes=8.0,
@@ -402,11 +489,28 @@ RESOURCE_TYPES: tuple[ResourceType, ...] = (
             "takes both; the provider's source for them was not read) and CloudFormation (neither is create-only)",
             replaces=("backupId", "copyTagsToBackups", "deploymentType", "driveCacheType", "exportPath",
             "fileSystemTypeVersion", "importPath", "importedFileChunkSize", "kmsKeyId", "securityGroupIds",
-            "storageType", "subnetIds"),
+            "storageType", "subnetIds", "efaEnabled"),
             in_place=("autoImportPolicy", "automaticBackupRetentionDays", "dailyAutomaticBackupStartTime",
             "dataCompressionType", "dataReadCacheConfiguration", "logConfiguration", "perUnitStorageThroughput",
-            "rootSquashConfiguration", "tags", "throughputCapacity", "weeklyMaintenanceStartTime"),
-            conditional={"storageCapacity": fsx_capacity},
+            "rootSquashConfiguration", "tags", "throughputCapacity", "weeklyMaintenanceStartTime",
+            "metadataConfiguration", "skipFinalBackup", "finalBackupTags"),
+            conditional={"storageCapacity": fsx_capacity, "metadataConfiguration.iops": fsx_metadata_iops},
+            cited={
+                # Missing until issue 37, so switching EFA off planned as an in-place update and passed the gate.
+                "efaEnabled": "the FSx API: UpdateFileSystemLustreConfiguration has no EfaEnabled (botocore fsx "
+                              "2018-03-01 service-2.json), so it is set at creation only; the provider's "
+                              "documentation agrees (terraform-provider-aws website/docs/r/"
+                              "fsx_lustre_file_system.html.markdown, efa_enabled: \"This must be set at creation. If "
+                              "set this cannot be changed\"; pulumi-aws 7.51.1 LustreFileSystemArgs.efa_enabled)",
+                "metadataConfiguration": f"{TF} internal/service/fsx/lustre_file_system.go (metadata_configuration "
+                                         "not ForceNew, UpdateFileSystem; resourceLustreFileSystemMetadataConfig"
+                                         "CustomizeDiff forces new on fewer iops)",
+                "metadataConfiguration.iops": f"{TF} internal/service/fsx/lustre_file_system.go "
+                                              "(resourceLustreFileSystemMetadataConfigCustomizeDiff)",
+                "skipFinalBackup": f"{TF} internal/service/fsx/lustre_file_system.go (skip_final_backup, "
+                                   f"not ForceNew): {PROVIDER_ONLY}",
+                "finalBackupTags": f"{TF} internal/service/fsx/lustre_file_system.go (final_backup_tags, "
+                                   f"not ForceNew): {PROVIDER_ONLY}"},
             cfn=cfn("AWS::FSx::FileSystem", dataReadCacheConfiguration="LustreConfiguration/DataReadCacheConfiguration",
             throughputCapacity="LustreConfiguration/ThroughputCapacity")),
         loses="every file on the file system (backups are kept only for persistent types)",
@@ -434,8 +538,10 @@ RESOURCE_TYPES: tuple[ResourceType, ...] = (
         minutes=0.05,
         minutes_source=API_CALL,
         replacement=ReplacementFacts(f"{CFN} AWS::S3::Bucket",
-            replaces=("bucket", "bucketPrefix"), in_place=("tags",),
-            cfn=cfn("AWS::S3::Bucket", bucket="BucketName", bucketPrefix="BucketNamePrefix", tags="Tags")),
+            replaces=("bucket", "bucketPrefix"), in_place=("tags", "forceDestroy"),
+            cfn=cfn("AWS::S3::Bucket", bucket="BucketName", bucketPrefix="BucketNamePrefix", tags="Tags"),
+            cited={"forceDestroy": f"{TF} internal/service/s3/bucket.go (force_destroy, not ForceNew): "
+                                   f"{PROVIDER_ONLY}"}),
         loses="every object in the bucket (checkpoints, datasets)",
         outputs=OfflineOutputs("bucket")),
     ResourceType(names.BUCKET_V2,
@@ -443,8 +549,16 @@ RESOURCE_TYPES: tuple[ResourceType, ...] = (
         minutes_source=API_CALL,
         loses="every object in the bucket (checkpoints, datasets)",
         outputs=OfflineOutputs("bucket")),
-    ResourceType(names.BUCKET_LIFECYCLE, minutes=OTHER, minutes_source=API_CALL),
-    ResourceType(names.BUCKET_OBJECT, minutes=OTHER, minutes_source=API_CALL),
+    ResourceType(names.BUCKET_LIFECYCLE,
+        minutes=OTHER,
+        minutes_source=API_CALL,
+        replacement=s3_configuration("bucket_lifecycle_configuration.go", ("rules",))),
+    ResourceType(names.BUCKET_OBJECT,
+        minutes=OTHER,
+        minutes_source=API_CALL,
+        replacement=ReplacementFacts(
+            f"{TF} internal/service/s3/object.go (bucket, key ForceNew; the content is put again as a new version)",
+            replaces=("bucket", "key"), in_place=("content", "contentType", "tags"))),
     ResourceType(names.BUCKET_VERSIONING,
         minutes=OTHER,
         minutes_source=API_CALL,
@@ -463,19 +577,26 @@ RESOURCE_TYPES: tuple[ResourceType, ...] = (
     ResourceType(names.BUCKET_ENCRYPTION,
         minutes=OTHER,
         minutes_source=API_CALL,
-        replacement=s3_configuration("bucket_server_side_encryption_configuration.go@3ab51218", ("rule",))),
+        replacement=s3_configuration("bucket_server_side_encryption_configuration.go@3ab51218", ("rules",))),
     ResourceType(names.ECR_REPOSITORY,
         minutes=0.05,
         minutes_source=API_CALL,
         replacement=ReplacementFacts(f"{CFN} AWS::ECR::Repository",
             replaces=("name", "encryptionConfigurations"),
-            in_place=("imageScanningConfiguration", "imageTagMutability", "tags"),
+            in_place=("imageScanningConfiguration", "imageTagMutability", "tags", "forceDelete"),
+            cited={"forceDelete": f"{TF} internal/service/ecr/repository.go (force_delete, not ForceNew): "
+                                  f"{PROVIDER_ONLY}"},
             cfn=cfn("AWS::ECR::Repository", name="RepositoryName", encryptionConfigurations="EncryptionConfiguration",
             imageScanningConfiguration="ImageScanningConfiguration", imageTagMutability="ImageTagMutability",
             tags="Tags")),
         loses="every image in the repository",
         outputs=OfflineOutputs("ecr-repository")),
-    ResourceType(names.ECR_LIFECYCLE_POLICY, minutes=OTHER, minutes_source=API_CALL),
+    ResourceType(names.ECR_LIFECYCLE_POLICY,
+        minutes=OTHER,
+        minutes_source=API_CALL,
+        replacement=ReplacementFacts(
+            f"{TF} internal/service/ecr/lifecycle_policy.go (repository and policy ForceNew: the resource has no "
+            "update)", replaces=("repository", "policy"))),
     # -- HyperPod --------------------------------------------------------------------------------
     ResourceType(names.HYPERPOD_CLUSTER,
         minutes_for=_hyperpod_minutes,

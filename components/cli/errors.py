@@ -17,10 +17,12 @@ PROGRAM_ERROR_SHOWN = 300
 
 def print_error(error: Exception, args: argparse.Namespace) -> int:
     """One line (or, with --json, one JSON object) for ``error`` and its exit code: 2 for what the user can
-    fix (configuration, project, files, arguments), 3 for the rest (commands with --debug; others re-raise)."""
+    fix (configuration, project, files, arguments, an approval that matches nothing), 3 for the rest (commands
+    with --debug; others re-raise)."""
     from ..launch import LaunchError
     from ..plan import ProjectError
     from ..report import ReportError
+    from ..review import ApprovalError
 
     as_json = bool(getattr(args, "json", False))
     if isinstance(error, ConfigError):
@@ -31,7 +33,7 @@ def print_error(error: Exception, args: argparse.Namespace) -> int:
         return EXIT_CONFIG
     if isinstance(error, ProjectError):
         return _print_line(as_json, "project", str(error), EXIT_CONFIG)
-    if isinstance(error, (FileProblem, ReportError)):
+    if isinstance(error, (FileProblem, ReportError, ApprovalError)):
         return _print_line(as_json, "input", str(error), EXIT_CONFIG)
     if isinstance(error, LaunchError):
         return _print_line(as_json, "input", f"launch: {error}", EXIT_CONFIG)

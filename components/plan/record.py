@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any, Optional
 
+from ..names import PROVIDER_PREFIX
 from .sections import Sections
 
 PLAN_FORMAT_VERSION = 2
@@ -62,6 +63,12 @@ class ResourceRecord:
     property_dependencies: dict[str, list[str]] = field(default_factory=dict)
     options: ResourceOptions = field(default_factory=ResourceOptions)
     id: Optional[str] = None
+
+    @property
+    def holds_cloud_state(self) -> bool:
+        """Custom resources and remote components: what ``pulumi up`` creates in the cloud. Providers are
+        configuration and local components only group their children; neither is counted as a resource."""
+        return (self.custom or self.remote) and not self.type.startswith(PROVIDER_PREFIX)
 
 
 @dataclass
@@ -105,6 +112,12 @@ class Plan:
         for child in self.children(urn):
             yield child
             yield from self.descendants(child.urn)
+
+    @property
+    def cloud_resources(self) -> list[ResourceRecord]:
+        """The plan's resources as trainstack counts them, everywhere it counts them (the plan's text, the
+        report): those that hold cloud state (``ResourceRecord.holds_cloud_state``)."""
+        return [r for r in self.resources if r.holds_cloud_state]
 
     def counts(self) -> dict[str, int]:
         tally: dict[str, int] = {}

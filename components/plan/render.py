@@ -9,7 +9,9 @@ from .record import Plan, ResourceRecord
 
 
 def render_text(plan: Plan) -> str:
-    lines = [f"Offline plan of {plan.project} / {plan.stack}: {len(plan.resources)} resources "
+    counted = len(plan.cloud_resources)
+    lines = [f"Offline plan of {plan.project} / {plan.stack}: {counted} resources, and "
+             f"{len(plan.resources) - counted} components and providers that group and configure them "
              "(Pulumi mocks; no cloud calls; outputs are realistic placeholders)", ""]
     roots = [r for r in plan.resources if r.parent is None]
     for root in roots:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..catalog import resource_types
-from ..names import LAUNCH_TEMPLATE, NODE_GROUP, PROVIDER_PREFIX
+from ..names import LAUNCH_TEMPLATE, NODE_GROUP
 from ..plan import Plan, ResourceRecord
 
 # Nearest component ancestor wins, so a node group's launch template is "node groups", not "control plane".
@@ -55,7 +55,7 @@ def components(plan: Plan) -> list[Component]:
     own, with the launch template it uses: a reader looking for where the nodes and the money are
     finds every group as one box, and the cost by component counts its instances as node groups."""
     by_urn = {r.urn: r for r in plan.resources}
-    drawn = [r for r in plan.resources if shown(r)]
+    drawn = plan.cloud_resources
     own_groups = {r.urn: r for r in drawn if r.type == NODE_GROUP and part_of(r, by_urn) != "node groups"}
     templates = {dependency: group for group in own_groups.values() for dependency in group.dependencies
                  if dependency in by_urn and by_urn[dependency].type == LAUNCH_TEMPLATE
@@ -84,9 +84,7 @@ def _owner(resource: ResourceRecord, by_urn: dict[str, ResourceRecord]) -> Resou
     return None
 
 
-def shown(resource: ResourceRecord) -> bool:
-    """Resources that hold cloud state (custom ones, remote components); providers are configuration."""
-    return (resource.custom or resource.remote) and not resource.type.startswith(PROVIDER_PREFIX)
+
 
 
 def short_type(type_token: str) -> str:

@@ -30,7 +30,6 @@ from ..review import assess, compare
 from .cost import cost_section, hourly_by_component
 from .graph import component_graph, full_graph
 from .groups import components as components_of
-from .groups import shown
 from .layout import draw
 from .numbers import counted
 from .overview import overview_graph
@@ -53,7 +52,7 @@ def render_report(plan: Plan, base: Optional[Plan] = None) -> str:
     """The HTML page of one plan (planned now or read back from a record); with ``base``, the diff from it
     marked on the graphs and timeline."""
     _require_dot()
-    drawn = [r for r in plan.resources if shown(r)]
+    drawn = plan.cloud_resources  # the count `trainstack plan` says too
     parts = components_of(plan)
     path = _critical_path(plan)
     chain = [r.urn for r in path.chain]

@@ -58,6 +58,11 @@ class ResourceChange:
         return [c for c in self.inputs if c.effect == "provider decides"]
 
     @property
+    def unknown(self) -> list[InputChange]:
+        """Inputs of a guarded resource no fact classifies: each may replace it."""
+        return [c for c in self.inputs if c.effect == "unknown"]
+
+    @property
     def replaced_by(self) -> list[InputChange]:
         return [c for c in self.inputs if c.effect == "replace"]
 

@@ -102,8 +102,9 @@ def running_before(diff: PlanDiff) -> set[str]:
 # -- network ------------------------------------------------------------------------------
 def network_replacements(diff: PlanDiff, graph: Dependents) -> list[tuple[ResourceChange, list[dict[str, Any]]]]:
     """Each network resource replaced or deleted, with the running things standing on it (those the
-    base has), skipping the ones nothing running stands on."""
-    running = running_before(diff)
+    base has and the head keeps: one deleted by the same change has its own finding), skipping the ones
+    nothing running stands on."""
+    running = running_before(diff) - {c.urn for c in diff.changes if c.action == "delete"}
     found = []
     for change in diff.changes:
         if network_noun(change.type) and change.action in ("replace", "delete"):
@@ -152,6 +153,8 @@ def instance_group_losses(change: ResourceChange) -> list[str]:
     losses = []
     for name, group in before.items():
         count, kind = group.get("instanceCount", 0), group.get("instanceType")
+        if not count:
+            continue  # a group with no instance loses none: no job is said to be killed
         now = after.get(name)
         if now is None:
             added = sorted(set(after) - set(before))

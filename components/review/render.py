@@ -189,8 +189,8 @@ def _counts(diff: PlanDiff) -> str:
 
 
 def _effect(item: InputChange) -> str:
-    return {"replace": "forces replacement", "update": "in place", "provider decides": "the provider decides"}[
-        item.effect]
+    return {"replace": "forces replacement", "update": "in place", "unknown": "unknown: may replace",
+            "provider decides": "the provider decides"}[item.effect]
 
 
 def _value(value: Any, limit: int = 60) -> str:
@@ -207,7 +207,10 @@ def _money(item: dict[str, Optional[float]]) -> str:
 
 
 def _number(item: dict[str, Optional[float]], unit: str) -> str:
-    return f"{_plain(item['base'])}{unit} -> {_plain(item['head'])}{unit} ({_plain(item['change'], signed=True)}{unit})"
+    """``base -> head (change)``, the unit after each figure and never after "n/a" (a side without one)."""
+    def shown(value: Optional[float], signed: bool = False) -> str:
+        return _plain(value, signed) + ("" if value is None else unit)
+    return f"{shown(item['base'])} -> {shown(item['head'])} ({shown(item['change'], signed=True)})"
 
 
 def _usd(value: Optional[float], signed: bool = False) -> str:

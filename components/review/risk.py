@@ -3,6 +3,11 @@
 - Data loss: a stateful resource (a file system, a bucket, an image repository, a cluster,
   a KMS key) replaced or deleted loses what it holds. It blocks the merge unless the pull
   request approves that resource by URN (``--approve-replace URN``); there is no global switch.
+  An approval that matches nothing to approve is refused (``ApprovalError``), naming the URNs
+  that could be approved: a mistyped URN must not look like an accepted risk.
+- Unknown: a changed input of a resource that holds data or that running things stand on,
+  which no replacement fact classifies, may replace it ("unknown: may replace"): it blocks,
+  approved the same way, until the fact is added with its source.
 - Protection: a protected resource replaced or deleted stops ``pulumi up``; the finding says
   how to proceed.
 - Node rolls: a node group deleted (a rename is a delete and a create), replaced, or updated to a
@@ -40,10 +45,14 @@ from .disruption import (
 
 Severity = Literal["blocking", "warning", "note"]
 Kind = Literal["data-loss", "protected", "node-roll", "kubernetes-version", "policy", "provider-decides",
-               "approval", "network", "rejected", "instance-group", "ignored"]
+               "unknown-replacement", "network", "rejected", "instance-group", "ignored"]
 
 ROLLING_INPUTS = ("version", "releaseVersion", "launchTemplate.version")
 """Node group inputs updated through UpdateNodegroupVersion, which replaces every node."""
+
+
+class ApprovalError(ValueError):
+    """An ``--approve-replace`` URN that matches nothing this diff asks to approve (one line, the fix in it)."""
 
 
 @dataclass(frozen=True)
@@ -57,26 +66,30 @@ class Finding:
 
 def assess(diff: PlanDiff, approvals: frozenset[str] = frozenset()) -> list[Finding]:
     findings: list[Finding] = []
-    used: set[str] = set()
+    asked: set[str] = set()
+    """The URNs of the findings that ask for an approval, approved or not."""
     graph = Dependents(diff.head, diff.base)
     running = running_before(diff)
     for change in diff.changes:
         if change.action in ("replace", "delete"):
-            findings += _loss_and_protection(change, approvals, used)
+            findings += _loss_and_protection(change, approvals, asked)
         if change.type == EKS_COMPONENT_CLUSTER:
             findings += _kubernetes_version(change)
         findings += [Finding("instance-group", "warning", change.urn, f"{change.name}: {loss}, jobs on them are killed",
                              "SageMaker's UpdateCluster deletes instance groups (InstanceGroupsToDelete) and removes "
                              "instances to meet a lower count. Checkpoint and stop the jobs on this group first.")
                      for loss in instance_group_losses(change)]
-        standing = [r for r in graph.running_on(change.urn) if r["urn"] in running] if change.provider_decides else []
+        unsure = change.provider_decides or change.unknown
+        standing = [r for r in graph.running_on(change.urn) if r["urn"] in running] if unsure else []
+        for item in change.unknown:
+            findings.append(_unknown(change, item.path, standing, approvals, asked))
         for item in change.provider_decides:
             findings.append(Finding("provider-decides", "note", change.urn,
                                     f"{change.name}: whether `{item.path}` updates in place or replaces: "
                                     "the provider decides", item.reason
                                     + (f". Standing on {change.name}: {named(standing)}" if standing else "")))
     findings += _node_rolls(diff)
-    findings += _network(diff, graph, approvals, used)
+    findings += _network(diff, graph, approvals, asked)
     findings += [_ignored(item) for item in diff.ignored]
     for failure in diff.new_failures:
         blocking = failure.enforcement == "mandatory"
@@ -84,18 +97,26 @@ def assess(diff: PlanDiff, approvals: frozenset[str] = frozenset()) -> list[Find
                                 f"policy `{failure.rule}` ({failure.enforcement}) newly fails", failure.message))
     for failure in diff.fixed_failures:
         findings.append(Finding("policy", "note", failure.urn, f"policy `{failure.rule}` is fixed", failure.message))
-    for urn in sorted(approvals - used):
-        if urn.startswith(f"urn:pulumi:{diff.stack}::"):
-            findings.append(Finding("approval", "note", urn, "approval matches no data loss in this diff",
-                                    "remove it, or check the URN against `trainstack plan --json`"))
+    _refuse_unmatched(approvals - asked, asked)
     return findings
+
+
+def _refuse_unmatched(unmatched: frozenset[str], asked: set[str]) -> None:
+    """Every approval must match a finding that asks for one; a stray URN is an error, never ignored."""
+    if not unmatched:
+        return
+    could = ("; the URNs this diff could approve: " + ", ".join(sorted(asked))) if asked else \
+        "; this diff has nothing to approve"
+    raise ApprovalError(f"--approve-replace {', '.join(sorted(unmatched))}: matches no replacement, deletion or "
+                        f"unknown change that needs approval in this diff{could}. Remove it, or copy the URN "
+                        "from the blocking finding")
 
 
 def blocking(findings: list[Finding]) -> list[Finding]:
     return [f for f in findings if f.severity == "blocking"]
 
 
-def _loss_and_protection(change: ResourceChange, approvals: frozenset[str], used: set[str]) -> list[Finding]:
+def _loss_and_protection(change: ResourceChange, approvals: frozenset[str], asked: set[str]) -> list[Finding]:
     findings = []
     verb = "replaced" if change.action == "replace" else "deleted"
     lost = resource_types.loses(change.type)
@@ -104,7 +125,7 @@ def _loss_and_protection(change: ResourceChange, approvals: frozenset[str], used
     if lost and not retained:
         findings.append(_approvable("data-loss", change, f"{change.name} is {verb}: data loss",
                                     f"Loses {lost}." + (f" Replaced because of {why}." if why else ""),
-                                    approvals, used))
+                                    approvals, asked))
     elif lost and retained:
         findings.append(Finding("data-loss", "note", change.urn, f"{change.name} is {verb}, but retained",
                                 "retainOnDelete keeps the cloud resource; Pulumi stops managing it."))
@@ -119,34 +140,53 @@ def _loss_and_protection(change: ResourceChange, approvals: frozenset[str], used
 
 
 def _approvable(kind: Kind, change: ResourceChange, title: str, detail: str, approvals: frozenset[str],
-                used: set[str]) -> Finding:
+                asked: set[str]) -> Finding:
     """A finding that blocks the merge unless the pull request approves this resource by URN."""
-    approved = change.urn in approvals
-    if approved:
-        used.add(change.urn)
+    asked.add(change.urn)
+    if change.urn in approvals:
         return Finding(kind, "warning", change.urn, f"{title} (approved)", detail)
     return Finding(kind, "blocking", change.urn, title,
                    f"{detail} If intended, approve it: `--approve-replace {change.urn}` (in the pull request "
                    f"description: `trainstack-approve-replace: {change.urn}`)")
 
 
-def _network(diff: PlanDiff, graph: Dependents, approvals: frozenset[str], used: set[str]) -> list[Finding]:
+def _unknown(change: ResourceChange, path: str, standing: list[dict[str, Any]], approvals: frozenset[str],
+             asked: set[str]) -> Finding:
+    """A change of a guarded resource that no fact classifies: it may replace it, so it blocks like one."""
+    row = resource_types.find(change.type)
+    lost = row.loses if row else None
+    read = f" (its facts were read from {row.replacement.source})" if row and row.replacement else ""
+    return _approvable(
+        "unknown-replacement", change, f"{change.name}: `{path}` is unknown: may replace",
+        f"No replacement fact of {change.type} names `{path}`{read}. If AWS cannot change it in place, "
+        f"{change.name} is replaced" + (f", losing {lost}" if lost else "")
+        + (f" (standing on it: {named(standing)})" if standing else "")
+        + ". Add the fact with its source to `catalog/resource_types.py`, or revert the change.",
+        approvals, asked)
+
+
+def _network(diff: PlanDiff, graph: Dependents, approvals: frozenset[str], asked: set[str]) -> list[Finding]:
     findings = []
     for change, standing in network_replacements(diff, graph):
         verb = "replaced" if change.action == "replace" else "deleted"
         holders = [r for r in standing if r["type"] != NODE_GROUP]
         if change.type == VPC and holders:
+            fate = ("they are rebuilt, empty, in the new VPC, with everything that runs on them"
+                    if change.action == "replace" else "they cannot stay once it is gone")
             findings.append(_approvable(
                 "network", change, f"{change.name}: the VPC of running {named(holders)} is {verb}",
                 "EKS keeps a cluster in the VPC it was created in, and a file system's or HyperPod cluster's subnets "
-                "cannot change: they are rebuilt, empty, in the new VPC, with everything that runs on them. "
-                f"Standing on it: {named(standing)}.", approvals, used))
+                f"cannot change: {fate}. Standing on it: {named(standing)}.", approvals, asked))
             continue
+        # A replacement is built before the old one goes; a deletion builds nothing in its place.
+        after = ("Pulumi builds a new one before it deletes this one; what refers to it follows only as its own "
+                 "change says (see the resource changes), and traffic through it is cut until then"
+                 if change.action == "replace" else
+                 "Nothing takes its place: what refers to it keeps referring to a resource that is gone unless its "
+                 "own change says otherwise (see the resource changes), and what it carried stops")
         findings.append(Finding(
             "network", "warning", change.urn, f"{change.name}: a {_noun(change)} under running things is {verb}",
-            f"Standing on it: {named(standing)}. Pulumi builds a new one before it deletes this one; what refers "
-            "to it follows only as its own change says (see the resource changes), and traffic through it is cut "
-            "until then."))
+            f"Standing on it: {named(standing)}. {after}."))
     for change, cidr, clashes in overlapping_subnets(diff):
         findings.append(Finding(
             "rejected", "blocking", change.urn, f"{change.name}: the new subnet {cidr} overlaps {', '.join(clashes)}",
@@ -253,10 +293,14 @@ def _roll(group: dict[str, Any], how: str, cause: str) -> Finding:
         pace = (f"{batches} batch{'es' if batches != 1 else ''} of at most {unavailable} node"
                 f"{'s' if unavailable != 1 else ''} (updateConfig), about {per_batch:g} min each to launch, join and "
                 "drain")
+    nodes = f"{desired} node{'s' if desired != 1 else ''}"
+    # With no node at desired size nothing is known to run there: no job is said to be killed.
+    title = f"{group['name']}: {nodes} {how}, jobs on them are killed" if desired else \
+        f"{group['name']}: {how}, with no node at desired size"
+    advice = "Checkpoint and stop the jobs on this group first." if desired else \
+        "Check the group's running nodes first: any the autoscaler started are " + how + " too."
     return Finding(
-        "node-roll", "warning", group["urn"],
-        f"{group['name']}: {desired} node{'s' if desired != 1 else ''} {how}, jobs on them are killed",
-        f"Because {cause}. {desired} node{'s' if desired != 1 else ''} at desired size (up to {maximum} at max size; "
+        "node-roll", "warning", group["urn"], title,
+        f"Because {cause}. {nodes} at desired size (up to {maximum} at max size; "
         f"the autoscaler may have changed the count). Estimated {minutes:g} min: {pace} "
-        "(an estimate, from typical launch times). "
-        "Checkpoint and stop the jobs on this group first.")
+        f"(an estimate, from typical launch times). {advice}")

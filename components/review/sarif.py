@@ -28,6 +28,8 @@ _DIFF_RULES = {
     "kubernetes-version": "A Kubernetes version change EKS refuses (more than one minor version, or a downgrade)",
     "network": "The VPC of a running cluster, file system or HyperPod cluster is replaced or deleted",
     "rejected": "A change AWS refuses (a replacement subnet overlapping a subnet the VPC still has)",
+    "unknown-replacement": "A changed input of a resource that holds data or carries running things, which no "
+                           "replacement fact classifies: it may replace the resource",
 }
 
 

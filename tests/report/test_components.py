@@ -7,7 +7,7 @@ from trainstack.estimate import estimate_cost
 from trainstack.plan import Plan
 from trainstack.report.cost import hourly_by_component, owners
 from trainstack.report.edges import reduced
-from trainstack.report.groups import components, shown
+from trainstack.report.groups import components
 from trainstack.report.numbers import agreeing, counted
 
 from .test_glance import reachable
@@ -17,7 +17,7 @@ def test_every_drawn_resource_is_in_exactly_one_component(records):
     for stack, document in records.items():
         plan = Plan.from_dict(document)
         listed = [r.urn for c in components(plan) for r in c.resources]
-        assert sorted(listed) == sorted(r.urn for r in plan.resources if shown(r)), stack
+        assert sorted(listed) == sorted(r.urn for r in plan.cloud_resources), stack
 
 
 def test_each_node_group_is_a_component_of_its_own_the_system_group_with_its_launch_template(records):

@@ -193,3 +193,14 @@ def test_with_many_components_a_box_says_everything_on_two_lines(growth_record):
     assert len(drawn) == len(components(Plan.from_dict(growth_record))) == 70
     assert sum(1 for label in drawn if label.startswith("node group")) == 65  # the 64 and the system group
     assert "node group growth-eks-p5-7 | 6 resources · $0.00/h · built 0 to 19.4 min" in drawn
+
+
+def test_the_page_counts_the_resources_trainstack_plan_says(records):
+    # Issue 37: the plan counted its components and providers too, the page did not (69 against 60 for dev).
+    from trainstack.plan import render_text
+
+    for stack, document in records.items():
+        plan = Plan.from_dict(document)
+        said = int(re.match(r"Offline plan of \S+ / \S+: (\d+) resources", render_text(plan)).group(1))
+        figures = section(render_report(document), "summary")
+        assert f"<dt>Resources</dt><dd>{said}</dd>" in figures, stack

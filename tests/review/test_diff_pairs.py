@@ -95,8 +95,12 @@ def test_a_new_fsx_deployment_type_replaces_it_loses_its_data_is_blocked_by_prot
     # Approving that one resource by URN opens the gate; protection is still reported.
     assert run_diff(tmp_path, base, head, "--approve-replace", file_system.urn) == 0
     assert "is protected: `pulumi up` stops here" in capsys.readouterr().out
-    # An approval of another resource does not.
-    assert run_diff(tmp_path, base, head, "--approve-replace", volume.urn) == 1
+    # An approval of another resource is an error (exit 2) naming it and the URN that could be approved:
+    # a mistyped URN must not pass for an accepted risk.
+    assert run_diff(tmp_path, base, head, "--approve-replace", volume.urn) == 2
+    error = capsys.readouterr().err
+    assert f"--approve-replace {volume.urn}: matches no replacement" in error
+    assert f"could approve: {file_system.urn}" in error and "Traceback" not in error
 
 
 def test_a_new_node_group_is_created_and_adds_its_cost(fsdp_base, tmp_path, capsys):
@@ -181,3 +185,14 @@ def test_shrinking_trn1s_file_system_shows_the_slower_checkpoint_and_closes_the_
     assert "checkpoint-write-share" in {f["rule"] for f in report["deltas"]["policies"]["newFailures"]}
     assert run_diff(tmp_path, base, head) == 1
     assert "checkpoint write: 155.3 s -> 621.2 s (+465.9 s)" in capsys.readouterr().out
+
+
+def test_switching_fsx_efa_off_replaces_the_file_system_and_closes_the_gate(tmp_path, capsys):
+    # Issue 37: efaEnabled had no fact, so this planned as an in-place update and the gate passed.
+    base = record(tmp_path / "base", "fsdp-p5")
+    head = record(tmp_path / "head", "fsdp-p5", lambda c: c["trainstack:fsx"].update(efa=False))
+    file_system = change_of(compare(base, head), FSX, "fsdp-p5-fsx")
+    assert file_system.action == "replace" and [i.path for i in file_system.replaced_by] == ["efaEnabled"]
+    assert run_diff(tmp_path, base, head) == 1
+    out = capsys.readouterr().out
+    assert "efaEnabled: true -> null  [forces replacement]" in out and "Gate: BLOCKED" in out

@@ -86,6 +86,18 @@ def test_a_hyperpod_instance_group_renamed_shrunk_or_retyped_loses_its_instances
     assert finding.severity == "warning" and finding.title == f"{cluster.name}: {said}, jobs on them are killed"
 
 
+def test_a_hyperpod_instance_group_with_no_instance_loses_nothing_when_removed_or_retyped(hyperpod):
+    empty = copy.deepcopy(hyperpod)
+    cluster = next(r for r in empty["resources"] if r["type"] == "aws-native:sagemaker:Cluster")
+    group = next(g for g in cluster["inputs"]["instanceGroups"] if g["instanceGroupName"] == "worker-group-1")
+    group["instanceCount"] = 0
+    retyped = copy.deepcopy(empty)
+    next(g for r in retyped["resources"] if r["type"] == "aws-native:sagemaker:Cluster"
+         for g in r["inputs"]["instanceGroups"] if g["instanceGroupName"] == "worker-group-1")["instanceType"] = \
+        "ml.g5.12xlarge"
+    assert not of_kind(assess(compare(empty, retyped)), "instance-group")
+
+
 def test_a_hyperpod_instance_group_grown_loses_nothing(hyperpod, tmp_path):
     head = record(tmp_path / "head", "hyperpod", edit_workers(count=4))
     assert not of_kind(assess(compare(hyperpod, head)), "instance-group")
@@ -97,22 +109,23 @@ def test_a_new_vpc_cidr_under_the_running_cluster_blocks_and_names_what_stands_o
     diff = compare(dev, head)
     findings = assess(diff)
     vpc_urn = urn_of(dev, VPC, "dev-network")
-    (stop,) = blocking(findings)
-    assert (stop.kind, stop.urn) == ("network", vpc_urn)
+    cluster_urn = urn_of(dev, "eks:index:Cluster", "dev-eks")
+    stops = {f.urn: f for f in blocking(findings)}
+    assert set(stops) == {vpc_urn, cluster_urn}
+    stop = stops[vpc_urn]
+    assert stop.kind == "network"
     assert stop.title == "dev-network: the VPC of running dev-eks (EKS cluster) is replaced"
     assert "dev-eks-gpu (node group), dev-eks-system (node group)" in stop.detail
     warned = {f.title for f in of_kind(findings, "network") if f.severity == "warning"}
     assert {"dev-network-private-us-east-1a: a subnet under running things is replaced",
             "dev-network-us-east-1a: a NAT gateway under running things is replaced",
             "dev-network-private-us-east-1a: a route table under running things is replaced"} <= warned
-    # No fact says whether the cluster's new subnets replace it: that stays the provider's call, with
-    # what stands on the cluster named.
-    notes = [f for f in of_kind(findings, "provider-decides") if f.title.startswith("dev-eks: whether `vpcId`")]
-    assert notes and notes[0].detail.endswith("Standing on dev-eks: dev-eks-gpu (node group), dev-eks-system "
-                                              "(node group)")
+    # The cluster's VPC cannot change (EKS keeps a cluster in the VPC it was created in): a new VPC is a
+    # new cluster, and that is data loss to approve by its own URN.
+    assert stops[cluster_urn].kind == "data-loss" and "Replaced because of `vpcId`" in stops[cluster_urn].detail
     assert run_diff(tmp_path, dev, head) == 1
-    assert "Gate: BLOCKED (1 blocking finding)" in capsys.readouterr().out
-    assert run_diff(tmp_path, dev, head, "--approve-replace", vpc_urn) == 0
+    assert "Gate: BLOCKED (2 blocking findings)" in capsys.readouterr().out
+    assert run_diff(tmp_path, dev, head, "--approve-replace", vpc_urn, "--approve-replace", cluster_urn) == 0
 
 
 def test_a_new_private_subnet_size_is_refused_by_ec2_for_overlapping_the_subnets_still_there(dev, tmp_path):

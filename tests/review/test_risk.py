@@ -1,10 +1,11 @@
 """Risk in a reviewer's words: Kubernetes version steps, node rolls, secrets, retained resources, approvals."""
 
 import copy
+import re
 
 import pytest
 from support.plan_records import compare, record
-from trainstack.review import assess, blocking, render_markdown, render_text
+from trainstack.review import ApprovalError, assess, blocking, render_markdown, render_text
 
 CLUSTER = "eks:index:Cluster"
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
@@ -91,10 +92,54 @@ def test_a_retained_stateful_resource_deleted_is_not_data_loss(base):
     assert [f.kind for f in blocking(assess(compare(base, dropped)))] == ["data-loss"]
 
 
-def test_an_approval_that_matches_nothing_is_reported(base):
+def test_an_approval_that_matches_nothing_is_an_error_naming_it_and_what_could_be_approved(base):
     urn = "urn:pulumi:fsdp-p5::trainstack::aws:s3/bucket:Bucket::nothing"
-    notes = [f for f in assess(compare(base, base), frozenset({urn})) if f.kind == "approval"]
-    assert [f.urn for f in notes] == [urn]
+    with pytest.raises(ApprovalError, match=r"--approve-replace .*::nothing: matches no replacement.*"
+                                            r"this diff has nothing to approve"):
+        assess(compare(base, base), frozenset({urn}))
+    # Another stack's URN is not silently skipped either.
+    dropped = copy.deepcopy(base)
+    dropped["resources"] = [r for r in dropped["resources"] if r["type"] != "aws:ecr/repository:Repository"]
+    ecr = next(r["urn"] for r in base["resources"] if r["type"] == "aws:ecr/repository:Repository")
+    with pytest.raises(ApprovalError, match=f"could approve: {re.escape(ecr)}"):
+        assess(compare(base, dropped), frozenset({"urn:pulumi:other::trainstack::aws:s3/bucket:Bucket::b"}))
+    assert not blocking(assess(compare(base, dropped), frozenset({ecr})))
+
+
+# -- messages that say only what is true ------------------------------------------------------
+def test_a_group_replaced_with_no_node_at_desired_size_says_nothing_of_killed_jobs(base):
+    empty = edited(base, NODE_GROUP, "fsdp-p5-eks-p5", lambda r: r["inputs"]["scalingConfig"].update(desiredSize=0))
+    head = edited(empty, NODE_GROUP, "fsdp-p5-eks-p5", lambda r: r["inputs"].update(instanceTypes=["p5e.48xlarge"]))
+    (roll,) = [f for f in assess(compare(empty, head)) if f.kind == "node-roll"]
+    assert roll.title == "fsdp-p5-eks-p5: replaced, with no node at desired size"
+    assert "killed" not in roll.title + roll.detail and "0 nodes at desired size" in roll.detail
+    # With nodes it still says what happens to their jobs.
+    (busy,) = [f for f in assess(compare(base, edited(base, NODE_GROUP, "fsdp-p5-eks-p5", lambda r: r["inputs"].update(
+        instanceTypes=["p5e.48xlarge"])))) if f.kind == "node-roll"]
+    assert busy.title.endswith("nodes replaced, jobs on them are killed")
+
+
+def test_a_deleted_security_group_is_not_said_to_be_rebuilt(base):
+    # The file system's security group goes while the file system stays: nothing is built in its place.
+    group = next(r["urn"] for r in base["resources"]
+                 if r["type"] == "aws:ec2/securityGroup:SecurityGroup" and r["name"] == "fsdp-p5-fsx")
+    head = copy.deepcopy(base)
+    head["resources"] = [r for r in head["resources"] if r["urn"] != group]
+    (warning,) = [f for f in assess(compare(base, head)) if f.kind == "network" and f.urn == group]
+    assert warning.title == "fsdp-p5-fsx: a security group under running things is deleted"
+    assert "builds a new one" not in warning.detail and "Nothing takes its place" in warning.detail
+
+
+def test_a_checkpoint_figure_missing_on_one_side_reads_n_a_without_a_unit(base):
+    head = copy.deepcopy(base)
+    head.pop("storage")
+    text = render_text(*_judged(base, head))
+    assert "checkpoint write: 209.1 s -> n/a (n/a)" in text and "n/a s" not in text
+
+
+def _judged(base: dict, head: dict):
+    diff = compare(base, head)
+    return diff, assess(diff)
 
 
 def test_the_markdown_report_folds_details_under_one_section_per_stack(base):
@@ -104,3 +149,14 @@ def test_the_markdown_report_folds_details_under_one_section_per_stack(base):
     assert text.startswith("### trainstack diff: `fsdp-p5`: **passes**")
     assert "<details><summary>Resource changes (4)</summary>" in text  # + its three autoscaling tags
     assert "| replace | `fsdp-p5-eks-p5` | `aws:eks/nodeGroup:NodeGroup` |" in text
+
+
+def test_a_change_no_fact_classifies_on_a_file_system_blocks_as_unknown_may_replace_with_its_path(base):
+    fsx = "aws:fsx/lustreFileSystem:LustreFileSystem"
+    head = edited(base, fsx, "fsdp-p5-fsx", lambda r: r["inputs"].update(networkType="DUAL"))
+    diff = compare(base, head)
+    (stop,) = blocking(assess(diff))
+    assert (stop.kind, stop.title) == ("unknown-replacement", "fsdp-p5-fsx: `networkType` is unknown: may replace")
+    assert "losing every file on the file system" in stop.detail and f"--approve-replace {stop.urn}" in stop.detail
+    assert "networkType: null -> \"DUAL\"  [unknown: may replace]" in render_text(diff, assess(diff))
+    assert not blocking(assess(diff, frozenset({stop.urn})))
