@@ -19,11 +19,11 @@ from ..review import RecordError
 from .gate import DIFF_FORMATS, DiffFormat, Review, review
 from .planning import PolicyConfig, QueueSummary, failed, plan_stack, stack_config, whole_node_pods
 from .policies import JudgedPolicies, judge, judge_again, policy_config, policy_config_file
-from .records import load_record, read_record, same_stack
+from .records import load_record, read_outputs, read_record, same_stack
 
 __all__ = [
     "DIFF_FORMATS", "DiffFormat", "JudgedPolicies", "Plan", "PolicyConfig", "QueueSummary", "RecordError",
     "ReportError", "Review", "SavedSection", "Section", "Sections", "failed", "judge", "judge_again", "load_record",
-    "plan_stack", "policy_config", "policy_config_file", "read_record", "render_json", "render_report",
+    "plan_stack", "policy_config", "policy_config_file", "read_outputs", "read_record", "render_json", "render_report",
     "render_text", "review", "same_stack", "stack_config", "whole_node_pods",
 ]
