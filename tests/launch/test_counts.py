@@ -59,5 +59,5 @@ def test_no_devices_per_node_is_refused_because_a_job_needs_a_device(capsys, out
 
 def test_more_nodes_than_the_group_has_is_still_refused_with_the_numbers():
     outputs = parse_outputs(json.loads((RECORDED / "fsdp-p5.json").read_text()))
-    with pytest.raises(LaunchError, match="^group 'p5' scales to 16 nodes; 17 were asked for.$"):
+    with pytest.raises(LaunchError, match=r"^group 'p5' scales to 16 nodes; 17 were asked for\.$"):
         render_pytorchjob(outputs, name="x", group_name="p5", nodes=17, image="i", command=["t"])
