@@ -22,10 +22,20 @@ def plan(args: argparse.Namespace) -> int:
     """Plan the stack; exit 1 when a mandatory policy fails or a controller model finds an error."""
     from ..analysis import failed, plan_stack, render_json, render_text
     from ..plan import find_project
+    from ..report.numbers import counted
 
     planned = plan_stack(args.stack, find_project(args.cwd), args.policy_config)
     print(render_json(planned) if args.json else render_text(planned))
-    return EXIT_POLICY if failed(planned) else EXIT_OK
+    if not failed(planned):
+        return EXIT_OK
+    # Standard output holds the table or the record; the reason for exit 1 is said where errors go.
+    policies, controllers = planned.sections.policies, planned.sections.controllers
+    failures = policies.as_dict()["mandatoryFailures"] if policies else 0
+    errors = controllers.as_dict()["errors"] if controllers else 0
+    print(f"error: the plan of {planned.project} / {planned.stack} did not pass: "
+          f"{counted(failures, 'mandatory policy', 'mandatory policies')} failed, "
+          f"{counted(errors, 'controller model error')}", file=sys.stderr)
+    return EXIT_POLICY
 
 
 def diff(args: argparse.Namespace) -> int:
