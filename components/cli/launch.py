@@ -90,8 +90,9 @@ def add_kind(kinds: Any, kind: LaunchKind) -> argparse.ArgumentParser:
                      help="the stack's outputs: a plan record (trainstack plan --json) or pulumi stack output "
                           "--json (default: stdin)")
     job.add_argument("--group", required=True, help="accelerated group (HyperPod: worker group)")
-    job.add_argument("--nodes", type=int, required=True)
-    job.add_argument("--name", default=f"trainstack-{kind.name}")
+    job.add_argument("--nodes", type=int, required=True, help="nodes the job runs on (1 to what the group has)")
+    job.add_argument("--name", default=f"trainstack-{kind.name}",
+                     help=f"the job's name (default trainstack-{kind.name})")
     job.add_argument("--per-node", type=int, help="devices per node (default: all of them)")
     if kind.image == "optional":
         job.add_argument("--image", help="container image (GPU groups; Neuron groups run the MPI runtime's)")
