@@ -10,7 +10,8 @@
 
 A plan's results are its typed ``plan.sections`` (cost, critical path, IP budget, storage,
 policies, controller models, queues), each a :class:`Section`; ``render_json(plan)`` writes
-the record ``trainstack plan --json`` prints, and :func:`load_record` reads it back.
+the record ``trainstack plan --json`` prints, and :func:`load_record` reads it back;
+:func:`read_outputs` reads the outputs contract from a record or from ``pulumi stack output --json``.
 """
 
 from ..plan import Plan, SavedSection, Section, Sections, render_json, render_text
