@@ -11,6 +11,11 @@ from ..boundary import FileProblem, cut
 from ..config import ConfigError
 
 EXIT_OK, EXIT_POLICY, EXIT_CONFIG, EXIT_FAILURE = 0, 1, 2, 3
+EXIT_CODES = (f"exit codes: {EXIT_OK} done; {EXIT_POLICY} a mandatory policy failed (plan), preflight did not pass, "
+              f"or the diff's gate is closed; {EXIT_CONFIG} the input is invalid (project, configuration, argument, "
+              f"file); {EXIT_FAILURE} the program failed otherwise (--debug shows the traceback). The reason goes to "
+              "standard error: one line (a configuration error: each problem, its value and fix).")
+"""What ``trainstack --help`` says of the codes below."""
 PROGRAM_ERROR_SHOWN = 300
 """Characters of an unexpected error's message the CLI prints (--debug shows all of it)."""
 CONFIG_PATH_SHOWN = 120

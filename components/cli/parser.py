@@ -8,13 +8,11 @@ from typing import Any
 
 from ..analysis.gate import DIFF_FORMATS
 from . import commands as run
+from .errors import EXIT_CODES
 from .launch import KINDS, add_kind, launch_job
 
 DESCRIPTION = ("Plan an AWS training cluster offline (no AWS account needed), judge it and a change to it, check it "
                "against an account, and render jobs from its outputs.")
-EXIT_CODES = ("exit codes: 0 done; 1 a mandatory policy failed (plan), preflight did not pass, or the diff's gate "
-              "is closed; 2 the input is invalid (project, configuration, argument, file); 3 the program failed "
-              "otherwise (--debug shows the traceback). Errors are one line on standard error.")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -29,7 +27,7 @@ def parser() -> argparse.ArgumentParser:
 HERE: dict[str, Any] = {"type": Path, "default": Path.cwd(), "help": "start the Pulumi.yaml search here"}
 DEBUG: dict[str, Any] = {"action": "store_true", "help": "show tracebacks of unexpected failures"}
 OUTPUT: dict[str, Any] = {"type": Path, "help": "write it to this file instead of standard output (a line on "
-                                                          "standard error confirms it)"}
+                                                 "standard error confirms it)"}
 
 
 def _add_plan(commands: Any) -> None:
