@@ -154,6 +154,9 @@ BAD_OUTPUTS = {
                                    "outputs {path}: formatVersion 9 is not one this trainstack reads"),
     "a record whose plan failed": (json.dumps({"error": {"kind": "config", "issues": []}}),
                                    "outputs {path}: the plan that wrote it failed"),
+    "a record of another program": (json.dumps({"formatVersion": 2, "project": "web", "stack": "dev",
+                                                "resources": [], "outputs": {"url": "x"}}),
+                                    "outputs {path}: the plan record has no 'trainstack' output"),
 }
 
 
