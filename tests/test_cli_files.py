@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from trainstack import cli
 from trainstack.analysis import plan_stack, render_json
+from trainstack.cli.launch import KINDS
 from trainstack.plan import find_project
 
 REPO = Path(__file__).resolve().parent.parent
@@ -160,8 +161,7 @@ BAD_OUTPUTS = {
 }
 
 
-@pytest.mark.parametrize("kind", ["pytorchjob", "mpijob", "hyperpod-pytorchjob", "sbatch", "device-check",
-                                  "all-reduce"])
+@pytest.mark.parametrize("kind", [kind.name for kind in KINDS])
 @pytest.mark.parametrize("case", BAD_OUTPUTS)
 def test_bad_stack_outputs_are_refused_in_one_line_by_every_launcher(tmp_path, capsys, kind, case):
     content, says = BAD_OUTPUTS[case]
