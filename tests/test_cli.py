@@ -81,7 +81,7 @@ def _dev_like(tmp_path, **cost):
 def test_a_mandatory_policy_failure_prints_the_table_and_exits_1(tmp_path, capsys):
     assert cli.main(["plan", "--cwd", _dev_like(tmp_path, maxHourlyUsd=1)]) == 1
     out = capsys.readouterr().out
-    assert "  FAIL     mandatory   cost         hourly-cost-ceiling" in out
+    assert "  FAIL           mandatory   cost         hourly-cost-ceiling" in out
     assert "above the ceiling of $1.0/h" in out and "1 mandatory policy failed" in out
 
 
@@ -89,7 +89,7 @@ def test_policy_config_can_make_a_rule_advisory(tmp_path, capsys):
     config = tmp_path / "policy.json"
     config.write_text('{"hourly-cost-ceiling": {"enforcementLevel": "advisory"}}')
     assert cli.main(["plan", "--cwd", _dev_like(tmp_path, maxHourlyUsd=1), "--policy-config", str(config)]) == 0
-    assert "  FAIL     advisory    cost         hourly-cost-ceiling" in capsys.readouterr().out
+    assert "  FAIL           advisory    cost         hourly-cost-ceiling" in capsys.readouterr().out
 
 
 def test_a_policy_config_naming_a_removed_rule_or_a_typo_is_refused_with_where_it_went(tmp_path, capsys):

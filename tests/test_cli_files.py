@@ -6,7 +6,7 @@ argument that takes that kind:
   stack file (Pulumi.<stack>.yaml)  plan, preflight, diff (planning the head), report (planning)
   project file (Pulumi.yaml)        the same four
   plan record                       diff BASE, diff HEAD, report RECORD, report --base
-  stack outputs                     launch --outputs (every launcher reads them alike)
+  stack outputs or a plan record    launch --outputs (every launcher reads them alike)
   policy configuration              plan, diff (planning, and with both records), report (record)
   output (-o)                       diff, report
 """
@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from trainstack import cli
 from trainstack.analysis import plan_stack, render_json
+from trainstack.cli.launch import KINDS
 from trainstack.plan import find_project
 
 REPO = Path(__file__).resolve().parent.parent
@@ -148,12 +149,19 @@ BAD_OUTPUTS = {
     "not UTF-8": (b'{"trainstack": "\xff"}', "outputs {path} is not UTF-8 text"),
     "a version that is not a number": (json.dumps({"trainstack": {"contractVersion": "v" * 400}}),
                                        "contractVersion is " + "v" * 80 + "... (320 more characters)"),
-    "no contract": ("{}", "no trainstack outputs here"),
+    "neither outputs nor a record": ('{"kubeconfig": "x"}', "outputs {path} holds neither shape a launcher reads "
+                                     "(keys: kubeconfig); give a plan record (`trainstack plan --json > plan.json`"),
+    "a record of another format": (json.dumps({"formatVersion": 9, "resources": []}),
+                                   "outputs {path}: formatVersion 9 is not one this trainstack reads"),
+    "a record whose plan failed": (json.dumps({"error": {"kind": "config", "issues": []}}),
+                                   "outputs {path}: the plan that wrote it failed"),
+    "a record of another program": (json.dumps({"formatVersion": 2, "project": "web", "stack": "dev",
+                                                "resources": [], "outputs": {"url": "x"}}),
+                                    "outputs {path}: the plan record has no 'trainstack' output"),
 }
 
 
-@pytest.mark.parametrize("kind", ["pytorchjob", "mpijob", "hyperpod-pytorchjob", "sbatch", "device-check",
-                                  "all-reduce"])
+@pytest.mark.parametrize("kind", [kind.name for kind in KINDS])
 @pytest.mark.parametrize("case", BAD_OUTPUTS)
 def test_bad_stack_outputs_are_refused_in_one_line_by_every_launcher(tmp_path, capsys, kind, case):
     content, says = BAD_OUTPUTS[case]
@@ -262,8 +270,8 @@ def test_outputs_on_standard_input_pass_the_same_boundary(monkeypatch, capsys):
 
     monkeypatch.setattr("sys.stdin", io.StringIO("[1, 2]"))
     err = refused_in_one_line(capsys, ["launch", "device-check", "--group", "p5", "--nodes", "1", "--image", "i"])
-    assert err == ("error: outputs <stdin> holds a JSON list, not an object; write it with "
-                   "`pulumi stack output --json > outputs.json`\n")
+    assert err == ("error: outputs <stdin> holds a JSON list, not an object; write it with `trainstack plan --json > "
+                   "plan.json` (offline) or `pulumi stack output --json > outputs.json` (a deployed stack)\n")
 
 
 def test_a_config_key_set_to_null_is_a_config_error_naming_the_key(tmp_path, capsys):

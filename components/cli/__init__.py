@@ -5,6 +5,9 @@ failed, could not run without --allow-unchecked, or nothing was checked), or the
 gate is closed (a new mandatory failure, unapproved data loss); 2 the project, its config,
 an argument or a file read or written is invalid (one line naming it), or `report` lacks
 Graphviz's `dot`; 3 the program failed for another reason (``--debug`` shows the traceback).
+The reason goes to standard error (one line; a configuration error lists each problem); with
+``--json`` standard output holds one JSON document (the record, or the error) and a line is on
+standard error too.
 
 Every file a command reads or writes passes through ``trainstack.boundary`` (one reader
 per kind of file: YAML project and stack files, JSON records, outputs and policy

@@ -9,8 +9,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
-from ..boundary import FileProblem, check_writable, write_text
+from ..boundary import FileProblem, check_writable, cut, write_text
 from .errors import EXIT_OK, EXIT_POLICY
+
+GATE_TITLES_SHOWN = 300
+"""Characters of the blocking findings' titles the closed gate's line shows (the report has them all)."""
 
 if TYPE_CHECKING:
     from ..analysis import Plan
@@ -22,10 +25,20 @@ def plan(args: argparse.Namespace) -> int:
     """Plan the stack; exit 1 when a mandatory policy fails or a controller model finds an error."""
     from ..analysis import failed, plan_stack, render_json, render_text
     from ..plan import find_project
+    from ..report.numbers import counted
 
     planned = plan_stack(args.stack, find_project(args.cwd), args.policy_config)
     print(render_json(planned) if args.json else render_text(planned))
-    return EXIT_POLICY if failed(planned) else EXIT_OK
+    if not failed(planned):
+        return EXIT_OK
+    # Standard output holds the table or the record; the reason for exit 1 is said where errors go.
+    policies, controllers = planned.sections.policies, planned.sections.controllers
+    failures = policies.as_dict()["mandatoryFailures"] if policies else 0
+    errors = controllers.as_dict()["errors"] if controllers else 0
+    print(f"error: the plan of {planned.project} / {planned.stack} did not pass: "
+          f"{counted(failures, 'mandatory policy', 'mandatory policies')} failed, "
+          f"{counted(errors, 'controller model error')}", file=sys.stderr)
+    return EXIT_POLICY
 
 
 def diff(args: argparse.Namespace) -> int:
@@ -47,8 +60,13 @@ def diff(args: argparse.Namespace) -> int:
         root = project.root
         head = plan_stack(args.stack or base.stack, project, args.policy_config)
     change = review(base, head, args.approve_replace)
-    _write(args.output, change.render(args.format, root) + "\n")
-    return EXIT_OK if change.passed else EXIT_POLICY
+    _write(args.output, change.render(args.format, root) + "\n", f"the diff ({args.format})")
+    if change.passed:
+        return EXIT_OK
+    titles = "; ".join(finding.title for finding in change.blocking)
+    print(f"error: the gate is closed: {len(change.blocking)} blocking: {cut(titles, GATE_TITLES_SHOWN)}",
+          file=sys.stderr)
+    return EXIT_POLICY
 
 
 def report_page(args: argparse.Namespace) -> int:
@@ -77,7 +95,7 @@ def report_page(args: argparse.Namespace) -> int:
     base = load_record(args.base) if args.base is not None else None
     if base is not None:
         same_stack(base, head)
-    _write(args.output, render_report(head, base))
+    _write(args.output, render_report(head, base), "the HTML report")
     return EXIT_OK
 
 
@@ -86,10 +104,12 @@ def _check_output(path: Optional[Path]) -> None:
         check_writable(path, "output")
 
 
-def _write(path: Optional[Path], text: str) -> None:
-    """``text`` into ``path``, or onto standard output without one."""
+def _write(path: Optional[Path], text: str, what: str) -> None:
+    """``text`` into ``path``, or onto standard output without one. A file written is confirmed in one line
+    on standard error, where every message goes: standard output holds only documents."""
     if path is not None:
         write_text(path, text, "output")
+        print(f"wrote {what} to {cut(str(path))}", file=sys.stderr)
     else:
         sys.stdout.write(text)
 

@@ -11,8 +11,15 @@ from ..boundary import FileProblem, cut
 from ..config import ConfigError
 
 EXIT_OK, EXIT_POLICY, EXIT_CONFIG, EXIT_FAILURE = 0, 1, 2, 3
+EXIT_CODES = (f"exit codes: {EXIT_OK} done; {EXIT_POLICY} a mandatory policy failed (plan), preflight did not pass, "
+              f"or the diff's gate is closed; {EXIT_CONFIG} the input is invalid (project, configuration, argument, "
+              f"file); {EXIT_FAILURE} the program failed otherwise (--debug shows the traceback). The reason goes to "
+              "standard error: one line (a configuration error: each problem, its value and fix).")
+"""What ``trainstack --help`` says of the codes below."""
 PROGRAM_ERROR_SHOWN = 300
 """Characters of an unexpected error's message the CLI prints (--debug shows all of it)."""
+CONFIG_PATH_SHOWN = 120
+"""Characters of a configuration key's path the one-line error shows."""
 
 
 def print_error(error: Exception, args: argparse.Namespace) -> int:
@@ -28,6 +35,7 @@ def print_error(error: Exception, args: argparse.Namespace) -> int:
     if isinstance(error, ConfigError):
         if as_json:
             print(json.dumps({"error": {"kind": "config", "issues": [i.as_dict() for i in error.issues]}}, indent=2))
+            print(f"error: {_config_line(error)}", file=sys.stderr)
         else:
             print(f"error: {error}", file=sys.stderr)
         return EXIT_CONFIG
@@ -45,10 +53,20 @@ def print_error(error: Exception, args: argparse.Namespace) -> int:
 
 
 def _print_line(as_json: bool, kind: str, message: str, code: int) -> int:
+    """With --json the error is the JSON document on standard output, and its one line on standard error too
+    (what a person or a CI log reads, while a program parses standard output)."""
     if as_json:
         print(json.dumps({"error": {"kind": kind, "message": message}}, indent=2))
-    else:
-        print(f"error: {message}", file=sys.stderr)
-        if code == EXIT_FAILURE:
-            print("(run again with --debug for the traceback)", file=sys.stderr)
+    print(f"error: {message}", file=sys.stderr)
+    if code == EXIT_FAILURE and not as_json:
+        print("(run again with --debug for the traceback)", file=sys.stderr)
     return code
+
+
+def _config_line(error: ConfigError) -> str:
+    """A configuration error in one line: how many problems, the first of them, where the rest are."""
+    first = error.issues[0]
+    more = f" (and {len(error.issues) - 1} more)" if len(error.issues) > 1 else ""
+    reason = cut(first.message).rstrip(".")
+    return (f"{error.source} is invalid: {cut(first.path, CONFIG_PATH_SHOWN)}: {reason}{more}; every problem, its "
+            "value and fix are in the JSON document on standard output")

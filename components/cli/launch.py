@@ -27,10 +27,11 @@ from ..launch import (
 )
 from ..launch.mpijob import LAUNCHER_RESTART_POLICIES
 from ..launch.restarts import RESTART_POLICIES
-from ..outputs import ContractError, StackOutputs, parse_outputs
+from ..outputs import ContractError, StackOutputs
 from .errors import EXIT_OK
 
-OUTPUTS_FIX = "write it with `pulumi stack output --json > outputs.json`"
+OUTPUTS_FIX = ("write it with `trainstack plan --json > plan.json` (offline) or `pulumi stack output --json > "
+               "outputs.json` (a deployed stack)")
 
 
 @dataclass(frozen=True)
@@ -86,10 +87,12 @@ def add_kind(kinds: Any, kind: LaunchKind) -> argparse.ArgumentParser:
     """The parser of ``trainstack launch <kind>``, with the options the kind takes."""
     job: argparse.ArgumentParser = kinds.add_parser(kind.name, help=kind.help)
     job.add_argument("--outputs", type=Path, default=Path("-"),
-                     help="file with `pulumi stack output --json` (default: stdin)")
+                     help="the stack's outputs: a plan record (trainstack plan --json) or pulumi stack output "
+                          "--json (default: stdin)")
     job.add_argument("--group", required=True, help="accelerated group (HyperPod: worker group)")
-    job.add_argument("--nodes", type=int, required=True)
-    job.add_argument("--name", default=f"trainstack-{kind.name}")
+    job.add_argument("--nodes", type=int, required=True, help="nodes the job runs on (1 to what the group has)")
+    job.add_argument("--name", default=f"trainstack-{kind.name}",
+                     help=f"the job's name (default trainstack-{kind.name})")
     job.add_argument("--per-node", type=int, help="devices per node (default: all of them)")
     if kind.image == "optional":
         job.add_argument("--image", help="container image (GPU groups; Neuron groups run the MPI runtime's)")
@@ -136,11 +139,14 @@ def launched(kind: LaunchKind, args: argparse.Namespace, outputs: StackOutputs) 
 
 
 def launch_job(args: argparse.Namespace) -> int:
-    """Render the job; a bad outputs file or argument exits 2 with one line."""
+    """Render the job from a plan record or a stack's outputs; a bad file or argument exits 2 with one line."""
+    from ..analysis import read_outputs
+
+    shown = f"outputs {'<stdin>' if str(args.outputs) == '-' else cut(str(args.outputs))}"
     try:
-        outputs = parse_outputs(read_json_object(args.outputs, "outputs", OUTPUTS_FIX))
+        outputs = read_outputs(read_json_object(args.outputs, "outputs", OUTPUTS_FIX), shown)
     except ContractError as error:
-        raise FileProblem(f"outputs {cut(str(args.outputs))}: {error}") from None
+        raise FileProblem(f"{shown}: {error}") from None
     job = launched(BY_NAME[args.kind], args, outputs)
     print(job if isinstance(job, str) else yaml.safe_dump(job, sort_keys=False), end="")
     return EXIT_OK

@@ -10,11 +10,16 @@ from ..analysis.gate import DIFF_FORMATS
 from ..outputs import CONTRACT_VERSION
 from ..version import version
 from . import commands as run
+from .errors import EXIT_CODES
 from .launch import KINDS, add_kind, launch_job
+
+DESCRIPTION = ("Plan an AWS training cluster offline (no AWS account needed), judge it and a change to it, check it "
+               "against an account, and render jobs from its outputs.")
 
 
 def parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="trainstack", description="The ``trainstack`` command.")
+    # Help is plain text: argparse prints descriptions as written, so no reStructuredText markup here.
+    parser = argparse.ArgumentParser(prog="trainstack", description=DESCRIPTION, epilog=EXIT_CODES)
     parser.add_argument("--version", action="version", version=version_line(),
                         help="print trainstack's version and the outputs-contract version, then exit")
     commands = parser.add_subparsers(dest="command")
@@ -30,7 +35,8 @@ def version_line() -> str:
 
 HERE: dict[str, Any] = {"type": Path, "default": Path.cwd(), "help": "start the Pulumi.yaml search here"}
 DEBUG: dict[str, Any] = {"action": "store_true", "help": "show tracebacks of unexpected failures"}
-OUTPUT: dict[str, Any] = {"type": Path, "help": "write it here instead of standard output"}
+OUTPUT: dict[str, Any] = {"type": Path, "help": "write it to this file instead of standard output (a line on "
+                                                 "standard error confirms it)"}
 
 
 def _add_plan(commands: Any) -> None:
@@ -46,9 +52,9 @@ def _add_plan(commands: Any) -> None:
 
 def _add_preflight(commands: Any) -> None:
     preflight = commands.add_parser("preflight", help="check the stack against the AWS account (read only)")
-    preflight.add_argument("--stack", "-s", default="dev")
+    preflight.add_argument("--stack", "-s", default="dev", help="stack name (stacks/Pulumi.<stack>.yaml); default dev")
     preflight.add_argument("--cwd", **HERE)
-    preflight.add_argument("--json", action="store_true")
+    preflight.add_argument("--json", action="store_true", help="print the checks as one JSON list")
     preflight.add_argument("--allow-unchecked", action="store_true",
                            help="accept checks that could not run (no permission, an API out of reach); a run in "
                                 "which no check reached the account still fails")
@@ -56,7 +62,8 @@ def _add_preflight(commands: Any) -> None:
 
 
 def _add_launch(commands: Any) -> None:
-    launch = commands.add_parser("launch", help="render a job from the stack's outputs (pulumi stack output --json)")
+    launch = commands.add_parser("launch", help="render a job from the stack's outputs (a plan record, or pulumi stack "
+                                                  "output --json)")
     kinds = launch.add_subparsers(dest="kind", required=True)
     for kind in KINDS:
         add_kind(kinds, kind).set_defaults(handler=launch_job)
@@ -69,7 +76,9 @@ def _add_diff(commands: Any) -> None:
                       help="the head revision's record; without it, plan --stack in --cwd now and compare")
     diff.add_argument("--stack", "-s", help="the stack to plan when HEAD is not given (default: the base's stack)")
     diff.add_argument("--cwd", **HERE)
-    diff.add_argument("--format", choices=DIFF_FORMATS, default="text")
+    diff.add_argument("--format", choices=DIFF_FORMATS, default="text",
+                      help="text (default), markdown (a pull-request comment), json (reportVersion 1) or sarif "
+                           "(code scanning, at the stack file's lines)")
     diff.add_argument("--approve-replace", action="append", default=[], metavar="URN",
                       help="approve the data loss of replacing or deleting this resource (repeat per resource)")
     diff.add_argument("--policy-config", type=Path,
@@ -99,6 +108,6 @@ def _add_report(commands: Any) -> None:
 
 def _add_catalog(commands: Any) -> None:
     listing = commands.add_parser("catalog", help="list the instance catalog")
-    listing.add_argument("--json", action="store_true")
+    listing.add_argument("--json", action="store_true", help="print the rows as one JSON list")
     listing.add_argument("--region", default="us-east-1", help="the region whose on-demand prices to list")
     listing.set_defaults(handler=run.catalog_listing)

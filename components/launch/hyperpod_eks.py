@@ -21,7 +21,15 @@ from ..catalog import EFA_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESOURCE
 from ..names import NEURON_RESOURCE, NODE_GROUP_LABEL
 from ..outputs import HyperPodGroup, StackOutputs
 from .arguments import check_image, check_namespace, check_replica_job_name
-from .placement import NODE_MEMORY_SHARE, SHM_SIZE, LaunchError, dataset_volumes, fabric_env
+from .placement import (
+    NODE_MEMORY_SHARE,
+    SHM_SIZE,
+    LaunchError,
+    check_device_count,
+    check_node_count,
+    dataset_volumes,
+    fabric_env,
+)
 from .restarts import checkpoint_env
 
 AUTO_RESUME_ANNOTATION = "sagemaker.amazonaws.com/enable-job-auto-resume"
@@ -40,14 +48,13 @@ def render_hyperpod_pytorchjob(outputs: StackOutputs, *, name: str, group_name: 
     check_image(image)
     check_namespace(namespace)
     target = _resumable_group(outputs, group_name)
-    if not 1 <= nodes <= target.count:
-        raise LaunchError(f"instance group '{group_name}' has {target.count} instances; {nodes} were asked for.")
+    check_node_count(nodes, target.count, f"instance group '{group_name}' has {target.count} instances")
     check_replica_job_name(name, [f"{name}-master-0", *([f"{name}-worker-{nodes - 2}"] if nodes > 1 else [])],
                            "PyTorchJob")
     gpus = target.accelerators_per_node if gpus_per_node is None else gpus_per_node
-    if not 1 <= gpus <= target.accelerators_per_node:
-        raise LaunchError(f"instance group '{group_name}' ({target.instance_type}) has {target.accelerators_per_node} "
-                          f"{target.accelerator_resource} per node; {gpus} were asked for.")
+    check_device_count(gpus, target.accelerators_per_node,
+                       f"instance group '{group_name}' ({target.instance_type}) has {target.accelerators_per_node} "
+                       f"{target.accelerator_resource} per node")
     if max_retries < 1:
         raise LaunchError(f"max retries {max_retries} would never resume the job; use 1 or more.")
     job_metadata = _metadata(outputs, name, namespace, max_retries)

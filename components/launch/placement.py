@@ -21,20 +21,42 @@ def group(outputs: StackOutputs, name: str) -> AcceleratedGroup:
         return outputs.accelerated_groups[name]
     except KeyError:
         known = ", ".join(outputs.accelerated_groups) or "none"
+        hyperpod = outputs.hyperpod
+        if hyperpod is not None and any(g.name == name for g in hyperpod.instance_groups):
+            # A HyperPod instance group is not an EKS node group: its jobs have launchers of their own.
+            instead = "sbatch" if hyperpod.orchestrator == "slurm" else "hyperpod-pytorchjob"
+            raise LaunchError(f"'{name}' is an instance group of HyperPod cluster {hyperpod.cluster_name} "
+                              f"({hyperpod.orchestrator}), not an accelerated group of stack {outputs.stack} "
+                              f"(groups: {known}); launch it with `trainstack launch {instead}`.") from None
         raise LaunchError(f"stack {outputs.stack} has no accelerated group '{name}' (groups: {known}).") from None
 
 
+def check_node_count(nodes: int, most: int, has: str) -> None:
+    """A job runs on 1 to ``most`` nodes; ``has`` says where ``most`` comes from (``group 'p5' scales to 16 nodes``)."""
+    if nodes < 1:
+        raise LaunchError(f"nodes is {nodes}; it must be >= 1 (a job runs on at least one node).")
+    if nodes > most:
+        raise LaunchError(f"{has}; {nodes} were asked for.")
+
+
 def check_nodes(target: AcceleratedGroup, name: str, nodes: int) -> None:
-    if not 1 <= nodes <= target.max_nodes:
-        raise LaunchError(f"group '{name}' scales to {target.max_nodes} nodes; {nodes} were asked for.")
+    check_node_count(nodes, target.max_nodes, f"group '{name}' scales to {target.max_nodes} nodes")
 
 
 def devices_per_node(target: AcceleratedGroup, name: str, requested: int | None) -> int:
     count = target.accelerators_per_node if requested is None else requested
-    if not 1 <= count <= target.accelerators_per_node:
-        raise LaunchError(f"group '{name}' ({target.instance_type}) has {target.accelerators_per_node} "
-                          f"{target.accelerator_resource} per node; {count} were asked for.")
+    check_device_count(count, target.accelerators_per_node,
+                       f"group '{name}' ({target.instance_type}) has {target.accelerators_per_node} "
+                       f"{target.accelerator_resource} per node")
     return count
+
+
+def check_device_count(count: int, most: int, has: str) -> None:
+    """A job uses 1 to ``most`` devices of each node; ``has`` says what the node has."""
+    if count < 1:
+        raise LaunchError(f"devices per node is {count}; it must be >= 1 (leave it unset for all {most}).")
+    if count > most:
+        raise LaunchError(f"{has}; {count} were asked for.")
 
 
 def resources(target: AcceleratedGroup, devices: int) -> dict:

@@ -8,7 +8,7 @@ from typing import Optional
 
 from ..outputs import StackOutputs
 from .arguments import check_slurm_job_name
-from .placement import LaunchError
+from .placement import LaunchError, check_device_count, check_node_count
 
 
 def render_sbatch(outputs: StackOutputs, *, name: str, group_name: str, nodes: int, script: Sequence[str],
@@ -22,12 +22,10 @@ def render_sbatch(outputs: StackOutputs, *, name: str, group_name: str, nodes: i
         raise LaunchError(f"HyperPod cluster {hyperpod.cluster_name} has no worker group '{group_name}' "
                           f"(worker groups: {known}).")
     target = next(g for g in hyperpod.instance_groups if g.name == group_name)
-    if not 1 <= nodes <= target.count:
-        raise LaunchError(f"worker group '{group_name}' has {target.count} instances; {nodes} were asked for.")
+    check_node_count(nodes, target.count, f"worker group '{group_name}' has {target.count} instances")
     gpus = target.accelerators_per_node if gpus_per_node is None else gpus_per_node
-    if not 1 <= gpus <= max(target.accelerators_per_node, 1):
-        raise LaunchError(f"{target.instance_type} has {target.accelerators_per_node} accelerators per node; "
-                          f"{gpus} were asked for.")
+    check_device_count(gpus, max(target.accelerators_per_node, 1),
+                       f"{target.instance_type} has {target.accelerators_per_node} accelerators per node")
     lines = [
         "#!/bin/bash",
         f"#SBATCH --job-name={name}",

@@ -13,7 +13,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
-from ..names import PROVIDER_PREFIX
+from ..names import COST_CONFIG, PROVIDER_PREFIX
 from . import data_cost_tags, encryption, iam_conformance, scheduling, security, training
 from .model import UNKNOWN, Enforcement, Resource, Rule, Stack, Violation
 
@@ -89,15 +89,32 @@ def _schema_problem(value: Any, schema: dict[str, Any]) -> Optional[str]:
     return None
 
 
+NOT_CONFIGURED = "not configured"
+WHERE_SET = {"maxHourlyUsd": f"in the stack file ({COST_CONFIG}.maxHourlyUsd) or the policy config"}
+"""Where a setting a rule needs is given, beyond the policy config (``--policy-config``, CrossGuard's)."""
+
+
 @dataclass
 class RuleResult:
     rule: Rule
     enforcement: str
     violations: list[Violation] = field(default_factory=list)
+    configured: bool = True
+    """False when a setting the rule needs (``Rule.needs``) is unset: it judged nothing."""
 
     @property
     def passed(self) -> bool:
+        """No violation was found (also when the rule judged nothing: see ``configured`` and ``status``)."""
         return not self.violations
+
+    @property
+    def status(self) -> str:
+        """What the result column says: FAIL, pass, skip (disabled) or not configured."""
+        if self.enforcement == "disabled":
+            return "skip"
+        if not self.configured:
+            return NOT_CONFIGURED
+        return "pass" if self.passed else "FAIL"
 
 
 @dataclass
@@ -112,20 +129,31 @@ class PolicyReport:
         return any(r.rule.id == rule_id and not r.passed for r in self.results)
 
     def as_dict(self) -> dict:
+        """The record's ``policies`` section: per rule its id, area, enforcement, ``passed`` (no violation
+        found), ``configured`` (false: a setting the rule needs is unset, so it judged nothing) and
+        violations; and the count of mandatory failures."""
         return {"rules": [{"id": r.rule.id, "area": r.rule.area, "enforcement": r.enforcement,
-                           "passed": r.passed, "violations": [{"urn": v.urn, "message": v.message}
-                                                              for v in r.violations]} for r in self.results],
+                           "passed": r.passed, "configured": r.configured,
+                           "violations": [{"urn": v.urn, "message": v.message} for v in r.violations]}
+                          for r in self.results],
                 "mandatoryFailures": len(self.mandatory_failures)}
 
     def render(self) -> str:
-        lines = ["Policies:", f"  {'result':<8} {'enforcement':<11} {'area':<12} rule"]
+        width = len(NOT_CONFIGURED)
+        detail = " " * (width + 3) + "- "
+        lines = ["Policies:", f"  {'result':<{width}} {'enforcement':<11} {'area':<12} rule"]
         for result in self.results:
-            status = "pass" if result.passed else ("skip" if result.enforcement == "disabled" else "FAIL")
-            lines.append(f"  {status:<8} {result.enforcement:<11} {result.rule.area:<12} {result.rule.id}")
-            lines += [f"           - {v.message}" for v in result.violations]
+            lines.append(f"  {result.status:<{width}} {result.enforcement:<11} {result.rule.area:<12} {result.rule.id}")
+            lines += [f"{detail}{v.message}" for v in result.violations]
+            if result.status == NOT_CONFIGURED:
+                lines += [f"{detail}nothing to judge until {name} is set {WHERE_SET.get(name, 'in the policy config')}"
+                          for name in result.rule.needs]
         failures = len(self.mandatory_failures)
         lines.append(f"  {failures} mandatory polic{'y' if failures == 1 else 'ies'} failed" if failures
                      else "  all mandatory policies pass")
+        unjudged = [r.rule.id for r in self.results if r.status == NOT_CONFIGURED]
+        if unjudged:
+            lines[-1] += f" ({len(unjudged)} not configured: {', '.join(unjudged)})"
         return "\n".join(lines)
 
 
@@ -133,9 +161,10 @@ def evaluate(stack: Stack, config: Optional[dict[str, Any]] = None, rules: Optio
     config = config or {}
     results = []
     for rule in rules or RULES:
-        level = rule.level(config)
-        violations = [] if level == "disabled" else list(rule.check(stack, rule.settings(config)))
-        results.append(RuleResult(rule, level, violations))
+        level, settings = rule.level(config), rule.settings(config)
+        configured = rule.configured(settings)
+        violations = [] if level == "disabled" or not configured else list(rule.check(stack, settings))
+        results.append(RuleResult(rule, level, violations, configured))
     return PolicyReport(results)
 
 

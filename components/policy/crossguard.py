@@ -19,7 +19,7 @@ import pulumi.runtime
 from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationArgs, StackValidationPolicy
 
 from ..names import COST_CONFIG, PROFILE_CONFIG
-from . import RULES, crossguard_value, stack_from_crossguard
+from . import NOT_CONFIGURED, RULES, crossguard_value, stack_from_crossguard
 from .model import Rule
 
 # Settings every rule may read: the stack's trainstack profile (else read from the
@@ -47,6 +47,9 @@ def to_crossguard(rule: Rule) -> StackValidationPolicy:
         stack = stack_from_crossguard(args)
         own = crossguard_value(dict(args.get_config() or {}))
         settings = rule.settings({**stack_settings(pulumi.runtime.get_config_env()), **own})
+        if not rule.configured(settings):
+            not_configured(args, rule)
+            return
         for violation in rule.check(stack, settings):
             report_violation(violation.message, violation.urn)
 
@@ -55,6 +58,18 @@ def to_crossguard(rule: Rule) -> StackValidationPolicy:
         enforcement_level=EnforcementLevel(rule.enforcement),
         config_schema=PolicyConfigSchema(properties={**STACK_WIDE, **rule.config}),
         tags=[rule.area])
+
+
+def not_configured(args: StackValidationArgs, rule: Rule) -> None:
+    """Tell the engine the rule judged nothing, as ``trainstack plan`` says "not configured".
+
+    pulumi-policy's ``StackValidationArgs.not_applicable`` (sdk/python/lib/pulumi_policy/policy.py,
+    https://github.com/pulumi/pulumi-policy) answers the engine's AnalyzeStack with a
+    ``PolicyNotApplicable`` (the Analyzer protocol, pulumi/proto/analyzer.proto) instead of a silent
+    pass; releases of the SDK without it can only stay silent."""
+    mark = getattr(args, "not_applicable", None)
+    if mark is not None:
+        mark(f"{NOT_CONFIGURED}: nothing to judge until {' and '.join(rule.needs)} is set")
 
 
 def policies() -> list[StackValidationPolicy]:

@@ -87,7 +87,7 @@ RULES = [
     Rule("hourly-cost-ceiling", "On-demand spend of the stack at max size (the cost section's total) stays under "
          "a ceiling.",
          "mandatory", hourly_cost_ceiling, area="cost",
-         config={"maxHourlyUsd": {"type": "number"}},
+         config={"maxHourlyUsd": {"type": "number"}}, needs=("maxHourlyUsd",),
          source="the cost estimate: the catalog's on-demand prices (AWS Price List, dated per entry) and the "
                 "service prices in estimate/prices.py; an item without a price cannot be held under a ceiling"),
     Rule("dev-groups-scale-to-zero", "Accelerated groups in dev stacks scale to zero.", "mandatory",
@@ -95,5 +95,6 @@ RULES = [
          source="trainstack's stance for dev stacks: EC2 bills running instances per second"),
     Rule("required-tags", "Every AWS resource carries the required tags.", "mandatory", required_tags,
          area="tagging", config={"requiredTags": {"type": "array", "items": {"type": "string"}, "default": []}},
+         needs=("requiredTags",),
          source="a team's stance (the tag keys it names); provider default tags reach every taggable resource"),
 ]

@@ -127,5 +127,6 @@ RULES = [
                                            "default": []},
                  "profiles": {"type": "array", "items": {"type": "string", "enum": ["dev", "production"]},
                               "default": ["production"]}},
+         needs=("requireCustomerKeyFor",),
          source="a team's stance: AWS encrypts S3, FSx and EKS API data with its own keys by default"),
 ]

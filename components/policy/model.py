@@ -117,6 +117,9 @@ class Rule:
     area: str = "security"
     source: str = ""
     """What AWS behaviour the rule judges by, and where AWS says so (or, for a stance, whose)."""
+    needs: tuple[str, ...] = ()
+    """Settings the rule judges nothing without (a ceiling, a list of required tags): while one is unset or
+    empty the rule's result is "not configured", not "pass"."""
 
     def settings(self, pack_config: dict) -> dict:
         """Defaults, then stack-wide values (profile, ...), then this rule's own block."""
@@ -125,6 +128,10 @@ class Rule:
         merged.update({k: v for k, v in pack_config.items() if not isinstance(v, dict) and k != "all"})
         merged.update({k: v for k, v in own.items() if k != "enforcementLevel"})
         return merged
+
+    def configured(self, settings: dict) -> bool:
+        """Whether ``settings`` (:meth:`settings`) give the rule something to judge."""
+        return all(settings.get(name) not in (None, [], "") for name in self.needs)
 
     def level(self, pack_config: dict) -> Enforcement:
         own = pack_config.get(self.id)

@@ -50,9 +50,14 @@ def policies(plan: Plan) -> str:
         results = "<p>This record has no policy results (it was not made by <code>trainstack plan</code>).</p>"
     else:
         failed = [r for r in section["rules"] if not r["passed"] and r["enforcement"] != "disabled"]
-        passed = sum(1 for r in section["rules"] if r["passed"])
+        # A rule whose settings are unset judged nothing: it is not configured, not passed (records before
+        # issue 37 do not say, and count as configured).
+        unjudged = [r["id"] for r in section["rules"] if not r.get("configured", True)]
+        passed = sum(1 for r in section["rules"] if r["passed"] and r["id"] not in unjudged)
         results = (f"<p>{passed} of {counted(len(section['rules']), 'rule')} pass; "
-                   f"{counted(section['mandatoryFailures'], 'mandatory failure')}.</p>"
+                   f"{counted(section['mandatoryFailures'], 'mandatory failure')}"
+                   + (f"; {len(unjudged)} not configured ({escape(', '.join(unjudged))})" if unjudged else "")
+                   + ".</p>"
                    + ("<ul class=\"failures\">" + "".join(
                        f"<li><strong>{escape(r['id'])}</strong> ({escape(r['enforcement'])}): " + "; ".join(
                            escape(v["message"]) for v in r["violations"]) + "</li>" for r in failed) + "</ul>"

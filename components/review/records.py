@@ -44,6 +44,9 @@ class _Rule(TypedDict):
     id: str
     enforcement: str
     passed: bool
+    """No violation was found."""
+    configured: NotRequired[bool]
+    """False: a setting the rule needs is unset, so it judged nothing ("not configured"; records since issue 37)."""
     violations: list[_Violation]
 
 

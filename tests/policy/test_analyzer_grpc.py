@@ -39,13 +39,18 @@ def offline(stack: Stack, config: dict[str, Any]) -> list[Reported]:
     return ordered(Reported(r.rule.id, v.urn, v.message, r.enforcement) for r in report.results for v in r.violations)
 
 
-def served(pack: PackProcess, plan: Plan, stack: Stack, topology: Topology, config: dict[str, Any]) -> list[Reported]:
-    """One preview's worth of engine calls: stack context, reconciled config, AnalyzeStack."""
+def served(pack: PackProcess, plan: Plan, stack: Stack, topology: Topology, config: dict[str, Any],
+           settings: dict[str, Any] | None = None) -> list[Reported]:
+    """One preview's worth of engine calls: stack context, reconciled config, AnalyzeStack. ``settings``: what
+    the pack judges under when it also reads the stack's own (the engine's environment); default ``config``."""
     info = pack.info()
     pack.configure_stack(plan.project, plan.stack)
     pack.configure(reconcile(info, crossguard_config(config)))
     response = pack.analyze_stack(analyzer_resources(stack, topology))
-    assert not response.not_applicable
+    # A rule with nothing configured is "not applicable" to the engine, as it is "not configured" offline.
+    assert [(n.policy_name, n.reason.split(":")[0]) for n in response.not_applicable] == [
+        (r.rule.id, "not configured") for r in evaluate(stack, config if settings is None else settings).results
+        if r.status == "not configured"]
     return ordered(reported(response, {p.name: p.description for p in info.policies}))
 
 
@@ -135,6 +140,7 @@ def test_a_ceiling_in_the_stack_config_fails_the_pack_started_with_the_engines_e
 
     process = PackProcess(PACK_DIR, env)
     try:
-        assert served(process, plans["dev"], baselines["dev"], Topology.of(plans["dev"]), {}) == expected
+        assert served(process, plans["dev"], baselines["dev"], Topology.of(plans["dev"]), {},
+                      stack_settings(config)) == expected
     finally:
         process.close()
