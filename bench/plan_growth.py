@@ -5,6 +5,7 @@ it plans a generated stack in a fresh process and prints the wall time of the pl
 the process's peak memory and the resource count.
 
     .venv/bin/python bench/plan_growth.py [--sizes 1 8 32 64]
+    .venv/bin/python bench/plan_growth.py --quick        # 1 and 2 groups: what CI runs (tests/test_bench.py)
 """
 
 from __future__ import annotations
@@ -58,7 +59,10 @@ def measure(groups: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 8, 32, 64])
+    parser.add_argument("--quick", action="store_true", help="1 and 2 groups: what CI runs")
     args = parser.parse_args()
+    if args.quick:
+        args.sizes = [1, 2]
     print(f"{'groups':>6} {'resources':>9} {'plan s':>8} {'s/group':>8} {'peak MiB':>9}")
     for groups in args.sizes:
         row = measure(groups)
