@@ -17,8 +17,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import yaml
-
 ROOT = Path(__file__).resolve().parent.parent
 
 MEASURE = """
@@ -35,6 +33,7 @@ print(json.dumps({"seconds": seconds, "peakMiB": peak_mib, "resources": len(plan
 
 
 def stack_with(groups: int) -> dict:
+    """The stack file of ``groups`` p5.48xlarge groups (bench/cli_time.py plans it too)."""
     return {"config": {
         "trainstack:profile": "dev",
         "trainstack:region": "us-east-1",
@@ -45,12 +44,18 @@ def stack_with(groups: int) -> dict:
     }}
 
 
+def write_project(project: Path, groups: int) -> Path:
+    """A project in ``project`` running the checkout's program (stacks/) as stack ``growth`` of ``groups`` groups.
+    Its files are JSON, which is YAML, so the benchmarks need no YAML library of their own."""
+    (project / "Pulumi.yaml").write_text(json.dumps(
+        {"name": "trainstack", "runtime": "python", "main": str(ROOT / "stacks")}))
+    (project / "Pulumi.growth.yaml").write_text(json.dumps(stack_with(groups), indent=2))
+    return project
+
+
 def measure(groups: int) -> dict:
     with tempfile.TemporaryDirectory() as directory:
-        project = Path(directory)
-        (project / "Pulumi.yaml").write_text(yaml.safe_dump(
-            {"name": "trainstack", "runtime": "python", "main": str(ROOT / "stacks")}))
-        (project / "Pulumi.growth.yaml").write_text(yaml.safe_dump(stack_with(groups)))
+        project = write_project(Path(directory), groups)
         result = subprocess.run([sys.executable, "-c", MEASURE, str(project)], check=True, capture_output=True,
                                 text=True)
         return json.loads(result.stdout.strip().splitlines()[-1])
