@@ -8,6 +8,7 @@ each report format on the two saved records, in this process; then the whole
 difference is the diff; the imports are Pulumi's SDK and the config models).
 
     .venv/bin/python bench/diff_time.py [--groups 64] [--runs 5]
+    .venv/bin/python bench/diff_time.py --quick          # 2 groups, 1 run: what CI runs (tests/test_bench.py)
 """
 
 from __future__ import annotations
@@ -26,14 +27,18 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from support.growth_stack import config  # noqa: E402
 from support.plan_records import record  # noqa: E402
-from trainstack.review import assess, compare, load_record, render_json, render_markdown, render_sarif, render_text  # noqa: E402
+from trainstack.analysis import load_record  # noqa: E402
+from trainstack.review import assess, compare, render_json, render_markdown, render_sarif, render_text  # noqa: E402
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--groups", type=int, default=64)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="2 groups, 1 run: what CI runs")
     args = parser.parse_args()
+    if args.quick:
+        args.groups, args.runs = 2, 1
     with tempfile.TemporaryDirectory() as directory:
         paths = {}
         for side in ("base", "head"):
@@ -55,7 +60,7 @@ def main() -> None:
             "sarif report": lambda: render_sarif(diff, findings, Path(directory) / "head"),
         })
         sizes = {side: paths[side].stat().st_size / 2**20 for side in paths}
-        print(f"{args.groups} groups: {len(base['resources'])} -> {len(head['resources'])} resources, records "
+        print(f"{args.groups} groups: {len(base.resources)} -> {len(head.resources)} resources, records "
               f"{sizes['base']:.1f} / {sizes['head']:.1f} MiB; {len(diff.changes)} changes "
               f"({', '.join(f'{len(diff.of(a))} {a}' for a in ('create', 'update', 'replace', 'delete'))}), "
               f"{len(findings)} findings; median of {args.runs} runs")

@@ -1,13 +1,16 @@
 """EFA exposure: for every EFA type in the catalog, the EFA interfaces the rendered
 launch template carries against the type's maximum.
 
-    .venv/bin/python bench/efa_exposure.py
+    .venv/bin/python bench/efa_exposure.py [--types p5.48xlarge trn1.32xlarge]
+    .venv/bin/python bench/efa_exposure.py --quick       # three multi-card types: what CI runs (tests/test_bench.py)
 
 Each launch template is rendered the way node groups render it (offline plan,
 Pulumi mocks) and the interfaces are read back from the recorded inputs.
 """
 
 from __future__ import annotations
+
+import argparse
 
 import pulumi
 from trainstack import catalog
@@ -29,10 +32,22 @@ def rendered_efa_interfaces(instance: catalog.InstanceType) -> int:
     return sum(1 for i in interfaces if i["interfaceType"] in EFA_INTERFACE_TYPES)
 
 
+QUICK_TYPES = ("p4d.24xlarge", "p5.48xlarge", "trn1.32xlarge")
+"""Multi-card layouts (4, 32 and 8 EFA interfaces), where exposure is easiest to get wrong."""
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--types", nargs="+", metavar="TYPE", help="only these types (default: every EFA type)")
+    parser.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK_TYPES)}: what CI runs")
+    args = parser.parse_args()
+    wanted = set(QUICK_TYPES if args.quick else args.types or ())
+    unknown = wanted - {instance.name for instance in catalog.INSTANCE_TYPES}
+    if unknown:
+        parser.error(f"not in the catalog: {', '.join(sorted(unknown))}")
     print(f"{'instance type':<20} {'rendered':>8} {'maximum':>8} {'exposure':>9}")
     for instance in catalog.INSTANCE_TYPES:
-        if not instance.efa.supported:
+        if not instance.efa.supported or (wanted and instance.name not in wanted):
             continue
         maximum = instance.efa.max_interfaces
         if maximum is None:

@@ -5,6 +5,7 @@ it plans a generated stack in a fresh process and prints the wall time of the pl
 the process's peak memory and the resource count.
 
     .venv/bin/python bench/plan_growth.py [--sizes 1 8 32 64]
+    .venv/bin/python bench/plan_growth.py --quick        # 1 and 2 groups: what CI runs (tests/test_bench.py)
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-
-import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,6 +33,7 @@ print(json.dumps({"seconds": seconds, "peakMiB": peak_mib, "resources": len(plan
 
 
 def stack_with(groups: int) -> dict:
+    """The stack file of ``groups`` p5.48xlarge groups (bench/cli_time.py plans it too)."""
     return {"config": {
         "trainstack:profile": "dev",
         "trainstack:region": "us-east-1",
@@ -44,12 +44,18 @@ def stack_with(groups: int) -> dict:
     }}
 
 
+def write_project(project: Path, groups: int) -> Path:
+    """A project in ``project`` running the checkout's program (stacks/) as stack ``growth`` of ``groups`` groups.
+    Its files are JSON, which is YAML, so the benchmarks need no YAML library of their own."""
+    (project / "Pulumi.yaml").write_text(json.dumps(
+        {"name": "trainstack", "runtime": "python", "main": str(ROOT / "stacks")}))
+    (project / "Pulumi.growth.yaml").write_text(json.dumps(stack_with(groups), indent=2))
+    return project
+
+
 def measure(groups: int) -> dict:
     with tempfile.TemporaryDirectory() as directory:
-        project = Path(directory)
-        (project / "Pulumi.yaml").write_text(yaml.safe_dump(
-            {"name": "trainstack", "runtime": "python", "main": str(ROOT / "stacks")}))
-        (project / "Pulumi.growth.yaml").write_text(yaml.safe_dump(stack_with(groups)))
+        project = write_project(Path(directory), groups)
         result = subprocess.run([sys.executable, "-c", MEASURE, str(project)], check=True, capture_output=True,
                                 text=True)
         return json.loads(result.stdout.strip().splitlines()[-1])
@@ -58,7 +64,10 @@ def measure(groups: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 8, 32, 64])
+    parser.add_argument("--quick", action="store_true", help="1 and 2 groups: what CI runs")
     args = parser.parse_args()
+    if args.quick:
+        args.sizes = [1, 2]
     print(f"{'groups':>6} {'resources':>9} {'plan s':>8} {'s/group':>8} {'peak MiB':>9}")
     for groups in args.sizes:
         row = measure(groups)

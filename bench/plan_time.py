@@ -4,6 +4,9 @@ cold: a new process runs `trainstack plan` (interpreter start, imports, one plan
 warm: the same process plans the stack again (what tests and a long-lived tool pay).
 
     .venv/bin/python bench/plan_time.py [--stack dev] [--runs 5]
+    .venv/bin/python bench/plan_time.py --quick          # 1 run each: what CI runs (tests/test_bench.py)
+
+bench/cli_time.py times the installed `trainstack` command against the import floor.
 """
 
 from __future__ import annotations
@@ -42,7 +45,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--stack", default="dev")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="1 run each: what CI runs")
     args = parser.parse_args()
+    if args.quick:
+        args.runs = 1
 
     cold_times = [cold(args.stack) for _ in range(args.runs)]
     warm_times, resources = warm(args.stack, args.runs)

@@ -148,3 +148,21 @@ def test_launch_all_reduce_on_one_gpu_is_refused_with_exit_code_2(capsys):
     assert cli.main(["launch", "all-reduce", "--outputs", str(outputs), "--group", "p5", "--nodes", "1",
                      "--per-node", "1", "--image", "img:1"]) == 2
     assert "error: launch: all-reduce needs at least two GPUs" in capsys.readouterr().err
+
+
+def test_a_command_runs_without_the_cycle_collector_and_a_long_lived_caller_gets_it_back(monkeypatch, capsys):
+    import gc
+
+    from trainstack.cli import commands
+
+    seen = []
+    monkeypatch.setattr(commands, "catalog_listing", lambda args: seen.append(gc.isenabled()) or 0)
+    assert gc.isenabled()
+    assert cli.main(["catalog"]) == 0
+    assert seen == [False] and gc.isenabled()
+    gc.disable()
+    try:
+        assert cli.main(["catalog"]) == 0
+        assert seen == [False, False] and not gc.isenabled(), "a caller that had it off keeps it off"
+    finally:
+        gc.enable()

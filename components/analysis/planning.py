@@ -54,7 +54,7 @@ def plan_stack(stack: str = "dev", project: Project | Path | None = None,
         project = find_project(project if project is not None else Path.cwd())
     settings = load_stack(project, stack)
     _refuse_secret_trainstack_keys(settings)
-    plan = run_plan(project, stack)
+    plan = run_plan(project, stack, settings)
     config = stack_config(settings)
     sections = plan.sections
     policies = policy_config(config, policy_config_file)

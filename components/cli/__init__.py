@@ -19,6 +19,9 @@ its errors to exit codes in one place (``errors.print_error``).
 from __future__ import annotations
 
 import argparse
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from .errors import EXIT_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_POLICY, print_error
 from .parser import parser as _parser
@@ -33,9 +36,30 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_CONFIG
     try:
-        return _run(args)
+        with _cycle_collector_paused():
+            return _run(args)
     except BrokenPipeError:  # output piped into `head`
         return EXIT_OK
+
+
+@contextmanager
+def _cycle_collector_paused() -> Iterator[None]:
+    """A command without CPython's cyclic garbage collector, switched back on after it (tests run commands
+    in one long process).
+
+    Why: a command is one short process that loads the provider SDKs (some 200,000 objects that live until it
+    exits: classes, type hints, a plan's resources and outputs), and the collector walks every one of them
+    again each time the heap has grown by a quarter. Measured with ``gc.callbacks``: 17% of the CPU time of
+    `trainstack plan --stack dev`, 22% of a 64-group plan's, for a 64-group plan's peak memory 175 MiB with
+    it and 181 MiB without (bench/cli_time.py times the command). Reference counting still frees everything
+    that is not in a cycle, and the process ends within seconds."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -27,7 +27,7 @@ from pulumi.runtime.sync_await import _sync_await
 
 from .fixtures import DEFAULT_REGION, Fixtures
 from .library_paths import stable_values
-from .project import Project, load_stack
+from .project import Project, StackSettings, load_stack
 from .record import Plan, ResourceOptions, ResourceRecord
 
 # Signatures the engine uses inside property values (pulumi/sdk/go/common/resource/sig).
@@ -103,9 +103,10 @@ class RecordingMonitor(mocks.MockMonitor):
         return super().RegisterResourceOutputs(request)  # type: ignore[no-untyped-call]
 
 
-def run_plan(project: Project, stack: str) -> Plan:
-    """Run ``project``'s program for ``stack`` (its ``Pulumi.<stack>.yaml``) under mocks."""
-    stack_settings = load_stack(project, stack)
+def run_plan(project: Project, stack: str, stack_settings: Optional[StackSettings] = None) -> Plan:
+    """Run ``project``'s program for ``stack`` (its ``Pulumi.<stack>.yaml``) under mocks; ``stack_settings``: the
+    stack file as :func:`load_stack` read it, where the caller has read it already (it is read once)."""
+    stack_settings = stack_settings if stack_settings is not None else load_stack(project, stack)
     plan = run_program(
         lambda: runpy.run_path(str(project.main), run_name="__main__"),
         project=project.name, stack=stack, config=stack_settings.config,

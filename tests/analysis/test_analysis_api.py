@@ -117,3 +117,13 @@ def test_a_policy_config_given_as_settings_is_checked_like_a_file():
 def test_the_record_of_the_api_is_the_record_of_the_cli(dev, capsys):
     assert cli.main(["plan", "--stack", "dev", "--cwd", str(REPO), "--json"]) == cli.EXIT_OK
     assert json.loads(capsys.readouterr().out) == json.loads(render_json(dev))
+
+
+def test_plan_stack_reads_the_stack_file_once(monkeypatch):
+    from trainstack.plan import project
+
+    read = []
+    original = project.read_yaml_mapping
+    monkeypatch.setattr(project, "read_yaml_mapping", lambda path, what: read.append(path.name) or original(path, what))
+    plan_stack("dev", REPO)
+    assert read.count("Pulumi.dev.yaml") == 1
