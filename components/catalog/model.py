@@ -119,6 +119,10 @@ class InstanceType:
     regions: Optional[tuple[str, ...]] = None
     """Regions that offer the type (EC2 ``DescribeInstanceTypeOfferings``, as of
     :attr:`source`); ``None`` when no offering data covers the type."""
+    zones: Optional[tuple[str, ...]] = None
+    """Zone names that offer the type (EC2 ``DescribeInstanceTypeOfferings`` by availability zone, as of
+    :attr:`source`); ``None`` when no offering data covers the type. Where a region maps zone names per
+    account, these are the names of the account that recorded the data (see :mod:`.regions`)."""
 
     @property
     def family(self) -> str:
@@ -135,6 +139,11 @@ class InstanceType:
     def offered_in(self, region: str) -> Optional[bool]:
         """Whether EC2 offers the type in ``region`` per the catalog's snapshot; ``None`` if unknown."""
         return None if self.regions is None else region in self.regions
+
+    def offered_in_zone(self, zone: str) -> Optional[bool]:
+        """Whether EC2 offers the type in the zone of this name per the catalog's snapshot; ``None`` if unknown.
+        Ask only for a zone whose name means one zone in every account (:attr:`.regions.Region.known_zones`)."""
+        return None if self.zones is None else zone in self.zones
 
     def require(self, fact: str, value: Optional[T], needed_for: str) -> T:
         """Return ``value``, or refuse ``needed_for`` when the fact is unknown."""
