@@ -148,3 +148,16 @@ def test_launch_all_reduce_on_one_gpu_is_refused_with_exit_code_2(capsys):
     assert cli.main(["launch", "all-reduce", "--outputs", str(outputs), "--group", "p5", "--nodes", "1",
                      "--per-node", "1", "--image", "img:1"]) == 2
     assert "error: launch: all-reduce needs at least two GPUs" in capsys.readouterr().err
+
+
+def test_catalog_refuses_a_region_aws_does_not_have_in_one_line_with_the_regions_it_has(capsys):
+    from trainstack.catalog import regions
+
+    assert cli.main(["catalog", "--region", "us-east-9"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    (line,) = captured.err.splitlines()
+    assert line.startswith("error: 'us-east-9' is not an AWS region (") and regions.AS_OF.isoformat() in line
+    assert line.endswith(f"use one of {', '.join(regions.names())}")
+    assert cli.main(["catalog", "--region", "x" * 5000]) == 2
+    assert "(4920 more characters)" in capsys.readouterr().err

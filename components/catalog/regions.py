@@ -57,7 +57,7 @@ class UnknownRegionError(KeyError):
         super().__init__(name)
 
     def __str__(self) -> str:
-        return f"'{self.name}' is not an AWS region ({SOURCE}); regions: {', '.join(REGIONS)}"
+        return f"'{self.name}' is not an AWS region ({SOURCE}); use one of {', '.join(REGIONS)}"
 
 
 def names() -> list[str]:

@@ -12,6 +12,7 @@ checks them). A group whose type AWS began offering after the data was generated
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from .. import catalog
@@ -62,9 +63,9 @@ def check_offerings(stack: StackConfig) -> None:
             f"AWS::SageMaker::Cluster ({regions.SOURCE}).",
             fix=f"use a region that has it ({', '.join(r.name for r in regions.REGIONS.values() if r.hyperpod)}).",
             path=("hyperpod",), value=stack.region)
-    for path, written, zones, unchecked in _asked_for(stack):
-        if unchecked is None:
-            _check_offered(written, region, zones, path)
+    for placement in placements(stack):
+        if placement.unchecked is None:
+            _check_offered(placement.instance_type, region, placement.zones, placement.path)
 
 
 def _network_zones(stack: StackConfig) -> Iterator[tuple[Path, str]]:
@@ -77,18 +78,40 @@ def _network_zones(stack: StackConfig) -> Iterator[tuple[Path, str]]:
         yield from ((("network", "existingVpc", kind, index, "zone"), s.zone) for index, s in enumerate(subnets))
 
 
-def _asked_for(stack: StackConfig) -> Iterator[tuple[Path, str, list[str], Optional[str]]]:
-    """Each group's instance type: the path of its key, the type as written, the zones it launches in, and
-    its ``offeringUnchecked`` reason."""
+@dataclass(frozen=True)
+class Placement:
+    """One group's instance type and where it launches."""
+
+    path: Path
+    """The path of the group's instanceType key."""
+    group: str
+    """The group's name as the stack gives it (``system nodes`` for the EKS system node group)."""
+    instance_type: str
+    """The type as written (``ml.`` for HyperPod)."""
+    zones: list[str]
+    """The zones it launches in."""
+    unchecked: Optional[str]
+    """The group's ``offeringUnchecked`` reason."""
+
+    @property
+    def ec2_type(self) -> str:
+        """The EC2 type behind it (``p5.48xlarge`` for ``ml.p5.48xlarge``)."""
+        return catalog.get_hyperpod(self.instance_type).name
+
+
+def placements(stack: StackConfig) -> Iterator[Placement]:
+    """Every group's instance type with the zones it launches in: system nodes, node groups, HyperPod groups."""
     if stack.eks is not None:
         system = stack.eks.system_nodes
-        yield ("eks", "systemNodes", "instanceType"), system.instance_type, stack.zones, system.offering_unchecked
+        yield Placement(("eks", "systemNodes", "instanceType"), "system nodes", system.instance_type, stack.zones,
+                        system.offering_unchecked)
     for index, group in enumerate(stack.node_groups):
-        yield ("nodeGroups", index, "instanceType"), group.instance_type, [group.zone], group.offering_unchecked
+        yield Placement(("nodeGroups", index, "instanceType"), group.name, group.instance_type, [group.zone],
+                        group.offering_unchecked)
     if stack.hyperpod is not None:
         for key, hyperpod_group in _hyperpod_groups(stack.hyperpod):
-            yield ((*key, "instanceType"), hyperpod_group.instance_type, [stack.hyperpod_zone],
-                   hyperpod_group.offering_unchecked)
+            yield Placement((*key, "instanceType"), hyperpod_group.name, hyperpod_group.instance_type,
+                            [stack.hyperpod_zone], hyperpod_group.offering_unchecked)
 
 
 def _hyperpod_groups(hyperpod: HyperPodConfig) -> Iterator[tuple[Path, InstanceGroupConfig]]:

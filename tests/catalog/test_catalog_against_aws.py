@@ -115,3 +115,22 @@ def test_the_committed_data_is_what_the_generator_makes_from_the_installed_data(
     fresh = generate.build(generate.date.fromisoformat(committed["generated_on"]))
     assert generate.render(fresh) == generate.render(committed), (
         "the EC2 or SageMaker data moved: run `python -m trainstack.catalog.generate` and commit the result")
+
+
+def test_the_committed_regions_table_is_what_the_generator_makes_from_the_installed_data():
+    from trainstack.catalog import generate_regions
+
+    committed = json.loads(generate.REGIONS_FILE.read_text())
+    fresh = generate_regions.build_regions(committed["generated_on"])
+    assert generate.render(fresh) == generate.render(committed), (
+        "botocore's regions, moto's zones or cfn-lint's schemas moved: run `python -m trainstack.catalog.generate` "
+        "and commit the result")
+
+
+def test_the_zones_that_offer_a_type_are_in_the_regions_that_offer_it():
+    from trainstack.catalog import regions
+
+    for entry in catalog.INSTANCE_TYPES:
+        for zone in entry.zones or ():
+            region = next(r for r in regions.REGIONS.values() if r.zones and zone in r.zones)
+            assert region.name in (entry.regions or ()), (entry.name, zone)
