@@ -27,9 +27,7 @@ if TYPE_CHECKING:
 Path = tuple[str | int, ...]
 
 OVERRIDE = "offeringUnchecked"
-OVERRIDE_DOC = ("Why this group's instance type is offered where the catalog's offering data says it is not "
-                "(AWS offered it after the data was generated); with it, validation does not check the "
-                "offering, and `trainstack preflight` still asks the account.")
+_OVERRIDE_FIX = f"or, if AWS offers it there since the data was generated, set {OVERRIDE} on the group to the reason."
 
 
 def check_region(region: str) -> None:
@@ -126,14 +124,13 @@ def _check_offered(written: str, region: regions.Region, zones: list[str], path:
     """Refuse the type where the offering data says EC2 does not offer it. HyperPod runs its ``ml.`` types on
     EC2 capacity of the region, so an EC2 type not offered there cannot be a HyperPod instance there either."""
     instance = catalog.get_hyperpod(written)
-    override = f"or, if AWS offers it there since the data was generated, set {OVERRIDE} on the group to the reason."
     if region.zones is None:
         return  # the offering data does not cover the region
     if instance.offered_in(region.name) is False:
         raise ConfigValueError(
             f"{written} is not offered in {region.name} ({regions.SOURCE}); the regions that offer it: "
             f"{', '.join(instance.regions or ()) or 'none'}.",
-            fix=f"use one of those regions, or another instance type, {override}", path=path, value=written)
+            fix=f"use one of those regions, or another instance type, {_OVERRIDE_FIX}", path=path, value=written)
     known = region.known_zones
     if known is None or instance.zones is None:
         return
@@ -143,4 +140,4 @@ def _check_offered(written: str, region: regions.Region, zones: list[str], path:
         raise ConfigValueError(
             f"{written} is not offered in {', '.join(missing)} ({regions.SOURCE}); the zones of {region.name} "
             f"that offer it: {', '.join(offering)}.",
-            fix=f"use a zone that offers it, or another instance type, {override}", path=path, value=written)
+            fix=f"use a zone that offers it, or another instance type, {_OVERRIDE_FIX}", path=path, value=written)
