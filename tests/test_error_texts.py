@@ -80,7 +80,8 @@ def _raised_templates() -> list[tuple[str, str, str]]:
             if name not in classes:
                 continue
             where = f"{path.relative_to(COMPONENTS)}:{node.lineno}"
-            parts = {"fix": kw.value for kw in node.keywords if kw.arg == "fix"}
+            parts: dict[str, ast.AST] = {}
+            parts.update((kw.arg, kw.value) for kw in node.keywords if kw.arg == "fix")
             if name in ("ConfigIssue", "issue") and len(node.args) == 4:
                 parts = {"message": node.args[2], "fix": node.args[3]}
             elif node.args:
