@@ -11,7 +11,7 @@ checks them). A group whose type AWS began offering after the data was generated
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
@@ -19,9 +19,13 @@ from .. import catalog
 from ..boundary import cut
 from ..catalog import regions
 from .base import ConfigValueError
+from .errors import ConfigError, ConfigIssue, format_path
 
 if TYPE_CHECKING:
+    from .cluster import SystemNodesConfig
     from .hyperpod import HyperPodConfig, InstanceGroupConfig
+    from .network import NetworkConfig
+    from .nodegroups import NodeGroupConfig
     from .stack import StackConfig
 
 Path = tuple[str | int, ...]
@@ -40,40 +44,73 @@ def check_region(region: str) -> None:
 def check_zones(stack: StackConfig) -> None:
     """Every zone the network names is in the stack's region and, where every account's zone names are
     known, one of them."""
-    region = regions.get(stack.region)
-    for path, zone in _network_zones(stack):
-        if not zone.startswith(stack.region) or len(zone) <= len(stack.region):
-            raise ConfigValueError(f"zone {zone} is not in region {stack.region}.",
-                                   fix=f"use zones of {stack.region} (e.g. {stack.region}a), or change region.",
-                                   path=path, value=zone)
-        known = region.known_zones
-        if known is not None and zone not in known:
-            raise ConfigValueError(f"{stack.region} has no zone {zone} ({regions.SOURCE}).",
-                                   fix=f"use one of {', '.join(known)}.", path=path, value=zone)
+    _check_zone_names(stack.region, network_zones(stack.network, ("network",)))
 
 
 def check_offerings(stack: StackConfig) -> None:
-    """Every instance type is offered in the region, and in its zones where the data knows them."""
-    region = regions.get(stack.region)
-    if stack.hyperpod is not None and region.zones is not None and not region.hyperpod:
+    """HyperPod is offered in the region, and every instance type in the region and, where the data knows
+    them, in its zones."""
+    if stack.hyperpod is not None:
+        _check_hyperpod_region(stack.region, ("hyperpod",))
+    _check_placements(stack.region, placements(stack))
+
+
+def check_component(prefix: str, region: str, *, zones: Iterable[tuple[Path, str]] = (),
+                    groups: Iterable[Placement] = (), hyperpod: bool = False) -> None:
+    """The same checks for a component used on its own (its ``region`` argument, the zones and groups of its
+    settings), raised as a :class:`ConfigError` whose paths start with ``prefix``."""
+    try:
+        try:
+            check_region(region)
+        except ConfigValueError as error:
+            raise ConfigValueError(error.message, fix=error.fix, path=("region",), value=region) from None
+        _check_zone_names(region, zones)
+        if hyperpod:
+            _check_hyperpod_region(region, ("region",))
+        _check_placements(region, groups)
+    except ConfigValueError as error:
+        raise ConfigError([ConfigIssue(format_path(error.path, prefix), error.value, error.message, error.fix)],
+                          f"{prefix} arguments") from None
+
+
+def network_zones(network: NetworkConfig, at: Path = ()) -> Iterator[tuple[Path, str]]:
+    """Each zone the network names (new VPC zones, or the existing subnets' zones) with its path."""
+    existing = network.existing_vpc
+    if existing is None:
+        yield from (((*at, "zones", index), zone) for index, zone in enumerate(network.zones))
+        return
+    for kind, subnets in (("privateSubnets", existing.private_subnets), ("publicSubnets", existing.public_subnets)):
+        yield from (((*at, "existingVpc", kind, index, "zone"), s.zone) for index, s in enumerate(subnets))
+
+
+def _check_zone_names(region_name: str, zones: Iterable[tuple[Path, str]]) -> None:
+    region = regions.get(region_name)
+    for path, zone in zones:
+        if not zone.startswith(region_name) or len(zone) <= len(region_name):
+            raise ConfigValueError(f"zone {zone} is not in region {region_name}.",
+                                   fix=f"use zones of {region_name} (e.g. {region_name}a), or change region.",
+                                   path=path, value=zone)
+        known = region.known_zones
+        if known is not None and zone not in known:
+            raise ConfigValueError(f"{region_name} has no zone {zone} ({regions.SOURCE}).",
+                                   fix=f"use one of {', '.join(known)}.", path=path, value=zone)
+
+
+def _check_hyperpod_region(region_name: str, path: Path) -> None:
+    region = regions.get(region_name)
+    if region.zones is not None and not region.hyperpod:
         raise ConfigValueError(
-            f"SageMaker HyperPod is not offered in {stack.region}: its CloudFormation registry has no "
+            f"SageMaker HyperPod is not offered in {region_name}: its CloudFormation registry has no "
             f"AWS::SageMaker::Cluster ({regions.SOURCE}).",
             fix=f"use a region that has it ({', '.join(r.name for r in regions.REGIONS.values() if r.hyperpod)}).",
-            path=("hyperpod",), value=stack.region)
-    for placement in placements(stack):
+            path=path, value=region_name)
+
+
+def _check_placements(region_name: str, groups: Iterable[Placement]) -> None:
+    region = regions.get(region_name)
+    for placement in groups:
         if placement.unchecked is None:
             _check_offered(placement.instance_type, region, placement.zones, placement.path)
-
-
-def _network_zones(stack: StackConfig) -> Iterator[tuple[Path, str]]:
-    existing = stack.network.existing_vpc
-    if existing is None:
-        yield from ((("network", "zones", index), zone) for index, zone in enumerate(stack.network.zones))
-        return
-    for kind in ("privateSubnets", "publicSubnets"):
-        subnets = existing.private_subnets if kind == "privateSubnets" else existing.public_subnets
-        yield from ((("network", "existingVpc", kind, index, "zone"), s.zone) for index, s in enumerate(subnets))
 
 
 @dataclass(frozen=True)
@@ -100,24 +137,32 @@ class Placement:
 def placements(stack: StackConfig) -> Iterator[Placement]:
     """Every group's instance type with the zones it launches in: system nodes, node groups, HyperPod groups."""
     if stack.eks is not None:
-        system = stack.eks.system_nodes
-        yield Placement(("eks", "systemNodes", "instanceType"), "system nodes", system.instance_type, stack.zones,
-                        system.offering_unchecked)
-    for index, group in enumerate(stack.node_groups):
-        yield Placement(("nodeGroups", index, "instanceType"), group.name, group.instance_type, [group.zone],
-                        group.offering_unchecked)
+        yield system_placement(stack.eks.system_nodes, stack.zones, ("eks", "systemNodes"))
+    yield from group_placements(stack.node_groups, ("nodeGroups",))
     if stack.hyperpod is not None:
-        for key, hyperpod_group in _hyperpod_groups(stack.hyperpod):
-            yield Placement((*key, "instanceType"), hyperpod_group.name, hyperpod_group.instance_type,
-                            [stack.hyperpod_zone], hyperpod_group.offering_unchecked)
+        yield from hyperpod_placements(stack.hyperpod, [stack.hyperpod_zone], ("hyperpod",))
 
 
-def _hyperpod_groups(hyperpod: HyperPodConfig) -> Iterator[tuple[Path, InstanceGroupConfig]]:
-    for key, group in (("controller", hyperpod.controller), ("login", hyperpod.login)):
-        if group is not None:
-            yield ("hyperpod", key), group
-    for index, worker in enumerate(hyperpod.workers):
-        yield ("hyperpod", "workers", index), worker
+def system_placement(system: SystemNodesConfig, zones: list[str], at: Path) -> Placement:
+    """The system node group, spread over every private zone."""
+    return Placement((*at, "instanceType"), "system nodes", system.instance_type, zones, system.offering_unchecked)
+
+
+def group_placements(groups: Iterable[NodeGroupConfig], at: Path) -> Iterator[Placement]:
+    """Each accelerated node group in its one zone."""
+    for index, group in enumerate(groups):
+        yield Placement((*at, index, "instanceType"), group.name, group.instance_type, [group.zone],
+                        group.offering_unchecked)
+
+
+def hyperpod_placements(hyperpod: HyperPodConfig, zones: list[str], at: Path) -> Iterator[Placement]:
+    """Each HyperPod instance group (controller, login, workers) in the cluster's zone."""
+    named: list[tuple[Path, InstanceGroupConfig]] = [
+        ((key,), group) for key, group in (("controller", hyperpod.controller), ("login", hyperpod.login))
+        if group is not None]
+    named += [(("workers", index), worker) for index, worker in enumerate(hyperpod.workers)]
+    for key, group in named:
+        yield Placement((*at, *key, "instanceType"), group.name, group.instance_type, zones, group.offering_unchecked)
 
 
 def _check_offered(written: str, region: regions.Region, zones: list[str], path: Path) -> None:

@@ -143,3 +143,25 @@ def test_a_region_the_offering_data_does_not_cover_refuses_no_type(valid_config)
     # mx-central-1 is in botocore's regions but not in the EC2 offering snapshot: nothing is known, nothing refused.
     assert regions.get("mx-central-1").zones is None
     validate_stack_config(in_region(valid_config, "mx-central-1", ["mx-central-1a", "mx-central-1b"]))
+
+
+def test_components_used_on_their_own_check_their_region_zones_and_types_the_same_way():
+    # Nothing is registered: the arguments are refused first, with the component's name in the path.
+    from trainstack import GpuEksCluster, HyperPodCluster, Network
+
+    with pytest.raises(ConfigError) as raised:
+        Network("net", {"settings": {"zones": ["us-east-2a", "us-east-2d"]}, "region": "us-east-2"})
+    assert [i.path for i in raised.value.issues] == ["net:settings.zones[1]"]
+    with pytest.raises(ConfigError) as raised:
+        Network("net", {"settings": {"zones": ["us-east-9a", "us-east-9b"]}, "region": "us-east-9"})
+    assert [i.path for i in raised.value.issues] == ["net:region"]
+    with pytest.raises(ConfigError) as raised:
+        GpuEksCluster("eks", {"settings": {}, "region": "eu-west-3", "cluster_name": "c",
+                              "private_subnet_ids": {"eu-west-3a": "subnet-1", "eu-west-3b": "subnet-2"},
+                              "node_groups": [{"name": "gpu", "instanceType": "p5.48xlarge", "maxSize": 1,
+                                               "zone": "eu-west-3a"}]})
+    assert [i.path for i in raised.value.issues] == ["GpuEksCluster(eks):nodeGroups[0].instanceType"]
+    settings = hyperpod_stack("eu-west-3", ["eu-west-3a"], "ml.g5.8xlarge")["hyperpod"]
+    with pytest.raises(ConfigError) as raised:
+        HyperPodCluster("hp", {"settings": settings, "region": "eu-west-3", "subnet_id": "subnet-1"})
+    assert [i.path for i in raised.value.issues] == ["HyperPodCluster(hp):region"]
