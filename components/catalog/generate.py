@@ -15,7 +15,8 @@ What comes from where:
   ``availability-zone/*.json.gz`` the same by zone name: the zones that offer it.
 * the regions and their zones: :mod:`.generate_regions` (``aws_regions.json``).
 * botocore's SageMaker model: ``ClusterInstanceType`` (HyperPod accepts ``ml.<type>``)
-  and ``ReservedCapacityInstanceType`` (HyperPod training plans).
+  and ``ReservedCapacityInstanceType`` (HyperPod training plans); cfn-lint's SageMaker cluster
+  instance types per region: the regions where HyperPod offers ``ml.<type>``.
 
 The output holds the source values as AWS reports them; where the catalog departs
 from them (Trainium2 memory), :mod:`.instances` does so and says why. Runtime code
@@ -33,7 +34,7 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
-from .generate_regions import build_regions
+from .generate_regions import build_regions, hyperpod_offerings
 from .model import HYPERPOD_PREFIX
 
 DATA_FILE = Path(__file__).with_name("ec2_instance_types.json")
@@ -132,7 +133,7 @@ def _whole_gib(name: str, memory_mib: int) -> int:
 
 
 def _facts(description: dict[str, Any], regions: list[str], zones: list[str], hyperpod: set[str],
-           training_plan: set[str]) -> dict[str, Any]:
+           training_plan: set[str], hyperpod_regions: list[str]) -> dict[str, Any]:
     network = description["NetworkInfo"]
     cards = sorted(network["NetworkCards"], key=lambda card: card["NetworkCardIndex"])
     default_card = next(c for c in cards if c["NetworkCardIndex"] == network.get("DefaultNetworkCardIndex", 0))
@@ -157,6 +158,7 @@ def _facts(description: dict[str, Any], regions: list[str], zones: list[str], hy
         "capacity_block": "capacity-block" in description["SupportedUsageClasses"],
         "hyperpod": HYPERPOD_PREFIX + name in hyperpod,
         "hyperpod_training_plan": HYPERPOD_PREFIX + name in training_plan,
+        "hyperpod_regions": hyperpod_regions,
         "regions": regions,
         "zones": zones,
         "nvme_instance_store_gb": _nvme_instance_store_gb(description),
@@ -182,6 +184,10 @@ def build(generated_on: date) -> dict[str, Any]:
     """The document :data:`DATA_FILE` holds, from the installed moto and botocore."""
     descriptions: dict[str, dict[str, Any]] = _moto_resource("instance_types.json.gz")
     regions, zones = _offerings("region"), _offerings("availability-zone")
+    hyperpod_regions: dict[str, list[str]] = {}
+    for region, ml_types in hyperpod_offerings().items():
+        for ml_type in ml_types:
+            hyperpod_regions.setdefault(ml_type.removeprefix(HYPERPOD_PREFIX), []).append(region)
     hyperpod = _sagemaker_enum("ClusterInstanceType")
     training_plan = _sagemaker_enum("ReservedCapacityInstanceType")
     return {
@@ -193,10 +199,12 @@ def build(generated_on: date) -> dict[str, Any]:
             "botocore": metadata.version("botocore"),
             "ec2": "moto ec2/resources/instance_types.json.gz (EC2 DescribeInstanceTypes) and "
                    "instance_type_offerings/region and /availability-zone (DescribeInstanceTypeOfferings)",
-            "sagemaker": "botocore sagemaker ClusterInstanceType and ReservedCapacityInstanceType enums",
+            "sagemaker": "botocore sagemaker ClusterInstanceType and ReservedCapacityInstanceType enums; "
+                         "cfn-lint aws_sagemaker_cluster/instancetype_enum.json (HyperPod types per region)",
+            "cfn-lint": metadata.version("cfn-lint"),
         },
         "instance_types": {name: _facts(descriptions[name], regions.get(name, []), zones.get(name, []), hyperpod,
-                                  training_plan)
+                                  training_plan, sorted(hyperpod_regions.get(name, [])))
                            for name in selected(descriptions)},
     }
 

@@ -16,8 +16,10 @@ Written by ``python -m trainstack.catalog.generate`` together with ``ec2_instanc
   same zone in two accounts, and an account may see other letters than the recorded answer (older
   accounts in us-west-1 have ``us-west-1c``), so the zone names in the data are one account's and
   decide nothing there. No package ships this list; it is kept here, with that page as its source.
-* cfn-lint's per-region CloudFormation provider schemas (``data/schemas/providers/<region>.json``):
-  a region whose CloudFormation registry has ``AWS::SageMaker::Cluster`` offers SageMaker HyperPod.
+* cfn-lint's SageMaker cluster instance types per region (``data/schemas/extensions/
+  aws_sagemaker_cluster/instancetype_enum.json``, which cfn-lint gathers from the AWS pricing API for
+  its rule E3644): a region with HyperPod instance types there offers SageMaker HyperPod, and the
+  ``ml.`` types each region offers are recorded per instance type (``hyperpod_regions``).
 """
 
 from __future__ import annotations
@@ -33,7 +35,6 @@ INDEPENDENTLY_MAPPED = frozenset({
     "sa-east-1",
     # AWS GovCloud (US-West) is on AWS's list too; it is outside the aws partition this table holds.
 })
-HYPERPOD_RESOURCE = "AWS::SageMaker::Cluster"
 
 
 def _botocore_regions() -> dict[str, str]:
@@ -55,15 +56,17 @@ def _zones(region: str) -> list[str] | None:
         return sorted({offering["Location"] for offering in json.load(text)})
 
 
-def _hyperpod_regions() -> set[str]:
-    folder = resources.files("cfnlint").joinpath("data", "schemas", "providers")
-    return {entry.name.removesuffix(".json") for entry in folder.iterdir()
-            if entry.name.endswith(".json") and HYPERPOD_RESOURCE in json.loads(entry.read_text())}
+def hyperpod_offerings() -> dict[str, list[str]]:
+    """Region -> the ``ml.`` types SageMaker HyperPod offers there (cfn-lint's per-region enum)."""
+    path = resources.files("cfnlint").joinpath("data", "schemas", "extensions", "aws_sagemaker_cluster",
+                                               "instancetype_enum.json")
+    document = json.loads(path.read_text())
+    return {region: list(entry["enum"]) for region, entry in document.items() if isinstance(entry, dict)}
 
 
 def build_regions(generated_on: str) -> dict[str, Any]:
     """The document ``aws_regions.json`` holds, from the installed botocore, moto and cfn-lint."""
-    hyperpod = _hyperpod_regions()
+    hyperpod = {region for region, types in hyperpod_offerings().items() if types}
     return {
         "generated_by": "python -m trainstack.catalog.generate",
         "generated_on": generated_on,
@@ -76,8 +79,8 @@ def build_regions(generated_on: str) -> dict[str, Any]:
                      "DescribeInstanceTypeOfferings by availability zone)",
             "zone_names_per_account": "https://docs.aws.amazon.com/global-infrastructure/latest/regions/"
                                       "az-ids.html#independently-mapped-azs",
-            "hyperpod": f"cfn-lint data/schemas/providers: the region's CloudFormation registry has "
-                        f"{HYPERPOD_RESOURCE}",
+            "hyperpod": "cfn-lint data/schemas/extensions/aws_sagemaker_cluster/instancetype_enum.json "
+                        "(SageMaker cluster instance types per region, from the AWS pricing API)",
         },
         "regions": {name: {"description": description, "zones": _zones(name),
                            "zone_names_per_account": name in INDEPENDENTLY_MAPPED, "hyperpod": name in hyperpod}

@@ -132,7 +132,7 @@ def _from_generated(name: str, facts: dict[str, Any]) -> InstanceType:
         hyperpod=facts["hyperpod"], hyperpod_training_plan=facts["hyperpod_training_plan"],
         source=NEURON_DOCS if accelerator and accelerator.name == "Trainium2" else EC2_SNAPSHOT,
         prices=ON_DEMAND.get(name, ()), notes=NOTES.get(name, ()), regions=tuple(facts["regions"]),
-        zones=tuple(facts["zones"]),
+        zones=tuple(facts["zones"]), hyperpod_regions=tuple(facts["hyperpod_regions"]),
         nvme_instance_store_gb=facts["nvme_instance_store_gb"],
         gpudirect_storage=name.split(".")[0] in GPUDIRECT_STORAGE_FAMILIES,
     )

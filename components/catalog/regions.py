@@ -33,7 +33,7 @@ class Region:
     zone_names_per_account: bool
     """AWS maps zone names to zones independently per account here, so ``zones`` are one account's."""
     hyperpod: bool
-    """The region's CloudFormation registry has ``AWS::SageMaker::Cluster`` (SageMaker HyperPod)."""
+    """SageMaker HyperPod offers instance types here (cfn-lint's per-region list, from the AWS pricing API)."""
 
     @property
     def known_zones(self) -> Optional[tuple[str, ...]]:
@@ -47,6 +47,11 @@ REGIONS: dict[str, Region] = {
                  facts["zone_names_per_account"], facts["hyperpod"])
     for name, facts in _DOCUMENT["regions"].items()
 }
+
+HYPERPOD_REGIONS: tuple[str, ...] = tuple(name for name, region in REGIONS.items() if region.hyperpod)
+"""The regions where SageMaker HyperPod offers instance types."""
+HYPERPOD_SOURCE = (f"SageMaker HyperPod instance types per region, cfn-lint {_DOCUMENT['sources']['cfn-lint']} "
+                   f"from the AWS pricing API, generated {AS_OF.isoformat()}")
 
 
 class UnknownRegionError(KeyError):

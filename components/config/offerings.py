@@ -97,20 +97,17 @@ def _check_zone_names(region_name: str, zones: Iterable[tuple[Path, str]]) -> No
 
 
 def _check_hyperpod_region(region_name: str, path: Path) -> None:
-    region = regions.get(region_name)
-    if region.zones is not None and not region.hyperpod:
+    if region_name not in regions.HYPERPOD_REGIONS:
         raise ConfigValueError(
-            f"SageMaker HyperPod is not offered in {region_name}: its CloudFormation registry has no "
-            f"AWS::SageMaker::Cluster ({regions.SOURCE}).",
-            fix=f"use a region that has it ({', '.join(r.name for r in regions.REGIONS.values() if r.hyperpod)}).",
-            path=path, value=region_name)
+            f"SageMaker HyperPod offers no instance type in {region_name} ({regions.HYPERPOD_SOURCE}).",
+            fix=f"use a region that has it ({', '.join(regions.HYPERPOD_REGIONS)}).", path=path, value=region_name)
 
 
 def _check_placements(region_name: str, groups: Iterable[Placement]) -> None:
     region = regions.get(region_name)
     for placement in groups:
         if placement.unchecked is None:
-            _check_offered(placement.instance_type, region, placement.zones, placement.path)
+            _check_offered(placement, region)
 
 
 @dataclass(frozen=True)
@@ -127,11 +124,11 @@ class Placement:
     """The zones it launches in."""
     unchecked: Optional[str]
     """The group's ``offeringUnchecked`` reason."""
-
-    @property
-    def ec2_type(self) -> str:
-        """The EC2 type behind it (``p5.48xlarge`` for ``ml.p5.48xlarge``)."""
-        return catalog.get_hyperpod(self.instance_type).name
+    hyperpod: bool = False
+    """A HyperPod instance group: SageMaker's per-region offering decides, not EC2's (see :func:`_check_offered`)."""
+    training_plan: bool = False
+    """A HyperPod group with a training plan: its capacity is the plan's, bought for the region, and may be of
+    types with no on-demand HyperPod price anywhere (p5e); no per-region list judges it."""
 
 
 def placements(stack: StackConfig) -> Iterator[Placement]:
@@ -162,13 +159,26 @@ def hyperpod_placements(hyperpod: HyperPodConfig, zones: list[str], at: Path) ->
         if group is not None]
     named += [(("workers", index), worker) for index, worker in enumerate(hyperpod.workers)]
     for key, group in named:
-        yield Placement((*at, *key, "instanceType"), group.name, group.instance_type, zones, group.offering_unchecked)
+        yield Placement((*at, *key, "instanceType"), group.name, group.instance_type, zones, group.offering_unchecked,
+                        hyperpod=True, training_plan=group.training_plan_arn is not None)
 
 
-def _check_offered(written: str, region: regions.Region, zones: list[str], path: Path) -> None:
-    """Refuse the type where the offering data says EC2 does not offer it. HyperPod runs its ``ml.`` types on
-    EC2 capacity of the region, so an EC2 type not offered there cannot be a HyperPod instance there either."""
+def _check_offered(placement: Placement, region: regions.Region) -> None:
+    """Refuse the type where the data says it is not offered: EC2's offerings for node groups and system nodes,
+    by region and, where zone names are every account's, by zone; SageMaker's per-region list for HyperPod,
+    whose instances run in SageMaker's capacity (it offers ml.p5.48xlarge in eu-west-1, where EC2 offers
+    accounts no p5.48xlarge), so EC2's offerings decide nothing there."""
+    written, path = placement.instance_type, placement.path
     instance = catalog.get_hyperpod(written)
+    if placement.hyperpod:
+        if placement.training_plan:
+            return
+        if region.name in regions.HYPERPOD_REGIONS and instance.offered_for_hyperpod_in(region.name) is False:
+            raise ConfigValueError(
+                f"SageMaker HyperPod does not offer {written} in {region.name} ({regions.HYPERPOD_SOURCE}); the "
+                f"regions that offer it: {', '.join(instance.hyperpod_regions or ()) or 'none'}.",
+                fix=f"use one of those regions, or another instance type, {_OVERRIDE_FIX}", path=path, value=written)
+        return
     if region.zones is None:
         return  # the offering data does not cover the region
     if instance.offered_in(region.name) is False:
@@ -179,7 +189,7 @@ def _check_offered(written: str, region: regions.Region, zones: list[str], path:
     known = region.known_zones
     if known is None or instance.zones is None:
         return
-    missing = [zone for zone in zones if zone in known and not instance.offered_in_zone(zone)]
+    missing = [zone for zone in placement.zones if zone in known and not instance.offered_in_zone(zone)]
     if missing:
         offering = [zone for zone in known if instance.offered_in_zone(zone)]
         raise ConfigValueError(

@@ -71,7 +71,9 @@ def run_preflight(config: StackConfig, clients: Clients) -> list[Check]:
         if group.capacity.type != "none":
             checks.extend(_capacity(group, clients.capacity))
     checks.extend(_zones(config, clients.ec2))
-    checks.extend(_offering(placement, clients.ec2) for placement in placements(config))
+    # HyperPod runs in SageMaker's capacity, which EC2's offerings to this account do not show, and SageMaker
+    # has no read API for what it offers: validation judges HyperPod types by SageMaker's per-region list.
+    checks.extend(_offering(placement, clients.ec2) for placement in placements(config) if not placement.hyperpod)
     checks.extend(_quotas(config, clients.quotas))
     checks.extend(_subnets(config, clients.ec2))
     return checks
@@ -166,9 +168,8 @@ def _zones(config: StackConfig, ec2: Any) -> Iterator[Check]:
 
 
 def _offering(placement: Placement, ec2: Any) -> Check:
-    """EC2 offers the group's type in each of its zones (for HyperPod, the EC2 type behind the ``ml.`` type: HyperPod
-    runs on EC2 capacity of the zone, so this is necessary, not sufficient)."""
-    ec2_type = placement.ec2_type
+    """EC2 offers the group's type in each of its zones."""
+    ec2_type = placement.instance_type
     subject = f"{placement.group}: {placement.instance_type} in {', '.join(placement.zones)}"
     try:
         offered = ec2.describe_instance_type_offerings(

@@ -124,16 +124,23 @@ def test_system_nodes_must_be_offered_in_every_private_zone(valid_config):
     validate_stack_config(config)
 
 
-def test_hyperpod_types_are_judged_by_the_ec2_type_behind_them():
-    issue = issue_of(hyperpod_stack("eu-west-1", ["eu-west-1a", "eu-west-1b"]))
+def test_hyperpod_types_are_judged_by_sagemakers_list_for_the_region_not_by_ec2s():
+    # SageMaker offers ml.p5.48xlarge in eu-west-1, where EC2 offers accounts no p5.48xlarge: HyperPod runs in
+    # SageMaker's capacity. ml.p5.48xlarge is not offered in ap-south-2 (cfn-lint's list, AWS pricing API).
+    from trainstack import catalog
+
+    assert not catalog.get("p5.48xlarge").offered_in("eu-west-1")
+    validate_stack_config(hyperpod_stack("eu-west-1", ["eu-west-1a", "eu-west-1b"]))
+    issue = issue_of(hyperpod_stack("ap-south-2", ["ap-south-2a", "ap-south-2b"]))
     assert issue["path"] == "trainstack:hyperpod.workers[0].instanceType" and issue["value"] == "ml.p5.48xlarge"
-    assert "ml.p5.48xlarge is not offered in eu-west-1" in issue["message"]
-    validate_stack_config(hyperpod_stack("eu-west-1", ["eu-west-1a", "eu-west-1b"],
-                                         offeringUnchecked="HyperPod p5 capacity in Ireland, confirmed by AWS"))
+    assert "SageMaker HyperPod does not offer ml.p5.48xlarge in ap-south-2" in issue["message"]
+    assert "the regions that offer it: ap-northeast-1," in issue["message"]
+    validate_stack_config(hyperpod_stack("ap-south-2", ["ap-south-2a", "ap-south-2b"],
+                                         offeringUnchecked="HyperPod p5 capacity in Hyderabad, confirmed by AWS"))
 
 
 def test_hyperpod_in_a_region_without_it_is_refused():
-    # eu-west-3's CloudFormation registry (cfn-lint's provider schemas) has no AWS::SageMaker::Cluster.
+    # SageMaker's per-region list of HyperPod types (cfn-lint, from the AWS pricing API) has none for eu-west-3.
     assert not regions.get("eu-west-3").hyperpod and regions.get("us-west-2").hyperpod
     issue = issue_of(hyperpod_stack("eu-west-3", ["eu-west-3a", "eu-west-3b"], "ml.g5.8xlarge"))
     assert issue["path"] == "trainstack:hyperpod" and "us-west-2" in issue["fix"]
