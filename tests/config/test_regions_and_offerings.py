@@ -172,3 +172,12 @@ def test_components_used_on_their_own_check_their_region_zones_and_types_the_sam
     with pytest.raises(ConfigError) as raised:
         HyperPodCluster("hp", {"settings": settings, "region": "eu-west-3", "subnet_id": "subnet-1"})
     assert [i.path for i in raised.value.issues] == ["HyperPodCluster(hp):region"]
+
+
+def test_a_hyperpod_group_with_a_training_plan_is_judged_by_its_plan_not_by_a_regions_list():
+    # ml.p5e.48xlarge has no on-demand HyperPod price in any region; a training plan sells it.
+    plan = "arn:aws:sagemaker:us-east-2:123456789012:training-plan/p5e-weekly-plan"
+    assert issue_of(hyperpod_stack("us-east-2", ["us-east-2a", "us-east-2b"], "ml.p5e.48xlarge"))["path"] == \
+        "trainstack:hyperpod.workers[0].instanceType"
+    validate_stack_config(hyperpod_stack("us-east-2", ["us-east-2a", "us-east-2b"], "ml.p5e.48xlarge",
+                                         trainingPlanArn=plan))
