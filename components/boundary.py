@@ -7,6 +7,10 @@ wrong, as a :class:`FileProblem`, never a traceback. A value echoed in any error
 to :data:`SHOWN_MAX` characters (:func:`cut`), so a bad input cannot flood a terminal
 or a CI log.
 
+A key given twice in one mapping is refused with both lines, as the Pulumi engine's YAML reader
+(go-yaml v3: "mapping key ... already defined at line N", decode.go) refuses it; PyYAML alone
+keeps the last value and says nothing.
+
 YAML aliases are bounded. PyYAML shares an aliased node instead of copying it, so a
 "billion laughs" document loads in microseconds, but everything that walks the value
 afterwards (JSON encoding of the config, validation, an error message) walks it
@@ -77,6 +81,9 @@ def read_yaml_mapping(path: Path, what: str) -> dict[str, Any]:
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
         raise FileProblem(f"{what} {cut(str(path))} is not valid YAML{where}: "
                           f"{cut(error.problem or error.context or 'unreadable')}") from None
+    except _DuplicateKey as duplicate:
+        raise FileProblem(f"{what} {cut(str(path))}: key {cut(repr(duplicate.key))} is given twice in one mapping "
+                          f"(lines {duplicate.first} and {duplicate.second}); keep one of them") from None
     except (yaml.YAMLError, _TooLarge) as error:
         raise FileProblem(f"{what} {cut(str(path))}: {cut(str(error), 2 * SHOWN_MAX)}") from None
     except RecursionError:
@@ -150,6 +157,12 @@ class _TooLarge(Exception):
     pass
 
 
+class _DuplicateKey(Exception):
+    def __init__(self, key: object, first: int, second: int):
+        super().__init__(key)
+        self.key, self.first, self.second = key, first, second
+
+
 class _BoundedLoader(yaml.SafeLoader):
     """PyYAML's safe loader that counts aliases and measures the document with them expanded."""
 
@@ -163,6 +176,24 @@ class _BoundedLoader(yaml.SafeLoader):
             if self.aliases > YAML_ALIASES_MAX:
                 raise _TooLarge(f"more than {YAML_ALIASES_MAX} YAML aliases (*name); write the values out")
         return Composer.compose_node(self, parent, index)
+
+    def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
+        """PyYAML's mapping, refusing a key written twice. Keys a merge (``<<: *defaults``) brings in may be
+        overridden, as YAML's merge type says; only the keys written in this mapping are compared."""
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            try:
+                if key in seen:  # as Python's dict compares keys: one of two equal keys would be lost
+                    raise _DuplicateKey(key, seen[key], line)
+                seen[key] = line
+            except TypeError:
+                pass  # an unhashable key: PyYAML's own construction refuses it, with its line
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+        return mapping
 
     def compose_document(self) -> Node | None:
         node: Node | None = Composer.compose_document(self)

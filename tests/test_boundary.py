@@ -126,3 +126,27 @@ def test_a_value_echoed_from_a_json_file_is_cut(tmp_path):
     with pytest.raises(FileProblem) as problem:
         read_json_object(path, "record", "fix")
     assert "more characters" in one_line(problem)
+
+
+def test_a_key_given_twice_in_one_mapping_is_refused_with_both_lines(tmp_path):
+    # PyYAML keeps the last value silently; the Pulumi engine's reader (go-yaml v3) refuses the file.
+    (tmp_path / "s.yaml").write_text("config:\n  trainstack:region: us-east-1\n  trainstack:profile: dev\n"
+                                     "  trainstack:region: us-west-2\n")
+    with pytest.raises(FileProblem) as problem:
+        read_yaml_mapping(tmp_path / "s.yaml", "stack file")
+    assert one_line(problem) == (f"stack file {tmp_path / 's.yaml'}: key 'trainstack:region' is given twice in one "
+                                 "mapping (lines 2 and 4); keep one of them")
+
+
+def test_a_key_given_twice_deep_inside_is_refused_too_and_a_quoted_number_is_another_key(tmp_path):
+    (tmp_path / "s.yaml").write_text("a:\n  - {name: x, zone: a}\n  - name: y\n    zone: b\n    zone: c\n")
+    with pytest.raises(FileProblem, match=r"key 'zone' is given twice in one mapping \(lines 4 and 5\)"):
+        read_yaml_mapping(tmp_path / "s.yaml", "stack file")
+    (tmp_path / "t.yaml").write_text("1: one\n'1': the string one\n")
+    assert read_yaml_mapping(tmp_path / "t.yaml", "stack file") == {1: "one", "1": "the string one"}
+
+
+def test_a_merge_may_be_overridden_by_the_mappings_own_keys(tmp_path):
+    # YAML's merge key type: the mapping's own keys win over merged ones; that is not a duplicate.
+    (tmp_path / "s.yaml").write_text("base: &base {zone: a, size: 1}\ngroup:\n  <<: *base\n  zone: b\n")
+    assert read_yaml_mapping(tmp_path / "s.yaml", "stack file")["group"] == {"zone": "b", "size": 1}

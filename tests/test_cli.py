@@ -166,3 +166,16 @@ def test_a_command_runs_without_the_cycle_collector_and_a_long_lived_caller_gets
         assert seen == [False, False] and not gc.isenabled(), "a caller that had it off keeps it off"
     finally:
         gc.enable()
+
+
+def test_catalog_refuses_a_region_aws_does_not_have_in_one_line_with_the_regions_it_has(capsys):
+    from trainstack.catalog import regions
+
+    assert cli.main(["catalog", "--region", "us-east-9"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    (line,) = captured.err.splitlines()
+    assert line.startswith("error: 'us-east-9' is not an AWS region (") and regions.AS_OF.isoformat() in line
+    assert line.endswith(f"use one of {', '.join(regions.names())}")
+    assert cli.main(["catalog", "--region", "x" * 5000]) == 2
+    assert "(4920 more characters)" in capsys.readouterr().err

@@ -73,6 +73,10 @@ BAD_STACK_FILES = {
     "a date the engine cannot pass on": ("config:\n  trainstack:capacityEnd:\n    at: 2026-12-01\n",
                                          "trainstack:capacityEnd holds a value the Pulumi engine cannot pass on"),
     "broken YAML": ("config:\n  trainstack:region: [us-east-1\n", "is not valid YAML at line 3"),
+    "a key given twice": ("config:\n  trainstack:region: us-east-1\n  trainstack:region: us-west-2\n",
+                          "key 'trainstack:region' is given twice in one mapping (lines 2 and 3)"),
+    "a misspelled top-level key": ("configs:\n  trainstack:region: us-east-1\n",
+                                   "unknown top-level key 'configs'; did you mean 'config'?"),
 }
 
 

@@ -71,9 +71,21 @@ def policy_config_file(path: Path) -> dict[str, Any]:
     return checked_policy_config(read_json_object(path, "policy config", POLICY_CONFIG_FIX), cut(str(path)))
 
 
+def _whole_problems(problems: list[str]) -> str:
+    """As many whole problems as fit in PROBLEMS_SHOWN characters, and how many more there are: a problem's fix
+    is never cut mid-sentence (one problem longer than the bound, from a value it echoes, is cut)."""
+    shown = [problems[0]]
+    for problem in problems[1:]:
+        if len(" ".join([*shown, problem])) > PROBLEMS_SHOWN:
+            break
+        shown.append(problem)
+    more = len(problems) - len(shown)
+    return cut(" ".join(shown), PROBLEMS_SHOWN) + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")
+
+
 def checked_policy_config(config: Mapping[str, Any], name: str) -> dict[str, Any]:
     """``config`` if every rule it names and every setting it gives is one the rules know; else a FileProblem."""
     problems = config_problems(dict(config))
     if problems:
-        raise FileProblem(f"policy config {name}: {cut(' '.join(problems), PROBLEMS_SHOWN)}")
+        raise FileProblem(f"policy config {name}: {_whole_problems(problems)}")
     return dict(config)

@@ -1,4 +1,5 @@
-"""Regenerate ``ec2_instance_types.json`` from the AWS data that moto and botocore ship.
+"""Regenerate ``ec2_instance_types.json`` and ``aws_regions.json`` from the AWS data that moto, botocore
+and cfn-lint ship.
 
 Run from a checkout with the dev extra installed, whenever moto or botocore move::
 
@@ -10,9 +11,12 @@ What comes from where:
   output: vCPUs, memory, accelerators, network cards and bandwidth, ENIs, IPv4 per ENI, EFA
   support and the cards that carry it, the ``capacity-block`` usage class.
 * moto's ``ec2/resources/instance_type_offerings/region/*.json.gz`` is
-  ``DescribeInstanceTypeOfferings`` per region: where each type is offered.
+  ``DescribeInstanceTypeOfferings`` per region: where each type is offered; its
+  ``availability-zone/*.json.gz`` the same by zone name: the zones that offer it.
+* the regions and their zones: :mod:`.generate_regions` (``aws_regions.json``).
 * botocore's SageMaker model: ``ClusterInstanceType`` (HyperPod accepts ``ml.<type>``)
-  and ``ReservedCapacityInstanceType`` (HyperPod training plans).
+  and ``ReservedCapacityInstanceType`` (HyperPod training plans); cfn-lint's SageMaker cluster
+  instance types per region: the regions where HyperPod offers ``ml.<type>``.
 
 The output holds the source values as AWS reports them; where the catalog departs
 from them (Trainium2 memory), :mod:`.instances` does so and says why. Runtime code
@@ -30,9 +34,11 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
+from .generate_regions import build_regions, hyperpod_offerings
 from .model import HYPERPOD_PREFIX
 
 DATA_FILE = Path(__file__).with_name("ec2_instance_types.json")
+REGIONS_FILE = Path(__file__).with_name("aws_regions.json")
 FORMAT_VERSION = 2
 
 # General-purpose and compute families offered for system, controller and login
@@ -66,16 +72,17 @@ def _moto_resource(*parts: str) -> Any:
         return json.load(text)
 
 
-def _region_offerings() -> dict[str, list[str]]:
-    """Instance type -> regions that offer it (moto's ``DescribeInstanceTypeOfferings`` snapshot)."""
-    folder = resources.files("moto.ec2").joinpath("resources", "instance_type_offerings", "region")
+def _offerings(location_type: str) -> dict[str, list[str]]:
+    """Instance type -> the regions (``region``) or zones (``availability-zone``) that offer it, from moto's
+    ``DescribeInstanceTypeOfferings`` snapshot of that location type."""
+    folder = resources.files("moto.ec2").joinpath("resources", "instance_type_offerings", location_type)
     offered: dict[str, set[str]] = {}
     for entry in folder.iterdir():
         if not entry.name.endswith(".json.gz"):
             continue
-        for offering in _moto_resource("instance_type_offerings", "region", entry.name):
+        for offering in _moto_resource("instance_type_offerings", location_type, entry.name):
             offered.setdefault(offering["InstanceType"], set()).add(offering["Location"])
-    return {name: sorted(regions) for name, regions in offered.items()}
+    return {name: sorted(locations) for name, locations in offered.items()}
 
 
 def _sagemaker_enum(shape: str) -> set[str]:
@@ -125,8 +132,8 @@ def _whole_gib(name: str, memory_mib: int) -> int:
     return memory_mib // 1024
 
 
-def _facts(description: dict[str, Any], regions: list[str], hyperpod: set[str],
-           training_plan: set[str]) -> dict[str, Any]:
+def _facts(description: dict[str, Any], regions: list[str], zones: list[str], hyperpod: set[str],
+           training_plan: set[str], hyperpod_regions: list[str]) -> dict[str, Any]:
     network = description["NetworkInfo"]
     cards = sorted(network["NetworkCards"], key=lambda card: card["NetworkCardIndex"])
     default_card = next(c for c in cards if c["NetworkCardIndex"] == network.get("DefaultNetworkCardIndex", 0))
@@ -151,7 +158,9 @@ def _facts(description: dict[str, Any], regions: list[str], hyperpod: set[str],
         "capacity_block": "capacity-block" in description["SupportedUsageClasses"],
         "hyperpod": HYPERPOD_PREFIX + name in hyperpod,
         "hyperpod_training_plan": HYPERPOD_PREFIX + name in training_plan,
+        "hyperpod_regions": hyperpod_regions,
         "regions": regions,
+        "zones": zones,
         "nvme_instance_store_gb": _nvme_instance_store_gb(description),
     }
 
@@ -174,7 +183,11 @@ def selected(descriptions: dict[str, dict[str, Any]]) -> list[str]:
 def build(generated_on: date) -> dict[str, Any]:
     """The document :data:`DATA_FILE` holds, from the installed moto and botocore."""
     descriptions: dict[str, dict[str, Any]] = _moto_resource("instance_types.json.gz")
-    regions = _region_offerings()
+    regions, zones = _offerings("region"), _offerings("availability-zone")
+    hyperpod_regions: dict[str, list[str]] = {}
+    for region, ml_types in hyperpod_offerings().items():
+        for ml_type in ml_types:
+            hyperpod_regions.setdefault(ml_type.removeprefix(HYPERPOD_PREFIX), []).append(region)
     hyperpod = _sagemaker_enum("ClusterInstanceType")
     training_plan = _sagemaker_enum("ReservedCapacityInstanceType")
     return {
@@ -185,10 +198,13 @@ def build(generated_on: date) -> dict[str, Any]:
             "moto": metadata.version("moto"),
             "botocore": metadata.version("botocore"),
             "ec2": "moto ec2/resources/instance_types.json.gz (EC2 DescribeInstanceTypes) and "
-                   "instance_type_offerings/region (DescribeInstanceTypeOfferings)",
-            "sagemaker": "botocore sagemaker ClusterInstanceType and ReservedCapacityInstanceType enums",
+                   "instance_type_offerings/region and /availability-zone (DescribeInstanceTypeOfferings)",
+            "sagemaker": "botocore sagemaker ClusterInstanceType and ReservedCapacityInstanceType enums; "
+                         "cfn-lint aws_sagemaker_cluster/instancetype_enum.json (HyperPod types per region)",
+            "cfn-lint": metadata.version("cfn-lint"),
         },
-        "instance_types": {name: _facts(descriptions[name], regions.get(name, []), hyperpod, training_plan)
+        "instance_types": {name: _facts(descriptions[name], regions.get(name, []), zones.get(name, []), hyperpod,
+                                  training_plan, sorted(hyperpod_regions.get(name, [])))
                            for name in selected(descriptions)},
     }
 
@@ -198,8 +214,10 @@ def render(document: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    DATA_FILE.write_text(render(build(date.today())))
-    print(f"wrote {DATA_FILE}")
+    today = date.today()
+    DATA_FILE.write_text(render(build(today)))
+    REGIONS_FILE.write_text(render(build_regions(today.isoformat())))
+    print(f"wrote {DATA_FILE} and {REGIONS_FILE}")
 
 
 if __name__ == "__main__":

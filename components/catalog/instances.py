@@ -23,10 +23,9 @@ Where sources conflict, the choice is made here and said why:
   value; the override is applied below.
 * HyperPod: ``hyperpod`` says the SageMaker API's ``ClusterInstanceType`` enum
   (botocore) accepts ``ml.<name>``: that enum is what every region's API validates
-  against. Which ``ml.`` types a given region offers is narrower, and is AWS's
-  per-region CloudFormation schema for ``AWS::SageMaker::Cluster`` (cfn-lint ships
-  it); that per-region list governs a stack in that region, and is checked where
-  HyperPod inputs are validated, not in this catalog.
+  against. Which ``ml.`` types a given region offers is narrower: cfn-lint's per-region
+  list (from the AWS pricing API), generated into each type's ``hyperpod_regions`` and
+  checked where HyperPod inputs are validated (``config/offerings.py``).
 * p6e-gb200: absent from the EC2 snapshot and nodeadm; its EFA count, ENIs,
   IPs, vCPUs and memory are unknown and stay ``None`` (a maintainer comment in
   ParallelCluster is not a primary source). The GPU count of 4 is derived from
@@ -132,6 +131,7 @@ def _from_generated(name: str, facts: dict[str, Any]) -> InstanceType:
         hyperpod=facts["hyperpod"], hyperpod_training_plan=facts["hyperpod_training_plan"],
         source=NEURON_DOCS if accelerator and accelerator.name == "Trainium2" else EC2_SNAPSHOT,
         prices=ON_DEMAND.get(name, ()), notes=NOTES.get(name, ()), regions=tuple(facts["regions"]),
+        zones=tuple(facts["zones"]), hyperpod_regions=tuple(facts["hyperpod_regions"]),
         nvme_instance_store_gb=facts["nvme_instance_store_gb"],
         gpudirect_storage=name.split(".")[0] in GPUDIRECT_STORAGE_FAMILIES,
     )

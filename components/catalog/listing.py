@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import regions
 from .instances import INSTANCE_TYPES
 
 
@@ -14,7 +15,9 @@ def price_key(region: str) -> str:
 
 
 def listing(region: str) -> list[dict[str, Any]]:
-    """One row per instance type: accelerators, EFA interfaces, max pods, HyperPod, the price in ``region``."""
+    """One row per instance type: accelerators, EFA interfaces, max pods, HyperPod, the price in ``region``;
+    a region AWS does not have is refused (:class:`.regions.UnknownRegionError`), not listed as unpriced."""
+    regions.get(region)
     rows = []
     for entry in INSTANCE_TYPES:
         accelerator = entry.accelerator

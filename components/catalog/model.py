@@ -119,6 +119,14 @@ class InstanceType:
     regions: Optional[tuple[str, ...]] = None
     """Regions that offer the type (EC2 ``DescribeInstanceTypeOfferings``, as of
     :attr:`source`); ``None`` when no offering data covers the type."""
+    zones: Optional[tuple[str, ...]] = None
+    """Zone names that offer the type (EC2 ``DescribeInstanceTypeOfferings`` by availability zone, as of
+    :attr:`source`); ``None`` when no offering data covers the type. Where a region maps zone names per
+    account, these are the names of the account that recorded the data (see :mod:`.regions`)."""
+    hyperpod_regions: Optional[tuple[str, ...]] = None
+    """Regions where SageMaker HyperPod offers ``ml.<name>`` (cfn-lint's per-region list from the AWS pricing
+    API, as of :attr:`source`); ``None`` when no data covers the type. HyperPod runs in SageMaker's capacity,
+    which EC2's offerings to an account do not show (ml.p5.48xlarge in eu-west-1, p5.48xlarge not)."""
 
     @property
     def family(self) -> str:
@@ -135,6 +143,15 @@ class InstanceType:
     def offered_in(self, region: str) -> Optional[bool]:
         """Whether EC2 offers the type in ``region`` per the catalog's snapshot; ``None`` if unknown."""
         return None if self.regions is None else region in self.regions
+
+    def offered_for_hyperpod_in(self, region: str) -> Optional[bool]:
+        """Whether SageMaker HyperPod offers ``ml.<name>`` in ``region`` per the catalog's data; ``None`` if unknown."""
+        return None if self.hyperpod_regions is None else region in self.hyperpod_regions
+
+    def offered_in_zone(self, zone: str) -> Optional[bool]:
+        """Whether EC2 offers the type in the zone of this name per the catalog's snapshot; ``None`` if unknown.
+        Ask only for a zone whose name means one zone in every account (:attr:`.regions.Region.known_zones`)."""
+        return None if self.zones is None else zone in self.zones
 
     def require(self, fact: str, value: Optional[T], needed_for: str) -> T:
         """Return ``value``, or refuse ``needed_for`` when the fact is unknown."""

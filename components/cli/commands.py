@@ -150,9 +150,12 @@ def preflight(args: argparse.Namespace, clients: Optional[Clients] = None) -> in
 
 
 def catalog_listing(args: argparse.Namespace) -> int:
-    """The instance catalog, with each type's on-demand price in ``--region``."""
+    """The instance catalog, with each type's on-demand price in ``--region`` (a region AWS has)."""
+    from ..catalog import regions
     from ..catalog.listing import listing, render_listing
 
+    if regions.find(args.region) is None:
+        raise regions.UnknownRegionError(cut(args.region))
     rows = listing(args.region)
     print(json.dumps(rows, indent=2) if args.json else render_listing(rows, args.region))
     return EXIT_OK

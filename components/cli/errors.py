@@ -8,6 +8,7 @@ import sys
 import traceback
 
 from ..boundary import FileProblem, cut
+from ..catalog.regions import UnknownRegionError
 from ..config import ConfigError
 
 EXIT_OK, EXIT_POLICY, EXIT_CONFIG, EXIT_FAILURE = 0, 1, 2, 3
@@ -41,7 +42,7 @@ def print_error(error: Exception, args: argparse.Namespace) -> int:
         return EXIT_CONFIG
     if isinstance(error, ProjectError):
         return _print_line(as_json, "project", str(error), EXIT_CONFIG)
-    if isinstance(error, (FileProblem, ReportError, ApprovalError)):
+    if isinstance(error, (FileProblem, ReportError, ApprovalError, UnknownRegionError)):
         return _print_line(as_json, "input", str(error), EXIT_CONFIG)
     if isinstance(error, LaunchError):
         return _print_line(as_json, "input", f"launch: {error}", EXIT_CONFIG)

@@ -32,6 +32,7 @@ from .. import catalog
 from ..addons.device_plugins import efa_device_plugin, neuron_device_plugin, nvidia_device_plugin
 from ..catalog import AcceleratorKind
 from ..config import EksConfig, NodeGroupConfig, validate
+from ..config.offerings import check_component, group_placements, system_placement
 from ..names import GPU_EKS_CLUSTER_COMPONENT
 from ..network import efa_security_group
 from ..nodegroups import NODE_GROUP_FOR, AcceleratedNodeGroup, ClusterAttachment
@@ -79,6 +80,11 @@ class GpuEksCluster(pulumi.ComponentResource):
         settings = validate(EksConfig, args.get("settings", {}), prefix=f"GpuEksCluster({name}).settings")
         configured = [validate(NodeGroupConfig, g, prefix=f"GpuEksCluster({name}).nodeGroups[{i}]")
                       for i, g in enumerate(args.get("node_groups", []))]
+        if "region" in args:
+            zones = list(args.get("private_subnet_ids", {}))
+            check_component(f"GpuEksCluster({name})", args["region"], groups=[
+                system_placement(settings.system_nodes, zones, ("settings", "systemNodes")),
+                *group_placements(configured, ("nodeGroups",))])
         super().__init__(GPU_EKS_CLUSTER_COMPONENT, name, {}, opts)
         self.cluster_name = args["cluster_name"]
         self.eks = self._control_plane(name, settings, self._secrets_key(name), args)

@@ -47,6 +47,10 @@ class SystemNodesConfig(ConfigModel):
     recommendation (110, or 250 above 30 vCPUs); never above the former."""
     auto_repair: bool = True
     """EKS node auto repair: replace or reboot a system node that reports unhealthy."""
+    offering_unchecked: Optional[str] = Field(default=None, min_length=1)
+    """Why this group's instance type is offered where the catalog's offering data says it is not (AWS
+    began offering it after the data was generated). With a reason here, validation does not check
+    the offering; ``trainstack preflight`` still asks the account."""
 
     @field_validator("instance_type")
     @classmethod

@@ -7,6 +7,7 @@ written the way the user wrote the key (``trainstack:nodeGroups[1].instanceType`
 from __future__ import annotations
 
 import difflib
+import re
 import types
 import typing
 from dataclasses import dataclass
@@ -189,11 +190,17 @@ def _aliases(model: type[BaseModel]) -> list[str]:
     return [f.alias or name for name, f in model.model_fields.items()]
 
 
+_SENTENCE_END = re.compile(r"(?<=\.)\s+(?=[A-Z`])")
+"""Where a docstring's first sentence ends: a full stop before a capital or a ``literal``, so that
+"e.g. us-east-1" and "i.e. the zone" stay inside their sentence."""
+
+
 def _field_doc(model: type[BaseModel], key: str) -> str | None:
+    """The field's docstring, first sentence, for a missing key's fix."""
     for name, field in model.model_fields.items():
         if key in (name, field.alias):
-            text = " ".join((field.description or "").replace("``", "").split())
-            return text.split(". ")[0].rstrip(".") or None
+            sentence = _SENTENCE_END.split(" ".join((field.description or "").split()), maxsplit=1)[0]
+            return sentence.replace("``", "").rstrip(".") or None
     return None
 
 

@@ -34,6 +34,10 @@ class InstanceGroupConfig(ConfigModel):
     """Deep health checks run when instances start (GPU and Trainium groups)."""
     training_plan_arn: Optional[str] = Field(default=None, pattern=r"^arn:aws[-a-z]*:sagemaker:.*:training-plan/")
     """A SageMaker training plan that reserves this group's capacity."""
+    offering_unchecked: Optional[str] = Field(default=None, min_length=1)
+    """Why this group's instance type is offered where the catalog's offering data says it is not (AWS
+    began offering it after the data was generated). With a reason here, validation does not check
+    the offering; ``trainstack preflight`` still asks the account."""
 
     @field_validator("instance_type")
     @classmethod

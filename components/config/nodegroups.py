@@ -161,6 +161,10 @@ class NodeGroupConfig(ConfigModel):
     auto_repair: bool = True
     """EKS node auto repair: replace or reboot a node whose conditions (from the node monitoring
     agent: AcceleratedHardwareReady, NetworkingReady, ...) or NodeReady report it unhealthy."""
+    offering_unchecked: Optional[str] = Field(default=None, min_length=1)
+    """Why this group's instance type is offered where the catalog's offering data says it is not (AWS
+    began offering it after the data was generated). With a reason here, validation does not check
+    the offering; ``trainstack preflight`` still asks the account."""
     autoscaler: Literal["cluster-autoscaler", "karpenter"] = "cluster-autoscaler"
     """Who adds and removes the group's nodes. ``cluster-autoscaler``: an EKS managed node group the
     Cluster Autoscaler resizes (EFA, reservations, capacity blocks, placement groups). ``karpenter``:

@@ -24,11 +24,10 @@ from .hyperpod import HyperPodConfig
 from .ip_budget import check_ip_budget
 from .network import NetworkConfig
 from .nodegroups import NodeGroupConfig
+from .offerings import check_offerings, check_region, check_zones
 from .profiles import with_profile_defaults
 from .scheduling import SchedulingConfig, cohort_of_groups
 from .storage import EFA_GUIDE, CheckpointBucketConfig, FsxConfig
-
-REGION_PATTERN = r"^[a-z]{2}(-gov)?-[a-z]+-\d$"
 
 
 class StackConfig(ConfigModel):
@@ -69,9 +68,7 @@ class StackConfig(ConfigModel):
     @field_validator("region")
     @classmethod
     def _region(cls, region: str) -> str:
-        if not re.match(REGION_PATTERN, region):
-            raise ConfigValueError(f"'{region}' is not an AWS region name.",
-                                   fix="use a region such as us-east-1 or us-west-2 (no zone letter).")
+        check_region(region)
         return region
 
     @field_validator("tags")
@@ -94,26 +91,16 @@ class StackConfig(ConfigModel):
 
     @model_validator(mode="after")
     def _cross_checks(self) -> StackConfig:
-        self._check_zones()
+        check_zones(self)
         self._check_node_groups()
         check_ip_budget(self)
         self._check_fsx()
         self._check_datasets()
         self._check_hyperpod()
+        check_offerings(self)
         self._check_scheduling()
         self._check_profile()
         return self
-
-    def _check_zones(self) -> None:
-        existing = self.network.existing_vpc
-        zones = self.network.zones or ([s.zone for s in existing.private_subnets] if existing else [])
-        for index, zone in enumerate(zones):
-            if not zone.startswith(self.region):
-                path = ("network", "zones", index) if self.network.zones else (
-                    "network", "existingVpc", "privateSubnets", index, "zone")
-                raise ConfigValueError(f"zone {zone} is not in region {self.region}.",
-                                       fix=f"use zones of {self.region} (e.g. {self.region}a), or change region.",
-                                       path=path, value=zone)
 
     def _check_node_groups(self) -> None:
         if self.node_groups and self.eks is None:

@@ -20,6 +20,7 @@ from typing import Optional, TypedDict
 import pulumi
 
 from ..config import AddonVersions, ConfigError, ConfigIssue, HyperPodConfig, validate
+from ..config.offerings import check_component, hyperpod_placements
 from ..names import HYPERPOD_CLUSTER_COMPONENT
 from . import dependencies_chart
 from .eks_addons import hyperpod_eks_addons
@@ -76,6 +77,10 @@ class HyperPodCluster(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: HyperPodClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
         settings = validate(HyperPodConfig, args.get("settings", {}), prefix=f"HyperPodCluster({name}).settings")
+        if "region" in args:
+            zones = [settings.zone] if settings.zone else []
+            check_component(f"HyperPodCluster({name})", args["region"], hyperpod=True,
+                            groups=hyperpod_placements(settings, zones, ("settings",)))
         eks = args.get("eks")
         self._check_orchestrator(name, settings, eks)
         self._check_security_groups(name, list(args.get("security_group_ids", [])))

@@ -15,6 +15,7 @@ import pulumi
 import pulumi_aws as aws
 
 from ..config import ExistingVpc, NetworkConfig, validate
+from ..config.offerings import check_component, network_zones
 from ..names import NETWORK_COMPONENT
 from .subnets import plan_subnets
 
@@ -46,6 +47,8 @@ class Network(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: NetworkArgs, opts: Optional[pulumi.ResourceOptions] = None):
         settings = validate(NetworkConfig, args.get("settings", {}), prefix=f"{name}.settings")
+        if "region" in args:
+            check_component(name, args["region"], zones=network_zones(settings, ("settings",)))
         super().__init__(NETWORK_COMPONENT, name, {}, opts)
         if settings.existing_vpc is not None:
             self._use_existing(settings.existing_vpc)

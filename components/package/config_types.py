@@ -62,6 +62,8 @@ class SystemNodesConfig(TypedDict, total=False):
     """The kubelet's maxPods. Default: the smaller of what the type's ENIs hold and the EKS recommendation (110, or 250 above 30 vCPUs); never above the former."""
     auto_repair: bool
     """EKS node auto repair: replace or reboot a system node that reports unhealthy."""
+    offering_unchecked: str
+    """Why this group's instance type is offered where the catalog's offering data says it is not (AWS began offering it after the data was generated). With a reason here, validation does not check the offering; ``trainstack preflight`` still asks the account."""
 
 
 class AddonVersions(TypedDict, total=False):
@@ -182,6 +184,8 @@ class NodeGroupConfig(TypedDict, total=False):
     """Extra taints, besides the accelerator taint the library adds."""
     auto_repair: bool
     """EKS node auto repair: replace or reboot a node whose conditions (from the node monitoring agent: AcceleratedHardwareReady, NetworkingReady, ...) or NodeReady report it unhealthy."""
+    offering_unchecked: str
+    """Why this group's instance type is offered where the catalog's offering data says it is not (AWS began offering it after the data was generated). With a reason here, validation does not check the offering; ``trainstack preflight`` still asks the account."""
     autoscaler: str
     """Who adds and removes the group's nodes. ``cluster-autoscaler``: an EKS managed node group the Cluster Autoscaler resizes (EFA, reservations, capacity blocks, placement groups). ``karpenter``: a Karpenter NodePool and EC2NodeClass, no managed node group, for elastic groups that need none of those (development, inference, preprocessing); Karpenter launches and consolidates its nodes. One of: 'cluster-autoscaler', 'karpenter'."""
 
@@ -304,6 +308,8 @@ class InstanceGroupConfig(TypedDict, total=False):
     """Deep health checks run when instances start (GPU and Trainium groups). One of: 'InstanceStress', 'InstanceConnectivity'."""
     training_plan_arn: str
     """A SageMaker training plan that reserves this group's capacity."""
+    offering_unchecked: str
+    """Why this group's instance type is offered where the catalog's offering data says it is not (AWS began offering it after the data was generated). With a reason here, validation does not check the offering; ``trainstack preflight`` still asks the account."""
 
 
 class WorkerGroupConfig(TypedDict, total=False):
@@ -322,6 +328,8 @@ class WorkerGroupConfig(TypedDict, total=False):
     """Deep health checks run when instances start (GPU and Trainium groups). One of: 'InstanceStress', 'InstanceConnectivity'."""
     training_plan_arn: str
     """A SageMaker training plan that reserves this group's capacity."""
+    offering_unchecked: str
+    """Why this group's instance type is offered where the catalog's offering data says it is not (AWS began offering it after the data was generated). With a reason here, validation does not check the offering; ``trainstack preflight`` still asks the account."""
     partition: str
     """The Slurm partition of this group (one per group). Default: the group name."""
 

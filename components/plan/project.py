@@ -10,6 +10,9 @@ from typing import Any
 from ..boundary import FileProblem, cut, read_yaml_mapping
 
 SECRET_PLACEHOLDER = "[secret: not decrypted by the offline plan]"
+STACK_FILE_KEYS = ("config", "environment", "secretsprovider", "encryptedkey", "encryptionsalt")
+"""The top-level keys of a Pulumi stack file (Pulumi's stack settings file reference,
+https://www.pulumi.com/docs/iac/concepts/projects/stack-settings-file/)."""
 
 
 class ProjectError(Exception):
@@ -80,6 +83,7 @@ def load_stack(project: Project, stack: str) -> StackSettings:
         known = ", ".join(project.stacks()) or "none"
         raise ProjectError(f"stack '{cut(stack)}' has no config file {cut(str(path))} (stacks here: {known}).")
     document = read_yaml_mapping(path, "stack file")
+    _refuse_unknown_keys(document, path)
     section = document.get("config")
     if section is None:
         section = {}
@@ -99,6 +103,21 @@ def load_stack(project: Project, stack: str) -> StackSettings:
             value = SECRET_PLACEHOLDER
         config[key] = _as_engine_string(_replace_nested_secrets(value, key, secret_keys), key, path)
     return StackSettings(name=stack, config=config, secret_keys=secret_keys)
+
+
+def _refuse_unknown_keys(document: dict[Any, Any], path: Path) -> None:
+    """A misspelled top-level key (``configs:``) is named, with the nearest known one; otherwise its config would
+    be read as missing and reported as the keys missing from it."""
+    import difflib
+
+    unknown = [key for key in document if key not in STACK_FILE_KEYS]
+    if not unknown:
+        return
+    key = unknown[0]
+    close = difflib.get_close_matches(str(key), STACK_FILE_KEYS, n=1, cutoff=0.5)
+    hint = f"did you mean '{close[0]}'? " if close else ""
+    raise StackFileProblem(f"stack file {path}: unknown top-level key {cut(repr(key))}; {hint}a stack file "
+                           f"holds {', '.join(STACK_FILE_KEYS)}")
 
 
 def _replace_nested_secrets(value: Any, key: str, secret_keys: list[str]) -> Any:

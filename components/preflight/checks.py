@@ -21,6 +21,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from .. import catalog
 from ..config import NodeGroupConfig, StackConfig
 from ..config.ip_budget import ip_budget
+from ..config.offerings import Placement, placements
 
 Status = Literal["pass", "fail", "could-not-check"]
 
@@ -69,7 +70,10 @@ def run_preflight(config: StackConfig, clients: Clients) -> list[Check]:
     for group in config.node_groups:
         if group.capacity.type != "none":
             checks.extend(_capacity(group, clients.capacity))
-        checks.append(_offering(group, clients.ec2))
+    checks.extend(_zones(config, clients.ec2))
+    # HyperPod runs in SageMaker's capacity, which EC2's offerings to this account do not show, and SageMaker
+    # has no read API for what it offers: validation judges HyperPod types by SageMaker's per-region list.
+    checks.extend(_offering(placement, clients.ec2) for placement in placements(config) if not placement.hyperpod)
     checks.extend(_quotas(config, clients.quotas))
     checks.extend(_subnets(config, clients.ec2))
     return checks
@@ -141,18 +145,46 @@ def _end(name: str, subject: str, declared: str, ends: Any) -> Check:
     return Check(f"{name} end", subject, "pass", f"ends {actual}")
 
 
-def _offering(group: NodeGroupConfig, ec2: Any) -> Check:
-    subject = f"{group.name}: {group.instance_type} in {group.zone}"
+def _zones(config: StackConfig, ec2: Any) -> Iterator[Check]:
+    """The account has every zone the network names. Where AWS maps zone names per account, validation could not
+    judge the letters (config/offerings.py); the account can."""
+    zones = config.zones
+    try:
+        found = ec2.describe_availability_zones(ZoneNames=zones)["AvailabilityZones"]
+    except ClientError as error:
+        if error.response["Error"]["Code"] == "InvalidParameterValue":
+            yield Check("zones", ", ".join(zones), "fail", f"{_unreachable(error)}; use the zones "
+                        f"`aws ec2 describe-availability-zones --region {config.region}` lists")
+            return
+        yield Check("zones", ", ".join(zones), "could-not-check", _unreachable(error))
+        return
+    except BotoCoreError as error:
+        yield Check("zones", ", ".join(zones), "could-not-check", _unreachable(error))
+        return
+    ids = {zone["ZoneName"]: zone.get("ZoneId", "?") for zone in found}
+    for zone in zones:
+        yield (Check("zone", zone, "pass", f"in the account as {ids[zone]}") if zone in ids else
+               Check("zone", zone, "fail", f"the account has no zone {zone} in {config.region}"))
+
+
+def _offering(placement: Placement, ec2: Any) -> Check:
+    """EC2 offers the group's type in each of its zones."""
+    ec2_type = placement.instance_type
+    subject = f"{placement.group}: {placement.instance_type} in {', '.join(placement.zones)}"
     try:
         offered = ec2.describe_instance_type_offerings(
-            LocationType="availability-zone", Filters=[{"Name": "instance-type", "Values": [group.instance_type]},
-                                                       {"Name": "location", "Values": [group.zone]}])
+            LocationType="availability-zone", Filters=[{"Name": "instance-type", "Values": [ec2_type]},
+                                                       {"Name": "location", "Values": placement.zones}])
     except (ClientError, BotoCoreError) as error:
         return Check("instance type offered", subject, "could-not-check", _unreachable(error))
-    if offered["InstanceTypeOfferings"]:
-        return Check("instance type offered", subject, "pass", "offered in the zone")
-    return Check("instance type offered", subject, "fail", f"{group.instance_type} is not offered in {group.zone}; "
-                                                          "zone names differ per account: pick a zone that offers it")
+    where = {offering["Location"] for offering in offered["InstanceTypeOfferings"]}
+    missing = [zone for zone in placement.zones if zone not in where]
+    unchecked = f" (validation skipped it: offeringUnchecked '{placement.unchecked}')" if placement.unchecked else ""
+    if not missing:
+        zones = "zones" if len(where) > 1 else "zone"
+        return Check("instance type offered", subject, "pass", f"offered in the {zones}{unchecked}")
+    return Check("instance type offered", subject, "fail", f"{ec2_type} is not offered in {', '.join(missing)}"
+                 f"{unchecked}; zone names differ per account: pick a zone that offers it")
 
 
 def _quota_class(instance: catalog.InstanceType) -> str:

@@ -114,6 +114,19 @@ def test_a_policy_config_given_as_settings_is_checked_like_a_file():
         policy_config(None, {"no-such-rule": "disabled"})
 
 
+def test_a_policy_config_with_many_problems_shows_each_problem_whole_and_counts_the_rest():
+    from trainstack.analysis import policy_config
+    from trainstack.boundary import FileProblem
+
+    with pytest.raises(FileProblem) as raised:
+        policy_config(None, {f"no-such-rule-{n}": "disabled" for n in range(40)})
+    message = str(raised.value)
+    assert "more characters" not in message  # the old bound cut the joined text mid-sentence
+    shown = message.split(": ", 1)[1].rsplit(" (and ", 1)
+    assert shown[0].endswith("].") and shown[1].endswith(" more problems)")
+    assert message.count("no rule has this id") + int(shown[1].split()[0]) == 40
+
+
 def test_the_record_of_the_api_is_the_record_of_the_cli(dev, capsys):
     assert cli.main(["plan", "--stack", "dev", "--cwd", str(REPO), "--json"]) == cli.EXIT_OK
     assert json.loads(capsys.readouterr().out) == json.loads(render_json(dev))

@@ -131,6 +131,25 @@ def test_a_moved_fact_is_named_with_its_type_and_both_values():
         "p6-b200.48xlarge: new in the installed data"]
 
 
+def test_the_committed_regions_table_is_what_the_generator_makes_from_the_installed_data():
+    from trainstack.catalog import generate_regions
+
+    committed = json.loads(generate.REGIONS_FILE.read_text())
+    fresh = generate_regions.build_regions(committed["generated_on"])
+    moved = _moved(committed["regions"], fresh["regions"])
+    assert not moved, ("botocore's regions, moto's zones or cfn-lint's schemas moved:\n" + "\n".join(moved)
+                       + "\nrun `python -m trainstack.catalog.generate` and commit the result")
+
+
+def test_the_zones_that_offer_a_type_are_in_the_regions_that_offer_it():
+    from trainstack.catalog import regions
+
+    for entry in catalog.INSTANCE_TYPES:
+        for zone in entry.zones or ():
+            region = next(r for r in regions.REGIONS.values() if r.zones and zone in r.zones)
+            assert region.name in (entry.regions or ()), (entry.name, zone)
+
+
 def _versions(document: dict) -> str:
     return ", ".join(f"{name} {document['sources'][name]}" for name in ("moto", "botocore"))
 

@@ -53,7 +53,7 @@ BROKEN = {
         "trainstack:nodeGroups[0].capacityReservationId", "did you mean 'capacity'"),
     "missing profile": (delete("profile"), "trainstack:profile", "add 'profile'"),
     "unknown profile": (set_key(("profile",), "staging"), "trainstack:profile", "'dev' or 'production'"),
-    "region that is not one": (set_key(("region",), "us-east"), "trainstack:region", "such as us-east-1"),
+    "region that is not one": (set_key(("region",), "us-east"), "trainstack:region", "us-east-1, us-east-2"),
     "instance type typo": (
         lambda c: group(c, instanceType="p5.48xlarg"), "trainstack:nodeGroups[0].instanceType", "p5.48xlarge"),
     "CPU type as accelerated group": (

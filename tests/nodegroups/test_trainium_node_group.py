@@ -72,12 +72,13 @@ def test_a_gpu_type_is_not_a_trainium_group():
         plan_group(instanceType="p5.48xlarge")
 
 
+# Each group in a zone EC2 offers its type in (us-east-2 names zones alike in every account; trn1 is in 2c only).
 MIXED = {
-    "profile": "dev", "region": "us-east-2", "network": {"zones": ["us-east-2a", "us-east-2b"]},
+    "profile": "dev", "region": "us-east-2", "network": {"zones": ["us-east-2b", "us-east-2c"]},
     "eks": {"publicAccessCidrs": ["203.0.113.0/24"]},
     "nodeGroups": [
         {"name": "p5", "instanceType": "p5.48xlarge", "maxSize": 2, "zone": "us-east-2b"},
-        {"name": "trn1", "instanceType": "trn1.32xlarge", "maxSize": 2, "zone": "us-east-2b"},
+        {"name": "trn1", "instanceType": "trn1.32xlarge", "maxSize": 2, "zone": "us-east-2c"},
         {"name": "small", "instanceType": "g5.2xlarge", "maxSize": 2, "zone": "us-east-2b"},
     ],
 }

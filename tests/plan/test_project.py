@@ -55,3 +55,21 @@ config:
     assert settings.config["demo:password"] == SECRET_PLACEHOLDER
     assert json.loads(settings.config["demo:nested"]) == {"key": SECRET_PLACEHOLDER}
     assert settings.secret_keys == ["demo:password", "demo:nested"]
+
+
+def test_a_misspelled_top_level_key_is_named_with_the_nearest_known_one(tmp_path):
+    # Read as missing, `configs:` used to surface as three missing keys (profile, region, network).
+    from trainstack.plan.project import StackFileProblem
+
+    project = find_project(_project(tmp_path, "configs:\n  trainstack:region: us-east-1\n"))
+    with pytest.raises(StackFileProblem) as problem:
+        load_stack(project, "dev")
+    assert str(problem.value) == (f"stack file {tmp_path / 'stacks' / 'Pulumi.dev.yaml'}: unknown top-level key "
+                                  "'configs'; did you mean 'config'? a stack file holds config, environment, "
+                                  "secretsprovider, encryptedkey, encryptionsalt")
+
+
+def test_every_key_pulumi_documents_for_a_stack_file_is_accepted(tmp_path):
+    project = find_project(_project(tmp_path, "secretsprovider: passphrase\nencryptionsalt: v1:abc\n"
+                                              "encryptedkey: xyz\nenvironment: [team/dev]\nconfig: {}\n"))
+    assert load_stack(project, "dev").config == {}

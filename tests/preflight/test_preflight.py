@@ -86,7 +86,7 @@ def test_everything_passes_for_a_stack_that_fits_the_account(aws):
     assert not failed(checks) and not [c for c in checks if c.status == "could-not-check"]
     assert {("reservation state", "pass"), ("reservation zone", "pass"), ("reservation instance type", "pass"),
             ("reservation size", "pass"), ("instance type offered", "pass"), ("vCPU quota", "pass"),
-            ("subnet IPs", "pass")} == statuses(checks)
+            ("subnet IPs", "pass"), ("zone", "pass")} == statuses(checks)
 
 
 def test_a_missing_reservation_fails(aws):
@@ -210,3 +210,41 @@ def test_without_credentials_or_network_checks_say_they_could_not_check(monkeypa
     assert not failed(checks)
     assert {c.status for c in checks if c.name != "subnet IPs"} == {"could-not-check"}
     assert all("Could not connect" in c.reason for c in checks if c.status == "could-not-check")
+
+
+def test_system_nodes_are_checked_against_the_accounts_offerings_and_hyperpod_groups_are_not(aws):
+    # moto's account offers c5.2xlarge in every us-east-1 zone. HyperPod runs in SageMaker's capacity, which
+    # EC2's offerings to the account do not show: validation judges ml. types by SageMaker's own list.
+    config = validate_stack_config({
+        "profile": "dev", "region": REGION, "eks": {"publicAccessCidrs": ["203.0.113.0/24"]},
+        "network": {"zones": ["us-east-1a", "us-east-1b"]},
+        "hyperpod": {"clusterName": "ml", "orchestrator": "eks", "zone": "us-east-1b",
+                     "workers": [{"name": "gpu", "instanceType": "ml.p5.48xlarge", "count": 2}]}})
+    stub = Stubbed()
+    stub.quota("L-1216C47A", 64)
+    offered = {c.subject: c for c in stub.run(config, aws) if c.name == "instance type offered"}
+    assert list(offered) == ["system nodes: c5.2xlarge in us-east-1a, us-east-1b"]
+    assert offered["system nodes: c5.2xlarge in us-east-1a, us-east-1b"].status == "pass"
+
+
+def test_a_zone_the_account_does_not_have_fails_where_validation_could_not_judge_it(aws):
+    # us-east-1 maps zone names per account, so validation lets any letter through; the account decides.
+    stub = Stubbed()
+    stub.reservation(zone="us-east-1b")
+    stub.quotas_for_nemo()
+    failures = {(c.name, c.subject): c.reason for c in failed(stub.run(nemo(zones=("us-east-1b", "us-east-1g")), aws))}
+    assert failures[("zone", "us-east-1g")] == "the account has no zone us-east-1g in us-east-1"
+    assert failures[("instance type offered", "system nodes: c5.2xlarge in us-east-1b, us-east-1g")].startswith(
+        "c5.2xlarge is not offered in us-east-1g")
+
+
+def test_an_offering_the_stack_declared_unchecked_is_still_asked_of_the_account(aws):
+    stub = Stubbed()
+    stub.reservation(zone="us-east-1a")
+    stub.quotas_for_nemo()
+    config = nemo(zones=("us-east-1a", "us-east-1b"), zone="us-east-1a", offeringUnchecked="told by our TAM",
+                  capacity={"type": "reservation", "reservationId": RESERVATION, "zone": "us-east-1a",
+                            "instanceCount": 2})
+    (failure,) = failed(stub.run(config, aws))
+    assert failure.name == "instance type offered"
+    assert "offeringUnchecked 'told by our TAM'" in failure.reason
