@@ -49,7 +49,7 @@ class _PlanMocks(mocks.Mocks):
         return self.fixtures.resource(args.typ, args.name, args.inputs, args.provider)
 
     def call(self, args: mocks.MockCallArgs) -> tuple[dict[str, Any], Optional[list[tuple[str, str]]]]:
-        self.plan.invokes.append({"token": args.token, "args": stable_values(engine_value(args.args), os.getcwd()),
+        self.plan.invokes.append({"token": args.token, "args": engine_value(args.args),
                                   "provider": args.provider or None})
         return self.fixtures.invoke(args.token, args.args), []  # no check failures
 
@@ -75,9 +75,7 @@ class RecordingMonitor(mocks.MockMonitor):
 
     def RegisterResource(self, request: Any) -> Any:  # resource_pb2.RegisterResourceRequest
         response = super().RegisterResource(request)  # type: ignore[no-untyped-call]  # pulumi's mock is untyped
-        # The program's directory is the working directory while it registers (as under the engine).
-        cwd = os.getcwd()
-        inputs = stable_values(_struct_to_plain(request.object), cwd)
+        inputs = _struct_to_plain(request.object)
         record = ResourceRecord(
             urn=response.urn,
             type=request.type,
@@ -86,7 +84,7 @@ class RecordingMonitor(mocks.MockMonitor):
             custom=bool(request.custom),
             remote=bool(request.remote),
             inputs=inputs,
-            outputs=stable_values(_struct_to_plain(response.object), cwd) if request.custom or request.remote else {},
+            outputs=_struct_to_plain(response.object) if request.custom or request.remote else {},
             dependencies=list(request.dependencies),
             property_dependencies={k: list(v.urns) for k, v in request.propertyDependencies.items() if v.urns},
             options=_options(request),
@@ -99,7 +97,7 @@ class RecordingMonitor(mocks.MockMonitor):
     def RegisterResourceOutputs(self, request: Any) -> Any:
         record = self._by_urn.get(request.urn)
         if record is not None:
-            record.outputs = stable_values(_struct_to_plain(request.outputs), os.getcwd())
+            record.outputs = _struct_to_plain(request.outputs)
         return super().RegisterResourceOutputs(request)  # type: ignore[no-untyped-call]
 
 
@@ -147,6 +145,18 @@ def _run(program: Callable[[], Any], config: dict[str, str], plan: Plan, fixture
     with _program_environment(program_dir):
         _sync_await(run_pulumi_func(program))
         plan.outputs = _resolve_stack_outputs(root)
+        _name_library_paths(plan, os.getcwd())
+
+
+def _name_library_paths(plan: Plan, program_dir: str) -> None:
+    """Paths into the installed trainstack recorded as identifiers (``library_paths``), read as the program and
+    its providers read them: relative to the program's directory, the working directory of the whole run."""
+    for record in plan.resources:
+        record.inputs = stable_values(record.inputs, program_dir)
+        record.outputs = stable_values(record.outputs, program_dir)
+    for invoke in plan.invokes:
+        invoke["args"] = stable_values(invoke["args"], program_dir)
+    plan.outputs = stable_values(plan.outputs, program_dir)
 
 
 @contextmanager
@@ -170,8 +180,7 @@ def _resolve_stack_outputs(root: Optional[pulumi.Resource]) -> dict[str, Any]:
     for name, value in getattr(root, "outputs", {}).items():
         output = pulumi.Output.from_input(value)
         resolved = _sync_await(output.future())
-        outputs[name] = SECRET_MARK if _sync_await(output.is_secret()) else stable_values(engine_value(resolved),
-                                                                                           os.getcwd())
+        outputs[name] = SECRET_MARK if _sync_await(output.is_secret()) else engine_value(resolved)
     return outputs
 
 

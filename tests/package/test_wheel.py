@@ -98,7 +98,7 @@ def test_twine_finds_the_metadata_fit_for_an_index(built):
 
 
 def test_the_installed_trainstack_is_the_wheel_not_the_checkout(installed):
-    package = installed.package_dir()
+    package = installed.package_dir
     assert "site-packages" in package.parts and not package.is_relative_to(REPO)
 
 
@@ -170,7 +170,7 @@ def test_the_component_provider_serves_the_schema_it_ships(installed, tmp_path):
     finally:
         provider.kill()
         provider.communicate()
-    shipped = installed.package_dir() / "package" / "schema.json"
+    shipped = installed.package_dir / "package" / "schema.json"
     assert json.loads(served) == json.loads(shipped.read_text())
     assert shipped.read_text() == (REPO / "components" / "package" / "schema.json").read_text()
 
@@ -219,7 +219,7 @@ def _plan(installed: wheel.Installed, project: Path, stack: str) -> str:
 
 
 def _assert_names_no_install_path(text: str, installed: wheel.Installed, *more: Path) -> None:
-    for place in (installed.root, installed.package_dir(), REPO, *more):
+    for place in (installed.root, installed.package_dir, REPO, *more):
         assert str(place) not in text, f"a record names {place}"
     assert not re.search(r"site-packages|/\.\./|\.venv", text), "a record names an installation path"
 

@@ -8,6 +8,7 @@ track), so no ``build/`` directory left in the checkout can add a stale file.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -46,6 +47,7 @@ class Installed:
     def trainstack(self) -> Path:
         return self.root / "bin" / "trainstack"
 
+    @functools.cached_property
     def package_dir(self) -> Path:
         found = self.run([str(self.python), "-c", "import trainstack, os; print(os.path.dirname(trainstack.__file__))"],
                          cwd=self.root)
