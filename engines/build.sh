@@ -2,8 +2,21 @@
 # Build the real engines the engine tests run, from source through the Go module proxy,
 # into a cache directory, and print that directory.
 #
-#   engines/build.sh kubernetes   etcd, kube-apiserver, kube-scheduler (engines/kubernetes/go.mod)
-#   engines/build.sh pulumi       the Pulumi CLI (engines/pulumi/go.mod)
+#   engines/build.sh kubernetes   etcd, kube-apiserver, kube-scheduler, kube-controller-manager
+#   engines/build.sh pulumi       the Pulumi CLI
+#   engines/build.sh kwok         kwok (simulated nodes and pods)
+#   engines/build.sh kueue        Kueue's controller manager
+#   engines/build.sh jobset       JobSet's controller manager
+#   engines/build.sh trainer      Kubeflow Trainer v2's controller manager
+#   engines/build.sh mpi-operator       the MPI operator
+#   engines/build.sh training-operator  the Kubeflow training operator (v1)
+#   engines/build.sh all          every one of them, in that order
+#
+# Two optional files beside an engine's go.mod: `ldflags` (linker flags, e.g. the version
+# stamps a release build sets: a controller that checks the API server's version refuses
+# `v0.0.0-master`), and `manifests` (lines `<module> <path>`: files of the upstream module,
+# such as CRDs and webhook configurations, copied into <cache>/manifests/<path>, so that the
+# rehearsal installs what upstream ships without the module cache).
 #
 # Each engine is a small Go module in this directory that pins the upstream module and,
 # where upstream uses `replace` directives to local paths (which a dependent module
@@ -14,12 +27,20 @@
 # machines are small and shared).
 set -euo pipefail
 
-engine="${1:?usage: engines/build.sh kubernetes|pulumi}"
+engine="${1:?usage: engines/build.sh kubernetes|pulumi|kwok|kueue|jobset|trainer|mpi-operator|training-operator|all}"
 here="$(cd "$(dirname "$0")" && pwd)"
+if [[ "$engine" == all ]]; then
+  for each in kubernetes pulumi kwok kueue jobset trainer mpi-operator training-operator; do "$0" "$each"; done
+  exit 0
+fi
 module="$here/$engine"
 [[ -f "$module/go.mod" ]] || { echo "engines/build.sh: no engine '$engine' (no $module/go.mod)" >&2; exit 2; }
 
-key="$(cat "$module/go.mod" "$module/go.sum" | sha256sum | cut -c1-16)"
+inputs=("$module/go.mod" "$module/go.sum")
+for optional in ldflags manifests; do [[ -f "$module/$optional" ]] && inputs+=("$module/$optional"); done
+key="$(cat "${inputs[@]}" | sha256sum | cut -c1-16)"
+ldflags=""
+[[ -f "$module/ldflags" ]] && ldflags="$(grep -v '^#' "$module/ldflags" | tr '\n' ' ')"
 root="${TRAINSTACK_ENGINES:-$HOME/.cache/trainstack/engines}"
 target="$root/$engine-$key"
 
@@ -37,6 +58,7 @@ done
 
 complete=true
 for name in "${names[@]}"; do [[ -x "$target/$name" ]] || complete=false; done
+[[ ! -f "$module/manifests" || -f "$target/manifests/.complete" ]] || complete=false
 if $complete; then
   echo "$target"
   exit 0
@@ -47,8 +69,20 @@ trap 'rm -rf "$staging"' EXIT
 start=$SECONDS
 for i in "${!tools[@]}"; do
   echo "engines/build.sh: building ${tools[$i]} -> $target/${names[$i]}" >&2
-  (cd "$module" && nice -n 10 go build -trimpath -o "$staging/${names[$i]}" "${tools[$i]}")
+  (cd "$module" && nice -n 10 go build -trimpath -ldflags "$ldflags" -o "$staging/${names[$i]}" "${tools[$i]}")
 done
+if [[ -f "$module/manifests" ]]; then
+  while read -r upstream path; do
+    [[ -z "$upstream" || "$upstream" == \#* ]] && continue
+    source="$(cd "$module" && go list -m -f '{{.Dir}}' "$upstream")/$path"
+    mkdir -p "$staging/manifests/$(dirname "$path")"
+    cp -r "$source" "$staging/manifests/$path"
+  done < "$module/manifests"
+  chmod -R u+w "$staging/manifests"
+  touch "$staging/manifests/.complete"
+fi
+du -sh "$staging" | cut -f1 > "$staging/.size"
+echo "$((SECONDS - start))" > "$staging/.build-seconds"
 rm -rf "$target"
 mv "$staging" "$target"
 trap - EXIT

@@ -46,6 +46,10 @@ def print_error(error: Exception, args: argparse.Namespace) -> int:
         return _print_line(as_json, "input", str(error), EXIT_CONFIG)
     if isinstance(error, LaunchError):
         return _print_line(as_json, "input", f"launch: {error}", EXIT_CONFIG)
+    from ..rehearsal.engines import EnginesMissing
+
+    if isinstance(error, EnginesMissing):
+        return _print_line(as_json, "engines", cut(str(error), PROGRAM_ERROR_SHOWN), EXIT_FAILURE)
     if not hasattr(args, "debug"):
         raise error
     if args.debug:

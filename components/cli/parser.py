@@ -12,6 +12,7 @@ from ..version import version
 from . import commands as run
 from .errors import EXIT_CODES
 from .launch import KINDS, add_kind, launch_job
+from .rehearse import rehearse
 
 DESCRIPTION = ("Plan an AWS training cluster offline (no AWS account needed), judge it and a change to it, check it "
                "against an account, and render jobs from its outputs.")
@@ -23,7 +24,7 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=version_line(),
                         help="print trainstack's version and the outputs-contract version, then exit")
     commands = parser.add_subparsers(dest="command")
-    for add in (_add_plan, _add_preflight, _add_launch, _add_diff, _add_report, _add_catalog):
+    for add in (_add_plan, _add_preflight, _add_launch, _add_diff, _add_report, _add_catalog, _add_rehearse):
         add(commands)
     return parser
 
@@ -111,3 +112,22 @@ def _add_catalog(commands: Any) -> None:
     listing.add_argument("--json", action="store_true", help="print the rows as one JSON list")
     listing.add_argument("--region", default="us-east-1", help="the region whose on-demand prices to list")
     listing.set_defaults(handler=run.catalog_listing)
+
+
+def _add_rehearse(commands: Any) -> None:
+    rehearse_parser = commands.add_parser(
+        "rehearse", help="run the stack's Kubernetes layer and jobs through the real controllers it installs "
+                         "(Kueue, JobSet, Trainer, MPI and training operators) on nodes kwok simulates; "
+                         "builds them from source with Go the first time")
+    rehearse_parser.add_argument("--stack", "-s", default="dev", help="stack name (stacks/Pulumi.<stack>.yaml); "
+                                                                      "default dev")
+    rehearse_parser.add_argument("--cwd", **HERE)
+    rehearse_parser.add_argument("--json", action="store_true", help="print the rehearsal as one JSON document")
+    rehearse_parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines on standard error")
+    rehearse_parser.add_argument("--job-timeout", type=float, default=90.0,
+                                 help="seconds each job has to run whole before it counts as unable to; default 90")
+    rehearse_parser.add_argument("--logs", type=Path,
+                                 help="keep the control plane's and controllers' logs and certificates in this "
+                                      "directory (default: a temporary one, removed after)")
+    rehearse_parser.add_argument("--debug", **DEBUG)
+    rehearse_parser.set_defaults(handler=rehearse)

@@ -114,14 +114,14 @@ class ManagedGroup:
     """EFA interfaces (``efa`` or ``efa-only``) the launch template attaches."""
 
 
-def managed_groups(stack: Stack) -> list[ManagedGroup]:
-    """The accelerated managed node groups of the stack (those labelled with a trainstack group name)."""
+def managed_groups(stack: Stack, accelerated_only: bool = True) -> list[ManagedGroup]:
+    """The accelerated managed node groups of the stack (every group with ``accelerated_only`` off)."""
     groups = []
     for resource in stack.of_type(NODE_GROUP):
         props = resource.props
         labels = dict(props.get("labels") or {})
         instance = catalog.find((props.get("instanceTypes") or [""])[0])
-        if instance is None or instance.accelerator is None:
+        if instance is None or (accelerated_only and instance.accelerator is None):
             continue
         template = next(iter(stack.referenced(resource, "launchTemplate", LAUNCH_TEMPLATE)), None)
         subnet = next(iter(stack.referenced(resource, "subnetIds", SUBNET)), None)
@@ -183,7 +183,7 @@ def running_node(group: ManagedGroup, plugins: dict[str, dict[str, Any]]) -> Nod
     instance = group.instance
     vcpus = instance.require("vCPUs", instance.vcpus, "model the node's allocatable")
     memory_gib = instance.require("memory", instance.memory_gib, "model the node's allocatable")
-    accelerator = instance.require("the accelerator", instance.accelerator, "model the node's allocatable")
+    accelerator = instance.accelerator
     default_max_pods = instance.require("max pods", instance.network.max_pods, "model the node's kube-reserved")
     hugepages = quantity(EFA_HUGEPAGES) if group.efa_interfaces else Fraction(0)
     memory_mib = memory_gib * 1024 - (11 * default_max_pods + 255) - EVICTION_MEMORY_MIB
@@ -193,10 +193,11 @@ def running_node(group: ManagedGroup, plugins: dict[str, dict[str, Any]]) -> Nod
         "memory": Fraction(memory_mib * 2**20) - hugepages,
         HUGEPAGES_RESOURCE: hugepages,
     }
-    devices = {name: accelerator.count for name in accelerator.resource_names[:1]}
-    if accelerator.neuron_cores:
+    devices = {name: accelerator.count for name in accelerator.resource_names[:1]} if accelerator else {}
+    if accelerator and accelerator.neuron_cores:
         devices[NEURONCORE_RESOURCE] = accelerator.neuron_cores
-    devices[EFA_RESOURCE] = group.efa_interfaces
+    if accelerator or group.efa_interfaces:
+        devices[EFA_RESOURCE] = group.efa_interfaces
     node = Node(f"{group.name} (running)", dict(group.labels), list(group.taints), allocatable)
     for name, count in devices.items():
         chart, path = DEVICE_PLUGINS[name]

@@ -13,33 +13,18 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from trainstack import launch
 from trainstack.outputs import StackOutputs, parse_outputs
+from trainstack.rehearsal import jobs as rehearsal_jobs
+from trainstack.rehearsal.jobs import RenderedJob
 
 from support import plan_records
 
 SHIPPED_STACKS = tuple(sorted(p.name[len("Pulumi."):-len(".yaml")]
                               for p in (plan_records.REPO / "stacks").glob("Pulumi.*.yaml")))
 IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/train:1"
-
-
-@dataclass(frozen=True)
-class RenderedJob:
-    stack: str
-    launcher: str
-    """The launcher's function name, e.g. ``render_pytorchjob``."""
-    group: str
-    nodes: int
-    document: dict[str, Any] | str
-    """The Kubernetes object, or the sbatch script's text."""
-
-    @property
-    def id(self) -> str:
-        return f"{self.stack}/{self.group}/{self.launcher}/{self.nodes}"
 
 
 @functools.cache
@@ -56,60 +41,8 @@ def outputs_of(stack: str) -> StackOutputs:
 
 
 def jobs_for(outputs: StackOutputs) -> Iterator[RenderedJob]:
-    """Every job the launchers render for the groups of ``outputs``."""
-    for name, group in sorted(outputs.accelerated_groups.items()):
-        for nodes in sorted({1, group.max_nodes}):
-            yield from _eks_jobs(outputs, name, group.accelerator_kind, nodes, group.accelerators_per_node,
-                                 group.efa_interfaces_per_node)
-    hyperpod = outputs.hyperpod
-    if hyperpod is not None:
-        for group in hyperpod.instance_groups:
-            if hyperpod.orchestrator == "slurm" and group.name in hyperpod.partitions:
-                yield RenderedJob(outputs.stack, "render_sbatch", group.name, group.count, launch.render_sbatch(
-                    outputs, name="train", group_name=group.name, nodes=group.count, script=["python train.py"]))
-            elif hyperpod.orchestrator == "eks" and group.accelerators_per_node:
-                yield RenderedJob(outputs.stack, "render_hyperpod_pytorchjob", group.name, group.count,
-                                  launch.render_hyperpod_pytorchjob(outputs, name="train", group_name=group.name,
-                                                                    nodes=group.count, image=IMAGE,
-                                                                    command=["torchrun", "train.py"]))
-
-
-def _eks_jobs(outputs: StackOutputs, group: str, kind: str, nodes: int,
-              accelerators_per_node: int, efa_interfaces_per_node: int) -> Iterator[RenderedJob]:
-    queue = _queue(outputs, group, nodes)
-
-    def job(launcher: str, **arguments: Any) -> RenderedJob:
-        render = getattr(launch, launcher)
-        arguments.setdefault("image", IMAGE)
-        if queue is not None:
-            arguments["queue"] = queue
-        return RenderedJob(outputs.stack, launcher, group, nodes,
-                           render(outputs, name=f"{group}-{nodes}", group_name=group, nodes=nodes, **arguments))
-
-    yield job("render_device_check")
-    if kind == "nvidia-gpu":
-        if outputs.operators.trainer_runtime:
-            yield job("render_trainjob", command=["torchrun", "train.py"])
-        if outputs.operators.training_operator:
-            yield job("render_pytorchjob", command=["torchrun", "train.py"])
-        if nodes * accelerators_per_node >= 2:  # all-reduce needs two GPUs
-            # A type without EFA has no catalog bandwidth to derive a floor from across nodes.
-            yield job("render_all_reduce", floor_gbps=None if efa_interfaces_per_node else 1.0)
-    else:
-        if outputs.operators.mpi_operator:
-            yield job("render_mpijob", command=["python", "train.py"])
-        # The MPI runtime's launcher is a node and its node job keeps a pod: 2 nodes at least.
-        if outputs.operators.trainer_mpi_runtime and nodes >= 2:
-            yield job("render_trainjob", image=None, command=["python", "train.py"])
-
-
-def _queue(outputs: StackOutputs, group: str, nodes: int) -> launch.QueueRequest | None:
-    """On a stack with Kueue queues: the first team whose queue can be given ``nodes`` of the group."""
-    if outputs.scheduling is None:
-        return None
-    team = next(name for name, queue in sorted(outputs.scheduling.queues.items())
-                if group in queue.quotas and queue.quotas[group].max_nodes >= nodes)
-    return launch.QueueRequest(team=team)
+    """Every job the launchers render for the groups of ``outputs`` (the rehearsal's list, on one node too)."""
+    return rehearsal_jobs.jobs_for(outputs, image=IMAGE)
 
 
 def shipped_jobs() -> list[RenderedJob]:

@@ -1,0 +1,111 @@
+"""The API server's REST interface, as the rehearsal's admin user: create, read, patch, delete,
+wait. Collections are found by discovery (``/api/v1``, ``/apis/<group>/<version>``), so any kind
+a CRD adds is reachable without a table of plurals."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import requests
+
+T = TypeVar("T")
+
+
+class ApiError(RuntimeError):
+    def __init__(self, status: int, body: dict[str, Any]):
+        super().__init__(f"HTTP {status}: {body.get('message', body)}")
+        self.status, self.body = status, body
+
+
+class Cluster:
+    """A client of one API server, authenticated by a bearer token and trusting one CA."""
+
+    def __init__(self, url: str, ca_file: Path, token: str):
+        self.url = url
+        self.session = requests.Session()
+        # Only the rehearsal's CA, and no proxy: the environment's REQUESTS_CA_BUNDLE would
+        # override `verify` (requests merges it into every request) and a proxy must not see loopback.
+        self.session.trust_env = False
+        self.session.verify = str(ca_file)
+        self.session.headers["Authorization"] = f"Bearer {token}"
+        self._resources: dict[tuple[str, str], tuple[str, bool]] = {}
+
+    def request(self, method: str, path: str, body: Any = None, content_type: str = "application/json",
+                **params: str) -> dict[str, Any]:
+        data = json.dumps(body) if body is not None and not isinstance(body, str) else body
+        reply = self.session.request(method, self.url + path, data=data, params=params, timeout=60,
+                                     headers={"Content-Type": content_type})
+        document: dict[str, Any] = reply.json() if reply.content else {}
+        if reply.status_code >= 400:
+            raise ApiError(reply.status_code, document)
+        return document
+
+    def collection(self, api_version: str, kind: str, namespace: str | None = None) -> str:
+        """The path of ``kind``'s collection (in ``namespace`` where the kind is namespaced)."""
+        plural, namespaced = self._resource(api_version, kind)
+        prefix = f"/api/{api_version}" if "/" not in api_version else f"/apis/{api_version}"
+        return f"{prefix}/namespaces/{namespace or 'default'}/{plural}" if namespaced else f"{prefix}/{plural}"
+
+    def _resource(self, api_version: str, kind: str) -> tuple[str, bool]:
+        if (api_version, kind) not in self._resources:
+            prefix = f"/api/{api_version}" if "/" not in api_version else f"/apis/{api_version}"
+            for resource in self.get(prefix)["resources"]:
+                if "/" not in resource["name"]:
+                    self._resources[(api_version, resource["kind"])] = (resource["name"], resource["namespaced"])
+        try:
+            return self._resources[(api_version, kind)]
+        except KeyError:
+            raise ApiError(404, {"message": f"the API server serves no {kind} in {api_version}"}) from None
+
+    def path_of(self, obj: dict[str, Any]) -> str:
+        metadata = obj["metadata"]
+        return f"{self.collection(obj['apiVersion'], obj['kind'], metadata.get('namespace'))}/{metadata['name']}"
+
+    def create(self, obj: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
+        """POST ``obj`` to its collection; strict field validation, so an unknown field is refused."""
+        params = {"fieldValidation": "Strict"}
+        if dry_run:
+            params["dryRun"] = "All"
+        collection = self.collection(obj["apiVersion"], obj["kind"], obj["metadata"].get("namespace"))
+        return self.request("POST", collection, obj, **params)
+
+    def apply(self, obj: dict[str, Any], manager: str = "trainstack-rehearsal") -> dict[str, Any]:
+        """Server-side apply: create or update ``obj`` as ``pulumi up`` with the Kubernetes provider would."""
+        return self.request("PATCH", self.path_of(obj), obj, "application/apply-patch+yaml",
+                            fieldManager=manager, force="true", fieldValidation="Strict")
+
+    def patch(self, obj: dict[str, Any], patch: dict[str, Any], subresource: str = "") -> dict[str, Any]:
+        path = self.path_of(obj) + (f"/{subresource}" if subresource else "")
+        return self.request("PATCH", path, patch, "application/merge-patch+json")
+
+    def patch_status(self, obj: dict[str, Any], status: dict[str, Any]) -> dict[str, Any]:
+        return self.patch(obj, {"status": status}, "status")
+
+    def get(self, path: str, **params: str) -> dict[str, Any]:
+        return self.request("GET", path, **params)
+
+    def list(self, api_version: str, kind: str, namespace: str | None = None, **params: str) -> list[dict[str, Any]]:
+        """Every ``kind`` (in ``namespace``, or in all namespaces when it is None)."""
+        plural, namespaced = self._resource(api_version, kind)
+        prefix = f"/api/{api_version}" if "/" not in api_version else f"/apis/{api_version}"
+        path = f"{prefix}/namespaces/{namespace}/{plural}" if namespaced and namespace else f"{prefix}/{plural}"
+        items: list[dict[str, Any]] = self.get(path, **params)["items"]
+        return items
+
+    def delete(self, obj: dict[str, Any], **params: str) -> None:
+        self.request("DELETE", self.path_of(obj), **params)
+
+    def wait_for(self, what: str, check: Callable[[], T | None], timeout: float = 60.0,
+                 interval: float = 0.2) -> T:
+        deadline = time.monotonic() + timeout
+        while True:
+            result = check()
+            if result:
+                return result
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
+            time.sleep(interval)

@@ -1,0 +1,182 @@
+"""A real Kubernetes control plane on loopback: etcd, kube-apiserver, kube-scheduler and, for a
+rehearsal, kube-controller-manager, built from source by ``engines/build.sh kubernetes``
+(k8s.io/kubernetes v1.35.4 with the release build's version stamps, etcd v3.6.5).
+
+No kubelet runs: kwok (``rehearsal.kwok``) plays the nodes' part, or a test writes the Node
+objects and pods itself. The controller manager is what finishes what the other controllers
+start: its garbage collector completes foreground deletions, its Job and ReplicaSet
+controllers create the operators' pods, its namespace controller empties deleted
+namespaces, its PV binder binds claims, and its node lifecycle controller lifts the
+``node.kubernetes.io/not-ready`` taint the API server puts on every new node (and taints a
+node whose heartbeats stop, which is how a lost node looks to the jobs).
+
+The flags follow controller-runtime's envtest (pkg/internal/testing/controlplane/
+apiserver.go, ``defaultArgs``, and etcd.go): a loopback secure port with a serving
+certificate from a throwaway CA, a service-account key pair, the ServiceAccount admission
+plugin off (its token controller needs accounts nothing here uses), RBAC. Clients
+authenticate with static tokens (``--token-auth-file``): the rehearsal and the controllers
+as members of ``system:masters``, the scheduler as ``system:kube-scheduler``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
+
+import requests
+import yaml
+
+from . import certificates, engines
+from .api import Cluster
+
+ADMIN_TOKEN, SCHEDULER_TOKEN = "trainstack-admin", "trainstack-scheduler"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class Processes:
+    """The processes a rehearsal started, each logging to ``<logs>/<name>.log``; stopped in reverse."""
+
+    def __init__(self, logs: Path):
+        self.logs = logs
+        self.running: list[tuple[str, subprocess.Popen[bytes], IO[bytes]]] = []
+
+    def start(self, name: str, command: list[str], env: dict[str, str] | None = None) -> None:
+        log = open(self.logs / f"{name}.log", "wb")  # closed in stop()
+        process = subprocess.Popen(command, stdout=log, stderr=log, env={**os.environ, **(env or {})})
+        self.running.append((name, process, log))
+
+    def check(self) -> None:
+        """Raise, with the end of its log, if any process has exited."""
+        for name, process, _ in self.running:
+            if process.poll() is not None:
+                raise RuntimeError(f"{name} exited ({process.returncode}):\n{self.tail(name)}")
+
+    def tail(self, name: str, characters: int = 4000) -> str:
+        return (self.logs / f"{name}.log").read_text(errors="replace")[-characters:]
+
+    def stop(self) -> None:
+        for _, process, _ in reversed(self.running):
+            process.terminate()
+        for _, process, log in reversed(self.running):
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            log.close()
+        self.running.clear()
+
+
+class ControlPlane:
+    """The running control plane: its client, its certificates, a kubeconfig for controllers."""
+
+    def __init__(self, directory: Path, cluster: Cluster, ca: certificates.KeyPair, processes: Processes):
+        self.directory, self.cluster, self.ca, self.processes = directory, cluster, ca, processes
+        self.kubeconfig = write_kubeconfig(directory / "admin.kubeconfig", cluster.url, ca.certificate, ADMIN_TOKEN)
+
+
+def write_kubeconfig(path: Path, url: str, ca_file: Path, token: str) -> Path:
+    path.write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "current-context": "rehearsal",
+        "clusters": [{"name": "rehearsal", "cluster": {"server": url, "certificate-authority": str(ca_file)}}],
+        "users": [{"name": "user", "user": {"token": token}}],
+        "contexts": [{"name": "rehearsal", "context": {"cluster": "rehearsal", "user": "user"}}],
+    }))
+    return path
+
+
+def _scheduler_config(directory: Path, url: str, ca_file: Path, scheduler_names: list[str]) -> Path:
+    """The scheduler's configuration: one profile per scheduler name the jobs use.
+
+    A second name (the Neuron scheduler extension's ``my-scheduler``) is a kube-scheduler
+    profile with the default plugins: the Neuron extender itself, which also picks cores
+    within a node, is not run."""
+    kubeconfig = write_kubeconfig(directory / "scheduler.kubeconfig", url, ca_file, SCHEDULER_TOKEN)
+    config = {
+        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+        "clientConnection": {"kubeconfig": str(kubeconfig)},
+        "leaderElection": {"leaderElect": False},
+        "profiles": [{"schedulerName": name} for name in scheduler_names],
+    }
+    path = directory / "scheduler.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+@contextmanager
+def control_plane(scheduler_names: list[str], *, controller_manager: bool = False,
+                  directory: Path | None = None) -> Iterator[ControlPlane]:
+    """etcd, kube-apiserver, kube-scheduler (and kube-controller-manager) on free loopback ports,
+    stopped on exit. ``directory`` keeps certificates and logs (a temporary one, removed after, if None)."""
+    binaries = engines.directory(engines.KUBERNETES)
+    owned = directory is None
+    directory = directory or Path(tempfile.mkdtemp(prefix="trainstack-control-plane-"))
+    (directory / "logs").mkdir(parents=True, exist_ok=True)
+    processes = Processes(directory / "logs")
+    try:
+        ca = certificates.authority(directory)
+        serving = certificates.serving(ca, directory, "apiserver", ("kubernetes", "kubernetes.default.svc"))
+        service_account = certificates.service_account_keys(directory)
+        (directory / "tokens.csv").write_text(f'{ADMIN_TOKEN},trainstack-admin,1,"system:masters"\n'
+                                              f"{SCHEDULER_TOKEN},system:kube-scheduler,2\n")
+        etcd_url, peer_url = f"http://127.0.0.1:{free_port()}", f"http://127.0.0.1:{free_port()}"
+        processes.start("etcd", [
+            str(binaries / "etcd"), f"--data-dir={directory / 'etcd'}", f"--listen-client-urls={etcd_url}",
+            f"--advertise-client-urls={etcd_url}", f"--listen-peer-urls={peer_url}",
+            f"--initial-advertise-peer-urls={peer_url}", f"--initial-cluster=default={peer_url}",
+            "--unsafe-no-fsync"])
+        port = free_port()
+        url = f"https://127.0.0.1:{port}"
+        processes.start("kube-apiserver", [
+            str(binaries / "kube-apiserver"), f"--etcd-servers={etcd_url}", "--advertise-address=127.0.0.1",
+            "--bind-address=127.0.0.1", f"--secure-port={port}", f"--cert-dir={directory}",
+            f"--tls-cert-file={serving.certificate}", f"--tls-private-key-file={serving.key}",
+            f"--client-ca-file={ca.certificate}", f"--token-auth-file={directory / 'tokens.csv'}",
+            "--authorization-mode=RBAC", "--service-cluster-ip-range=10.0.0.0/24", "--allow-privileged=true",
+            "--disable-admission-plugins=ServiceAccount", f"--service-account-issuer={url}",
+            f"--service-account-key-file={service_account.certificate}",
+            f"--service-account-signing-key-file={service_account.key}"])
+        cluster = Cluster(url, ca.certificate, ADMIN_TOKEN)
+        cluster.wait_for("kube-apiserver /readyz", lambda: _ready(cluster, processes), timeout=120)
+        plane = ControlPlane(directory, cluster, ca, processes)
+        processes.start("kube-scheduler", [
+            str(binaries / "kube-scheduler"),
+            f"--config={_scheduler_config(directory, url, ca.certificate, scheduler_names)}",
+            "--bind-address=127.0.0.1", f"--secure-port={free_port()}", f"--cert-dir={directory / 'scheduler'}"])
+        if controller_manager:
+            processes.start("kube-controller-manager", [
+                str(binaries / "kube-controller-manager"), f"--kubeconfig={plane.kubeconfig}",
+                "--bind-address=127.0.0.1", f"--secure-port={free_port()}",
+                f"--cert-dir={directory / 'controller-manager'}", "--leader-elect=false",
+                f"--root-ca-file={ca.certificate}", f"--service-account-private-key-file={service_account.key}",
+                # A lost node is noticed within seconds, not the default 50: the rehearsal's
+                # node-loss fault waits on it.
+                "--node-monitor-grace-period=8s", "--node-monitor-period=1s",
+                "--concurrent-gc-syncs=20"])
+        yield plane
+    finally:
+        processes.stop()
+        if owned and os.environ.get("TRAINSTACK_KEEP_CONTROL_PLANE_LOGS") is None:
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+def _ready(cluster: Cluster, processes: Processes) -> bool:
+    processes.check()
+    try:
+        return cluster.session.get(cluster.url + "/readyz", timeout=10).status_code == 200
+    except requests.exceptions.SSLError:
+        raise
+    except (requests.ConnectionError, requests.Timeout):
+        return False

@@ -1,0 +1,94 @@
+"""The jobs a rehearsal submits: for each accelerated group of the stack, the validation job
+(``render_device_check``) and every launcher's job that serves the group's accelerator, each on
+the group's whole size (the most a team will ask of it), through the team's queue where the
+stack has Kueue queues. HyperPod-on-EKS groups get their launcher's job the same way.
+
+The same list feeds the controller models' tests (tests/support/rendered_jobs.py), so the
+models and the real controllers are judged on the same objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from .. import launch
+from ..outputs import StackOutputs
+
+IMAGE = "rehearsal.invalid/trainstack:never-pulled"
+"""The image of every rehearsed job: kwok never pulls one."""
+
+
+@dataclass(frozen=True)
+class RenderedJob:
+    stack: str
+    launcher: str
+    """The launcher's function name, e.g. ``render_pytorchjob``."""
+    group: str
+    nodes: int
+    document: dict[str, Any] | str
+    """The Kubernetes object, or the sbatch script's text."""
+
+    @property
+    def id(self) -> str:
+        return f"{self.stack}/{self.group}/{self.launcher}/{self.nodes}"
+
+
+def jobs_for(outputs: StackOutputs, sizes: str = "both", image: str = IMAGE) -> Iterator[RenderedJob]:
+    """Every job the launchers render for the groups of ``outputs``: on one node and on the group's whole
+    size (``sizes="both"``), or on the whole size only (``"whole"``)."""
+    for name, group in sorted(outputs.accelerated_groups.items()):
+        counts = sorted({1, group.max_nodes}) if sizes == "both" else [group.max_nodes]
+        for nodes in counts:
+            yield from _eks_jobs(outputs, name, group.accelerator_kind, nodes, group.accelerators_per_node,
+                                 group.efa_interfaces_per_node, image)
+    hyperpod = outputs.hyperpod
+    if hyperpod is not None:
+        for group in hyperpod.instance_groups:
+            if hyperpod.orchestrator == "slurm" and group.name in hyperpod.partitions:
+                yield RenderedJob(outputs.stack, "render_sbatch", group.name, group.count, launch.render_sbatch(
+                    outputs, name="train", group_name=group.name, nodes=group.count, script=["python train.py"]))
+            elif hyperpod.orchestrator == "eks" and group.accelerators_per_node:
+                yield RenderedJob(outputs.stack, "render_hyperpod_pytorchjob", group.name, group.count,
+                                  launch.render_hyperpod_pytorchjob(outputs, name="train", group_name=group.name,
+                                                                    nodes=group.count, image=image,
+                                                                    command=["torchrun", "train.py"]))
+
+
+def _eks_jobs(outputs: StackOutputs, group: str, kind: str, nodes: int, accelerators_per_node: int,
+              efa_interfaces_per_node: int, image: str) -> Iterator[RenderedJob]:
+    queue = first_queue(outputs, group, nodes)
+
+    def job(launcher: str, **arguments: Any) -> RenderedJob:
+        render = getattr(launch, launcher)
+        arguments.setdefault("image", image)
+        if queue is not None:
+            arguments["queue"] = queue
+        return RenderedJob(outputs.stack, launcher, group, nodes,
+                           render(outputs, name=f"{group}-{nodes}", group_name=group, nodes=nodes, **arguments))
+
+    yield job("render_device_check")
+    if kind == "nvidia-gpu":
+        if outputs.operators.trainer_runtime:
+            yield job("render_trainjob", command=["torchrun", "train.py"])
+        if outputs.operators.training_operator:
+            yield job("render_pytorchjob", command=["torchrun", "train.py"])
+        if nodes * accelerators_per_node >= 2:  # all-reduce needs two GPUs
+            # A type without EFA has no catalog bandwidth to derive a floor from across nodes.
+            yield job("render_all_reduce", floor_gbps=None if efa_interfaces_per_node else 1.0)
+    else:
+        if outputs.operators.mpi_operator:
+            yield job("render_mpijob", command=["python", "train.py"])
+        # The MPI runtime's launcher is a node and its node job keeps a pod: 2 nodes at least.
+        if outputs.operators.trainer_mpi_runtime and nodes >= 2:
+            yield job("render_trainjob", image=None, command=["python", "train.py"])
+
+
+def first_queue(outputs: StackOutputs, group: str, nodes: int, skip: int = 0) -> launch.QueueRequest | None:
+    """On a stack with Kueue queues: the first team (after ``skip``) whose queue can be given ``nodes`` of the group."""
+    if outputs.scheduling is None:
+        return None
+    teams = [name for name, queue in sorted(outputs.scheduling.queues.items())
+             if group in queue.quotas and queue.quotas[group].max_nodes >= nodes]
+    return launch.QueueRequest(team=teams[skip % len(teams)]) if teams else None

@@ -1,0 +1,66 @@
+"""A rehearsal as people and CI read it: a table per job, and a JSON record."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .run import JobResult, Rehearsal
+
+RECORD_VERSION = 1
+
+
+def as_dict(rehearsal: Rehearsal) -> dict[str, Any]:
+    return {
+        "rehearsalVersion": RECORD_VERSION,
+        "stack": rehearsal.stack,
+        "ok": rehearsal.ok,
+        "controllers": dict(sorted(rehearsal.controllers.items())),
+        "groups": rehearsal.groups,
+        "jobs": [_job(job) for job in rehearsal.jobs],
+        "faults": rehearsal.faults,
+        "notRehearsed": rehearsal.not_rehearsed,
+        "notes": rehearsal.notes,
+        "seconds": rehearsal.seconds,
+        "peakMemoryMiB": rehearsal.peak_memory_mib,
+    }
+
+
+def _job(job: JobResult) -> dict[str, Any]:
+    seen = job.seen
+    return {
+        "id": job.id, "launcher": job.launcher, "group": job.group, "nodes": job.nodes, "kind": seen.kind,
+        "name": seen.name, "namespace": seen.namespace, "ok": job.ok, "problem": job.problem,
+        "queued": seen.queued, "admitted": seen.admitted, "clusterQueue": seen.cluster_queue,
+        "flavors": seen.flavors, "topologyDomains": seen.topology, "reason": seen.reason,
+        "pods": {"expected": seen.expected, "created": seen.created, "bound": seen.bound, "running": seen.running},
+        "nodesUsed": len(seen.nodes), "nodesAddedByAutoscaler": job.scaled_up, "seconds": seen.seconds,
+    }
+
+
+def render_text(rehearsal: Rehearsal) -> str:
+    lines = [f"Rehearsal of {rehearsal.stack}: {'every job ran' if rehearsal.ok else 'a job cannot run'}", ""]
+    if rehearsal.controllers:
+        lines.append("Controllers: " + ", ".join(f"{name} {version}" for name, version in
+                                                   sorted(rehearsal.controllers.items())))
+    for name, group in rehearsal.groups.items():
+        grown = f", grown to {group.get('registeredAtEnd')}" if group.get("registeredAtEnd") != group["registered"] else ""
+        lines.append(f"Group {name}: {group['instanceType']} ({group['kind']}), {group['registered']} registered"
+                     f"{grown}, at most {group['maximum']}")
+    if rehearsal.jobs:
+        lines += ["", f"{'job':<44} {'admitted':<22} {'pods c/b/r':<11} {'running after':>13}  result"]
+        for job in rehearsal.jobs:
+            seen = job.seen
+            admitted = (f"yes: {','.join(seen.flavors)}" if seen.admitted else "no") if seen.queued else "(no queue)"
+            pods = f"{seen.created}/{seen.bound}/{seen.running}"
+            running = f"{seen.seconds['running']:.1f} s" if "running" in seen.seconds else "-"
+            lines.append(f"{job.id:<44} {admitted:<22} {pods:<11} {running:>13}  {'ok' if job.ok else job.problem}")
+    for fault in rehearsal.faults:
+        lines.append(f"Fault {fault['fault']}: {fault['outcome']}")
+    for item in rehearsal.not_rehearsed:
+        lines.append(f"Not rehearsed: {item}")
+    for note in rehearsal.notes:
+        lines.append(f"Note: {note}")
+    lines.append("")
+    lines.append(f"{rehearsal.seconds.get('total', 0):.1f} s in all; controllers' peak memory "
+                 f"{rehearsal.peak_memory_mib} MiB")
+    return "\n".join(lines)

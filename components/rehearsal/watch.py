@@ -1,0 +1,117 @@
+"""What happened to one submitted job, read from the API server as the controllers act: Kueue's
+Workload (admitted or not, which flavor, which topology domain, the reason), the pods the
+operator created, where the scheduler bound them, whether kwok runs them, and when each step
+happened."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from .api import Cluster
+
+# The label each operator puts on its pods, naming the job (batch/v1 Job: kubernetes
+# pkg/controller/job; PyTorchJob and MPIJob: training-operator v1.8.1 and mpi-operator v0.8.0,
+# ``training.kubeflow.org/job-name``; TrainJob: Trainer v2 names its JobSet after the
+# TrainJob, and JobSet labels pods ``jobset.sigs.k8s.io/jobset-name``).
+POD_LABELS = {"Job": "batch.kubernetes.io/job-name", "PyTorchJob": "training.kubeflow.org/job-name",
+              "MPIJob": "training.kubeflow.org/job-name", "TrainJob": "jobset.sigs.k8s.io/jobset-name",
+              "HyperPodPyTorchJob": "training.kubeflow.org/job-name"}
+REPLICA_SPECS = {"PyTorchJob": "pytorchReplicaSpecs", "MPIJob": "mpiReplicaSpecs"}
+
+
+def expected_pods(job: dict[str, Any]) -> int:
+    """How many pods the job runs at once, by its own spec."""
+    kind, spec = job["kind"], job["spec"]
+    if kind == "Job":
+        return int(spec.get("parallelism", 1))
+    if kind in REPLICA_SPECS:
+        return sum(int(r.get("replicas", 1)) for r in spec[REPLICA_SPECS[kind]].values())
+    if kind == "TrainJob":
+        return int((spec.get("trainer") or {}).get("numNodes", 1))
+    raise ValueError(f"no rule for how many pods a {kind} runs")
+
+
+@dataclass
+class Observation:
+    """One job's course, as the rehearsal saw it."""
+
+    kind: str
+    name: str
+    namespace: str
+    expected: int
+    queued: bool
+    started: float = field(default_factory=time.monotonic)
+    admitted: bool | None = None
+    cluster_queue: str | None = None
+    flavors: list[str] = field(default_factory=list)
+    topology: list[str] = field(default_factory=list)
+    """The topology domains Kueue assigned (the values of the levels it placed the pods within)."""
+    reason: str | None = None
+    created: int = 0
+    bound: int = 0
+    running: int = 0
+    nodes: list[str] = field(default_factory=list)
+    pending_messages: list[str] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def mark(self, step: str) -> None:
+        self.seconds.setdefault(step, round(time.monotonic() - self.started, 2))
+
+    @property
+    def running_whole(self) -> bool:
+        return self.running >= self.expected
+
+
+def pods_of(cluster: Cluster, kind: str, name: str, namespace: str) -> list[dict[str, Any]]:
+    label = POD_LABELS[kind]
+    return cluster.list("v1", "Pod", namespace, labelSelector=f"{label}={name}")
+
+
+def workload_of(cluster: Cluster, kind: str, name: str, namespace: str) -> dict[str, Any] | None:
+    for workload in cluster.list("kueue.x-k8s.io/v1beta2", "Workload", namespace):
+        if any(o["kind"] == kind and o["name"] == name for o in workload["metadata"].get("ownerReferences", [])):
+            return workload
+    return None
+
+
+def observe(cluster: Cluster, seen: Observation) -> list[dict[str, Any]]:
+    """Update ``seen`` from the API server; return the job's pods."""
+    if seen.queued:
+        workload = workload_of(cluster, seen.kind, seen.name, seen.namespace)
+        if workload is not None:
+            _read_workload(workload, seen)
+    pods = pods_of(cluster, seen.kind, seen.name, seen.namespace)
+    live = [p for p in pods if not p["metadata"].get("deletionTimestamp")]
+    seen.created = len(live)
+    seen.bound = sum(1 for p in live if p["spec"].get("nodeName"))
+    seen.running = sum(1 for p in live if p.get("status", {}).get("phase") == "Running")
+    seen.nodes = sorted({p["spec"]["nodeName"] for p in live if p["spec"].get("nodeName")})
+    seen.pending_messages = sorted({c.get("message", "") for p in live for c in p.get("status", {}).get("conditions", [])
+                                    if c["type"] == "PodScheduled" and c["status"] == "False"})
+    for step, count in (("created", seen.created), ("bound", seen.bound), ("running", seen.running)):
+        if count >= seen.expected:
+            seen.mark(step)
+    return live
+
+
+def _read_workload(workload: dict[str, Any], seen: Observation) -> None:
+    status = workload.get("status") or {}
+    conditions = {c["type"]: c for c in status.get("conditions", [])}
+    admission = status.get("admission")
+    admitted = conditions.get("Admitted", {}).get("status") == "True"
+    if admitted and admission:
+        seen.admitted = True
+        seen.mark("admitted")
+        seen.cluster_queue = admission.get("clusterQueue")
+        seen.flavors = sorted({flavor for assignment in admission.get("podSetAssignments", [])
+                               for flavor in (assignment.get("flavors") or {}).values()})
+        seen.topology = sorted({value for assignment in admission.get("podSetAssignments", [])
+                                for domain in ((assignment.get("topologyAssignment") or {}).get("domains") or [])
+                                for value in domain.get("values", [])})
+        seen.reason = None
+    else:
+        seen.admitted = False
+        pending = conditions.get("QuotaReserved") or conditions.get("Admitted") or {}
+        seen.reason = pending.get("message") or pending.get("reason")
