@@ -10,4 +10,7 @@ data-file patterns) is in pyproject.toml.
 from setuptools import find_namespace_packages, setup
 
 found = find_namespace_packages("components", exclude=["*__pycache__"])
-setup(packages=["trainstack", *(f"trainstack.{package}" for package in found)])
+# engines/ is mapped to trainstack.engines in pyproject.toml; each engine's directory is a package of data files.
+engines = find_namespace_packages("engines")
+setup(packages=["trainstack", *(f"trainstack.{package}" for package in found),
+                "trainstack.engines", *(f"trainstack.engines.{package}" for package in engines)])

@@ -124,6 +124,9 @@ def _add_rehearse(commands: Any) -> None:
     rehearse_parser.add_argument("--cwd", **HERE)
     rehearse_parser.add_argument("--json", action="store_true", help="print the rehearsal as one JSON document")
     rehearse_parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines on standard error")
+    rehearse_parser.add_argument("--faults", action="store_true",
+                                 help="also lose a node under a running job, and (with Kueue queues) have every team "
+                                      "submit at once; about a minute more")
     rehearse_parser.add_argument("--job-timeout", type=float, default=90.0,
                                  help="seconds each job has to run whole before it counts as unable to; default 90")
     rehearse_parser.add_argument("--logs", type=Path,

@@ -24,7 +24,8 @@ def rehearse(args: argparse.Namespace) -> int:
 
     if args.logs is not None:
         args.logs.mkdir(parents=True, exist_ok=True)
-    result = run_rehearsal(planned, progress=progress, timeout=args.job_timeout, directory=args.logs)
+    result = run_rehearsal(planned, progress=progress, timeout=args.job_timeout, directory=args.logs,
+                           faults=args.faults)
     print(json.dumps(as_dict(result), indent=2) if args.json else render_text(result))
     if result.ok:
         return EXIT_OK

@@ -102,7 +102,8 @@ def node_object(shape: GroupShape, index: int) -> dict[str, Any]:
               "kubernetes.io/os": "linux", "kubernetes.io/arch": "arm64" if instance.arch == "arm64" else "amd64"}
     if shape.zone:
         labels |= {ZONE_LABEL: shape.zone, REGION_LABEL: shape.zone[:-1]}
-    labels |= {label: f"nn-{shape.name}-{depth}" for depth, label in enumerate(network_node_labels(shape.instance_type), 1)}
+    layers = network_node_labels(shape.instance_type)
+    labels |= {label: f"nn-{shape.name}-{depth}" for depth, label in enumerate(layers, 1)}
     allocatable = {resource: _quantity(resource, amount) for resource, amount in shape.node.allocatable.items()}
     capacity = dict(allocatable)
     capacity["cpu"] = str(instance.vcpus)

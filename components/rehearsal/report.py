@@ -43,7 +43,8 @@ def render_text(rehearsal: Rehearsal) -> str:
         lines.append("Controllers: " + ", ".join(f"{name} {version}" for name, version in
                                                    sorted(rehearsal.controllers.items())))
     for name, group in rehearsal.groups.items():
-        grown = f", grown to {group.get('registeredAtEnd')}" if group.get("registeredAtEnd") != group["registered"] else ""
+        at_end = group.get("registeredAtEnd", group["registered"])
+        grown = f", grown to {at_end}" if at_end != group["registered"] else ""
         lines.append(f"Group {name}: {group['instanceType']} ({group['kind']}), {group['registered']} registered"
                      f"{grown}, at most {group['maximum']}")
     if rehearsal.jobs:

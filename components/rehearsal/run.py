@@ -30,6 +30,7 @@ from ..policy import stack_from_plan
 from . import controllers, engines, kwok
 from .api import ApiError, Cluster
 from .control_plane import ControlPlane, control_plane
+from .faults import lose_a_node, two_teams
 from .jobs import IMAGE, RenderedJob, jobs_for
 from .nodes import NETWORK_BLOCK, GroupShape, group_shapes, node_object
 from .stack_objects import stack_objects
@@ -150,7 +151,8 @@ def start_controllers(plane: ControlPlane, plan: Plan, progress: Progress) -> di
 
 
 _UPSTREAM = {engines.KUEUE: "sigs.k8s.io/kueue", engines.JOBSET: "sigs.k8s.io/jobset",
-             engines.TRAINER: "github.com/kubeflow/trainer/v2", engines.MPI_OPERATOR: "github.com/kubeflow/mpi-operator",
+             engines.TRAINER: "github.com/kubeflow/trainer/v2",
+             engines.MPI_OPERATOR: "github.com/kubeflow/mpi-operator",
              engines.TRAINING_OPERATOR: "github.com/kubeflow/training-operator", engines.KWOK: "sigs.k8s.io/kwok"}
 
 
@@ -290,8 +292,8 @@ def _timed(rehearsal: Rehearsal, step: str) -> Iterator[None]:
 
 
 def rehearse(plan: Plan, progress: Progress = lambda line: None, image: str = IMAGE,
-             timeout: float = JOB_TIMEOUT_SECONDS, directory: Path | None = None) -> Rehearsal:
-    """Rehearse a planned stack (``analysis.plan_stack``)."""
+             timeout: float = JOB_TIMEOUT_SECONDS, directory: Path | None = None, faults: bool = False) -> Rehearsal:
+    """Rehearse a planned stack (``analysis.plan_stack``); with ``faults``, play ``rehearsal.faults`` too."""
     rehearsal = Rehearsal(plan.stack)
     outputs: StackOutputs = parse_outputs(plan.outputs)
     jobs = [job for job in jobs_for(outputs, sizes="whole", image=image) if isinstance(job.document, dict)]
@@ -329,9 +331,16 @@ def rehearse(plan: Plan, progress: Progress = lambda line: None, image: str = IM
                 for job in jobs:
                     result = submit(plane.cluster, nodes, job, timeout, progress)
                     rehearsal.jobs.append(result)
+                    if faults and result.ok and job.launcher != "render_device_check" and not rehearsal.faults:
+                        progress(f"  fault: a node of {job.id} lost")
+                        rehearsal.faults.append(lose_a_node(plane.cluster, nodes.scale_for, job, result.seen))
+                        progress(f"    {rehearsal.faults[-1]['outcome']}")
                     if not result.problem or "refused" not in result.problem:
                         assert isinstance(job.document, dict)
                         delete_job(plane.cluster, job.document)
+            if faults and outputs.scheduling is not None:
+                with _timed(rehearsal, "twoTeams"):
+                    rehearsal.faults.append(two_teams_at_once(plane.cluster, nodes, outputs, image, timeout, progress))
             for name in rehearsal.groups:
                 rehearsal.groups[name]["registeredAtEnd"] = nodes.count[name]
     rehearsal.seconds["total"] = round(time.monotonic() - began, 2)
@@ -339,10 +348,43 @@ def rehearse(plan: Plan, progress: Progress = lambda line: None, image: str = IM
     return rehearsal
 
 
+def two_teams_at_once(cluster: Cluster, nodes: Nodes, outputs: StackOutputs, image: str, timeout: float,
+                      progress: Progress) -> dict[str, Any]:
+    """Every team submits, at the same moment, the validation job on the most nodes its queue can reach."""
+    from .. import launch
+
+    group = sorted(outputs.accelerated_groups)[0]
+    reaches = two_teams(outputs, group)
+    documents = [launch.render_device_check(outputs, name=f"{team}-{reach}", group_name=group, nodes=reach, image=image,
+                                            queue=launch.QueueRequest(team=team)) for team, reach in reaches]
+    progress(f"  fault: {' and '.join(f'{team} ({reach} nodes)' for team, reach in reaches)} submit at once")
+    seen = []
+    for document in documents:
+        cluster.create(document)
+        namespace = document["metadata"]["namespace"]
+        seen.append(Observation("Job", document["metadata"]["name"], namespace, expected_pods(document), True))
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for observation in seen:
+            nodes.scale_for(observe(cluster, observation))
+        if any(o.running_whole for o in seen) and all(o.running_whole or o.reason for o in seen):
+            break
+        time.sleep(0.25)
+    outcome = "; ".join(f"{o.namespace}: " + (f"admitted to {o.cluster_queue}, {o.running} pods Running"
+                                               if o.running_whole else f"waiting ({o.reason})") for o in seen)
+    progress(f"    {outcome}")
+    for document in documents:
+        delete_job(cluster, document)
+    return {"fault": "two teams at once", "group": group, "outcome": outcome,
+            "ok": any(o.running_whole for o in seen),
+            "teams": {o.namespace: {"admitted": o.admitted, "running": o.running, "reason": o.reason} for o in seen}}
+
+
 def _nodes_ready(plane: ControlPlane) -> bool:
     plane.processes.check()
     for node in plane.cluster.list("v1", "Node"):
-        ready = any(c["type"] == "Ready" and c["status"] == "True" for c in node.get("status", {}).get("conditions", []))
+        conditions = node.get("status", {}).get("conditions", [])
+        ready = any(c["type"] == "Ready" and c["status"] == "True" for c in conditions)
         tainted = any(t["key"].startswith("node.kubernetes.io/") for t in node["spec"].get("taints", []))
         if not ready or tainted:
             return False

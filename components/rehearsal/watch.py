@@ -88,7 +88,8 @@ def observe(cluster: Cluster, seen: Observation) -> list[dict[str, Any]]:
     seen.bound = sum(1 for p in live if p["spec"].get("nodeName"))
     seen.running = sum(1 for p in live if p.get("status", {}).get("phase") == "Running")
     seen.nodes = sorted({p["spec"]["nodeName"] for p in live if p["spec"].get("nodeName")})
-    seen.pending_messages = sorted({c.get("message", "") for p in live for c in p.get("status", {}).get("conditions", [])
+    seen.pending_messages = sorted({c.get("message", "") for p in live
+                                    for c in p.get("status", {}).get("conditions", [])
                                     if c["type"] == "PodScheduled" and c["status"] == "False"})
     for step, count in (("created", seen.created), ("bound", seen.bound), ("running", seen.running)):
         if count >= seen.expected:

@@ -1,0 +1,60 @@
+"""Faults a rehearsal plays on the real controllers, and what they did about it:
+
+* **A node lost** under a running job: the Node is deleted, as when EC2 terminates the
+  instance and its Node object goes. kube-controller-manager's pod garbage collector removes
+  the pods bound to a node that no longer exists (pkg/controller/podgc, ``gcOrphaned``, after
+  its 40 s quarantine); the operator then replaces them (or fails the job, as its restart
+  policy says), the Cluster Autoscaler model adds a node where the group may grow, and the
+  scheduler places the replacements.
+* **Two teams at once** on a Kueue stack: each team submits the largest job its queue can
+  reach by borrowing; Kueue admits one and holds the other, and which one and why is Kueue's
+  own answer (its Workload conditions).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ..outputs import StackOutputs
+from .api import Cluster
+from .jobs import RenderedJob
+from .watch import Observation, observe
+
+NODE_LOSS_TIMEOUT_SECONDS = 150.0
+
+
+def lose_a_node(cluster: Cluster, grow: Any, job: RenderedJob, seen: Observation) -> dict[str, Any]:
+    """Delete one node the running ``job`` uses; wait until the job is whole again (or the time is up)."""
+    lost = seen.nodes[-1]
+    before = {p["metadata"]["uid"] for p in observe(cluster, seen)}
+    began = time.monotonic()
+    cluster.request("DELETE", f"/api/v1/nodes/{lost}")
+    steps: dict[str, float] = {}
+    outcome = "the job did not run whole again"
+    while time.monotonic() - began < NODE_LOSS_TIMEOUT_SECONDS:
+        pods = observe(cluster, seen)
+        grow(pods)
+        uids = {p["metadata"]["uid"] for p in pods}
+        if before - uids and "podsRemoved" not in steps:
+            steps["podsRemoved"] = round(time.monotonic() - began, 1)
+        replaced = uids - before
+        if replaced and "replacementCreated" not in steps:
+            steps["replacementCreated"] = round(time.monotonic() - began, 1)
+        if replaced and seen.running_whole and lost not in seen.nodes:
+            steps["wholeAgain"] = round(time.monotonic() - began, 1)
+            outcome = (f"the pods on {lost} were removed after {steps['podsRemoved']:.0f} s, the operator replaced "
+                       f"{len(replaced)} pod(s), and the job ran whole again after {steps['wholeAgain']:.0f} s")
+            break
+        time.sleep(0.5)
+    return {"fault": "node lost", "job": job.id, "node": lost, "outcome": outcome, "seconds": steps,
+            "ok": "wholeAgain" in steps}
+
+
+def two_teams(outputs: StackOutputs, group: str) -> list[tuple[str, int]]:
+    """Each team's largest reach on ``group`` (guaranteed plus what it may borrow), for jobs submitted at once."""
+    scheduling = outputs.scheduling
+    if scheduling is None:
+        return []
+    return [(team, queue.quotas[group].max_nodes) for team, queue in sorted(scheduling.queues.items())
+            if group in queue.quotas]
