@@ -127,6 +127,9 @@ def _add_rehearse(commands: Any) -> None:
     rehearse_parser.add_argument("--faults", action="store_true",
                                  help="also lose a node under a running job, and (with Kueue queues) have every team "
                                       "submit at once; about a minute more")
+    rehearse_parser.add_argument("--only", action="append", choices=[k.name for k in KINDS if k.image != "none"],
+                                 help="rehearse only this launcher's jobs (repeat for more); default every launcher "
+                                      "that serves the stack's groups")
     rehearse_parser.add_argument("--job-timeout", type=float, default=90.0,
                                  help="seconds each job has to run whole before it counts as unable to; default 90")
     rehearse_parser.add_argument("--logs", type=Path,

@@ -15,6 +15,7 @@ def rehearse(args: argparse.Namespace) -> int:
     from ..plan import find_project
     from ..rehearsal import rehearse as run_rehearsal
     from ..rehearsal.report import as_dict, render_text
+    from .launch import BY_NAME
 
     planned = plan_stack(args.stack, find_project(args.cwd))
 
@@ -24,8 +25,9 @@ def rehearse(args: argparse.Namespace) -> int:
 
     if args.logs is not None:
         args.logs.mkdir(parents=True, exist_ok=True)
+    launchers = frozenset(BY_NAME[name].render.__name__ for name in args.only) if args.only else None
     result = run_rehearsal(planned, progress=progress, timeout=args.job_timeout, directory=args.logs,
-                           faults=args.faults)
+                           faults=args.faults, launchers=launchers)
     print(json.dumps(as_dict(result), indent=2) if args.json else render_text(result))
     if result.ok:
         return EXIT_OK

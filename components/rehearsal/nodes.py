@@ -5,9 +5,10 @@ the node, EFA huge pages) with the catalog's capacity and the labels EKS and the
 
 Groups run at their desired size. A group at zero that the Cluster Autoscaler manages grows
 when pods wait for it, as the autoscaler model says it would: only for pods that fit the
-template node it imagines (``template_node``), up to the group's maximum (``Scaler`` in
-``rehearsal.run``). Karpenter's pools are not registered: its kwok provider offers a fixed
-generic set of instance types, not the stack's, so Karpenter stays on its model.
+template node it imagines (``template_node``), up to the group's maximum (``Nodes`` in
+``rehearsal.run``). Karpenter is not run: its kwok provider offers a fixed generic set of
+instance types, not the stack's, so a pool's nodes are added as Karpenter's model launches
+them, for waiting pods that fit the pool's instance type, up to its limits.
 
 EC2 places instances in its network when they launch (DescribeInstanceTopology); the offline
 plan cannot know where. A group's nodes are put under one network node per layer, as a
@@ -31,10 +32,12 @@ from ..controllers.cluster_autoscaler import (
     template_node,
 )
 from ..controllers.scheduling import Node, Taint
-from ..names import HOSTNAME_LABEL, INSTANCE_TYPE_LABEL, REGION_LABEL, ZONE_LABEL
+from ..names import HOSTNAME_LABEL, INSTANCE_TYPE_LABEL, NODE_GROUP_LABEL, REGION_LABEL, ZONE_LABEL
 from ..policy.model import Stack
 
 HYPERPOD_CLUSTER = "aws-native:sagemaker:Cluster"
+KARPENTER_NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
+MANAGED_GROUP, HYPERPOD_GROUP, KARPENTER_POOL = "managed node group", "HyperPod instance group", "Karpenter NodePool"
 # SageMaker developer guide, HyperPod EKS node health labels: a node that passed its health
 # checks carries this label, which trainstack's HyperPod launcher requires.
 HYPERPOD_HEALTHY = {"sagemaker.amazonaws.com/node-health-status": "Schedulable"}
@@ -55,7 +58,8 @@ class GroupShape:
     """The Cluster Autoscaler's template node for a group it may grow from zero; None where nothing grows it."""
     zone: str | None
     kind: str
-    """``managed node group`` or ``HyperPod instance group``."""
+    """``managed node group``, ``HyperPod instance group`` or ``Karpenter NodePool`` (Karpenter is not run: its
+    nodes are added as its model says it would launch them)."""
 
 
 def group_shapes(stack: Stack) -> list[GroupShape]:
@@ -68,11 +72,34 @@ def group_shapes(stack: Stack) -> list[GroupShape]:
         desired, maximum = int(scaling.get("desiredSize", 0)), int(scaling.get("maxSize", 0))
         template = template_node(group) if autoscaled and group.instance.accelerator and maximum > desired else None
         shapes.append(GroupShape(group.name, group.instance.name, desired, maximum, running_node(group, plugins),
-                                 template, group.zone, "managed node group"))
+                                 template, group.zone, MANAGED_GROUP))
     for group in _hyperpod_groups(stack):
         shapes.append(GroupShape(group.name, group.instance.name, group.min_size, group.min_size,
-                                 running_node(group, plugins), None, None, "HyperPod instance group"))
+                                 running_node(group, plugins), None, None, HYPERPOD_GROUP))
+    for group, limit in _karpenter_pools(stack):
+        # Karpenter launches a node for pods that fit the pool's instance type once it runs (its model,
+        # controllers/karpenter.py), so that node is also the one it scales on.
+        node = running_node(group, plugins)
+        shapes.append(GroupShape(group.name, group.instance.name, 0, limit, node, node, group.zone, KARPENTER_POOL))
     return shapes
+
+
+def _karpenter_pools(stack: Stack) -> list[tuple[ManagedGroup, int]]:
+    """Karpenter NodePools (nodegroups/karpenter_pool.py): the one instance type and zone their requirements
+    allow, the template's labels and taints; at most as many nodes as their ``limits`` allow."""
+    pools = []
+    for pool in stack.of_type(KARPENTER_NODE_POOL):
+        template = pool.props["spec"]["template"]
+        allowed = {q["key"]: q["values"] for q in template["spec"]["requirements"] if q["operator"] == "In"}
+        instance = catalog.get(allowed[INSTANCE_TYPE_LABEL][0])
+        accelerator = instance.require("the accelerator", instance.accelerator, "shape a Karpenter node")
+        limit = int(pool.props["spec"]["limits"][accelerator.resource_names[0]]) // accelerator.count
+        labels = dict(template["metadata"]["labels"])
+        pools.append((ManagedGroup(
+            resource=pool, name=labels[NODE_GROUP_LABEL], instance=instance, min_size=0, labels=labels,
+            taints=[Taint(t["key"], t.get("value") or "", t["effect"]) for t in template["spec"].get("taints", [])],
+            asg_tags={}, zone=allowed[ZONE_LABEL][0], max_pods=None, efa_interfaces=0), limit))
+    return pools
 
 
 def _hyperpod_groups(stack: Stack) -> list[ManagedGroup]:

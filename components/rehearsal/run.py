@@ -202,8 +202,8 @@ def apply_objects(cluster: Cluster, plan: Plan) -> list[str]:
             if error.status != 409:
                 raise RuntimeError(f"the API server refused the stack's {obj['kind']} "
                                    f"{obj['metadata']['name']}: {error}") from error
-    return [f"{name}: Karpenter is not run (its kwok provider offers generic instance types, not the stack's)"
-            for name in objects.not_applied]
+    return [f"{name}: Karpenter is not run (its kwok provider offers generic instance types, not the stack's); "
+            "its nodes are added as its model launches them" for name in objects.not_applied]
 
 
 def submit(cluster: Cluster, nodes: Nodes, job: RenderedJob, timeout: float, progress: Progress) -> JobResult:
@@ -292,11 +292,14 @@ def _timed(rehearsal: Rehearsal, step: str) -> Iterator[None]:
 
 
 def rehearse(plan: Plan, progress: Progress = lambda line: None, image: str = IMAGE,
-             timeout: float = JOB_TIMEOUT_SECONDS, directory: Path | None = None, faults: bool = False) -> Rehearsal:
-    """Rehearse a planned stack (``analysis.plan_stack``); with ``faults``, play ``rehearsal.faults`` too."""
+             timeout: float = JOB_TIMEOUT_SECONDS, directory: Path | None = None, faults: bool = False,
+             launchers: frozenset[str] | None = None) -> Rehearsal:
+    """Rehearse a planned stack (``analysis.plan_stack``, or a saved record's ``Plan.from_dict``); with
+    ``faults``, play ``rehearsal.faults`` too; ``launchers`` keeps only those launchers' jobs."""
     rehearsal = Rehearsal(plan.stack)
     outputs: StackOutputs = parse_outputs(plan.outputs)
-    jobs = [job for job in jobs_for(outputs, sizes="whole", image=image) if isinstance(job.document, dict)]
+    jobs = [job for job in jobs_for(outputs, sizes="whole", image=image)
+            if isinstance(job.document, dict) and (launchers is None or job.launcher in launchers)]
     if not jobs and outputs.hyperpod is not None and outputs.hyperpod.orchestrator == "slurm":
         rehearsal.notes.append("a Slurm-orchestrated HyperPod stack has no Kubernetes layer to rehearse")
         return rehearsal

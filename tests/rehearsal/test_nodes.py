@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import functools
 
+from support import rendered_jobs
 from trainstack.controllers.cluster_autoscaler import installed_charts, managed_groups, running_node
 from trainstack.plan import Plan
 from trainstack.policy import stack_from_plan
 from trainstack.policy.model import Stack
 from trainstack.rehearsal.nodes import GroupShape, group_shapes, node_object
-
-from support import rendered_jobs
 
 
 @functools.cache

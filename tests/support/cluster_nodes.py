@@ -5,24 +5,18 @@ status as the kubelet would).
 
 Two shapes per node group:
 
-* ``registered``: what the kubelet of a launched instance reports. Capacity is the
-  catalog's vCPUs, memory and max pods, the device plugins' resources (NVIDIA:
-  ``nvidia.com/gpu``; Neuron: ``aws.amazon.com/neuron`` and ``neuroncore``; the EFA
-  plugin: one ``vpc.amazonaws.com/efa`` per EFA interface of the group's launch template)
-  and, on EFA nodes, the 2 MiB huge pages the EFA driver pre-allocates. Allocatable is
-  capacity less the EKS AMI's kube-reserved and eviction threshold, and less the huge
-  pages in memory. Labels and taints are the node group's, with the kubelet's and EKS's
-  well-known labels.
+* ``registered``: what the kubelet of a launched instance reports, from the library's own node
+  model (``trainstack.rehearsal.nodes``, the rehearsal's: nodeadm's reservations, huge pages,
+  device plugins), built by ``support/engine_cluster.py``.
 * ``template``: the node the Cluster Autoscaler imagines for a group at zero
   (kubernetes/autoscaler, cluster-autoscaler/cloudprovider/aws/aws_manager.go, ``buildNodeFromTemplate``):
   cpu, memory, pods and GPUs from its instance-type table, extended resources from the
   Auto Scaling group's ``k8s.io/cluster-autoscaler/node-template/resources/*`` tags, labels
   and taints from the managed node group (EKS DescribeNodegroup) and the
   ``node-template/label|taint`` tags. No kube-reserved is subtracted and no huge pages
-  exist unless a tag names them.
-
-The allocatable arithmetic here is the tests' model of the node; issue 25's node model
-(``trainstack.controllers``) is meant to own it once it lands.
+  exist unless a tag names them. This is the tests' own reading of the autoscaler, kept
+  apart from the library's (``controllers.cluster_autoscaler.template_node``) on purpose:
+  it found a bug in that model once (tests/engines/test_scheduling.py).
 """
 
 from __future__ import annotations
@@ -32,13 +26,6 @@ from typing import Any
 
 from trainstack import catalog
 
-# EKS User Guide, "Run machine learning training on Amazon EKS with Elastic Fabric Adapter"
-# (ml/node-efa): the EFA driver pre-allocates 5128 huge pages of 2 MiB.
-EFA_HUGEPAGES_2MI = 5128
-# awslabs/amazon-eks-ami, nodeadm/internal/kubelet/config.go: kubeReserved memory is
-# 11 MiB per pod of maxPods plus 255 MiB; CPU is 6 % of the first core, 1 % of the
-# second, 0.5 % of the next two and 0.25 % of the rest; evictionHard memory.available<100Mi.
-EVICTION_HARD_MEMORY_MI = 100
 TAINT_EFFECTS = {"NO_SCHEDULE": "NoSchedule", "NO_EXECUTE": "NoExecute", "PREFER_NO_SCHEDULE": "PreferNoSchedule"}
 TEMPLATE_TAG = "k8s.io/cluster-autoscaler/node-template/"
 
@@ -136,16 +123,6 @@ def hyperpod_groups(record: dict[str, Any]) -> list[NodeGroup]:
     return groups
 
 
-def _reserved_millicores(vcpus: int) -> int:
-    shares = [(1, 600), (1, 100), (2, 50)]  # (cores, 1/10000 of a core reserved per core)
-    reserved, left = 0, vcpus
-    for cores, share in shares:
-        taken = min(left, cores)
-        reserved += taken * share
-        left -= taken
-    return (reserved + left * 25) // 10
-
-
 def _node(name: str, group: NodeGroup, labels: dict[str, str], taints: list[dict[str, str]],
           capacity: dict[str, str], allocatable: dict[str, str]) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Node",
@@ -157,23 +134,6 @@ def _node(name: str, group: NodeGroup, labels: dict[str, str], taints: list[dict
             "status": {"capacity": capacity, "allocatable": allocatable,
                        "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
                                        "message": "kubelet is posting ready status"}]}}
-
-
-def registered(group: NodeGroup, index: int) -> dict[str, Any]:
-    """The Node the kubelet of the group's ``index``-th instance registers."""
-    facts = catalog.get(group.instance_type)
-    vcpus = facts.require("vCPUs", facts.vcpus, "shape a test node")
-    memory_mi = facts.require("memory", facts.memory_gib, "shape a test node") * 1024
-    max_pods = facts.require("max pods", facts.network.max_pods, "shape a test node")
-    devices = _device_resources(facts)
-    hugepages_mi = 2 * EFA_HUGEPAGES_2MI if group.efa_interfaces else 0
-    if group.efa_interfaces:
-        devices["vpc.amazonaws.com/efa"] = str(group.efa_interfaces)
-    capacity = {"cpu": str(vcpus), "memory": f"{memory_mi}Mi", "pods": str(max_pods),
-                "hugepages-2Mi": f"{hugepages_mi}Mi", **devices}
-    allocatable = {**capacity, "cpu": f"{vcpus * 1000 - _reserved_millicores(vcpus)}m",
-                   "memory": f"{memory_mi - (11 * max_pods + 255) - EVICTION_HARD_MEMORY_MI - hugepages_mi}Mi"}
-    return _node(f"{group.name}-{index}", group, group.labels, group.taints, capacity, allocatable)
 
 
 def template(group: NodeGroup, index: int) -> dict[str, Any]:
@@ -197,13 +157,3 @@ def template(group: NodeGroup, index: int) -> dict[str, Any]:
             taint_value, _, effect = value.partition(":")
             taints.append({"key": rest[len("taint/"):], "value": taint_value, "effect": effect})
     return _node(f"{group.name}-template-{index}", group, labels, taints, capacity, dict(capacity))
-
-
-def _device_resources(facts: catalog.InstanceType) -> dict[str, str]:
-    accelerator = facts.accelerator
-    if accelerator is None:
-        return {}
-    if accelerator.kind.value == "nvidia-gpu":
-        return {"nvidia.com/gpu": str(accelerator.count)}
-    cores = facts.require("NeuronCores", accelerator.neuron_cores, "shape a test node")
-    return {"aws.amazon.com/neuron": str(accelerator.count), "aws.amazon.com/neuroncore": str(cores)}

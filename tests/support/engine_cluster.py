@@ -8,6 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from trainstack.plan import Plan
+from trainstack.policy import stack_from_plan
+from trainstack.rehearsal.nodes import group_shapes, node_object
 
 from support import cluster_nodes, operator_pods, rendered_jobs
 from support.control_plane import ApiError, Cluster
@@ -52,11 +55,13 @@ class StackCluster:
         self.cluster, self.stack = cluster, stack
         self.record = rendered_jobs.planned_record(stack)
         self.groups = cluster_nodes.node_groups(self.record)
-        build = cluster_nodes.registered if shape == "registered" else cluster_nodes.template
+        shapes = {s.name: s for s in group_shapes(stack_from_plan(Plan.from_dict(self.record)))}
         self._reset()
         for group in self.groups:
             for index in range(group.max_size):
-                node = build(group, index) if group.name != "system" else cluster_nodes.registered(group, index)
+                registered = node_object(shapes[group.name], index)
+                node = registered if shape == "registered" or group.name == "system" else cluster_nodes.template(
+                    group, index)
                 created = cluster.create({k: v for k, v in node.items() if k != "status"})
                 cluster.patch_status(created, node["status"])
                 # The TaintNodesByCondition admission plugin registers every node with the

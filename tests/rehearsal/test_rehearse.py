@@ -1,0 +1,116 @@
+"""Every shipped stack rehearsed on the real controllers it installs (engines/build.sh builds them;
+the first run on a machine takes many minutes, later ones find them cached): every job the stack
+is built for is admitted where it queues, its pods created by the real operator, bound by the
+real scheduler and Running on kwok's nodes. And stacks broken one way each fail with the
+controller's own reason, in one line."""
+
+from __future__ import annotations
+
+import copy
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from support import rendered_jobs
+from trainstack.plan import Plan
+from trainstack.rehearsal import Rehearsal, rehearse
+from trainstack.rehearsal.report import as_dict, render_text
+
+STACKS = rendered_jobs.SHIPPED_STACKS
+
+
+@functools.cache
+def rehearsed(stack: str) -> Rehearsal:
+    return rehearse(Plan.from_dict(rendered_jobs.planned_record(stack)))
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_every_job_of_the_shipped_stack_runs_on_the_real_controllers(stack: str) -> None:
+    result = rehearsed(stack)
+    assert result.ok, render_text(result)
+    if stack == "hyperpod":
+        assert result.notes == ["a Slurm-orchestrated HyperPod stack has no Kubernetes layer to rehearse"]
+    else:
+        assert result.jobs and all(job.seen.running == job.seen.expected for job in result.jobs)
+
+
+def test_fsdp_p5s_pytorchjob_runs_16_ranks_one_per_p5_the_group_grown_from_2_by_the_autoscaler() -> None:
+    result = rehearsed("fsdp-p5")
+    (job,) = [j for j in result.jobs if j.launcher == "render_pytorchjob"]
+    assert (job.seen.kind, job.seen.running, len(job.seen.nodes)) == ("PyTorchJob", 16, 16)
+    assert all(node.startswith("p5-") for node in job.seen.nodes)
+    assert result.groups["p5"]["registered"] == 2 and result.groups["p5"]["registeredAtEnd"] == 16
+    assert result.controllers["training-operator"] == "v1.8.1"
+
+
+def test_kueue_p5s_trainjob_is_admitted_by_kueue_onto_the_p5_flavor_inside_one_network_block() -> None:
+    result = rehearsed("kueue-p5")
+    (job,) = [j for j in result.jobs if j.launcher == "render_trainjob" and j.group == "p5"]
+    assert job.seen.admitted and job.seen.flavors == ["p5"] and job.seen.cluster_queue == "llm"
+    assert job.seen.topology, "Kueue's topology-aware scheduling assigned no domain"
+    assert {"kueue", "jobset", "trainer"} <= set(result.controllers)
+
+
+def test_trn1s_mpijob_runs_its_launcher_and_a_worker_per_trn1_through_the_mpi_operator() -> None:
+    result = rehearsed("trn1")
+    (job,) = [j for j in result.jobs if j.launcher == "render_mpijob"]
+    assert job.seen.kind == "MPIJob" and job.seen.running == job.seen.expected == 5
+
+
+def test_the_record_is_json_with_a_row_per_job() -> None:
+    record = as_dict(rehearsed("trn1"))
+    assert record["ok"] and record["stack"] == "trn1" and record["rehearsalVersion"] == 1
+    assert {job["launcher"] for job in record["jobs"]} >= {"render_device_check", "render_mpijob"}
+
+
+def _resource(plan: Plan, type_: str, name_part: str = "") -> Any:
+    return next(r for r in plan.resources if r.type == type_ and name_part in r.name)
+
+
+def _no_quota(plan: Plan) -> None:
+    for queue in (r for r in plan.resources if r.type.endswith(":ClusterQueue")):
+        for group in queue.inputs["spec"]["resourceGroups"]:
+            for flavor in group["flavors"]:
+                for quota in flavor["resources"]:
+                    quota["nominalQuota"] = "0"
+    cohort = _resource(plan, "kubernetes:kueue.x-k8s.io/v1beta2:Cohort")
+    cohort.inputs["spec"]["resourceGroups"] = []
+
+
+def _missing_level(plan: Plan) -> None:
+    topology = _resource(plan, "kubernetes:kueue.x-k8s.io/v1beta2:Topology")
+    topology.inputs["spec"]["levels"].insert(0, {"nodeLabel": "topology.k8s.aws/ultraserver-id"})
+
+
+def _untolerated_taint(plan: Plan) -> None:
+    group = next(r for r in plan.resources if r.type == "aws:eks/nodeGroup:NodeGroup"
+                 and r.inputs["labels"].get("trainstack.io/node-group") == "p5")
+    group.inputs["taints"] = [*group.inputs.get("taints", []), {"key": "team", "value": "research",
+                                                                 "effect": "NO_SCHEDULE"}]
+
+
+def _one_efa_interface(plan: Plan) -> None:
+    template = next(r for r in plan.resources if r.type == "aws:ec2/launchTemplate:LaunchTemplate"
+                    and any(i.get("interfaceType") == "efa" for i in r.inputs.get("networkInterfaces") or []))
+    template.inputs["networkInterfaces"] = template.inputs["networkInterfaces"][:1]
+
+
+BROKEN: dict[str, tuple[str, Callable[[Plan], None], str]] = {
+    "no quota for the group's flavor": ("kueue-p5", _no_quota, "insufficient quota"),
+    "a topology level the nodes lack": ("kueue-p5", _missing_level, "topology"),
+    "no toleration for the group's taint": ("fsdp-p5", _untolerated_taint, "untolerated taint"),
+    "an EFA request the group cannot satisfy": ("fsdp-p5", _one_efa_interface, "Insufficient vpc.amazonaws.com/efa"),
+}
+
+
+@pytest.mark.parametrize("breakage", sorted(BROKEN))
+def test_a_stack_broken_one_way_fails_with_the_controllers_own_reason_in_one_line(breakage: str) -> None:
+    stack, breaks, reason = BROKEN[breakage]
+    plan = Plan.from_dict(copy.deepcopy(rendered_jobs.planned_record(stack)))
+    breaks(plan)
+    result = rehearse(plan, timeout=20, launchers=frozenset({"render_device_check"}))
+    assert not result.ok
+    problem = next(job.problem for job in result.jobs if job.group == "p5")
+    assert problem is not None and "\n" not in problem
+    assert reason.lower() in problem.lower(), problem
