@@ -56,6 +56,14 @@ for tool in "${tools[@]}"; do
   names+=("$name")
 done
 
+# One build of an engine at a time: a second caller (CI's background build and a test's
+# fixture, two rehearsals) waits here, then finds the cache complete.
+mkdir -p "$root"
+if command -v flock > /dev/null; then
+  exec 9> "$root/.lock-$engine"
+  flock 9
+fi
+
 complete=true
 for name in "${names[@]}"; do [[ -x "$target/$name" ]] || complete=false; done
 [[ ! -f "$module/manifests" || -f "$target/manifests/.complete" ]] || complete=false

@@ -42,3 +42,16 @@ from hypothesis import HealthCheck, settings  # noqa: E402
 settings.register_profile("trainstack", max_examples=25, deadline=None, derandomize=True, database=None,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 settings.load_profile("trainstack")
+
+
+ENGINE_TESTS = ("engines", "rehearsal")
+"""Test directories that run built engines (engines/build.sh): run last, so that in CI, where the
+engines build in the background (.ci/run), every other test runs while they build."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def needs_engines(item: pytest.Item) -> bool:
+        parts = Path(str(item.fspath)).relative_to(REPO / "tests").parts
+        return parts[0] in ENGINE_TESTS and (parts[0] == "engines" or parts[-1] == "test_rehearse.py")
+
+    items.sort(key=needs_engines)

@@ -50,6 +50,9 @@ class JobResult:
     seen: Observation
     scaled_up: int = 0
     problem: str | None = None
+    evidence: dict[str, Any] = field(default_factory=dict)
+    """What the real controllers made of the job, for the models' cross-checks (not in the JSON record):
+    ``pods`` (as created), the MPI operator's ``hostfile`` ConfigMap, Trainer's ``jobset``."""
 
     @property
     def ok(self) -> bool:
@@ -226,11 +229,23 @@ def submit(cluster: Cluster, nodes: Nodes, job: RenderedJob, timeout: float, pro
         if seen.running_whole:
             break
         time.sleep(0.25)
-    observe(cluster, seen)
+    result.evidence = _evidence(cluster, document, observe(cluster, seen))
     if not seen.running_whole:
         result.problem = _why_not(seen)
     progress(f"  {job.id}: {_line(result)}")
     return result
+
+
+def _evidence(cluster: Cluster, document: dict[str, Any], pods: list[dict[str, Any]]) -> dict[str, Any]:
+    namespace, name = document["metadata"].get("namespace", "default"), document["metadata"]["name"]
+    evidence: dict[str, Any] = {"pods": pods}
+    related = {"MPIJob": ("v1", "ConfigMap", f"{name}-config", "hostfile"),
+               "TrainJob": ("jobset.x-k8s.io/v1alpha2", "JobSet", name, "jobset")}
+    if document["kind"] in related:
+        api_version, kind, object_name, key = related[document["kind"]]
+        with contextlib.suppress(ApiError):
+            evidence[key] = cluster.get(f"{cluster.collection(api_version, kind, namespace)}/{object_name}")
+    return evidence
 
 
 def _why_not(seen: Observation) -> str:

@@ -1,3 +1,8 @@
+// JobSet v0.12.0 (sigs.k8s.io/jobset): the version the Kubeflow Trainer chart 2.3.0 installs
+// (charts/kubeflow-trainer/Chart.yaml at v2.3.0, dependency jobset 0.12.0), not the v0.10.1 once
+// considered: the rehearsal runs what the stack deploys. Its Kubernetes modules and controller-runtime
+// are raised by a patch release each (v0.36.0 -> v0.36.2, v0.24.0 -> v0.24.1) to the ones Kueue and
+// Trainer build with, so the three share one compiled dependency set (one build instead of three).
 module trainstack.dev/engines/jobset
 
 go 1.26.8

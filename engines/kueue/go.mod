@@ -1,3 +1,4 @@
+// Kueue v0.19.2 (sigs.k8s.io/kueue/cmd/kueue), the version catalog/addons.py pins for the chart.
 module trainstack.dev/engines/kueue
 
 go 1.26.8

@@ -1,3 +1,5 @@
+// kwok v0.7.0 (sigs.k8s.io/kwok/cmd/kwok): the rehearsal's simulated kubelets. Its own go.mod's
+// requirements, resolved by `go get -tool` (the proxy serves the command's package, so go.sum is filled).
 module trainstack.dev/engines/kwok
 
 go 1.26.8

@@ -1,3 +1,4 @@
+// Kubeflow Trainer v2.3.0 (cmd/trainer-controller-manager), the version catalog/addons.py pins.
 module trainstack.dev/engines/trainer
 
 go 1.26.8

@@ -1,3 +1,5 @@
+// The Kubeflow training operator v1.8.1 (cmd/training-operator.v1), the version trainstack's
+// kustomization installs (HyperPod's job auto-resume supports 1.7.0 to 1.8.1).
 module trainstack.dev/engines/training-operator
 
 go 1.26.8
