@@ -67,11 +67,13 @@ class Processes:
         return (self.logs / f"{name}.log").read_text(errors="replace")[-characters:]
 
     def stop(self) -> None:
+        """Stop every process: a throwaway cluster keeps nothing worth a graceful drain, so a process that
+        has not exited a few seconds after SIGTERM (kube-apiserver waits for its watches) is killed."""
         for _, process, _ in reversed(self.running):
             process.terminate()
         for _, process, log in reversed(self.running):
             try:
-                process.wait(timeout=20)
+                process.wait(timeout=3)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import functools
 import glob
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -115,11 +116,13 @@ def install_crds(plane: ControlPlane, controller: Controller, manifests: Path, w
                     crd["spec"]["conversion"] = converted[name]
                 _create_or_replace(plane.cluster, crd)
                 names.append(name)
+    def established(name: str) -> bool:
+        crd = plane.cluster.get(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}")
+        return any(c["type"] == "Established" and c["status"] == "True"
+                   for c in crd.get("status", {}).get("conditions", []))
+
     for name in names:
-        plane.cluster.wait_for(f"CRD {name} Established", lambda name=name: any(
-            c["type"] == "Established" and c["status"] == "True"
-            for c in plane.cluster.get(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}")
-            .get("status", {}).get("conditions", [])))
+        plane.cluster.wait_for(f"CRD {name} Established", functools.partial(established, name))
     return names
 
 
@@ -263,7 +266,10 @@ def seed_training_operator_secret(plane: ControlPlane) -> None:
     work = plane.directory / TRAINING_OPERATOR.name
     pair = certificates.serving(plane.ca, work / "certificates", "webhook",
                                 (f"training-operator.{TRAINING_OPERATOR.namespace}.svc",))
-    encode = lambda path: base64.b64encode(path.read_bytes()).decode()  # noqa: E731
+
+    def encode(path: Path) -> str:
+        return base64.b64encode(path.read_bytes()).decode()
+
     ensure_namespace(plane.cluster, TRAINING_OPERATOR.namespace)
     _create_or_replace(plane.cluster, {
         "apiVersion": "v1", "kind": "Secret", "type": "Opaque",

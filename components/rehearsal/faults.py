@@ -18,8 +18,10 @@ from typing import Any
 
 from ..outputs import StackOutputs
 from .api import Cluster
+from .cluster import Nodes, Progress
 from .jobs import RenderedJob
-from .watch import Observation, observe
+from .submission import delete_job
+from .watch import Observation, expected_pods, observe
 
 NODE_LOSS_TIMEOUT_SECONDS = 150.0
 
@@ -58,3 +60,35 @@ def two_teams(outputs: StackOutputs, group: str) -> list[tuple[str, int]]:
         return []
     return [(team, queue.quotas[group].max_nodes) for team, queue in sorted(scheduling.queues.items())
             if group in queue.quotas]
+
+
+def two_teams_at_once(cluster: Cluster, nodes: Nodes, outputs: StackOutputs, image: str, timeout: float,
+                      progress: Progress) -> dict[str, Any]:
+    """Every team submits, at the same moment, the validation job on the most nodes its queue can reach."""
+    from .. import launch
+
+    group = sorted(outputs.accelerated_groups)[0]
+    reaches = two_teams(outputs, group)
+    documents = [launch.render_device_check(outputs, name=f"{team}-{reach}", group_name=group, nodes=reach, image=image,
+                                            queue=launch.QueueRequest(team=team)) for team, reach in reaches]
+    progress(f"  fault: {' and '.join(f'{team} ({reach} nodes)' for team, reach in reaches)} submit at once")
+    seen = []
+    for document in documents:
+        cluster.create(document)
+        namespace = document["metadata"]["namespace"]
+        seen.append(Observation("Job", document["metadata"]["name"], namespace, expected_pods(document), True))
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for observation in seen:
+            nodes.scale_for(observe(cluster, observation))
+        if any(o.running_whole for o in seen) and all(o.running_whole or o.reason for o in seen):
+            break
+        time.sleep(0.25)
+    outcome = "; ".join(f"{o.namespace}: " + (f"admitted to {o.cluster_queue}, {o.running} pods Running"
+                                               if o.running_whole else f"waiting ({o.reason})") for o in seen)
+    progress(f"    {outcome}")
+    for document in documents:
+        delete_job(cluster, document)
+    return {"fault": "two teams at once", "group": group, "outcome": outcome,
+            "ok": any(o.running_whole for o in seen),
+            "teams": {o.namespace: {"admitted": o.admitted, "running": o.running, "reason": o.reason} for o in seen}}

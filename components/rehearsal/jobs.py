@@ -45,14 +45,14 @@ def jobs_for(outputs: StackOutputs, sizes: str = "both", image: str = IMAGE) -> 
                                  group.efa_interfaces_per_node, image)
     hyperpod = outputs.hyperpod
     if hyperpod is not None:
-        for group in hyperpod.instance_groups:
-            if hyperpod.orchestrator == "slurm" and group.name in hyperpod.partitions:
-                yield RenderedJob(outputs.stack, "render_sbatch", group.name, group.count, launch.render_sbatch(
-                    outputs, name="train", group_name=group.name, nodes=group.count, script=["python train.py"]))
-            elif hyperpod.orchestrator == "eks" and group.accelerators_per_node:
-                yield RenderedJob(outputs.stack, "render_hyperpod_pytorchjob", group.name, group.count,
-                                  launch.render_hyperpod_pytorchjob(outputs, name="train", group_name=group.name,
-                                                                    nodes=group.count, image=image,
+        for member in hyperpod.instance_groups:
+            if hyperpod.orchestrator == "slurm" and member.name in hyperpod.partitions:
+                yield RenderedJob(outputs.stack, "render_sbatch", member.name, member.count, launch.render_sbatch(
+                    outputs, name="train", group_name=member.name, nodes=member.count, script=["python train.py"]))
+            elif hyperpod.orchestrator == "eks" and member.accelerators_per_node:
+                yield RenderedJob(outputs.stack, "render_hyperpod_pytorchjob", member.name, member.count,
+                                  launch.render_hyperpod_pytorchjob(outputs, name="train", group_name=member.name,
+                                                                    nodes=member.count, image=image,
                                                                     command=["torchrun", "train.py"]))
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .run import JobResult, Rehearsal
+from .run import Rehearsal
+from .submission import JobResult
 
 RECORD_VERSION = 1
 

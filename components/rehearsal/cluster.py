@@ -1,0 +1,207 @@
+"""The rehearsal's cluster: the control plane with kwok's nodes shaped as the stack's groups, the
+controllers the stack installs started after what they depend on, and the stack's own objects
+applied, as one context (``cluster_for``) that the rehearsal and the tests submit jobs to.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..analysis import Plan
+from ..controllers.scheduling import unfit_reasons
+from ..names import NODE_GROUP_LABEL
+from ..policy import stack_from_plan
+from . import controllers, engines, kwok
+from .api import ApiError, Cluster
+from .control_plane import ControlPlane, control_plane
+from .nodes import NETWORK_BLOCK, GroupShape, group_shapes, node_object
+from .stack_objects import stack_objects
+
+Progress = Callable[[str], None]
+
+
+def _installed(plan: Plan) -> dict[str, Any]:
+    """Which controllers the plan installs: Helm charts by name, kustomize directories by path."""
+    found: dict[str, Any] = {}
+    for r in plan.resources:
+        if r.type == "kubernetes:helm.sh/v3:Release":
+            chart = str(r.inputs.get("chart"))
+            if chart.endswith("/kueue"):
+                found["kueue"] = r.inputs.get("values") or {}
+            elif chart.endswith("/kubeflow-trainer"):
+                found["trainer"] = r.inputs.get("values") or {}
+        elif r.type == "kubernetes:kustomize/v2:Directory":
+            directory = str(r.inputs.get("directory"))
+            for name in ("training-operator", "mpi-operator"):
+                if f"kustomize/{name}" in directory:
+                    found[name] = directory.split("@")[0].removeprefix("trainstack:")
+    return found
+
+def _kustomization(package_path: str) -> dict[str, Any]:
+    """A kustomization trainstack ships (``addons/kustomize/...``), read from the installed package."""
+    path = Path(__file__).resolve().parents[1] / package_path / "kustomization.yaml"
+    document: dict[str, Any] = yaml.safe_load(path.read_text())
+    return document
+
+def _training_operator_setup(package_path: str) -> tuple[list[str], tuple[str, ...]]:
+    """The scheme arguments trainstack's kustomization adds, and the CRDs it deletes."""
+    arguments: list[str] = []
+    deleted: list[str] = []
+    for patch in _kustomization(package_path).get("patches") or []:
+        body = yaml.safe_load(patch["patch"])
+        if isinstance(body, dict) and body.get("$patch") == "delete":
+            deleted.append(body["metadata"]["name"])
+        elif isinstance(body, list):
+            arguments += [a for op in body if op.get("path", "").endswith("/args") for a in op["value"]]
+    return arguments, tuple(deleted)
+
+def start_controllers(plane: ControlPlane, plan: Plan, progress: Progress) -> dict[str, str]:
+    """Start what the stack installs, each after what it depends on (Kueue last: it enables an
+    integration only where that integration's CRD is already served)."""
+    installed = _installed(plan)
+    started: dict[str, str] = {}
+
+    def version(engine: str) -> str:
+        where = engines.build_script().parent / engine / "go.mod"
+        for line in where.read_text().splitlines():
+            parts = line.split()
+            if len(parts) >= 2 and parts[0].rstrip("/").endswith(_UPSTREAM[engine]) and parts[1].startswith("v"):
+                return parts[1]
+        return "unknown"
+
+    def launch(controller: controllers.Controller, configure: Callable[[Path, int], list[str]],
+               skipped: tuple[str, ...] = ()) -> None:
+        began = time.monotonic()
+        controllers.start(plane, controller, configure, skipped)
+        started[controller.name] = version(controller.engine)
+        progress(f"  {controller.name} {started[controller.name]} ready in {time.monotonic() - began:.1f} s")
+
+    if "trainer" in installed:
+        if (installed["trainer"].get("jobset") or {}).get("install", True):
+            manifests = engines.directory(engines.JOBSET) / "manifests"
+            launch(controllers.JOBSET, controllers.jobset_arguments(manifests))
+        launch(controllers.TRAINER, controllers.trainer_arguments(engines.directory(engines.TRAINER) / "manifests"))
+    if "training-operator" in installed:
+        arguments, deleted = _training_operator_setup(installed["training-operator"])
+        controllers.seed_training_operator_secret(plane)
+        launch(controllers.TRAINING_OPERATOR, controllers.training_operator_arguments(arguments), deleted)
+    if "mpi-operator" in installed:
+        launch(controllers.MPI_OPERATOR, controllers.mpi_operator_arguments(plane))
+    if "kueue" in installed:
+        configuration = yaml.safe_load(installed["kueue"]["managerConfig"]["controllerManagerConfigYaml"])
+        launch(controllers.KUEUE, controllers.kueue_arguments(configuration))
+    return started
+
+_UPSTREAM = {engines.KUEUE: "sigs.k8s.io/kueue", engines.JOBSET: "sigs.k8s.io/jobset",
+             engines.TRAINER: "github.com/kubeflow/trainer/v2",
+             engines.MPI_OPERATOR: "github.com/kubeflow/mpi-operator",
+             engines.TRAINING_OPERATOR: "github.com/kubeflow/training-operator", engines.KWOK: "sigs.k8s.io/kwok"}
+
+class Nodes:
+    """The registered nodes of each group, and the Cluster Autoscaler's part for groups it grows."""
+
+    def __init__(self, cluster: Cluster, shapes: list[GroupShape]):
+        self.cluster = cluster
+        self.shapes = {shape.name: shape for shape in shapes}
+        self.count = {shape.name: 0 for shape in shapes}
+
+    def register(self, shape: GroupShape, how_many: int) -> None:
+        for _ in range(how_many):
+            node = node_object(shape, self.count[shape.name])
+            self.cluster.create(node)
+            self.count[shape.name] += 1
+
+    def scale_for(self, pods: list[dict[str, Any]]) -> int:
+        """Grow each group at zero by one node per pod that waits for it and fits its template node
+        (cluster-autoscaler's scale-up), up to the group's maximum; return how many nodes were added."""
+        added = 0
+        for pod in pods:
+            if pod["spec"].get("nodeName") or not _unschedulable(pod):
+                continue
+            shape = self.shapes.get((pod["spec"].get("nodeSelector") or {}).get(NODE_GROUP_LABEL, ""))
+            if shape is None or shape.template is None or self.count[shape.name] >= shape.maximum:
+                continue
+            if unfit_reasons(pod["spec"], shape.template):
+                continue
+            self.register(shape, 1)
+            added += 1
+        return added
+
+def _unschedulable(pod: dict[str, Any]) -> bool:
+    return any(c["type"] == "PodScheduled" and c["status"] == "False"
+               for c in pod.get("status", {}).get("conditions", []))
+
+def apply_objects(cluster: Cluster, plan: Plan) -> list[str]:
+    """Create the stack's objects; return the ones left out and why."""
+    objects = stack_objects(plan)
+    for obj in objects.apply:
+        try:
+            cluster.create(obj)
+        except ApiError as error:
+            if error.status != 409:
+                raise RuntimeError(f"the API server refused the stack's {obj['kind']} "
+                                   f"{obj['metadata']['name']}: {error}") from error
+    return [f"{name}: Karpenter is not run (its kwok provider offers generic instance types, not the stack's); "
+            "its nodes are added as its model launches them" for name in objects.not_applied]
+
+def _nodes_ready(plane: ControlPlane) -> bool:
+    plane.processes.check()
+    for node in plane.cluster.list("v1", "Node"):
+        conditions = node.get("status", {}).get("conditions", [])
+        ready = any(c["type"] == "Ready" and c["status"] == "True" for c in conditions)
+        tainted = any(t["key"].startswith("node.kubernetes.io/") for t in node["spec"].get("taints", []))
+        if not ready or tainted:
+            return False
+    return True
+
+
+@dataclass
+class RehearsalCluster:
+    """A running rehearsal cluster: the control plane, the nodes, the controllers started (name -> version)."""
+
+    plane: ControlPlane
+    nodes: Nodes
+    controllers: dict[str, str]
+    not_applied: list[str]
+    seconds: dict[str, float]
+
+    @property
+    def cluster(self) -> Cluster:
+        return self.plane.cluster
+
+
+@contextlib.contextmanager
+def cluster_for(plan: Plan, scheduler_names: list[str], progress: Progress = lambda line: None,
+                directory: Path | None = None) -> Iterator[RehearsalCluster]:
+    """The stack of ``plan`` on a rehearsal cluster; every process stopped on exit."""
+    seconds: dict[str, float] = {}
+    began = time.monotonic()
+    progress(f"rehearsing {plan.stack}: building or finding the engines")
+    for engine in (engines.KUBERNETES, engines.KWOK):
+        engines.directory(engine)
+    seconds["engines"] = round(time.monotonic() - began, 2)
+    progress("starting etcd, kube-apiserver, kube-scheduler, kube-controller-manager")
+    with control_plane(scheduler_names, controller_manager=True, directory=directory) as plane:
+        seconds["controlPlane"] = round(time.monotonic() - began - seconds["engines"], 2)
+        kwok.start(plane)
+        step = time.monotonic()
+        nodes = Nodes(plane.cluster, group_shapes(stack_from_plan(plan)))
+        for shape in nodes.shapes.values():
+            nodes.register(shape, shape.desired)
+        plane.cluster.wait_for("every registered node Ready and untainted", lambda: _nodes_ready(plane), timeout=60)
+        seconds["nodes"] = round(time.monotonic() - step, 2)
+        progress(f"  {sum(nodes.count.values())} nodes Ready ({NETWORK_BLOCK})")
+        step = time.monotonic()
+        started = {"kwok": "v0.7.0", **start_controllers(plane, plan, progress)}
+        seconds["controllers"] = round(time.monotonic() - step, 2)
+        step = time.monotonic()
+        not_applied = apply_objects(plane.cluster, plan)
+        seconds["objects"] = round(time.monotonic() - step, 2)
+        yield RehearsalCluster(plane, nodes, started, not_applied, seconds)

@@ -1,0 +1,106 @@
+"""One job through the rehearsal cluster: submitted as the launcher rendered it, watched until its
+pods all run (or the time is up, with the reason the controllers give), its evidence kept for the
+models' cross-checks, then deleted and its pods waited away."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import controllers
+from .api import ApiError, Cluster
+from .cluster import Nodes, Progress
+from .jobs import RenderedJob
+from .watch import Observation, expected_pods, observe, pods_of
+
+
+@dataclass
+class JobResult:
+    id: str
+    launcher: str
+    group: str
+    nodes: int
+    seen: Observation
+    scaled_up: int = 0
+    problem: str | None = None
+    evidence: dict[str, Any] = field(default_factory=dict)
+    """What the real controllers made of the job, for the models' cross-checks (not in the JSON record):
+    ``pods`` (as created), the MPI operator's ``hostfile`` ConfigMap, Trainer's ``jobset``."""
+
+    @property
+    def ok(self) -> bool:
+        return self.problem is None
+
+def submit(cluster: Cluster, nodes: Nodes, job: RenderedJob, timeout: float, progress: Progress) -> JobResult:
+    assert isinstance(job.document, dict)
+    document = job.document
+    namespace = document["metadata"].get("namespace", "default")
+    controllers.ensure_namespace(cluster, namespace)
+    queued = "kueue.x-k8s.io/queue-name" in (document["metadata"].get("labels") or {})
+    seen = Observation(document["kind"], document["metadata"]["name"], namespace, expected_pods(document), queued)
+    result = JobResult(job.id, job.launcher, job.group, job.nodes, seen)
+    try:
+        cluster.create(document)
+    except ApiError as error:
+        result.problem = f"refused at submission: {error}"
+        return result
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        pods = observe(cluster, seen)
+        result.scaled_up += nodes.scale_for(pods)
+        if seen.running_whole:
+            break
+        time.sleep(0.25)
+    result.evidence = _evidence(cluster, document, observe(cluster, seen))
+    if not seen.running_whole:
+        result.problem = _why_not(seen)
+    progress(f"  {job.id}: {_line(result)}")
+    return result
+
+def _evidence(cluster: Cluster, document: dict[str, Any], pods: list[dict[str, Any]]) -> dict[str, Any]:
+    namespace, name = document["metadata"].get("namespace", "default"), document["metadata"]["name"]
+    evidence: dict[str, Any] = {"pods": pods}
+    related = {"MPIJob": ("v1", "ConfigMap", f"{name}-config", "hostfile"),
+               "TrainJob": ("jobset.x-k8s.io/v1alpha2", "JobSet", name, "jobset")}
+    if document["kind"] in related:
+        api_version, kind, object_name, key = related[document["kind"]]
+        with contextlib.suppress(ApiError):
+            evidence[key] = cluster.get(f"{cluster.collection(api_version, kind, namespace)}/{object_name}")
+    return evidence
+
+def _why_not(seen: Observation) -> str:
+    if seen.queued and not seen.admitted:
+        return f"not admitted by Kueue: {seen.reason or 'no Workload was created'}"
+    if seen.created < seen.expected:
+        return f"the operator created {seen.created} of {seen.expected} pods"
+    if seen.bound < seen.expected:
+        message = "; ".join(seen.pending_messages) or "no scheduling decision"
+        return f"{seen.expected - seen.bound} of {seen.expected} pods unschedulable: {message}"
+    return f"{seen.running} of {seen.expected} pods Running"
+
+def _line(result: JobResult) -> str:
+    seen = result.seen
+    if result.problem:
+        return f"FAILED: {result.problem}"
+    admitted = f"admitted to {seen.cluster_queue} on {', '.join(seen.flavors)}" if seen.queued else "no queue"
+    return (f"{admitted}; {seen.running}/{seen.expected} pods Running on {len(seen.nodes)} nodes in "
+            f"{seen.seconds.get('running', 0):.1f} s")
+
+def delete_job(cluster: Cluster, document: dict[str, Any], timeout: float = 60.0) -> None:
+    """Delete the job and wait until its pods are gone (the garbage collector finishes the foreground deletion)."""
+    cluster.request("DELETE", cluster.path_of(document), {"propagationPolicy": "Foreground"})
+    namespace = document["metadata"].get("namespace", "default")
+    kind, name = document["kind"], document["metadata"]["name"]
+    cluster.wait_for(f"{kind} {name} and its pods deleted", lambda: not pods_of(cluster, kind, name, namespace)
+                     and not _exists(cluster, document), timeout)
+
+def _exists(cluster: Cluster, document: dict[str, Any]) -> bool:
+    try:
+        cluster.get(cluster.path_of(document))
+        return True
+    except ApiError as error:
+        if error.status == 404:
+            return False
+        raise
