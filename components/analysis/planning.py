@@ -94,7 +94,7 @@ def controller_models(plan: Plan, outputs: Optional[StackOutputs]) -> Controller
     """The controller models over the plan, judging the pod the EKS launchers render on a whole node of
     each accelerated group."""
     pods = whole_node_pods(outputs) if outputs is not None else {}
-    return check_stack(plan, pods.items())
+    return check_stack(plan, pods.items(), outputs)
 
 
 def whole_node_pods(outputs: StackOutputs) -> dict[str, dict[str, Any]]:

@@ -18,7 +18,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, Optional
 
+from ..names import NODE_GROUP, NODE_GROUP_LABEL
 from ..outputs import StackOutputs
+from ..policy.model import Stack
 from .jobs import Job, job_name
 from .model import Finding
 
@@ -87,3 +89,34 @@ def _checks(job: Job, outputs: StackOutputs, group: str) -> Iterator[Finding]:
 
 def _finding(job: Job, message: str) -> Finding:
     return Finding(CONTROLLER, job_name(job), message, SOURCE)
+
+
+TAS_SOURCE = ("kubernetes-sigs/kueue v0.19.2 pkg/scheduler/flavorassigner/tas_flavorassigner.go (TAS fits pods on "
+              "the nodes the cache holds); found by trainstack rehearse against Kueue v0.19.2")
+FLAVOR = "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor"
+
+
+def check_topology_capacity(stack: Stack, outputs: Optional[StackOutputs]) -> list[Finding]:
+    """A topology-aware flavor admits a queued job only onto nodes that already exist: Kueue places its pods
+    within the Topology over the nodes it sees, and keeps the job suspended (no pods) until then, so neither
+    the Cluster Autoscaler nor Karpenter, which add nodes for pods that wait, ever grows the group for it.
+    The nodes a group always keeps are its ``minSize``; a queue that can give more waits for ever."""
+    if outputs is None or outputs.scheduling is None:
+        return []
+    reach = {group: max((q.quotas[group].max_nodes for q in outputs.scheduling.queues.values() if group in q.quotas),
+                        default=0) for group in outputs.accelerated_groups}
+    minimum = {str(r.props.get("labels", {}).get(NODE_GROUP_LABEL)): int((r.props.get("scalingConfig") or {}).get(
+        "minSize", 0)) for r in stack.of_type(NODE_GROUP)}
+    findings = []
+    for flavor in stack.of_type(FLAVOR):
+        spec = flavor.props.get("spec") or {}
+        group = str((spec.get("nodeLabels") or {}).get(NODE_GROUP_LABEL))
+        kept = minimum.get(group, 0)
+        if spec.get("topologyName") and reach.get(group, 0) > kept:
+            findings.append(Finding(CONTROLLER, f"flavor {group}", (
+                f"topology-aware scheduling admits a job only onto nodes that exist, and group {group} keeps "
+                f"{kept} (its minSize) while its queues can give {reach[group]}: a job of more than {kept} "
+                "nodes stays suspended, so no pod asks the autoscaler for nodes and it never starts. Set the "
+                f"group's minSize to {reach[group]} (a reserved group is paid for whole anyway), or set "
+                "scheduling.topologyAware to false."), TAS_SOURCE))
+    return findings

@@ -39,7 +39,10 @@ class Cluster:
         data = json.dumps(body) if body is not None and not isinstance(body, str) else body
         reply = self.session.request(method, self.url + path, data=data, params=params, timeout=60,
                                      headers={"Content-Type": content_type})
-        document: dict[str, Any] = reply.json() if reply.content else {}
+        try:
+            document: dict[str, Any] = reply.json() if reply.content else {}
+        except ValueError:  # a plain-text answer, such as "404 page not found" for a group nothing serves
+            document = {"message": reply.text.strip()}
         if reply.status_code >= 400:
             raise ApiError(reply.status_code, document)
         return document

@@ -13,10 +13,14 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-# A cert-controller rotator (which the training operator always runs) keeps a certificate it
-# finds in its Secret only if it is valid for longer than its look-ahead of 90 days
-# (open-policy-agent/cert-controller, pkg/rotator/rotator.go, ``lookaheadInterval``).
+# A cert-controller rotator (Kueue's, the training operator's) keeps the certificates it finds
+# in its Secret only if (open-policy-agent/cert-controller, pkg/rotator/rotator.go): they are
+# valid for longer than its look-ahead of 90 days (``lookaheadInterval``); the keys are PKCS #1
+# (``x509.ParsePKCS1PrivateKey``); and the CA certificate verifies for the rotator's CA name as
+# a DNS name (``validCACert``), so the CA carries each of those names.
 VALIDITY_DAYS = 365
+ROTATOR_CA_NAMES = ("kueue-ca", "training-operator-ca")
+"""kueue pkg/util/cert/cert.go (v0.19.2) and training-operator pkg/cert/cert.go (v1.8.1), ``caName``."""
 
 
 @dataclass(frozen=True)
@@ -32,9 +36,20 @@ def _openssl(directory: Path, *arguments: str) -> None:
 def authority(directory: Path) -> KeyPair:
     """A self-signed CA in ``directory`` (ca.crt, ca.key)."""
     directory.mkdir(parents=True, exist_ok=True)
+    names = ",".join(f"DNS:{name}" for name in ROTATOR_CA_NAMES)
     _openssl(directory, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", str(VALIDITY_DAYS),
-             "-subj", "/CN=trainstack-rehearsal-ca", "-keyout", "ca.key", "-out", "ca.crt")
+             "-subj", "/CN=trainstack-rehearsal-ca", "-addext", f"subjectAltName={names}",
+             "-keyout", "ca.key", "-out", "ca.crt")
+    _pkcs1(directory, "ca.key")
     return KeyPair(directory / "ca.crt", directory / "ca.key")
+
+
+def _pkcs1(directory: Path, key: str) -> None:
+    """Rewrite ``key`` as PKCS #1 (OpenSSL 3 writes PKCS #8 unless told; OpenSSL 1.1 has no -traditional)."""
+    try:
+        _openssl(directory, "rsa", "-in", key, "-out", key, "-traditional")
+    except subprocess.CalledProcessError:
+        _openssl(directory, "rsa", "-in", key, "-out", key)
 
 
 def serving(ca: KeyPair, directory: Path, name: str, dns_names: tuple[str, ...] = ()) -> KeyPair:
@@ -42,6 +57,7 @@ def serving(ca: KeyPair, directory: Path, name: str, dns_names: tuple[str, ...] 
     directory.mkdir(parents=True, exist_ok=True)
     _openssl(directory, "req", "-newkey", "rsa:2048", "-nodes", "-subj", f"/CN={name}",
              "-keyout", f"{name}.key", "-out", f"{name}.csr")
+    _pkcs1(directory, f"{name}.key")
     names = ",".join(["IP:127.0.0.1", "DNS:localhost", *(f"DNS:{dns}" for dns in dns_names)])
     (directory / f"{name}.ext").write_text(f"subjectAltName={names}\n")
     _openssl(directory, "x509", "-req", "-in", f"{name}.csr", "-CA", str(ca.certificate), "-CAkey", str(ca.key),

@@ -27,6 +27,10 @@ from .stack_objects import stack_objects
 Progress = Callable[[str], None]
 
 
+class RehearsalError(RuntimeError):
+    """The stack's Kubernetes layer cannot even be set up (an object refused): the rehearsal cannot go on."""
+
+
 def _installed(plan: Plan) -> dict[str, Any]:
     """Which controllers the plan installs: Helm charts by name, kustomize directories by path."""
     found: dict[str, Any] = {}
@@ -90,7 +94,6 @@ def start_controllers(plane: ControlPlane, plan: Plan, progress: Progress) -> di
         launch(controllers.TRAINER, controllers.trainer_arguments(engines.directory(engines.TRAINER) / "manifests"))
     if "training-operator" in installed:
         arguments, deleted = _training_operator_setup(installed["training-operator"])
-        controllers.seed_training_operator_secret(plane)
         launch(controllers.TRAINING_OPERATOR, controllers.training_operator_arguments(arguments), deleted)
     if "mpi-operator" in installed:
         launch(controllers.MPI_OPERATOR, controllers.mpi_operator_arguments(plane))
@@ -146,7 +149,7 @@ def apply_objects(cluster: Cluster, plan: Plan) -> list[str]:
             cluster.create(obj)
         except ApiError as error:
             if error.status != 409:
-                raise RuntimeError(f"the API server refused the stack's {obj['kind']} "
+                raise RehearsalError(f"the API server refused the stack's {obj['kind']} "
                                    f"{obj['metadata']['name']}: {error}") from error
     return [f"{name}: Karpenter is not run (its kwok provider offers generic instance types, not the stack's); "
             "its nodes are added as its model launches them" for name in objects.not_applied]

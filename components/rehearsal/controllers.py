@@ -10,11 +10,12 @@ changed: loopback ports, no leader election, certificates provided.
 Webhooks are served on loopback with a certificate from the rehearsal's CA, and every webhook
 configuration and conversion webhook from the release's own manifests is pointed at that
 server by URL, as controller-runtime's envtest does (pkg/envtest/webhook.go): nothing is
-switched off. Kueue's, JobSet's and Trainer's own certificate rotators are turned off in their
+switched off. JobSet's and Trainer's own certificate rotators are turned off in their
 configurations (each documents ``internalCertManagement``/``certManagement.enable: false``
-for externally provided certificates); the training operator v1.8.1 always runs its rotator,
-so its Secret is created beforehand with the rehearsal's certificate, which the rotator keeps
-(open-policy-agent/cert-controller keeps a valid certificate it finds).
+for externally provided certificates). Kueue (which then wants metrics certificates under
+/etc) and the training operator v1.8.1 (which always runs one) keep their rotators, and the
+Secret each rotator reads is created beforehand with the rehearsal's certificate, which the
+rotator keeps (open-policy-agent/cert-controller keeps a valid certificate it finds).
 """
 
 from __future__ import annotations
@@ -55,14 +56,20 @@ class Controller:
     """The kustomization whose ``patches`` turn conversion webhooks on for some CRDs."""
     webhook_names: dict[str, str] | None = None
     """Webhook configuration name in the manifest -> the name the release installs it under."""
-    skipped_crds: tuple[str, ...] = ()
+    rotator: tuple[str, str] | None = None
+    """(Secret, Service) of a certificate rotator the controller runs: the Secret is created beforehand with
+    the rehearsal's certificate for ``<Service>.<namespace>.svc``, which the rotator then keeps."""
 
 
+# Kueue with its rotator off reads metrics certificates from /etc/kueue/metrics/certs
+# (cmd/kueue/main.go at v0.19.2), so it keeps its rotator (pkg/util/cert/cert.go: Secret
+# kueue-webhook-server-cert, Service kueue-webhook-service, and these configuration names).
 KUEUE = Controller("kueue", engines.KUEUE, "kueue", "kueue-system",
                    ("config/components/crd/bases/*.yaml",), "config/components/webhook/manifests.yaml",
                    "config/components/crd/kustomization.yaml",
                    {"mutating-webhook-configuration": "kueue-mutating-webhook-configuration",
-                    "validating-webhook-configuration": "kueue-validating-webhook-configuration"})
+                    "validating-webhook-configuration": "kueue-validating-webhook-configuration"},
+                   ("kueue-webhook-server-cert", "kueue-webhook-service"))
 JOBSET = Controller("jobset", engines.JOBSET, "jobset", "jobset-system",
                     ("config/components/crd/bases/*.yaml",), "config/components/webhook/manifests.yaml",
                     "config/components/crd/kustomization.yaml",
@@ -75,7 +82,8 @@ TRAINING_OPERATOR = Controller(
     "training-operator", engines.TRAINING_OPERATOR, "training-operator.v1", "kubeflow",
     ("manifests/base/crds/kubeflow.org_*.yaml",), "manifests/base/webhook/manifests.yaml", None,
     # pkg/cert/cert.go at v1.8.1: the rotator injects its CA into this configuration.
-    {"validating-webhook-configuration": "validator.training-operator.kubeflow.org"})
+    {"validating-webhook-configuration": "validator.training-operator.kubeflow.org"},
+    ("training-operator-webhook-cert", "training-operator"))
 MPI_OPERATOR = Controller("mpi-operator", engines.MPI_OPERATOR, "mpi-operator", "mpi-operator",
                           ("manifests/base/kubeflow.org_mpijobs.yaml",), None)
 
@@ -101,7 +109,9 @@ def install_crds(plane: ControlPlane, controller: Controller, manifests: Path, w
         kustomization = yaml.safe_load((manifests / controller.conversion).read_text())
         for patch in kustomization.get("patches") or []:
             document = yaml.safe_load((manifests / controller.conversion).parent.joinpath(patch["path"]).read_text())
-            conversion = document["spec"]["conversion"]
+            conversion = (document.get("spec") or {}).get("conversion")
+            if conversion is None:  # cert-manager's CA-injection annotations: the caBundle is set here instead
+                continue
             conversion["webhook"]["clientConfig"] = {
                 "url": webhook_url + conversion["webhook"]["clientConfig"]["service"]["path"], "caBundle": ca_bundle}
             converted[document["metadata"]["name"]] = conversion
@@ -119,7 +129,7 @@ def install_crds(plane: ControlPlane, controller: Controller, manifests: Path, w
     def established(name: str) -> bool:
         crd = plane.cluster.get(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}")
         return any(c["type"] == "Established" and c["status"] == "True"
-                   for c in crd.get("status", {}).get("conditions", []))
+                   for c in (crd.get("status") or {}).get("conditions") or [])
 
     for name in names:
         plane.cluster.wait_for(f"CRD {name} Established", functools.partial(established, name))
@@ -170,10 +180,13 @@ def start(plane: ControlPlane, controller: Controller, configure: Callable[[Path
     port = free_port() if controller.webhooks else None
     url = f"https://127.0.0.1:{port}" if port else None
     if port:
-        dns = f"{controller.name}.{controller.namespace}.svc"
+        service = controller.rotator[1] if controller.rotator else controller.name
+        dns = f"{service}.{controller.namespace}.svc"
         pair = certificates.serving(plane.ca, work / "certificates", "webhook", (dns,))
         (work / SERVING_DIRECTORY / "tls.crt").write_bytes(pair.certificate.read_bytes())
         (work / SERVING_DIRECTORY / "tls.key").write_bytes(pair.key.read_bytes())
+        if controller.rotator:
+            _seed_rotator_secret(plane, controller, pair)
     install_crds(plane, controller, manifests, url, ca_bundle, skipped_crds)
     if url and controller.webhooks:
         install_webhooks(plane.cluster, controller, manifests, url, ca_bundle)
@@ -215,7 +228,7 @@ def kueue_arguments(configuration: dict[str, Any]) -> Callable[[Path, int], list
             health={"healthProbeBindAddress": loopback()}, metrics={"bindAddress": loopback()},
             webhook={"port": port, "host": "127.0.0.1", "certDir": str(work / SERVING_DIRECTORY)},
             leaderElection={"leaderElect": False},
-            internalCertManagement={"enable": False})
+            internalCertManagement={"enable": True})
         # The on-demand visibility API server writes its certificates under /visibility on the
         # host (pkg/visibility/server.go); the rehearsal does not read pending workloads through it.
         return [f"--config={write_yaml(work / 'config.yaml', config)}", "--feature-gates=VisibilityOnDemand=false"]
@@ -260,19 +273,16 @@ def mpi_operator_arguments(plane: ControlPlane) -> Callable[[Path, int], list[st
     return configure
 
 
-def seed_training_operator_secret(plane: ControlPlane) -> None:
-    """The Secret the training operator's rotator reads first, holding the rehearsal's certificate
-    (pkg/cert/cert.go at v1.8.1: ``training-operator-webhook-cert``, keys ca.crt, ca.key, tls.crt, tls.key)."""
-    work = plane.directory / TRAINING_OPERATOR.name
-    pair = certificates.serving(plane.ca, work / "certificates", "webhook",
-                                (f"training-operator.{TRAINING_OPERATOR.namespace}.svc",))
+def _seed_rotator_secret(plane: ControlPlane, controller: Controller, pair: certificates.KeyPair) -> None:
+    """The Secret a cert-controller rotator reads first (keys ca.crt, ca.key, tls.crt, tls.key), holding the
+    rehearsal's certificate: the rotator keeps a valid one (open-policy-agent/cert-controller, rotator.go)."""
+    assert controller.rotator is not None
 
     def encode(path: Path) -> str:
         return base64.b64encode(path.read_bytes()).decode()
 
-    ensure_namespace(plane.cluster, TRAINING_OPERATOR.namespace)
     _create_or_replace(plane.cluster, {
         "apiVersion": "v1", "kind": "Secret", "type": "Opaque",
-        "metadata": {"name": "training-operator-webhook-cert", "namespace": TRAINING_OPERATOR.namespace},
+        "metadata": {"name": controller.rotator[0], "namespace": controller.namespace},
         "data": {"ca.crt": encode(plane.ca.certificate), "ca.key": encode(plane.ca.key),
                  "tls.crt": encode(pair.certificate), "tls.key": encode(pair.key)}})

@@ -18,6 +18,7 @@ from .api import Cluster
 POD_LABELS = {"Job": "batch.kubernetes.io/job-name", "PyTorchJob": "training.kubeflow.org/job-name",
               "MPIJob": "training.kubeflow.org/job-name", "TrainJob": "jobset.sigs.k8s.io/jobset-name",
               "HyperPodPyTorchJob": "training.kubeflow.org/job-name"}
+HOSTNAME = "kubernetes.io/hostname"
 REPLICA_SPECS = {"PyTorchJob": "pytorchReplicaSpecs", "MPIJob": "mpiReplicaSpecs"}
 
 
@@ -47,7 +48,7 @@ class Observation:
     cluster_queue: str | None = None
     flavors: list[str] = field(default_factory=list)
     topology: list[str] = field(default_factory=list)
-    """The topology domains Kueue assigned (the values of the levels it placed the pods within)."""
+    """The topology domains Kueue assigned, ``label=value`` for each level above the node."""
     reason: str | None = None
     created: int = 0
     bound: int = 0
@@ -97,6 +98,24 @@ def observe(cluster: Cluster, seen: Observation) -> list[dict[str, Any]]:
     return live
 
 
+def topology_domains(assignment: dict[str, Any]) -> list[str]:
+    """``label=value`` of every topology domain above the node that Kueue placed pods in (v1beta2's
+    compressed form, apis/kueue/v1beta2/workload_types.go ``TopologyAssignment``: per slice, per level,
+    one ``universal`` value or ``individual`` roots between a prefix and a suffix)."""
+    levels: list[str] = assignment.get("levels") or []
+    found = []
+    for piece in assignment.get("slices") or []:
+        for level, values in zip(levels, piece.get("valuesPerLevel") or [], strict=False):
+            if level == HOSTNAME:
+                continue
+            if values.get("universal") is not None:
+                found.append(f"{level}={values['universal']}")
+            individual = values.get("individual") or {}
+            found += [f"{level}={individual.get('prefix', '')}{root}{individual.get('suffix', '')}"
+                      for root in individual.get("roots") or []]
+    return found
+
+
 def _read_workload(workload: dict[str, Any], seen: Observation) -> None:
     status = workload.get("status") or {}
     conditions = {c["type"]: c for c in status.get("conditions", [])}
@@ -108,9 +127,8 @@ def _read_workload(workload: dict[str, Any], seen: Observation) -> None:
         seen.cluster_queue = admission.get("clusterQueue")
         seen.flavors = sorted({flavor for assignment in admission.get("podSetAssignments", [])
                                for flavor in (assignment.get("flavors") or {}).values()})
-        seen.topology = sorted({value for assignment in admission.get("podSetAssignments", [])
-                                for domain in ((assignment.get("topologyAssignment") or {}).get("domains") or [])
-                                for value in domain.get("values", [])})
+        seen.topology = sorted({domain for assignment in admission.get("podSetAssignments", [])
+                                for domain in topology_domains(assignment.get("topologyAssignment") or {})})
         seen.reason = None
     else:
         seen.admitted = False
