@@ -70,6 +70,28 @@ HYPERPOD = {
 }
 
 
+# Reserved capacity. How each kind is billed, from AWS's pages (the rates are above and in the catalog):
+ODCR_BILLING = ("On-Demand Capacity Reservations are billed at the On-Demand rate whether instances run in them or "
+                "not: docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-reservation-pricing-billing.html")
+CAPACITY_BLOCK_BILLING = ("Capacity Blocks are paid up front for their whole duration at the block's rate, used or not: "
+                          "aws.amazon.com/ec2/capacityblocks/pricing")
+_CAPACITY_BLOCK_PAGE = ("aws.amazon.com/ec2/capacityblocks/pricing, reservation rates table (a copy of the page read "
+                        "2026-11; the page says these rates hold until its scheduled 2025-01-01 update, and that a "
+                        "block keeps the rate of its purchase)")
+CAPACITY_BLOCK: dict[tuple[str, str], ServicePrice] = {
+    (instance, region): ServicePrice(usd, "instance-hour", (region,), date(2024, 12, 31), _CAPACITY_BLOCK_PAGE)
+    for instance, region, usd in (("p5.48xlarge", "us-east-1", 39.33), ("p5.48xlarge", "us-east-2", 39.33),
+                                  ("p4d.24xlarge", "us-east-2", 14.75), ("p4d.24xlarge", "us-west-2", 14.75),
+                                  ("trn1.32xlarge", "ap-southeast-4", 15.49))
+}
+"""Effective instance-hour rate of a Capacity Block (the reservation fee), by type and region, as AWS's
+Capacity Blocks pricing page lists it. Rates move with supply and demand (the page says so); what a
+block actually cost is its offering's UpfrontFee (DescribeCapacityBlockOfferings). The table's other
+rows (p5e/p5en in us-east-2, trn2) were not legible in the copy read, so they are not carried."""
+CAPACITY_BLOCK_OS_FEE_UNPRICED = ("operating system fee while instances run in the block: billed per second "
+                                  "(aws.amazon.com/ec2/capacityblocks/pricing), no dated Linux rate found")
+
+
 def in_region(price: ServicePrice, region: str) -> Optional[ServicePrice]:
     return price if "*" in price.regions or region in price.regions else None
 
