@@ -132,6 +132,8 @@ class Capacity(TypedDict, total=False):
     """Instances the reservation or block holds; must cover the group's maxSize."""
     ends_at: str
     """When the block (or a reservation with an end date) ends, in UTC as EC2 shows it (``2026-12-01T11:30:00Z``). Required for capacity blocks: the plan and the outputs report it, and ``trainstack preflight`` checks it against EC2. An ISO 8601 date and time with its offset, e.g. 2026-01-31T11:30:00Z."""
+    starts_at: str
+    """When the block starts, in UTC as EC2 shows it (``2026-11-24T11:30:00Z``). A capacity block is paid up front for its whole duration: with ``startsAt`` the cost estimate says the total it costs; without it, only its hourly rate. An ISO 8601 date and time with its offset, e.g. 2026-01-31T11:30:00Z."""
 
 
 class RootVolume(TypedDict, total=False):
