@@ -31,8 +31,10 @@ US = ("us-east-1", "us-west-2")
 EKS_CONTROL_PLANE = ServicePrice(0.10, "cluster-hour", ("*",), date(2024, 4, 1),
                                  "AWS Containers blog, EKS extended support pricing (standard support)")
 NAT_GATEWAY = ServicePrice(0.045, "gateway-hour", US, date(2026, 1, 1), "NAT gateway pricing guides (secondary)")
-PUBLIC_IPV4 = ServicePrice(0.005, "address-hour", ("us-east-1",), date(2026, 2, 1),
-                           "cloudburn.io AWS NAT gateway pricing (secondary)")
+PUBLIC_IPV4 = ServicePrice(0.005, "address-hour", ("*",), date(2024, 2, 1),
+                           "AWS News Blog, New - AWS Public IPv4 Address Charge (aws.amazon.com/blogs/aws/"
+                           "new-aws-public-ipv4-address-charge-public-ip-insights/): $0.005 per IP-hour in all "
+                           "regions from 2024-02-01, read through dated quotes of it (techpartner.news)")
 INTERFACE_ENDPOINT = ServicePrice(0.01, "endpoint-AZ-hour", US, date(2026, 5, 1),
                                   "PrivateLink pricing guides (secondary)")
 GP3_STORAGE = ServicePrice(0.08, "GB-month", ("us-east-1",), date(2026, 1, 1), "gp2-vs-gp3 guides (secondary)")
