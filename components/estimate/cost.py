@@ -246,7 +246,8 @@ def _karpenter_pool_lines(pool: PricedResource, region: str) -> list[CostLine]:
         return [CostLine(f"{pool.name} (Karpenter pool)", 0, 0, None,
                          f"a pool of {types or 'any'} instance types cannot be priced at its limits", (pool.urn,))]
     limit = (spec.get("limits") or {}).get("cpu")
-    nodes = int(limit) // instance.vcpus if limit is not None and str(limit).isdigit() else None
+    vcpus = instance.vcpus
+    nodes = int(limit) // vcpus if vcpus and limit is not None and str(limit).isdigit() else None
     on_demand = instance.price(region)
     if nodes is None:
         return [CostLine(f"{pool.name} ({instance.name}, Karpenter pool)", 0, 0, None,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Optional
 
@@ -67,7 +67,7 @@ def fetch(client: Any, region: str, instance_types: Iterable[str]) -> dict[str, 
 
 def snapshot(region: str, rates: dict[str, Optional[float]], fetched_at: datetime) -> dict[str, Any]:
     """The snapshot document: every figure with its region, date and source."""
-    return {"region": region, "fetchedAt": fetched_at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    return {"region": region, "fetchedAt": fetched_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "source": SOURCE, "filters": _FILTERS,
             "usdPerHour": {name: rates[name] for name in sorted(rates)}}
 
@@ -82,6 +82,6 @@ def refresh(region: str, out: Path, client: Optional[Any] = None, instance_types
 
         client = boto3.client("pricing", region_name=PRICING_ENDPOINT_REGION)
     names = list(instance_types) if instance_types is not None else catalog.names()
-    document = snapshot(region, fetch(client, region, names), now or datetime.now(timezone.utc))
+    document = snapshot(region, fetch(client, region, names), now or datetime.now(UTC))
     out.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n")
     return document

@@ -75,8 +75,8 @@ HYPERPOD = {
 # Reserved capacity. How each kind is billed, from AWS's pages (the rates are above and in the catalog):
 ODCR_BILLING = ("On-Demand Capacity Reservations are billed at the On-Demand rate whether instances run in them or "
                 "not: docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-reservation-pricing-billing.html")
-CAPACITY_BLOCK_BILLING = ("Capacity Blocks are paid up front for their whole duration at the block's rate, used or not: "
-                          "aws.amazon.com/ec2/capacityblocks/pricing")
+CAPACITY_BLOCK_BILLING = ("Capacity Blocks are paid up front for their whole duration at the block's rate, used or "
+                          "not: aws.amazon.com/ec2/capacityblocks/pricing")
 _CAPACITY_BLOCK_PAGE = ("aws.amazon.com/ec2/capacityblocks/pricing, reservation rates table (a copy of the page read "
                         "2026-11; the page says these rates hold until its scheduled 2025-01-01 update, and that a "
                         "block keeps the rate of its purchase)")

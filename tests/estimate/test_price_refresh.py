@@ -7,13 +7,13 @@ Stubber, which also checks every request against the service model."""
 import json
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import boto3
 import pytest
 from botocore.stub import Stubber
-from trainstack.catalog.prices import with_snapshots
 from trainstack.catalog.model import Price
+from trainstack.catalog.prices import with_snapshots
 from trainstack.estimate.price_refresh import on_demand_filters, refresh
 
 
@@ -61,7 +61,7 @@ def test_a_snapshot_holds_each_types_rate_with_its_region_date_and_source(client
         expect(stubber, "us-west-2", "trn2.48xlarge", [[]])
         document = refresh("us-west-2", tmp_path / "prices.json", client=client,
                            instance_types=["p5.48xlarge", "c5.2xlarge", "trn2.48xlarge"],
-                           now=datetime(2026, 11, 25, 12, 0, tzinfo=timezone.utc))
+                           now=datetime(2026, 11, 25, 12, 0, tzinfo=UTC))
         stubber.assert_no_pending_responses()
     assert document == json.loads((tmp_path / "prices.json").read_text())
     assert document["usdPerHour"] == {"c5.2xlarge": 0.34, "p5.48xlarge": 55.04, "trn2.48xlarge": None}
