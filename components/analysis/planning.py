@@ -59,7 +59,9 @@ def plan_stack(stack: str = "dev", project: Project | Path | None = None,
     config = stack_config(settings)
     sections = plan.sections
     policies = policy_config(config, policy_config_file)
-    sections.cost = estimate_cost(plan)
+    cost = estimate_cost(plan)
+    cost.max_monthly_increase_usd = config.cost.max_monthly_increase_usd if config is not None else None
+    sections.cost = cost
     sections.critical_path = critical_path(plan)
     sections.ip_budget = ip_budget(config) if config is not None else None
     sections.storage = storage_sizing(plan)

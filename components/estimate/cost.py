@@ -75,6 +75,8 @@ class CostEstimate:
     lines: list[CostLine] = field(default_factory=list)
     commitments: list[Commitment] = field(default_factory=list)
     """Capacity blocks, each said once with its dates and up-front total."""
+    max_monthly_increase_usd: Optional[float] = None
+    """The stack's ``cost.maxMonthlyIncreaseUsd``, which `trainstack diff` reads from the head's record."""
 
     def hourly(self, at: str) -> float:
         return sum(line.hourly(at) for line in self.lines)
@@ -107,6 +109,8 @@ class CostEstimate:
                       for line in self.lines],
             "capacityBlocks": [c.as_dict() for c in self.commitments],
             "warnings": self.warnings,
+            **({"maxMonthlyIncreaseUsd": self.max_monthly_increase_usd}
+               if self.max_monthly_increase_usd is not None else {}),
         }
 
     def render(self) -> str:

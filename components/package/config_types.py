@@ -442,6 +442,8 @@ class CostConfig(TypedDict, total=False):
     """Cost guard rails."""
     max_hourly_usd: float
     """Ceiling on on-demand spend per hour with every group at maxSize; the policy pack enforces it."""
+    max_monthly_increase_usd: float
+    """Ceiling on what a change may add to the monthly cost at desired size (730 hours, reserved capacity included); `trainstack diff`'s gate closes above it."""
 
 
 class StackConfig(TypedDict, total=False):
