@@ -21,6 +21,7 @@ from ..controllers import check_stack
 from ..estimate import critical_path, estimate_cost
 from ..estimate.checkpoint import storage_sizing
 from ..estimate.node_rates import node_rate
+from ..estimate.usage import usage_lines
 from ..launch.placement import pod_placement, resources
 from ..launch.queueing import describe_queues
 from ..outputs import OUTPUT_NAME, StackOutputs, parse_outputs
@@ -61,6 +62,8 @@ def plan_stack(stack: str = "dev", project: Project | Path | None = None,
     policies = policy_config(config, policy_config_file)
     cost = estimate_cost(plan)
     cost.max_monthly_increase_usd = config.cost.max_monthly_increase_usd if config is not None else None
+    if config is not None and config.usage is not None:
+        cost.usage = usage_lines(config.usage.model_dump(by_alias=True, exclude_none=True), cost.region)
     sections.cost = cost
     sections.critical_path = critical_path(plan)
     sections.ip_budget = ip_budget(config) if config is not None else None

@@ -38,6 +38,7 @@ from .prices import (
     in_region,
 )
 from .reserved import IDLE, Commitment, Reserved
+from .usage import NOT_ESTIMATED, UsageLine
 
 DAYS = 30
 
@@ -75,6 +76,8 @@ class CostEstimate:
     lines: list[CostLine] = field(default_factory=list)
     commitments: list[Commitment] = field(default_factory=list)
     """Capacity blocks, each said once with its dates and up-front total."""
+    usage: Optional[list[UsageLine]] = None
+    """The month's usage-based charges from the stack's usage section; None where the stack has none."""
     max_monthly_increase_usd: Optional[float] = None
     """The stack's ``cost.maxMonthlyIncreaseUsd``, which `trainstack diff` reads from the head's record."""
 
@@ -109,6 +112,10 @@ class CostEstimate:
                       for line in self.lines],
             "capacityBlocks": [c.as_dict() for c in self.commitments],
             "warnings": self.warnings,
+            "usage": None if self.usage is None else {
+                "lines": [line.as_dict() for line in self.usage],
+                "monthlyUsd": round(sum(line.monthly or 0.0 for line in self.usage), 2),
+                "complete": all(line.monthly is not None for line in self.usage)},
             **({"maxMonthlyIncreaseUsd": self.max_monthly_increase_usd}
                if self.max_monthly_increase_usd is not None else {}),
         }
@@ -123,8 +130,23 @@ class CostEstimate:
             rows.append(f"  at {at} size: {self.total(at)}, ${self.hourly(at) * 24 * DAYS:,.0f} per {DAYS} days"
                         + (" (incomplete: items without a published price are not counted)" if self.unpriced else ""))
         rows += [commitment.render() for commitment in self.commitments]
+        rows += self._usage_rows()
         rows += [f"  warning: {warning}" for warning in self.warnings]
         return "\n".join(rows)
+
+    def _usage_rows(self) -> list[str]:
+        """The usage-based charges, apart from the hourly totals: per month, each with its source."""
+        if self.usage is None:
+            return [f"  {NOT_ESTIMATED}"]
+        rows = ["  usage per month (the stack's usage section):"]
+        for line in self.usage:
+            cost = f"${line.monthly:,.2f}" if line.monthly is not None else "no price"
+            rows.append(f"    {line.item}: {line.quantity:g} {line.unit}, {cost}  {line.source}")
+        unpriced = [line for line in self.usage if line.monthly is None]
+        total = sum(line.monthly or 0.0 for line in self.usage)
+        rows.append(f"    usage total: ${total:,.2f} per month"
+                    + (" (incomplete: uses without a published rate are not counted)" if unpriced else ""))
+        return rows
 
     def total(self, at: str) -> str:
         """The hourly total as every reader shows it (the cost section, the cost ceiling's message)."""

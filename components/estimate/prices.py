@@ -72,6 +72,18 @@ HYPERPOD = {
 }
 
 
+# Usage-based charges (the stack's usage section), per unit of use.
+NAT_DATA_PROCESSING = ServicePrice(0.045, "GB", US, date(2026, 5, 1),
+                                   "NAT gateway pricing guides quoting aws.amazon.com/vpc/pricing (secondary: "
+                                   "basavytix.com, cloudpipelines.pages.dev; both give $0.045/GB in US East and West)")
+S3_STANDARD_STORAGE = ServicePrice(0.023, "GB-month", ("us-east-1",), date(2026, 1, 1),
+                                   "S3 pricing guide quoting aws.amazon.com/s3/pricing for S3 Standard, first 50 TB "
+                                   "in us-east-1 (secondary: deepeshsoni.com)")
+S3_REQUESTS_UNPRICED = ("no dated S3 request rate found (aws.amazon.com/s3/pricing lists them; no copy with figures "
+                        "read)")
+FSX_DATA_REPOSITORY_UNPRICED = ("no dated rate found for FSx data repository traffic (billed as the S3 requests the "
+                                "import and export make: aws.amazon.com/fsx/lustre/pricing)")
+
 # Reserved capacity. How each kind is billed, from AWS's pages (the rates are above and in the catalog):
 ODCR_BILLING = ("On-Demand Capacity Reservations are billed at the On-Demand rate whether instances run in them or "
                 "not: docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-reservation-pricing-billing.html")

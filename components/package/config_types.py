@@ -446,6 +446,26 @@ class CostConfig(TypedDict, total=False):
     """Ceiling on what a change may add to the monthly cost at desired size (730 hours, reserved capacity included); `trainstack diff`'s gate closes above it."""
 
 
+class S3RequestsConfig(TypedDict, total=False):
+    """Requests to the checkpoint bucket per month."""
+    put: int
+    """PUT, COPY, POST and LIST requests (a checkpoint shard written is at least one)."""
+    get: int
+    """GET and other requests (a checkpoint shard read back on restart is at least one)."""
+
+
+class UsageConfig(TypedDict, total=False):
+    """Expected usage per month; each key is optional and prices one usage line."""
+    nat_data_processed_gb: float
+    """GB through the NAT gateways per month (image pulls, pip installs, anything leaving the private subnets)."""
+    checkpoint_storage_gb: float
+    """GB the checkpoint bucket holds on average over the month (every kept version counts)."""
+    s3_requests: S3RequestsConfig
+    """Requests to the checkpoint bucket per month."""
+    fsx_data_repository_gb: float
+    """GB the file system imports from or exports to its S3 data repository per month."""
+
+
 class StackConfig(TypedDict, total=False):
     """A whole stack: every ``trainstack:`` key of a stack file, validated together."""
     profile: Required[str]
@@ -474,5 +494,7 @@ class StackConfig(TypedDict, total=False):
     """Kueue queues, quotas from the groups' capacity, priorities and topology-aware placement (needs operators.kueue); omit for none."""
     cost: CostConfig
     """Cost guard rails the policy pack enforces."""
+    usage: UsageConfig
+    """Expected usage per month, for the usage-based charges (config/usage.py); none estimated without it."""
     tags: dict[str, str]
     """Tags on every AWS resource (provider default tags)."""
