@@ -290,7 +290,7 @@ def _region(plan: Plan) -> str:
     for provider in plan.by_type(AWS_PROVIDER):
         if provider.inputs.get("region"):
             return str(provider.inputs["region"])
-    return "unknown"
+    return plan.default_region or "unknown"
 
 
 def _root_volume_gib(by_urn: dict[str, PricedResource], group: PricedResource) -> Optional[int]:
