@@ -176,7 +176,8 @@ def stack_from_plan(plan: Plan) -> Stack:
     resources = []
     for record in plan.resources:
         provider_urn = record.options.provider.rsplit("::", 1)[0] if record.options.provider else None
-        provider = providers.get(provider_urn) if provider_urn else (default if record.type.startswith("aws:") else None)
+        on_default = provider_urn is None and record.type.startswith("aws:")
+        provider = default if on_default else providers.get(provider_urn) if provider_urn else None
         resources.append(Resource(
             type=record.type, name=record.name, urn=record.urn, props=record.inputs,
             protect=record.options.protect, provider=provider,
