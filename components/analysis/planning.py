@@ -9,7 +9,7 @@ plan's typed :class:`~trainstack.plan.Sections`, in the order the record lists t
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Optional
@@ -20,6 +20,8 @@ from ..controllers import Report as ControllerReport
 from ..controllers import check_stack
 from ..estimate import critical_path, estimate_cost
 from ..estimate.checkpoint import storage_sizing
+from ..estimate.node_rates import node_rate
+from ..estimate.usage import usage_lines
 from ..launch.placement import pod_placement, resources
 from ..launch.queueing import describe_queues
 from ..outputs import OUTPUT_NAME, StackOutputs, parse_outputs
@@ -58,7 +60,11 @@ def plan_stack(stack: str = "dev", project: Project | Path | None = None,
     config = stack_config(settings)
     sections = plan.sections
     policies = policy_config(config, policy_config_file)
-    sections.cost = estimate_cost(plan)
+    cost = estimate_cost(plan)
+    cost.max_monthly_increase_usd = config.cost.max_monthly_increase_usd if config is not None else None
+    if config is not None and config.usage is not None:
+        cost.usage = usage_lines(config.usage.model_dump(by_alias=True, exclude_none=True), cost.region)
+    sections.cost = cost
     sections.critical_path = critical_path(plan)
     sections.ip_budget = ip_budget(config) if config is not None else None
     sections.storage = storage_sizing(plan)
@@ -66,9 +72,20 @@ def plan_stack(stack: str = "dev", project: Project | Path | None = None,
     # The outputs contract, read once for the models' whole-node pods and the queues.
     outputs = parse_outputs(plan.outputs) if isinstance(plan.outputs.get(OUTPUT_NAME), dict) else None
     sections.controllers = controller_models(plan, outputs)
-    queues = describe_queues(outputs) if outputs is not None else None
+    queues = describe_queues(outputs, queue_cost(outputs)) if outputs is not None else None
     sections.queues = QueueSummary(queues) if queues is not None else None
     return plan
+
+
+def queue_cost(outputs: StackOutputs) -> Callable[[str, int], str]:
+    """A group's nodes priced in words (per hour and per month), for the queues section."""
+
+    def cost(group: str, nodes: int) -> str:
+        facts = outputs.accelerated_groups.get(group)
+        if facts is None:
+            return "no price: not an accelerated group of the stack"
+        return node_rate(facts.instance_type, outputs.region, facts.capacity_type).said(nodes)
+    return cost
 
 
 def failed(plan: Plan) -> bool:

@@ -20,7 +20,8 @@ no us-west-2 source was checked for them, so they have none there.
 from __future__ import annotations
 
 import json
-from datetime import date
+import os
+from datetime import date, datetime
 from pathlib import Path
 
 from .model import Price
@@ -43,4 +44,26 @@ def _prices(us_east_1: float | None, us_west_2: float | None) -> tuple[Price, ..
     return tuple(prices)
 
 
-ON_DEMAND: dict[str, tuple[Price, ...]] = {name: _prices(*hourly) for name, hourly in ON_DEMAND_TABLE.items()}
+SNAPSHOTS_VARIABLE = "TRAINSTACK_PRICES"
+"""Paths (``os.pathsep``-separated) of snapshots ``trainstack prices refresh`` wrote: their rates replace
+the committed ones in their region, each with the snapshot's date and source."""
+
+
+def with_snapshots(prices: dict[str, tuple[Price, ...]], paths: list[Path]) -> dict[str, tuple[Price, ...]]:
+    """``prices`` with each snapshot's rates in place of the committed ones of its region."""
+    merged = dict(prices)
+    for path in paths:
+        document = json.loads(path.read_text())
+        region, source = document["region"], f"{document['source']}, snapshot {path.name}"
+        fetched = datetime.strptime(document["fetchedAt"], "%Y-%m-%dT%H:%M:%SZ").date()
+        for name, usd in document["usdPerHour"].items():
+            if usd is None:
+                continue
+            kept = tuple(p for p in merged.get(name, ()) if p.region != region)
+            merged[name] = (*kept, Price(float(usd), region, fetched, source))
+    return merged
+
+
+ON_DEMAND: dict[str, tuple[Price, ...]] = with_snapshots(
+    {name: _prices(*hourly) for name, hourly in ON_DEMAND_TABLE.items()},
+    [Path(p) for p in os.environ.get(SNAPSHOTS_VARIABLE, "").split(os.pathsep) if p])

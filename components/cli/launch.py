@@ -7,6 +7,7 @@ the parser adds exactly those options, and :func:`launched` passes exactly those
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,6 +84,16 @@ OWN_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
 }
 
 
+def _hours(text: str) -> float:
+    try:
+        hours = float(text)
+    except ValueError:
+        hours = -1.0
+    if not 0 < hours < float("inf"):
+        raise argparse.ArgumentTypeError(f"'{cut(text)}' is not a number of hours above 0 (e.g. 12 or 36.5)")
+    return hours
+
+
 def add_kind(kinds: Any, kind: LaunchKind) -> argparse.ArgumentParser:
     """The parser of ``trainstack launch <kind>``, with the options the kind takes."""
     job: argparse.ArgumentParser = kinds.add_parser(kind.name, help=kind.help)
@@ -94,6 +105,10 @@ def add_kind(kinds: Any, kind: LaunchKind) -> argparse.ArgumentParser:
     job.add_argument("--name", default=f"trainstack-{kind.name}",
                      help=f"the job's name (default trainstack-{kind.name})")
     job.add_argument("--per-node", type=int, help="devices per node (default: all of them)")
+    job.add_argument("--cost", action="store_true", help="say on standard error what the job costs per hour "
+                                                         "(its nodes x the group's rate, with the rate's source)")
+    job.add_argument("--duration", type=_hours, help="how long the job runs, in hours (12, 36.5): --cost, with "
+                                                     "the total for that long")
     if kind.image == "optional":
         job.add_argument("--image", help="container image (GPU groups; Neuron groups run the MPI runtime's)")
     elif kind.image == "required":
@@ -149,4 +164,25 @@ def launch_job(args: argparse.Namespace) -> int:
         raise FileProblem(f"{shown}: {error}") from None
     job = launched(BY_NAME[args.kind], args, outputs)
     print(job if isinstance(job, str) else yaml.safe_dump(job, sort_keys=False), end="")
+    if args.cost or args.duration is not None:
+        # Asked for only: a launch that succeeds says nothing on standard error otherwise (README, CLI conventions).
+        print(job_cost(outputs, args.group, args.nodes, args.duration), file=sys.stderr)
     return EXIT_OK
+
+
+def job_cost(outputs: StackOutputs, group: str, nodes: int, duration: Optional[float]) -> str:
+    """The job's cost in one line: its nodes x the group's rate per hour, and over ``duration`` hours."""
+    from ..estimate.node_rates import node_rate
+
+    accelerated = outputs.accelerated_groups.get(group)
+    hyperpod_groups = outputs.hyperpod.instance_groups if outputs.hyperpod else []
+    hyperpod = next((g for g in hyperpod_groups if g.name == group), None)
+    instance_type = accelerated.instance_type if accelerated else hyperpod.instance_type if hyperpod else None
+    if instance_type is None:
+        return f"cost: no price: group {group} is not in the stack's outputs"
+    rate = node_rate(instance_type, outputs.region, accelerated.capacity_type if accelerated else "none")
+    hourly = rate.hourly(nodes)
+    if hourly is None:
+        return f"cost: {nodes} x {instance_type}: no price ({rate.source})"
+    total = f"; ${hourly * duration:,.2f} for {duration:g} h" if duration is not None else ""
+    return f"cost: {nodes} x {instance_type} = ${hourly:,.2f}/h{total} ({rate.source})"

@@ -12,6 +12,7 @@ from ..version import version
 from . import commands as run
 from .errors import EXIT_CODES
 from .launch import KINDS, add_kind, launch_job
+from .prices import add_prices
 from .rehearse import rehearse
 
 DESCRIPTION = ("Plan an AWS training cluster offline (no AWS account needed), judge it and a change to it, check it "
@@ -24,7 +25,8 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=version_line(),
                         help="print trainstack's version and the outputs-contract version, then exit")
     commands = parser.add_subparsers(dest="command")
-    for add in (_add_plan, _add_preflight, _add_launch, _add_diff, _add_report, _add_catalog, _add_rehearse):
+    for add in (_add_plan, _add_preflight, _add_launch, _add_diff, _add_report, _add_catalog, add_prices,
+                _add_rehearse):
         add(commands)
     return parser
 

@@ -56,3 +56,6 @@ class CostConfig(ConfigModel):
 
     max_hourly_usd: float | None = Field(default=None, gt=0)
     """Ceiling on on-demand spend per hour with every group at maxSize; the policy pack enforces it."""
+    max_monthly_increase_usd: float | None = Field(default=None, gt=0)
+    """Ceiling on what a change may add to the monthly cost at desired size (730 hours, reserved capacity
+    included); `trainstack diff`'s gate closes above it."""

@@ -50,8 +50,12 @@ class Capacity(ConfigModel):
     """When the block (or a reservation with an end date) ends, in UTC as EC2 shows it
     (``2026-12-01T11:30:00Z``). Required for capacity blocks: the plan and the outputs report it,
     and ``trainstack preflight`` checks it against EC2."""
+    starts_at: Optional[datetime] = None
+    """When the block starts, in UTC as EC2 shows it (``2026-11-24T11:30:00Z``). A capacity block is
+    paid up front for its whole duration: with ``startsAt`` the cost estimate says the total it costs;
+    without it, only its hourly rate."""
 
-    @field_validator("ends_at")
+    @field_validator("ends_at", "starts_at")
     @classmethod
     def _utc(cls, value: Optional[datetime]) -> Optional[datetime]:
         if value is not None and value.tzinfo is None:
@@ -64,7 +68,7 @@ class Capacity(ConfigModel):
         if self.type == "none":
             for key, value in (("reservationId", self.reservation_id), ("resourceGroupArn", self.resource_group_arn),
                                ("zone", self.zone), ("instanceCount", self.instance_count),
-                               ("endsAt", self.ends_at)):
+                               ("endsAt", self.ends_at), ("startsAt", self.starts_at)):
                 if value is not None:
                     raise ConfigValueError(f"'{key}' is set but capacity type is 'none'.",
                                            fix="set type: reservation or type: capacityBlock, or remove the key.",
@@ -83,6 +87,11 @@ class Capacity(ConfigModel):
                 raise ConfigValueError("capacity blocks are targeted by id, not by resource group.",
                                        fix="remove resourceGroupArn.", path=("resourceGroupArn",),
                                        value=self.resource_group_arn)
+        if self.starts_at is not None and self.ends_at is not None and self.starts_at >= self.ends_at:
+            raise ConfigValueError(f"startsAt {self.starts_at:%Y-%m-%dT%H:%M:%SZ} is not before endsAt "
+                                   f"{self.ends_at:%Y-%m-%dT%H:%M:%SZ}.",
+                                   fix="set both as EC2 shows the block (aws ec2 describe-capacity-reservations).",
+                                   path=("startsAt",), value=self.starts_at)
         required: list[tuple[str, Any]] = [("zone", self.zone), ("instanceCount", self.instance_count)]
         if self.type == "capacityBlock":
             required.append(("endsAt", self.ends_at))

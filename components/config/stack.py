@@ -28,6 +28,7 @@ from .offerings import check_offerings, check_region, check_zones
 from .profiles import with_profile_defaults
 from .scheduling import SchedulingConfig, cohort_of_groups
 from .storage import EFA_GUIDE, CheckpointBucketConfig, FsxConfig
+from .usage import UsageConfig
 
 
 class StackConfig(ConfigModel):
@@ -62,6 +63,8 @@ class StackConfig(ConfigModel):
     (needs operators.kueue); omit for none."""
     cost: CostConfig = CostConfig()
     """Cost guard rails the policy pack enforces."""
+    usage: Optional[UsageConfig] = None
+    """Expected usage per month, for the usage-based charges (config/usage.py); none estimated without it."""
     tags: dict[str, str] = {}
     """Tags on every AWS resource (provider default tags)."""
 

@@ -17,6 +17,8 @@ from ..names import (
     EIP,
     EKS_COMPONENT_CLUSTER,
     HYPERPOD_CLUSTER,
+    INSTANCE_TYPE_LABEL,
+    KARPENTER_NODE_POOL,
     LUSTRE_FILE_SYSTEM,
     NODE_GROUP,
     VPC_ENDPOINT,
@@ -35,6 +37,8 @@ from .prices import (
     fsx_price,
     in_region,
 )
+from .reserved import IDLE, Commitment, Reserved
+from .usage import NOT_ESTIMATED, UsageLine
 
 DAYS = 30
 
@@ -49,6 +53,8 @@ class CostLine:
     resources: tuple[str, ...] = ()
     """URNs of the planned resources the line prices, so a reader can say which component
     the money goes to (the report groups by them); not part of the plan record."""
+    kind: str = "resource"
+    """``resource``, or ``idle-reserved``: reserved instances billed while no node of the group runs in them."""
 
     @property
     def priced(self) -> bool:
@@ -68,9 +74,26 @@ class CostEstimate:
 
     region: str
     lines: list[CostLine] = field(default_factory=list)
+    commitments: list[Commitment] = field(default_factory=list)
+    """Capacity blocks, each said once with its dates and up-front total."""
+    usage: Optional[list[UsageLine]] = None
+    """The month's usage-based charges from the stack's usage section; None where the stack has none."""
+    max_monthly_increase_usd: Optional[float] = None
+    """The stack's ``cost.maxMonthlyIncreaseUsd``, which `trainstack diff` reads from the head's record."""
 
     def hourly(self, at: str) -> float:
         return sum(line.hourly(at) for line in self.lines)
+
+    def monthly(self, at: str) -> float:
+        """US$ per month of 730 hours, the month AWS's price pages quote."""
+        return self.hourly(at) * HOURS_PER_MONTH
+
+    @property
+    def warnings(self) -> list[str]:
+        """Idle reserved capacity at desired size: paid for, and no node runs in it."""
+        return [f"{line.item.strip()}: {line.quantity_desired:g} reserved instances billed at "
+                f"${line.hourly('desired'):,.2f}/h with no node running in them at desired size"
+                for line in self.lines if line.kind == IDLE and line.quantity_desired and line.priced]
 
     @property
     def unpriced(self) -> list[CostLine]:
@@ -82,9 +105,19 @@ class CostEstimate:
             "hourlyUsd": {"desired": round(self.hourly("desired"), 4), "max": round(self.hourly("max"), 4)},
             "thirtyDayUsd": {"desired": round(self.hourly("desired") * 24 * DAYS, 2),
                              "max": round(self.hourly("max") * 24 * DAYS, 2)},
+            "monthlyUsd": {"desired": round(self.monthly("desired"), 2), "max": round(self.monthly("max"), 2)},
             "complete": not self.unpriced,
-            "lines": [{"item": line.item, "desired": line.quantity_desired, "max": line.quantity_max,
-                       "usdPerHour": line.unit_usd_per_hour, "source": line.source} for line in self.lines],
+            "lines": [{"item": line.item, "kind": line.kind, "desired": line.quantity_desired,
+                       "max": line.quantity_max, "usdPerHour": line.unit_usd_per_hour, "source": line.source}
+                      for line in self.lines],
+            "capacityBlocks": [c.as_dict() for c in self.commitments],
+            "warnings": self.warnings,
+            "usage": None if self.usage is None else {
+                "lines": [line.as_dict() for line in self.usage],
+                "monthlyUsd": round(sum(line.monthly or 0.0 for line in self.usage), 2),
+                "complete": all(line.monthly is not None for line in self.usage)},
+            **({"maxMonthlyIncreaseUsd": self.max_monthly_increase_usd}
+               if self.max_monthly_increase_usd is not None else {}),
         }
 
     def render(self) -> str:
@@ -96,7 +129,24 @@ class CostEstimate:
         for at in ("desired", "max"):
             rows.append(f"  at {at} size: {self.total(at)}, ${self.hourly(at) * 24 * DAYS:,.0f} per {DAYS} days"
                         + (" (incomplete: items without a published price are not counted)" if self.unpriced else ""))
+        rows += [commitment.render() for commitment in self.commitments]
+        rows += self._usage_rows()
+        rows += [f"  warning: {warning}" for warning in self.warnings]
         return "\n".join(rows)
+
+    def _usage_rows(self) -> list[str]:
+        """The usage-based charges, apart from the hourly totals: per month, each with its source."""
+        if self.usage is None:
+            return [f"  {NOT_ESTIMATED}"]
+        rows = ["  usage per month (the stack's usage section):"]
+        for line in self.usage:
+            cost = f"${line.monthly:,.2f}" if line.monthly is not None else "no price"
+            rows.append(f"    {line.item}: {line.quantity:g} {line.unit}, {cost}  {line.source}")
+        unpriced = [line for line in self.usage if line.monthly is None]
+        total = sum(line.monthly or 0.0 for line in self.usage)
+        rows.append(f"    usage total: ${total:,.2f} per month"
+                    + (" (incomplete: uses without a published rate are not counted)" if unpriced else ""))
+        return rows
 
     def total(self, at: str) -> str:
         """The hourly total as every reader shows it (the cost section, the cost ceiling's message)."""
@@ -116,6 +166,8 @@ class PricedResource(Protocol):
     def inputs(self) -> dict[str, Any]: ...
     @property
     def property_dependencies(self) -> dict[str, list[str]]: ...
+    @property
+    def parent(self) -> Optional[str]: ...
 
 
 def estimate_cost(plan: Plan) -> CostEstimate:
@@ -133,7 +185,14 @@ def estimate_resources(resources: Sequence[PricedResource], region: str) -> Cost
         return [r for r in resources if r.type == type_token]
 
     for group in by_type(NODE_GROUP):
-        estimate.lines += _node_group_lines(group, _root_volume_gib(by_urn, group), region)
+        component = by_urn.get(group.parent or "")
+        reserved = Reserved.from_record(component.inputs.get("capacity") if component else None)
+        estimate.lines += _node_group_lines(group, _root_volume_gib(by_urn, group), region, reserved)
+        if reserved and reserved.kind == "capacityBlock":
+            rate, source = reserved.rate(None, "", region)
+            estimate.commitments.append(Commitment(reserved, rate, source))
+    for pool in by_type(KARPENTER_NODE_POOL):
+        estimate.lines += _karpenter_pool_lines(pool, region)
     for priced, service, item in ((by_type(EKS_COMPONENT_CLUSTER), EKS_CONTROL_PLANE, "EKS control plane"),
                                   (by_type(names.NAT_GATEWAY), NAT_GATEWAY, "NAT gateway"),
                                   (by_type(EIP), PUBLIC_IPV4, "public IPv4 address")):
@@ -174,16 +233,25 @@ def estimate_resources(resources: Sequence[PricedResource], region: str) -> Cost
     return estimate
 
 
-def _node_group_lines(group: PricedResource, volume_gib: Optional[int], region: str) -> list[CostLine]:
-    """A node group's instances and their root volumes, at desired and at max size."""
+def _node_group_lines(group: PricedResource, volume_gib: Optional[int], region: str,
+                      reserved: Optional[Reserved] = None) -> list[CostLine]:
+    """A node group's instances and their root volumes, at desired and at max size; a reserved group's
+    instances at its reservation's rate, with the reserved instances it does not run as a line of their own."""
     scaling = group.inputs.get("scalingConfig") or {}
     instance = catalog.find((group.inputs.get("instanceTypes") or ["?"])[0])
     on_demand = instance.price(region) if instance else None
     name = instance.name if instance else "unknown type"
-    lines = [CostLine(f"{group.name} ({name})", scaling.get("desiredSize", 0), scaling.get("maxSize", 0),
-                      on_demand.usd_per_hour if on_demand else None,
-                      f"{on_demand.source}, {on_demand.valid_on}" if on_demand
-                      else f"no published price for {name} in {region}", (group.urn,))]
+    rate = on_demand.usd_per_hour if on_demand else None
+    source = f"{on_demand.source}, {on_demand.valid_on}" if on_demand else f"no published price for {name} in {region}"
+    desired, maximum = scaling.get("desiredSize", 0), scaling.get("maxSize", 0)
+    if reserved is None:
+        lines = [CostLine(f"{group.name} ({name})", desired, maximum, rate, source, (group.urn,))]
+    else:
+        rate, source = reserved.rate(rate, source, region)
+        # Nodes of the group run inside the reservation (no second charge); what it holds beyond them is idle.
+        lines = [CostLine(f"{group.name} ({name}) in {reserved.label}", desired, maximum, rate, source, (group.urn,)),
+                 CostLine(f"  idle reserved capacity, {reserved.label}", max(reserved.instances - desired, 0),
+                          max(reserved.instances - maximum, 0), rate, source, (group.urn,), kind=IDLE)]
     gp3 = in_region(GP3_STORAGE, region)
     if volume_gib:
         lines.append(CostLine(f"  {group.name} root volumes ({volume_gib} GiB gp3)",
@@ -192,11 +260,37 @@ def _node_group_lines(group: PricedResource, volume_gib: Optional[int], region: 
     return lines
 
 
+def _karpenter_pool_lines(pool: PricedResource, region: str) -> list[CostLine]:
+    """A Karpenter NodePool at its limits: none of its nodes run until pods ask (desired 0); at most as many
+    as its ``spec.limits`` allow of its one instance type (Karpenter launches no node past a limit:
+    karpenter.sh/docs/concepts/nodepools, Limits)."""
+    spec = pool.inputs.get("spec") or {}
+    requirements = ((spec.get("template") or {}).get("spec") or {}).get("requirements") or []
+    types = next((r.get("values") or [] for r in requirements if r.get("key") == INSTANCE_TYPE_LABEL), [])
+    instance = catalog.find(types[0]) if len(types) == 1 else None
+    if instance is None:
+        return [CostLine(f"{pool.name} (Karpenter pool)", 0, 0, None,
+                         f"a pool of {types or 'any'} instance types cannot be priced at its limits", (pool.urn,))]
+    limit = (spec.get("limits") or {}).get("cpu")
+    vcpus = instance.vcpus
+    nodes = int(limit) // vcpus if vcpus and limit is not None and str(limit).isdigit() else None
+    on_demand = instance.price(region)
+    if nodes is None:
+        return [CostLine(f"{pool.name} ({instance.name}, Karpenter pool)", 0, 0, None,
+                         "the pool has no cpu limit, so it has no maximum cost", (pool.urn,))]
+    return [CostLine(f"{pool.name} ({instance.name}, Karpenter pool)", 0, nodes,
+                     on_demand.usd_per_hour if on_demand else None,
+                     f"{on_demand.source}, {on_demand.valid_on}" if on_demand
+                     else f"no published price for {instance.name} in {region}", (pool.urn,))]
+
+
 def _region(plan: Plan) -> str:
+    """The region of the stack's AWS provider; a program built from the components (no explicit provider)
+    uses the default provider, whose region is the ``aws:region`` config."""
     for provider in plan.by_type(AWS_PROVIDER):
         if provider.inputs.get("region"):
             return str(provider.inputs["region"])
-    return "unknown"
+    return plan.default_region or "unknown"
 
 
 def _root_volume_gib(by_urn: dict[str, PricedResource], group: PricedResource) -> Optional[int]:

@@ -31,8 +31,10 @@ US = ("us-east-1", "us-west-2")
 EKS_CONTROL_PLANE = ServicePrice(0.10, "cluster-hour", ("*",), date(2024, 4, 1),
                                  "AWS Containers blog, EKS extended support pricing (standard support)")
 NAT_GATEWAY = ServicePrice(0.045, "gateway-hour", US, date(2026, 1, 1), "NAT gateway pricing guides (secondary)")
-PUBLIC_IPV4 = ServicePrice(0.005, "address-hour", ("us-east-1",), date(2026, 2, 1),
-                           "cloudburn.io AWS NAT gateway pricing (secondary)")
+PUBLIC_IPV4 = ServicePrice(0.005, "address-hour", ("*",), date(2024, 2, 1),
+                           "AWS News Blog, New - AWS Public IPv4 Address Charge (aws.amazon.com/blogs/aws/"
+                           "new-aws-public-ipv4-address-charge-public-ip-insights/): $0.005 per IP-hour in all "
+                           "regions from 2024-02-01, read through dated quotes of it (techpartner.news)")
 INTERFACE_ENDPOINT = ServicePrice(0.01, "endpoint-AZ-hour", US, date(2026, 5, 1),
                                   "PrivateLink pricing guides (secondary)")
 GP3_STORAGE = ServicePrice(0.08, "GB-month", ("us-east-1",), date(2026, 1, 1), "gp2-vs-gp3 guides (secondary)")
@@ -68,6 +70,40 @@ HYPERPOD = {
     ("ml.p5.48xlarge", "us-east-1"): ServicePrice(66.048, "instance-hour", ("us-east-1",), date(2026, 10, 1),
                                                   "Pricing API stub in a public test (weak secondary)"),
 }
+
+
+# Usage-based charges (the stack's usage section), per unit of use.
+NAT_DATA_PROCESSING = ServicePrice(0.045, "GB", US, date(2026, 5, 1),
+                                   "NAT gateway pricing guides quoting aws.amazon.com/vpc/pricing (secondary: "
+                                   "basavytix.com, cloudpipelines.pages.dev; both give $0.045/GB in US East and West)")
+S3_STANDARD_STORAGE = ServicePrice(0.023, "GB-month", ("us-east-1",), date(2026, 1, 1),
+                                   "S3 pricing guide quoting aws.amazon.com/s3/pricing for S3 Standard, first 50 TB "
+                                   "in us-east-1 (secondary: deepeshsoni.com)")
+S3_REQUESTS_UNPRICED = ("no dated S3 request rate found (aws.amazon.com/s3/pricing lists them; no copy with figures "
+                        "read)")
+FSX_DATA_REPOSITORY_UNPRICED = ("no dated rate found for FSx data repository traffic (billed as the S3 requests the "
+                                "import and export make: aws.amazon.com/fsx/lustre/pricing)")
+
+# Reserved capacity. How each kind is billed, from AWS's pages (the rates are above and in the catalog):
+ODCR_BILLING = ("On-Demand Capacity Reservations are billed at the On-Demand rate whether instances run in them or "
+                "not: docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-reservation-pricing-billing.html")
+CAPACITY_BLOCK_BILLING = ("Capacity Blocks are paid up front for their whole duration at the block's rate, used or "
+                          "not: aws.amazon.com/ec2/capacityblocks/pricing")
+_CAPACITY_BLOCK_PAGE = ("aws.amazon.com/ec2/capacityblocks/pricing, reservation rates table (a copy of the page read "
+                        "2026-11; the page says these rates hold until its scheduled 2025-01-01 update, and that a "
+                        "block keeps the rate of its purchase)")
+CAPACITY_BLOCK: dict[tuple[str, str], ServicePrice] = {
+    (instance, region): ServicePrice(usd, "instance-hour", (region,), date(2024, 12, 31), _CAPACITY_BLOCK_PAGE)
+    for instance, region, usd in (("p5.48xlarge", "us-east-1", 39.33), ("p5.48xlarge", "us-east-2", 39.33),
+                                  ("p4d.24xlarge", "us-east-2", 14.75), ("p4d.24xlarge", "us-west-2", 14.75),
+                                  ("trn1.32xlarge", "ap-southeast-4", 15.49))
+}
+"""Effective instance-hour rate of a Capacity Block (the reservation fee), by type and region, as AWS's
+Capacity Blocks pricing page lists it. Rates move with supply and demand (the page says so); what a
+block actually cost is its offering's UpfrontFee (DescribeCapacityBlockOfferings). The table's other
+rows (p5e/p5en in us-east-2, trn2) were not legible in the copy read, so they are not carried."""
+CAPACITY_BLOCK_OS_FEE_UNPRICED = ("operating system fee while instances run in the block: billed per second "
+                                  "(aws.amazon.com/ec2/capacityblocks/pricing), no dated Linux rate found")
 
 
 def in_region(price: ServicePrice, region: str) -> Optional[ServicePrice]:

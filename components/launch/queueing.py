@@ -15,6 +15,7 @@ Names from kubernetes-sigs/kueue v0.19.2: ``pkg/controller/constants/constants.g
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Optional
 
@@ -145,8 +146,10 @@ def annotate_pods(template: dict, granted: Admission, group: Optional[str] = Non
     return template
 
 
-def describe_queues(outputs: StackOutputs) -> Optional[str]:
-    """The stack's queues and quotas in words, for `trainstack plan` (None without scheduling)."""
+def describe_queues(outputs: StackOutputs, cost: Optional[Callable[[str, int], str]] = None) -> Optional[str]:
+    """The stack's queues and quotas in words, for `trainstack plan` (None without scheduling); with ``cost``
+    (group, nodes -> what they cost, in words), what each team's nominal quota guarantees and what it can
+    cost at most with what it may borrow."""
     scheduling = outputs.scheduling
     if scheduling is None:
         return None
@@ -158,6 +161,9 @@ def describe_queues(outputs: StackOutputs) -> Optional[str]:
         for group, quota in queue.quotas.items():
             held = ", ".join(f"{amount} {resource}" for resource, amount in quota.max_resources.items())
             lines.append(f"    {group}: {quota.guaranteed_nodes} nodes guaranteed, up to {quota.max_nodes} ({held})")
+            if cost is not None:
+                lines.append(f"      cost: guaranteed {cost(group, quota.guaranteed_nodes)}; "
+                             f"at most {cost(group, quota.max_nodes)}")
     for group, levels in scheduling.topology_levels.items():
         lines.append(f"  topology {group}: {' > '.join(levels)}")
     if scheduling.priority_classes:

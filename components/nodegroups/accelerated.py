@@ -29,7 +29,7 @@ from ..names import (
     NODE_GROUP_LABEL,
     NODE_GROUP_TAG,
 )
-from .launch_template import capacity_settings, launch_template
+from .launch_template import capacity_record, capacity_settings, launch_template
 from .lustre_efa_client import lustre_efa_client_script
 from .node_health import node_repair_config
 
@@ -117,7 +117,8 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
                 f"{type(self).__name__}({name}):instanceType", settings.instance_type,
                 f"{settings.instance_type} has no {self.ACCELERATOR.value} accelerator.",
                 "use GpuNodeGroup for NVIDIA GPU types and TrainiumNodeGroup for Trainium types.")])
-        super().__init__(self.TYPE, name, {}, opts)
+        capacity = capacity_record(settings.capacity, instance.name)
+        super().__init__(self.TYPE, name, {"capacity": capacity} if capacity else {}, opts)
         cluster = args["cluster"]
         if settings.efa_enabled and cluster.efa_security_group_id is None:
             raise ValueError(f"node group {name} uses EFA but its ClusterAttachment has no efa_security_group_id")
@@ -157,7 +158,8 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
                 "the group to zero 40 minutes before and EC2 terminates its instances from 30 minutes before; "
                 "checkpoint before then and move to the next block (README, operations runbook).", resource=self)
         self.register_outputs({"nodeGroupName": self.node_group.node_group_name, "maxPods": self.max_pods,
-                               "labels": self.labels, "instanceType": instance.name})
+                               "labels": self.labels, "instanceType": instance.name,
+                               **({"capacity": capacity} if capacity else {})})
 
     def _launch_template(self, name: str, settings: NodeGroupConfig, instance: catalog.InstanceType,
                          cluster: ClusterAttachment) -> aws.ec2.LaunchTemplate:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Sequence
-from typing import Optional
+from datetime import datetime
+from typing import Any, Optional
 
 import pulumi
 import pulumi_aws as aws
@@ -81,6 +82,23 @@ def capacity_settings(capacity: Capacity) -> tuple[Optional[dict], Optional[dict
     if capacity.type == "capacityBlock":
         return reservation, {"market_type": "capacity-block"}, "CAPACITY_BLOCK"
     return reservation, None, "ON_DEMAND"
+
+
+def capacity_record(capacity: Capacity, instance_type: str) -> Optional[dict[str, Any]]:
+    """What the cost estimate needs of a group's reserved capacity, which no AWS resource of the stack
+    carries (the reservation exists outside it; the launch template names only its id): the group
+    component's ``capacity`` property and output, so the offline plan (inputs) and CrossGuard (a
+    component's outputs) both see it. None on plain on-demand capacity."""
+    if capacity.type == "none":
+        return None
+    return {"type": capacity.type, "reservationId": capacity.reservation_id,
+            "resourceGroupArn": capacity.resource_group_arn, "instanceType": instance_type,
+            "instanceCount": capacity.instance_count, "startsAt": _utc(capacity.starts_at),
+            "endsAt": _utc(capacity.ends_at)}
+
+
+def _utc(moment: Optional[datetime]) -> Optional[str]:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ") if moment is not None else None
 
 
 def launch_template(

@@ -132,6 +132,8 @@ class Capacity(TypedDict, total=False):
     """Instances the reservation or block holds; must cover the group's maxSize."""
     ends_at: str
     """When the block (or a reservation with an end date) ends, in UTC as EC2 shows it (``2026-12-01T11:30:00Z``). Required for capacity blocks: the plan and the outputs report it, and ``trainstack preflight`` checks it against EC2. An ISO 8601 date and time with its offset, e.g. 2026-01-31T11:30:00Z."""
+    starts_at: str
+    """When the block starts, in UTC as EC2 shows it (``2026-11-24T11:30:00Z``). A capacity block is paid up front for its whole duration: with ``startsAt`` the cost estimate says the total it costs; without it, only its hourly rate. An ISO 8601 date and time with its offset, e.g. 2026-01-31T11:30:00Z."""
 
 
 class RootVolume(TypedDict, total=False):
@@ -440,6 +442,28 @@ class CostConfig(TypedDict, total=False):
     """Cost guard rails."""
     max_hourly_usd: float
     """Ceiling on on-demand spend per hour with every group at maxSize; the policy pack enforces it."""
+    max_monthly_increase_usd: float
+    """Ceiling on what a change may add to the monthly cost at desired size (730 hours, reserved capacity included); `trainstack diff`'s gate closes above it."""
+
+
+class S3RequestsConfig(TypedDict, total=False):
+    """Requests to the checkpoint bucket per month."""
+    put: int
+    """PUT, COPY, POST and LIST requests (a checkpoint shard written is at least one)."""
+    get: int
+    """GET and other requests (a checkpoint shard read back on restart is at least one)."""
+
+
+class UsageConfig(TypedDict, total=False):
+    """Expected usage per month; each key is optional and prices one usage line."""
+    nat_data_processed_gb: float
+    """GB through the NAT gateways per month (image pulls, pip installs, anything leaving the private subnets)."""
+    checkpoint_storage_gb: float
+    """GB the checkpoint bucket holds on average over the month (every kept version counts)."""
+    s3_requests: S3RequestsConfig
+    """Requests to the checkpoint bucket per month."""
+    fsx_data_repository_gb: float
+    """GB the file system imports from or exports to its S3 data repository per month."""
 
 
 class StackConfig(TypedDict, total=False):
@@ -470,5 +494,7 @@ class StackConfig(TypedDict, total=False):
     """Kueue queues, quotas from the groups' capacity, priorities and topology-aware placement (needs operators.kueue); omit for none."""
     cost: CostConfig
     """Cost guard rails the policy pack enforces."""
+    usage: UsageConfig
+    """Expected usage per month, for the usage-based charges (config/usage.py); none estimated without it."""
     tags: dict[str, str]
     """Tags on every AWS resource (provider default tags)."""

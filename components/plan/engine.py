@@ -121,7 +121,8 @@ def run_program(program: Callable[[], Any], *, project: str, stack: str,
     ``config`` maps ``namespace:key`` to the string the engine would pass (objects as JSON).
     """
     config = dict(config or {})
-    plan = Plan(project=project, stack=stack, secret_config_keys=list(secret_keys))
+    plan = Plan(project=project, stack=stack, secret_config_keys=list(secret_keys),
+                default_region=config.get("aws:region"))
     region = config.get("aws:region") or config.get(f"{project}:region")
     fixtures = Fixtures(default_region=region or DEFAULT_REGION)
     # A fresh context per run: Pulumi keeps its settings, config and root stack in

@@ -87,6 +87,10 @@ class Plan:
     """What the analysis found (cost, critical path, policies ...): see ``plan.sections``."""
     stack_file: Optional[str] = None
     """The stack's config file relative to the project root (``stacks/Pulumi.dev.yaml``), when known."""
+    default_region: Optional[str] = None
+    """The ``aws:region`` config the program ran with: the region of its default AWS provider, which the
+    offline plan does not record as a resource (a program built from the components, no explicit
+    provider, prices in it). Written only when set, so records of programs without it are unchanged."""
     version: int = PLAN_FORMAT_VERSION
 
     # -- lookups -----------------------------------------------------------
@@ -156,6 +160,7 @@ class Plan:
             "secretConfigKeys": self.secret_config_keys,
             "diagnostics": self.diagnostics,
             "invokes": [_sorted_keys(invoke) for invoke in self.invokes],
+            **({"defaultRegion": self.default_region} if self.default_region else {}),
             **self.sections.as_dict(),
         }
 
@@ -163,7 +168,7 @@ class Plan:
     def from_dict(cls, document: dict[str, Any]) -> Plan:
         """A plan back from its JSON document (``to_dict``; a saved ``trainstack plan --json``)."""
         known = frozenset({"formatVersion", "project", "stack", "stackFile", "resources", "outputs", "secretConfigKeys",
-                 "diagnostics", "invokes"})
+                 "diagnostics", "invokes", "defaultRegion"})
         resources = []
         for item in document.get("resources") or []:
             options = ResourceOptions(**{_snake(k): v for k, v in (item.get("options") or {}).items()})
@@ -174,7 +179,8 @@ class Plan:
                    outputs=document.get("outputs") or {}, secret_config_keys=document.get("secretConfigKeys") or [],
                    diagnostics=document.get("diagnostics") or [], invokes=document.get("invokes") or [],
                    sections=Sections.from_record(document, known),
-                   stack_file=document.get("stackFile"), version=document.get("formatVersion", 1))
+                   stack_file=document.get("stackFile"), default_region=document.get("defaultRegion"),
+                   version=document.get("formatVersion", 1))
 
 
 def dependency_order(resources: list[ResourceRecord]) -> list[ResourceRecord]:

@@ -171,12 +171,16 @@ def evaluate(stack: Stack, config: Optional[dict[str, Any]] = None, rules: Optio
 def stack_from_plan(plan: Plan) -> Stack:
     """The resources of an offline plan as the policy engine would see them."""
     providers = {r.urn: r.inputs for r in plan.resources if r.type.startswith(PROVIDER_PREFIX)}
+    # The engine hands a resource on the default AWS provider that provider's properties; offline, its region.
+    default = {"region": plan.default_region} if plan.default_region else None
     resources = []
     for record in plan.resources:
         provider_urn = record.options.provider.rsplit("::", 1)[0] if record.options.provider else None
+        on_default = provider_urn is None and record.type.startswith("aws:")
+        provider = default if on_default else providers.get(provider_urn) if provider_urn else None
         resources.append(Resource(
             type=record.type, name=record.name, urn=record.urn, props=record.inputs,
-            protect=record.options.protect, provider=providers.get(provider_urn) if provider_urn else None,
+            protect=record.options.protect, provider=provider,
             property_dependencies=record.property_dependencies, id=record.id, parent=record.parent))
     return Stack(resources)
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-from ..estimate import estimate_cost
-from ..plan import Plan
+from .cost import cost_sections, item_deltas, monthly_total
 from .diff import InputChange, PlanDiff, ResourceChange
 from .risk import Finding, blocking
 
@@ -23,13 +22,11 @@ _SYMBOL = {"create": "+", "update": "~", "replace": "+-", "delete": "-"}
 
 
 def deltas(diff: PlanDiff) -> dict[str, Any]:
-    effective = _effective_costs(diff)
+    sections = cost_sections(diff)
 
     def cost(side: str, at: str) -> Optional[float]:
-        if effective is not None:
-            return effective[side][at]
-        section = diff.section("cost", side)
-        return None if section is None else (section.get("hourlyUsd") or {}).get(at)
+        hourly = ((sections[side] or {}).get("hourlyUsd") or {}).get(at)
+        return None if hourly is None else round(hourly, 4)
 
     def minutes(side: str) -> Optional[float]:
         section = diff.section("criticalPath", side)
@@ -49,24 +46,15 @@ def deltas(diff: PlanDiff) -> dict[str, Any]:
         "costUsdPerHour": {"desired": pair(cost("base", "desired"), cost("head", "desired"), 4),
                            "max": pair(cost("base", "max"), cost("head", "max"), 4),
                            "complete": complete},
+        "costUsdPerMonth": {at: pair(monthly_total(sections, "base", at), monthly_total(sections, "head", at), 2)
+                            for at in ("desired", "max")},
+        "costByItemUsdPerMonth": item_deltas(sections),
         "criticalPathMinutes": pair(minutes("base"), minutes("head"), 2),
         "checkpointWriteSeconds": pair(checkpoint("base", "writeSeconds"), checkpoint("head", "writeSeconds"), 1),
         "checkpointIntervalShare": pair(checkpoint("base", "intervalShare"), checkpoint("head", "intervalShare"), 4),
         "policies": {"newFailures": [f.__dict__ for f in diff.new_failures],
                      "fixedFailures": [f.__dict__ for f in diff.fixed_failures]},
     }
-
-
-def _effective_costs(diff: PlanDiff) -> Optional[dict[str, dict[str, float]]]:
-    """Both sides' hourly cost from the estimate, the head as Pulumi would leave it (ignored inputs at
-    their base values: a node group's ``desiredSize`` stays what the running group has), so an ignored
-    change moves no delta. None when nothing is ignored: the records' own cost sections are read."""
-    if diff.effective_head is None:
-        return None
-    estimates = {"base": estimate_cost(diff.base_plan),
-                 "head": estimate_cost(Plan.from_dict(diff.effective_head))}
-    return {side: {at: round(estimate.hourly(at), 4) for at in ("desired", "max")}
-            for side, estimate in estimates.items()}
 
 
 def as_dict(diff: PlanDiff, findings: list[Finding]) -> dict[str, Any]:
@@ -117,7 +105,10 @@ def _delta_lines(diff: PlanDiff) -> list[str]:
     values = deltas(diff)
     lines = ["Deltas:"]
     for at in ("desired", "max"):
-        lines.append(f"  cost at {at} size: {_money(values['costUsdPerHour'][at])}")
+        lines.append(f"  cost at {at} size: {_money(values['costUsdPerHour'][at])}; per month "
+                     f"{_money(values['costUsdPerMonth'][at], '')}")
+    lines += [f"    {row['item']}: {_item_usd(row, 'base')} -> {_item_usd(row, 'head')} per month"
+              for row in values["costByItemUsdPerMonth"] if row["base"] != row["head"] or row["unpriced"]]
     complete = values["costUsdPerHour"]["complete"]
     if complete["head"] is False:
         lines.append("  (head cost is incomplete: some items have no published price)")
@@ -148,6 +139,10 @@ def render_markdown(diff: PlanDiff, findings: list[Finding]) -> str:
         item = values["costUsdPerHour"][at]
         lines.append(f"| cost per hour at {at} size | {_usd(item['base'])} | {_usd(item['head'])} | "
                      f"{_usd(item['change'], signed=True)} |")
+    for at in ("desired", "max"):
+        item = values["costUsdPerMonth"][at]
+        lines.append(f"| cost per month at {at} size | {_usd(item['base'], unit='')} | {_usd(item['head'], unit='')} "
+                     f"| {_usd(item['change'], signed=True, unit='')} |")
     path = values["criticalPathMinutes"]
     lines.append(f"| deploy critical path (min) | {_plain(path['base'])} | {_plain(path['head'])} | "
                  f"{_plain(path['change'], signed=True)} |")
@@ -159,6 +154,13 @@ def render_markdown(diff: PlanDiff, findings: list[Finding]) -> str:
     if values["costUsdPerHour"]["complete"]["head"] is False:
         lines += ["", "_Cost is incomplete: some items have no published price and are not counted._"]
     lines.append("")
+    changed = [row for row in values["costByItemUsdPerMonth"] if row["base"] != row["head"] or row["unpriced"]]
+    if changed:
+        lines += [f"<details><summary>Monthly cost by item, desired size ({len(changed)} changed)</summary>", "",
+                  "| item | base | head | change |", "|---|---:|---:|---:|"]
+        lines += [f"| {_md(row['item'])} | {_item_usd(row, 'base')} | {_item_usd(row, 'head')} | "
+                  f"{_usd(row['change'], signed=True, unit='')} |" for row in changed]
+        lines += ["", "</details>", ""]
     if diff.changes:
         lines += [f"<details><summary>Resource changes ({len(diff.changes)})</summary>", "",
                   "| | resource | type | inputs |", "|---|---|---|---|"]
@@ -202,8 +204,16 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def _money(item: dict[str, Optional[float]]) -> str:
-    return f"{_usd(item['base'])} -> {_usd(item['head'])} ({_usd(item['change'], signed=True)})"
+def _money(item: dict[str, Any], unit: str = "/h") -> str:
+    return (f"{_usd(item['base'], unit=unit)} -> {_usd(item['head'], unit=unit)} "
+            f"({_usd(item['change'], signed=True, unit=unit)})")
+
+
+def _item_usd(row: dict[str, Any], side: str) -> str:
+    """A side's monthly cost of one item: the figure, "no price", or "none" where the side lacks the item."""
+    if row[side] is not None:
+        return _usd(row[side], unit="")
+    return "no price" if side in row["unpriced"] else "none"
 
 
 def _number(item: dict[str, Optional[float]], unit: str) -> str:
@@ -213,11 +223,11 @@ def _number(item: dict[str, Optional[float]], unit: str) -> str:
     return f"{shown(item['base'])} -> {shown(item['head'])} ({shown(item['change'], signed=True)})"
 
 
-def _usd(value: Optional[float], signed: bool = False) -> str:
+def _usd(value: Optional[float], signed: bool = False, unit: str = "/h") -> str:
     if value is None:
         return "n/a"
     sign = "+" if signed and value > 0 else ("-" if value < 0 else "")
-    return f"{sign}${abs(value):,.2f}/h"
+    return f"{sign}${abs(value):,.2f}{unit}"
 
 
 def _plain(value: Optional[float], signed: bool = False) -> str:

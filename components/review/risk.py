@@ -45,7 +45,7 @@ from .disruption import (
 
 Severity = Literal["blocking", "warning", "note"]
 Kind = Literal["data-loss", "protected", "node-roll", "kubernetes-version", "policy", "provider-decides",
-               "unknown-replacement", "network", "rejected", "instance-group", "ignored"]
+               "unknown-replacement", "network", "rejected", "instance-group", "ignored", "cost"]
 
 ROLLING_INPUTS = ("version", "releaseVersion", "launchTemplate.version")
 """Node group inputs updated through UpdateNodegroupVersion, which replaces every node."""
@@ -97,6 +97,12 @@ def assess(diff: PlanDiff, approvals: frozenset[str] = frozenset()) -> list[Find
                                 f"policy `{failure.rule}` ({failure.enforcement}) newly fails", failure.message))
     for failure in diff.fixed_failures:
         findings.append(Finding("policy", "note", failure.urn, f"policy `{failure.rule}` is fixed", failure.message))
+    from .cost import cost_sections, monthly_increase_finding, monthly_total
+
+    sections = cost_sections(diff)
+    over = monthly_increase_finding(diff, monthly_total(sections, "head", "desired"),
+                                    monthly_total(sections, "base", "desired"))
+    findings += [over] if over else []
     _refuse_unmatched(approvals - asked, asked)
     return findings
 

@@ -24,6 +24,7 @@ from .risk import Finding
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 _DIFF_RULES = {
+    "cost": "The monthly cost at desired size rises past the stack's cost.maxMonthlyIncreaseUsd",
     "data-loss": "A stateful resource (file system, bucket, image repository, cluster, key) is replaced or deleted",
     "kubernetes-version": "A Kubernetes version change EKS refuses (more than one minor version, or a downgrade)",
     "network": "The VPC of a running cluster, file system or HyperPod cluster is replaced or deleted",
