@@ -7,6 +7,7 @@ import copy
 from pathlib import Path
 
 import pytest
+import yaml
 from support.scratch import plan_config
 from trainstack import catalog
 from trainstack.estimate import estimate_cost
@@ -18,9 +19,18 @@ PROJECT = find_project(Path(__file__).resolve().parents[2])
 P5 = catalog.get("p5.48xlarge").price("us-east-1").usd_per_hour
 
 
+def _at_zero() -> dict:
+    """kueue-p5 with its p5 group scaled to zero (as it shipped before the rehearsal showed Kueue's
+    topology-aware scheduling needs the nodes up): 16 reserved, none running."""
+    config = {key.split(":", 1)[1]: value for key, value in yaml.safe_load(
+        (Path(__file__).resolve().parents[2] / "stacks" / "Pulumi.kueue-p5.yaml").read_text())["config"].items()}
+    config["nodeGroups"][0].update(minSize=0, desiredSize=0)
+    return config
+
+
 @pytest.fixture(scope="module")
-def kueue_p5():
-    return estimate_cost(run_plan(PROJECT, "kueue-p5"))
+def kueue_p5(tmp_path_factory):
+    return estimate_cost(plan_config(tmp_path_factory.mktemp("kueue-p5-at-zero"), "kueue-p5", _at_zero()))
 
 
 def test_kueue_p5_at_desired_size_costs_its_whole_reservation(kueue_p5):
@@ -29,6 +39,14 @@ def test_kueue_p5_at_desired_size_costs_its_whole_reservation(kueue_p5):
     assert (idle.quantity_desired, idle.quantity_max, idle.unit_usd_per_hour) == (16, 0, P5)
     assert kueue_p5.hourly("desired") >= 16 * P5
     assert kueue_p5.as_dict()["hourlyUsd"]["desired"] > 880
+
+
+def test_the_shipped_kueue_p5_runs_its_whole_reservation_and_has_nothing_idle():
+    shipped = estimate_cost(run_plan(PROJECT, "kueue-p5"))
+    in_use = next(line for line in shipped.lines if "in reservation cr-0123456789abcdef0" in line.item)
+    assert in_use.hourly("desired") == pytest.approx(16 * P5)
+    assert not [line for line in shipped.lines if line.kind == "idle-reserved" and line.hourly("desired")]
+    assert not shipped.warnings
 
 
 def test_nodes_running_in_the_reservation_are_not_counted_twice(kueue_p5):
@@ -46,7 +64,7 @@ def test_idle_reserved_capacity_is_a_warning_in_the_section_and_the_record(kueue
 
 
 def test_the_cost_ceiling_counts_the_idle_reservation(tmp_path):
-    plan = run_plan(PROJECT, "kueue-p5")
+    plan = plan_config(tmp_path, "kueue-p5", _at_zero())
     report = evaluate(stack_from_plan(plan), {"hourly-cost-ceiling": {"maxHourlyUsd": 500}})
     (result,) = [r for r in report.results if r.rule.id == "hourly-cost-ceiling"]
     assert any("idle reserved capacity" in v.message or "in reservation" in v.message for v in result.violations)
