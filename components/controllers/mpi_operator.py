@@ -38,8 +38,16 @@ CONTROLLER = "mpi-operator"
 SOURCE = "kubeflow/mpi-operator v0.8.0 pkg/controller/mpi_job_controller.go"
 OPERATOR_WORKER_COMMAND = ["/usr/sbin/sshd", "-De"]
 ROOT_SSH_PATH = "/root/.ssh"
-# Set by the operator itself (role, hostfile, rsh args) or by the launcher for mpirun alone.
-LAUNCHER_ONLY = ("K_MPI_JOB_ROLE", "OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM")
+# Set by the operator itself for mpirun on the launcher (role, hostfile, rsh args, slots, no GPUs:
+# pkg/controller/mpi_job_controller.go at v0.8.0, the launcher's and the MPI implementations' env
+# vars, ``openMPISlotsEnv``), or by the launcher for mpirun alone: none is for the ranks. The rehearsal
+# showed the list was short: run on the real operator's launcher pod, the model asked for the
+# operator's own OMPI_MCA_* and NVIDIA_* variables to be forwarded to the ranks.
+LAUNCHER_ONLY = ("K_MPI_JOB_ROLE", "OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM",
+                 "OMPI_MCA_orte_keep_fqdn_hostnames", "OMPI_MCA_orte_default_hostfile", "OMPI_MCA_plm_rsh_args",
+                 "OMPI_MCA_orte_set_default_slots", "I_MPI_HYDRA_HOST_FILE", "I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS",
+                 "I_MPI_PERHOST", "HYDRA_HOST_FILE", "HYDRA_LAUNCH_EXTRA_ARGS", "NVIDIA_VISIBLE_DEVICES",
+                 "NVIDIA_DRIVER_CAPABILITIES")
 
 
 def check_mpijob(job: jobs.Job) -> list[Finding]:

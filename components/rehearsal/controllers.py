@@ -59,6 +59,8 @@ class Controller:
     rotator: tuple[str, str] | None = None
     """(Secret, Service) of a certificate rotator the controller runs: the Secret is created beforehand with
     the rehearsal's certificate for ``<Service>.<namespace>.svc``, which the rotator then keeps."""
+    fixed_cert_dir: Path | None = None
+    """Where the controller insists on finding its serving certificate, whatever its temporary directory."""
 
 
 # Kueue with its rotator off reads metrics certificates from /etc/kueue/metrics/certs
@@ -81,9 +83,12 @@ TRAINER = Controller("trainer", engines.TRAINER, "trainer-controller-manager", "
 TRAINING_OPERATOR = Controller(
     "training-operator", engines.TRAINING_OPERATOR, "training-operator.v1", "kubeflow",
     ("manifests/base/crds/kubeflow.org_*.yaml",), "manifests/base/webhook/manifests.yaml", None,
-    # pkg/cert/cert.go at v1.8.1: the rotator injects its CA into this configuration.
+    # pkg/cert/cert.go at v1.8.1: the rotator injects its CA into this configuration, and waits
+    # for the Secret's files under a fixed /tmp/k8s-webhook-server/serving-certs (a pod's Secret
+    # volume), which the webhook server reads as the temporary directory's: so two rehearsals
+    # running the training operator at the same moment on one machine share that directory.
     {"validating-webhook-configuration": "validator.training-operator.kubeflow.org"},
-    ("training-operator-webhook-cert", "training-operator"))
+    ("training-operator-webhook-cert", "training-operator"), Path("/tmp") / SERVING_DIRECTORY)
 MPI_OPERATOR = Controller("mpi-operator", engines.MPI_OPERATOR, "mpi-operator", "mpi-operator",
                           ("manifests/base/kubeflow.org_mpijobs.yaml",), None)
 
@@ -174,7 +179,8 @@ def start(plane: ControlPlane, controller: Controller, configure: Callable[[Path
     where = engines.directory(controller.engine)
     manifests = where / "manifests"
     work = plane.directory / controller.name
-    (work / SERVING_DIRECTORY).mkdir(parents=True, exist_ok=True)
+    serving = controller.fixed_cert_dir or work / SERVING_DIRECTORY
+    serving.mkdir(parents=True, exist_ok=True)
     ensure_namespace(plane.cluster, controller.namespace)
     ca_bundle = base64.b64encode(plane.ca.certificate.read_bytes()).decode()
     port = free_port() if controller.webhooks else None
@@ -183,8 +189,8 @@ def start(plane: ControlPlane, controller: Controller, configure: Callable[[Path
         service = controller.rotator[1] if controller.rotator else controller.name
         dns = f"{service}.{controller.namespace}.svc"
         pair = certificates.serving(plane.ca, work / "certificates", "webhook", (dns,))
-        (work / SERVING_DIRECTORY / "tls.crt").write_bytes(pair.certificate.read_bytes())
-        (work / SERVING_DIRECTORY / "tls.key").write_bytes(pair.key.read_bytes())
+        (serving / "tls.crt").write_bytes(pair.certificate.read_bytes())
+        (serving / "tls.key").write_bytes(pair.key.read_bytes())
         if controller.rotator:
             _seed_rotator_secret(plane, controller, pair)
     install_crds(plane, controller, manifests, url, ca_bundle, skipped_crds)
@@ -192,7 +198,7 @@ def start(plane: ControlPlane, controller: Controller, configure: Callable[[Path
         install_webhooks(plane.cluster, controller, manifests, url, ca_bundle)
     arguments = configure(work, port or 0)
     plane.processes.start(controller.name, [str(where / controller.binary), *arguments],
-                          env={"TMPDIR": str(work), "KUBECONFIG": str(plane.kubeconfig),
+                          env={"TMPDIR": str(serving.parents[1]), "KUBECONFIG": str(plane.kubeconfig),
                                "MY_POD_NAMESPACE": controller.namespace, "POD_NAMESPACE": controller.namespace,
                                "KUEUE_NAMESPACE": controller.namespace})
     if port:

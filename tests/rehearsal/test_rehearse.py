@@ -7,22 +7,17 @@ controller's own reason, in one line."""
 from __future__ import annotations
 
 import copy
-import functools
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from support import rendered_jobs
+from support.rehearsals import rehearsed
 from trainstack.plan import Plan
-from trainstack.rehearsal import Rehearsal, rehearse
+from trainstack.rehearsal import rehearse
 from trainstack.rehearsal.report import as_dict, render_text
 
 STACKS = rendered_jobs.SHIPPED_STACKS
-
-
-@functools.cache
-def rehearsed(stack: str) -> Rehearsal:
-    return rehearse(Plan.from_dict(rendered_jobs.planned_record(stack)))
 
 
 @pytest.mark.parametrize("stack", STACKS)
