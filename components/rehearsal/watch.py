@@ -19,6 +19,7 @@ POD_LABELS = {"Job": "batch.kubernetes.io/job-name", "PyTorchJob": "training.kub
               "MPIJob": "training.kubeflow.org/job-name", "TrainJob": "jobset.sigs.k8s.io/jobset-name",
               "HyperPodPyTorchJob": "training.kubeflow.org/job-name"}
 HOSTNAME = "kubernetes.io/hostname"
+NETWORK_LABEL_PREFIX = "topology.k8s.aws/network-node-layer-"
 REPLICA_SPECS = {"PyTorchJob": "pytorchReplicaSpecs", "MPIJob": "mpiReplicaSpecs"}
 
 
@@ -48,7 +49,8 @@ class Observation:
     cluster_queue: str | None = None
     flavors: list[str] = field(default_factory=list)
     topology: list[str] = field(default_factory=list)
-    """The topology domains Kueue assigned, ``label=value`` for each level above the node."""
+    """The topology domains Kueue assigned, ``label=value``: the nodes (as Kueue names them), then the EC2
+    network nodes above them (``network_blocks``)."""
     reason: str | None = None
     created: int = 0
     bound: int = 0
@@ -83,6 +85,8 @@ def observe(cluster: Cluster, seen: Observation) -> list[dict[str, Any]]:
         workload = workload_of(cluster, seen.kind, seen.name, seen.namespace)
         if workload is not None:
             _read_workload(workload, seen)
+            if seen.topology and not any(d.startswith(NETWORK_LABEL_PREFIX) for d in seen.topology):
+                seen.topology = network_blocks(cluster, seen.topology)
     pods = pods_of(cluster, seen.kind, seen.name, seen.namespace)
     live = [p for p in pods if not p["metadata"].get("deletionTimestamp")]
     seen.created = len(live)
@@ -99,21 +103,30 @@ def observe(cluster: Cluster, seen: Observation) -> list[dict[str, Any]]:
 
 
 def topology_domains(assignment: dict[str, Any]) -> list[str]:
-    """``label=value`` of every topology domain above the node that Kueue placed pods in (v1beta2's
+    """``label=value`` of every topology domain Kueue placed pods in, as its Workload says (v1beta2's
     compressed form, apis/kueue/v1beta2/workload_types.go ``TopologyAssignment``: per slice, per level,
-    one ``universal`` value or ``individual`` roots between a prefix and a suffix)."""
+    one ``universal`` value or ``individual`` roots between a prefix and a suffix). Kueue v0.19.2 lists
+    only the lowest level, the nodes (``kubernetes.io/hostname``); ``network_blocks`` reads theirs."""
     levels: list[str] = assignment.get("levels") or []
     found = []
     for piece in assignment.get("slices") or []:
         for level, values in zip(levels, piece.get("valuesPerLevel") or [], strict=False):
-            if level == HOSTNAME:
-                continue
             if values.get("universal") is not None:
                 found.append(f"{level}={values['universal']}")
             individual = values.get("individual") or {}
             found += [f"{level}={individual.get('prefix', '')}{root}{individual.get('suffix', '')}"
                       for root in individual.get("roots") or []]
     return found
+
+
+def network_blocks(cluster: Cluster, domains: list[str]) -> list[str]:
+    """The EC2 network nodes (``topology.k8s.aws/network-node-layer-N=value``) of the nodes Kueue assigned."""
+    blocks = {d for d in domains if not d.startswith(HOSTNAME + "=")}
+    for domain in domains:
+        if domain.startswith(HOSTNAME + "="):
+            labels = cluster.get(f"/api/v1/nodes/{domain.split('=', 1)[1]}")["metadata"].get("labels", {})
+            blocks |= {f"{k}={v}" for k, v in labels.items() if k.startswith(NETWORK_LABEL_PREFIX)}
+    return sorted(blocks)
 
 
 def _read_workload(workload: dict[str, Any], seen: Observation) -> None:
