@@ -44,14 +44,14 @@ settings.register_profile("trainstack", max_examples=25, deadline=None, derandom
 settings.load_profile("trainstack")
 
 
-ENGINE_TESTS = ("engines", "rehearsal")
-"""Test directories that run built engines (engines/build.sh): run last, so that in CI, where the
-engines build in the background (.ci/run), every other test runs while they build."""
+ENGINE_TESTS = ("engines", "rehearsal/test_rehearse.py", "rehearsal/test_models_against_controllers.py")
+"""Tests that run built engines (engines/build.sh): run last, so that in CI, where the engines build in
+the background (.ci/run), every other test runs while they build."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     def needs_engines(item: pytest.Item) -> bool:
-        parts = Path(str(item.fspath)).relative_to(REPO / "tests").parts
-        return parts[0] in ENGINE_TESTS and (parts[0] == "engines" or parts[-1] == "test_rehearse.py")
+        path = Path(str(item.fspath)).relative_to(REPO / "tests").as_posix()
+        return any(path == test or path.startswith(test + "/") for test in ENGINE_TESTS)
 
     items.sort(key=needs_engines)
