@@ -18,6 +18,8 @@ FIGURES = {
     "efa_exposure.py": [r"p4d\.24xlarge +4 +4 +100%", r"p5\.48xlarge +32 +32 +100%", r"trn1\.32xlarge +8 +8 +100%"],
     "plan_growth.py": [r"\n +1 +\d+ +\d+\.\d\d +\d+\.\d{3} +\d+", r"\n +2 +\d+ +\d+\.\d\d +\d+\.\d{3} +\d+"],
     "plan_time.py": [r"stack 'dev' \(\d+ resources\), 1 runs", r"cold +\d+\.\d{3}s", r"warm +\d+\.\d{3}s"],
+    "rehearse_time.py": [r"fsdp-p5 at 16 nodes: 1 jobs, ok=True", r"phases: engines \d+\.\d s, controlPlane \d+\.\d s",
+                         r"whole command \d+\.\d s; engines' peak memory \d+ MiB"],
     "report_time.py": [r"2 groups: \d+ resources in the record, \d+ drawn", r"report with a base +median \d+\.\d\d s",
                        r"whole command, new process: \d+\.\d\d s", r"drawn in headless Chromium: median \d+\.\d\d s"],
 }

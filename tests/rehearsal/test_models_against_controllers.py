@@ -128,3 +128,23 @@ def test_kueue_gives_each_team_exactly_the_nodes_the_queue_model_says_it_can_rea
 def test_every_job_the_models_pass_the_real_controllers_run(stack: str) -> None:
     result = rehearsed(stack)
     assert result.jobs and all(job.ok for job in result.jobs), [job.problem for job in result.jobs]
+
+
+# The engine tests' own stand-in for the operators (support/operator_pods.py), which they use to
+# schedule every job of every variant without running the operators: held to the real ones.
+
+@pytest.mark.parametrize(("stack", "launcher"), [("trn1", "render_mpijob"), ("fsdp-p5", "render_pytorchjob"),
+                                                 ("kueue-p5", "render_trainjob"), ("fsdp-p5", "render_device_check")])
+def test_the_engine_tests_stand_in_makes_as_many_pods_with_the_same_restart_policy_as_the_operator(
+        stack: str, launcher: str) -> None:
+    from support import operator_pods
+
+    job = _job(stack, launcher, next(g for g in ("p5", "trn1") if any(
+        j.group == g for j in rehearsed(stack).jobs)))
+    rendered = next(j.document for j in rendered_jobs.jobs_for(rendered_jobs.outputs_of(stack))
+                    if j.launcher == launcher and j.group == job.group and j.nodes == job.nodes)
+    assert isinstance(rendered, dict)
+    imitated = operator_pods.pods_of(rendered)
+    real = job.evidence["pods"]
+    assert len(imitated) == len(real)
+    assert sorted(p["spec"].get("restartPolicy") for p in imitated) == sorted(p["spec"]["restartPolicy"] for p in real)
