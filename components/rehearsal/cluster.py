@@ -145,6 +145,9 @@ def apply_objects(cluster: Cluster, plan: Plan) -> list[str]:
     """Create the stack's objects; return the ones left out and why."""
     objects = stack_objects(plan)
     for obj in objects.apply:
+        if obj["metadata"].get("namespace"):
+            # A Helm release creates its namespace (createNamespace); the releases are not applied here.
+            controllers.ensure_namespace(cluster, obj["metadata"]["namespace"])
         try:
             cluster.create(obj)
         except ApiError as error:

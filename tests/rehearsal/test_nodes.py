@@ -53,11 +53,12 @@ def test_nodes_carry_the_zone_instance_type_and_three_network_layers_of_a_p5() -
     assert labels["trainstack.io/node-group"] == "p5"
 
 
-def test_a_group_at_zero_is_registered_empty_and_grows_on_the_autoscalers_template() -> None:
-    shape = _shape("kueue-p5", "p5")
-    assert (shape.desired, shape.maximum) == (0, 16)
+def test_a_group_below_its_maximum_is_registered_at_its_desired_size_and_grows_on_the_autoscalers_template() -> None:
+    shape = _shape("fsdp-p5", "p5")
+    assert (shape.desired, shape.maximum) == (2, 16)
     assert shape.template is not None  # the Cluster Autoscaler may grow it
     assert _shape("trn1", "trn1").template is None  # at its maximum already: nothing to grow
+    assert _shape("kueue-p5", "p5").template is None  # the whole reservation runs
 
 
 def test_system_nodes_have_no_devices_and_hyperpod_nodes_carry_the_health_label() -> None:

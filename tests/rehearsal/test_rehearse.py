@@ -87,8 +87,10 @@ def _untolerated_taint(plan: Plan) -> None:
 
 def _one_efa_interface(plan: Plan) -> None:
     template = next(r for r in plan.resources if r.type == "aws:ec2/launchTemplate:LaunchTemplate"
-                    and any(i.get("interfaceType") == "efa" for i in r.inputs.get("networkInterfaces") or []))
-    template.inputs["networkInterfaces"] = template.inputs["networkInterfaces"][:1]
+                    and any(i.get("interfaceType") in ("efa", "efa-only") for i in r.inputs.get("networkInterfaces")
+                            or []))
+    # The primary ENA interface and one EFA interface: the node advertises 1 vpc.amazonaws.com/efa.
+    template.inputs["networkInterfaces"] = template.inputs["networkInterfaces"][:2]
 
 
 BROKEN: dict[str, tuple[str, Callable[[Plan], None], str]] = {
