@@ -21,7 +21,7 @@ from ..policy import stack_from_plan
 from . import controllers, engines, kwok
 from .api import ApiError, Cluster
 from .control_plane import ControlPlane, control_plane
-from .nodes import NETWORK_BLOCK, GroupShape, group_shapes, node_object
+from .nodes import KARPENTER_POOL, NETWORK_BLOCK, GroupShape, group_shapes, node_object
 from .stack_objects import stack_objects
 
 Progress = Callable[[str], None]
@@ -114,12 +114,31 @@ class Nodes:
         self.cluster = cluster
         self.shapes = {shape.name: shape for shape in shapes}
         self.count = {shape.name: 0 for shape in shapes}
+        """Nodes of each group there now."""
+        self._launched = {shape.name: 0 for shape in shapes}
+        """Nodes each group ever had: a new node takes a new name, as a new instance does."""
 
     def register(self, shape: GroupShape, how_many: int) -> None:
         for _ in range(how_many):
-            node = node_object(shape, self.count[shape.name])
+            node = node_object(shape, self._launched[shape.name])
             self.cluster.create(node)
             self.count[shape.name] += 1
+            self._launched[shape.name] += 1
+
+    def lose(self, name: str) -> str | None:
+        """Delete node ``name``, as when EC2 terminates its instance and the Node object goes with it. A managed
+        node group's Auto Scaling group launches a replacement to keep its desired capacity, and HyperPod
+        replaces a faulty instance: their new node joins at once here (EC2 takes minutes); a Karpenter pool
+        launches one only for pods that wait (``scale_for``). Returns the replacement's name, if any."""
+        node = self.cluster.get(f"/api/v1/nodes/{name}")
+        self.cluster.request("DELETE", f"/api/v1/nodes/{name}")
+        group = node["metadata"]["labels"][NODE_GROUP_LABEL]
+        self.count[group] -= 1
+        shape = self.shapes[group]
+        if shape.kind == KARPENTER_POOL or self.count[group] >= shape.desired:
+            return None
+        self.register(shape, 1)
+        return f"{shape.name}-{self._launched[group] - 1}"
 
     def scale_for(self, pods: list[dict[str, Any]]) -> int:
         """Grow each group at zero by one node per pod that waits for it and fits its template node
@@ -137,9 +156,11 @@ class Nodes:
             added += 1
         return added
 
+
 def _unschedulable(pod: dict[str, Any]) -> bool:
     return any(c["type"] == "PodScheduled" and c["status"] == "False"
                for c in pod.get("status", {}).get("conditions", []))
+
 
 def apply_objects(cluster: Cluster, plan: Plan) -> list[str]:
     """Create the stack's objects; return the ones left out and why."""

@@ -26,17 +26,17 @@ from .watch import Observation, expected_pods, observe
 NODE_LOSS_TIMEOUT_SECONDS = 150.0
 
 
-def lose_a_node(cluster: Cluster, grow: Any, job: RenderedJob, seen: Observation) -> dict[str, Any]:
+def lose_a_node(cluster: Cluster, nodes: Nodes, job: RenderedJob, seen: Observation) -> dict[str, Any]:
     """Delete one node the running ``job`` uses; wait until the job is whole again (or the time is up)."""
     lost = seen.nodes[-1]
     before = {p["metadata"]["uid"] for p in observe(cluster, seen)}
     began = time.monotonic()
-    cluster.request("DELETE", f"/api/v1/nodes/{lost}")
+    replacement = nodes.lose(lost)
     steps: dict[str, float] = {}
     outcome = "the job did not run whole again"
     while time.monotonic() - began < NODE_LOSS_TIMEOUT_SECONDS:
         pods = observe(cluster, seen)
-        grow(pods)
+        nodes.scale_for(pods)
         uids = {p["metadata"]["uid"] for p in pods}
         if before - uids and "podsRemoved" not in steps:
             steps["podsRemoved"] = round(time.monotonic() - began, 1)
@@ -49,8 +49,8 @@ def lose_a_node(cluster: Cluster, grow: Any, job: RenderedJob, seen: Observation
                        f"{len(replaced)} pod(s), and the job ran whole again after {steps['wholeAgain']:.0f} s")
             break
         time.sleep(0.5)
-    return {"fault": "node lost", "job": job.id, "node": lost, "outcome": outcome, "seconds": steps,
-            "ok": "wholeAgain" in steps}
+    return {"fault": "node lost", "job": job.id, "node": lost, "replacement": replacement, "outcome": outcome,
+            "seconds": steps, "ok": "wholeAgain" in steps}
 
 
 def two_teams(outputs: StackOutputs, group: str) -> list[tuple[str, int]]:
@@ -64,10 +64,12 @@ def two_teams(outputs: StackOutputs, group: str) -> list[tuple[str, int]]:
 
 def two_teams_at_once(cluster: Cluster, nodes: Nodes, outputs: StackOutputs, image: str, timeout: float,
                       progress: Progress) -> dict[str, Any]:
-    """Every team submits, at the same moment, the validation job on the most nodes its queue can reach."""
+    """Every team submits, at the same moment, the validation job on the most nodes its queue can reach, on the
+    group the queues share the most of."""
     from .. import launch
 
-    group = sorted(outputs.accelerated_groups)[0]
+    group = max(sorted(outputs.accelerated_groups),
+                key=lambda name: sum(reach for _, reach in two_teams(outputs, name)))
     reaches = two_teams(outputs, group)
     documents = [launch.render_device_check(outputs, name=f"{team}-{reach}", group_name=group, nodes=reach, image=image,
                                             queue=launch.QueueRequest(team=team)) for team, reach in reaches]
@@ -81,11 +83,11 @@ def two_teams_at_once(cluster: Cluster, nodes: Nodes, outputs: StackOutputs, ima
     while time.monotonic() < deadline:
         for observation in seen:
             nodes.scale_for(observe(cluster, observation))
-        if any(o.running_whole for o in seen) and all(o.running_whole or o.reason for o in seen):
+        if any(o.running_whole for o in seen) and all(o.running_whole or (o.reason and not o.admitted) for o in seen):
             break
         time.sleep(0.25)
-    outcome = "; ".join(f"{o.namespace}: " + (f"admitted to {o.cluster_queue}, {o.running} pods Running"
-                                               if o.running_whole else f"waiting ({o.reason})") for o in seen)
+    outcome = "; ".join(f"{o.namespace}: " + (f"admitted to {o.cluster_queue}, {o.running} of {o.expected} pods "
+                                               "Running" if o.admitted else f"waiting ({o.reason})") for o in seen)
     progress(f"    {outcome}")
     for document in documents:
         delete_job(cluster, document)

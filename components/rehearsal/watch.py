@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .api import Cluster
+from .api import ApiError, Cluster
 
 # The label each operator puts on its pods, naming the job (batch/v1 Job: kubernetes
 # pkg/controller/job; PyTorchJob and MPIJob: training-operator v1.8.1 and mpi-operator v0.8.0,
@@ -121,10 +121,15 @@ def topology_domains(assignment: dict[str, Any]) -> list[str]:
 
 def network_blocks(cluster: Cluster, domains: list[str]) -> list[str]:
     """The EC2 network nodes (``topology.k8s.aws/network-node-layer-N=value``) of the nodes Kueue assigned."""
-    blocks = {d for d in domains if not d.startswith(HOSTNAME + "=")}
+    blocks = set(domains)
     for domain in domains:
         if domain.startswith(HOSTNAME + "="):
-            labels = cluster.get(f"/api/v1/nodes/{domain.split('=', 1)[1]}")["metadata"].get("labels", {})
+            try:
+                labels = cluster.get(f"/api/v1/nodes/{domain.split('=', 1)[1]}")["metadata"].get("labels", {})
+            except ApiError as error:  # a node lost since Kueue assigned it
+                if error.status != 404:
+                    raise
+                continue
             blocks |= {f"{k}={v}" for k, v in labels.items() if k.startswith(NETWORK_LABEL_PREFIX)}
     return sorted(blocks)
 
