@@ -118,13 +118,12 @@ class TrainingStack(pulumi.ComponentResource):
 
     def _datasets(self, name: str, config: StackConfig, cluster: GpuEksCluster,
                   opts: pulumi.ResourceOptions) -> S3Datasets:
-        """Mountpoint for S3 claims, in the namespace of the FSx claim (where training jobs run)."""
-        fsx = config.fsx
-        # A namespace other than default is made with the FSx claim: wait for it.
-        claim = [self.lustre] if self.lustre and fsx and fsx.namespace != "default" else []
+        """Mountpoint for S3 claims, in every namespace jobs run in (the FSx claim's and each team's)."""
+        namespaces = config.job_namespaces
+        # The namespaces are made with the FSx claims when there is FSx; else with Kueue's objects.
+        claim = [self.lustre] if self.lustre and namespaces != ["default"] else []
         return S3Datasets(f"{name}-datasets", {
-            "datasets": config.datasets, "region": config.region,
-            "namespace": fsx.namespace if fsx is not None else "default",
+            "datasets": config.datasets, "region": config.region, "namespaces": namespaces,
             "cluster_name": cluster.cluster_name, "provider": cluster.provider,
             "depends_on": [*cluster.ready_for_workloads, *claim]}, opts=opts)
 
@@ -148,10 +147,9 @@ class TrainingStack(pulumi.ComponentResource):
                                    "cluster": cluster}
         if config.scheduling is not None:
             taints = {name: group.taints for name, group in (cluster.node_groups | cluster.karpenter_pools).items()}
-            # The FSx claim's namespace is created with the claim (storage/lustre_eks.py); the others here.
+            # The FSx claims' namespaces are created with the claims (storage/lustre_eks.py); the others here.
             lustre: list[pulumi.Resource] = [self.lustre] if self.lustre is not None else []
-            claim_namespace = config.fsx.namespace if config.fsx is not None and lustre else None
-            existing = {claim_namespace, "default", "kube-system"}
+            existing = {*(self.lustre.claim_namespaces if self.lustre is not None else []), "default", "kube-system"}
             args["kueue"] = kueue.KueueSetup(
                 kueue.manager_configuration(config.scheduling),
                 kueue.kueue_objects(config.scheduling, config.node_groups, taints),
@@ -175,7 +173,7 @@ class TrainingStack(pulumi.ComponentResource):
         if self.cluster is not None:
             args["client_security_group_ids"] = [self.cluster.cluster_security_group_id, *clients]
             args["eks"] = {"cluster_name": self.cluster.cluster_name, "provider": self.cluster.provider,
-                           "depends_on": self.cluster.ready_for_workloads}
+                           "depends_on": self.cluster.ready_for_workloads, "job_namespaces": config.job_namespaces}
         lustre = LustreFileSystem(f"{name}-fsx", args, opts=opts)
         warning = config.fsx_throughput_warning()
         if warning is not None:

@@ -266,6 +266,14 @@ class StackConfig(ConfigModel):
         return zone or (self.fsx.zone if self.fsx else self.network.private_zones[0])
 
     @property
+    def job_namespaces(self) -> list[str]:
+        """Where jobs run, so where every claim they mount must be (a claim is namespaced): the FSx
+        claim's namespace (``default`` without FSx) first, then each team's."""
+        first = self.fsx.namespace if self.fsx is not None else "default"
+        teams = {team.namespace for team in self.scheduling.teams} if self.scheduling is not None else set()
+        return [first, *sorted(teams - {first})]
+
+    @property
     def checkpoint_writers(self) -> Optional[CheckpointWriters]:
         """The largest accelerated group at its largest: the instances that write one checkpoint together
         (each rank its shard). EKS node groups have EFA as configured; HyperPod sets EFA up on every

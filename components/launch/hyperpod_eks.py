@@ -118,7 +118,7 @@ def _metadata(outputs: StackOutputs, name: str, namespace: Optional[str], max_re
                           "whose name starts with 'hyperpod'"
                           + (f"; the FSx claim is in '{chosen}', so set fsx.namespace: {RESUME_NAMESPACE}."
                              if chosen == claim_namespace else "."))
-    if claim_namespace is not None and chosen != claim_namespace:
+    if claim_namespace is not None and storage is not None and chosen not in storage.claim_namespaces:
         raise LaunchError(f"the FSx claim is in namespace '{claim_namespace}' and claims are namespaced; a job in "
                           f"'{chosen}' could not mount it. Set fsx.namespace: {chosen}, or run the job in "
                           f"'{claim_namespace}'.")
