@@ -66,7 +66,7 @@ def render_hyperpod_pytorchjob(outputs: StackOutputs, *, name: str, group_name: 
     kind = "neuron" if target.accelerator_resource == NEURON_RESOURCE else "nvidia-gpu"
     dataset_vols, dataset_mounts = dataset_volumes(outputs)
     vols, mounts = vols + dataset_vols, mounts + dataset_mounts
-    env = fabric_env(kind, target.efa_interfaces_per_node)
+    env = fabric_env(kind, target.efa_interfaces_per_node, target.instance_type)
     pod = {"spec": {
         "nodeSelector": {NODE_GROUP_LABEL: group_name},
         # Only nodes HyperPod's health checks have passed; a replaced node joins as Schedulable.

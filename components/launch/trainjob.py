@@ -69,7 +69,8 @@ def render_trainjob(outputs: StackOutputs, *, name: str, group_name: str, nodes:
     devices = placement.devices_per_node(target, group_name, gpus_per_node)
     granted = admission(outputs, group_name, nodes, queue, namespace)
     job_metadata = placement.metadata(outputs, name, granted.namespace or namespace)
-    rank_env = (placement.fabric_env(target.accelerator_kind, target.efa_interfaces_per_node)
+    rank_env = (placement.fabric_env(target.accelerator_kind, target.efa_interfaces_per_node,
+                                      target.instance_type)
                 + checkpoint_env(outputs, job_metadata))
     if neuron:
         trainer, patched = _mpi_trainer(outputs, target, group_name, nodes, devices, image, command, rank_env)
