@@ -26,7 +26,7 @@ import pulumi_aws as aws
 from . import catalog
 from .addons import kueue
 from .addons.cluster_addons import ClusterAddons, ClusterAddonsArgs
-from .addons.trainer import CHECK_RUNTIME, MPI_RUNTIME, NEURON_TRAINING_IMAGE, TORCH_RUNTIME
+from .addons.trainer import CHECK_RUNTIME, MPI_RUNTIME, TORCH_RUNTIME, neuron_training_image
 from .cluster import GpuEksCluster
 from .config import FsxConfig, HyperPodConfig, StackConfig, validate_stack_config
 from .config.ip_budget import ip_budget
@@ -138,8 +138,8 @@ class TrainingStack(pulumi.ComponentResource):
             return operators
         trainer = {"trainerRuntime": TORCH_RUNTIME, "trainerCheckRuntime": CHECK_RUNTIME}
         # Only stacks with Neuron groups have the MPI runtime (addons/trainer.py).
-        return {**operators, **trainer, **({"trainerMpiRuntime": MPI_RUNTIME, "trainerMpiImage": NEURON_TRAINING_IMAGE}
-                                            if self.addons.trainer_mpi else {})}
+        mpi = {"trainerMpiRuntime": MPI_RUNTIME, "trainerMpiImage": neuron_training_image(self.config.region)}
+        return {**operators, **trainer, **(mpi if self.addons.trainer_mpi else {})}
 
     def _addons_args(self, config: StackConfig, cluster: GpuEksCluster) -> ClusterAddonsArgs:
         """Monitoring and operators; with a scheduling block, Kueue's configuration and objects too."""

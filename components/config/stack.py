@@ -15,6 +15,7 @@ from pydantic import field_validator, model_validator
 
 from .. import catalog
 from ..catalog import hyperpod_eks
+from ..catalog.image_registries import UnknownRegistryRegion, dlc_registry, eks_registry
 from .addons import CostConfig, ObservabilityConfig, OperatorsConfig
 from .base import ConfigModel, ConfigValueError
 from .checkpoints import CheckpointWriters
@@ -98,6 +99,7 @@ class StackConfig(ConfigModel):
         self._check_datasets()
         self._check_hyperpod()
         check_offerings(self)
+        self._check_image_registries()
         self._check_scheduling()
         self._check_profile()
         return self
@@ -127,6 +129,23 @@ class StackConfig(ConfigModel):
                 f"vpc-cni {pinned_cni} cannot run beside efa-only interfaces (needs 1.18.5 or later).",
                 fix="pin vpc-cni v1.18.5-eksbuild.1 or later, or remove the pin.",
                 path=("eks", "addonVersions", "vpcCni"), value=pinned_cni)
+
+    def _check_image_registries(self) -> None:
+        """AWS's images this stack renders come from the region's registry (catalog.image_registries):
+        the EFA device plugin's where EKS nodes have EFA, the Neuron training container's where
+        Kubeflow Trainer runs beside Neuron nodes. A region the tables do not name is refused here."""
+        if self.eks is None:
+            return
+        joining = ([catalog.get_hyperpod(g.instance_type) for g in self.hyperpod.groups]
+                   if self.hyperpod is not None and self.hyperpod.orchestrator == "eks" else [])
+        kinds = {g.accelerator.kind for g in self.node_groups} | {t.accelerator.kind for t in joining if t.accelerator}
+        try:
+            if any(g.efa_enabled for g in self.node_groups) or any(t.efa.supported for t in joining):
+                eks_registry(self.region)
+            if self.operators.trainer and catalog.AcceleratorKind.NEURON in kinds:
+                dlc_registry(self.region, neuron=True)
+        except UnknownRegistryRegion as error:
+            raise ConfigValueError(error.problem, fix=error.fix, path=("region",), value=self.region) from None
 
     def _check_fsx(self) -> None:
         if self.fsx is None:
