@@ -315,5 +315,5 @@ class StackConfig(ConfigModel):
         if not accelerators or throughput / accelerators >= floor:
             return None
         return (f"fsx: {throughput} MB/s for {accelerators} accelerators at max size is "
-                f"{throughput / accelerators:.1f} MB/s each, below fsx.minThroughputPerAcceleratorMBps "
+                f"{throughput / accelerators:.1f} MB/s each, below fsx.minThroughputPerAcceleratorMbps "
                 f"({floor:g}); raise storageCapacityGiB or perUnitStorageThroughput.")
