@@ -15,6 +15,7 @@ from pydantic import field_validator, model_validator
 
 from .. import catalog
 from ..catalog import hyperpod_eks
+from ..catalog.addons import EKS_AMI_RELEASE
 from ..catalog.image_registries import UnknownRegistryRegion, dlc_registry, eks_registry
 from .addons import CostConfig, ObservabilityConfig, OperatorsConfig
 from .base import ConfigModel, ConfigValueError
@@ -267,6 +268,16 @@ class StackConfig(ConfigModel):
                     fix="remove endpointAccess (or set it to private) and run `pulumi up` from inside the VPC "
                     "(a bastion, VPN or CI runner there), or use profile: dev.",
                     path=("eks", "endpointAccess"), value=access)
+            for index, group in enumerate(self.node_groups):
+                if production and group.autoscaler == "karpenter" and group.ami_version in (None, "latest"):
+                    # Karpenter's nodeclasses.md (v1.14.1, amiSelectorTerms alias): @latest drifts every
+                    # node to each new AMI as it is published; production pins and rolls on purpose.
+                    raise ConfigValueError(
+                        f"Karpenter group '{group.name}' would follow al2023@latest: every AMI release AWS "
+                        "publishes would drift and replace its nodes, pods and all.",
+                        fix=f"set amiVersion to a release, e.g. {EKS_AMI_RELEASE} (awslabs/amazon-eks-ami "
+                        "releases), and roll it on purpose by changing it; or use profile: dev.",
+                        path=("nodeGroups", index, "amiVersion"), value=group.ami_version)
             if access != "private" and not self.eks.public_access_cidrs:
                 raise ConfigValueError(
                     f"endpointAccess '{access}' opens the API server, but no allowlist is given.",
