@@ -178,6 +178,9 @@ class TrainingStack(pulumi.ComponentResource):
         warning = config.fsx_throughput_warning()
         if warning is not None:
             pulumi.log.warn(warning, resource=self)
+        if config.hyperpod_fsx_over_tcp:
+            pulumi.log.warn("fsx.efa: HyperPod's EKS-orchestrated nodes mount this file system over TCP; trainstack "
+                            "puts LNet on EFA in EKS node groups and Slurm lifecycle scripts only.", resource=self)
         return lustre
 
     def _hyperpod(self, name: str, config: StackConfig, settings: HyperPodConfig, group: aws.ec2.SecurityGroup,

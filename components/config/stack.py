@@ -307,15 +307,25 @@ class StackConfig(ConfigModel):
     def checkpoint_writers(self) -> Optional[CheckpointWriters]:
         """The largest accelerated group at its largest: the instances that write one checkpoint together
         (each rank its shard). EKS node groups have EFA as configured; HyperPod sets EFA up on every
-        instance type that supports it."""
+        instance type that supports it, but reaches FSx over it only where trainstack's lifecycle
+        script puts LNet on it (Slurm: ``hyperpod_fsx_over_tcp``)."""
         groups = [CheckpointWriters(instance_type=g.instance_type, count=g.max_size, efa=g.efa_enabled)
                   for g in self.node_groups]
         for worker in self.hyperpod.workers if self.hyperpod is not None else []:
             instance = catalog.get_hyperpod(worker.instance_type)
             if instance.accelerator is not None:
                 groups.append(CheckpointWriters(instance_type=worker.instance_type, count=worker.count,
-                                                efa=instance.efa.supported))
+                                                efa=instance.efa.supported and not self.hyperpod_fsx_over_tcp))
         return max(groups, key=lambda g: g["count"], default=None)
+
+    @property
+    def hyperpod_fsx_over_tcp(self) -> bool:
+        """HyperPod on EKS beside an EFA-enabled FSx: its nodes mount it over TCP. LNet goes on a node's
+        EFA devices at boot (EKS User Guide, fsx-csi-tuning-efa); trainstack does that in EKS node groups'
+        user data and in Slurm instance groups' lifecycle scripts, and gives EKS-orchestrated instance
+        groups no lifecycle script (their nodes are set up by HyperPod and join the cluster as they are)."""
+        return bool(self.fsx is not None and self.fsx.efa and self.hyperpod is not None
+                    and self.hyperpod.orchestrator == "eks")
 
     def fsx_throughput_warning(self) -> Optional[str]:
         """A warning when FSx's aggregate throughput per accelerator at max size is under the team's floor."""
