@@ -87,13 +87,8 @@ class HyperPodCluster(pulumi.ComponentResource):
         super().__init__(HYPERPOD_CLUSTER_COMPONENT, name, {}, opts)
         import pulumi_aws_native as aws_native  # only stacks with HyperPod need it
 
-        self.dependencies_command = dependencies_command(settings, eks)
+        self.dependencies_command = self._expected_chart(settings, eks)
         """The command that installs HyperPod's dependencies chart (EKS orchestration), else None."""
-        if self.dependencies_command is not None:
-            # Said on the second deploy too: the chart's switches are part of what runs in the cluster
-            # (the controller models read them), though this program cannot install it.
-            pulumi.log.warn("HyperPod on EKS, deploy 2 of 2: the HyperPod cluster expects HyperPod's dependencies "
-                            f"chart installed as: {self.dependencies_command}", resource=self)
         security_groups = list(args.get("security_group_ids", []))
         role = execution_role(f"{name}-nodes", region=args["region"], subnet_ids=[args["subnet_id"]],
                               security_group_ids=security_groups, parent=self,
@@ -140,6 +135,15 @@ class HyperPodCluster(pulumi.ComponentResource):
                                "partitions": self.partitions, "ssmTargetPrefixes": self.ssm_target_prefixes,
                                "instanceGroups": self.instance_groups, "nodeRecovery": self.node_recovery,
                                "trainingOperator": self.training_operator, "taskGovernance": self.task_governance})
+
+    def _expected_chart(self, settings: HyperPodConfig, eks: Optional[HyperPodEksArgs]) -> Optional[str]:
+        """The chart's install command, said on the second deploy too: its switches are part of what runs
+        in the cluster (the controller models read them), though this program cannot install it."""
+        command = dependencies_command(settings, eks)
+        if command is not None:
+            pulumi.log.warn("HyperPod on EKS, deploy 2 of 2: the HyperPod cluster expects HyperPod's dependencies "
+                            f"chart installed as: {command}", resource=self)
+        return command
 
     @staticmethod
     def _check_security_groups(name: str, security_groups: list[pulumi.Input[str]]) -> None:
