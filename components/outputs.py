@@ -75,11 +75,19 @@ class Storage(_Model):
     claim_name: Optional[str]
     """The PersistentVolumeClaim on EKS (None without EKS)."""
     namespace: Optional[str]
+    team_namespaces: list[str] = []
+    """Other namespaces holding a claim of the same name on the same file system (the teams' where
+    they differ from ``namespace``); absent from stacks with one job namespace."""
     mount_path: str
     dns_name: str
     mount_name: str
     file_system_id: str
     throughput_mbps: int = Field(alias="throughputMBps")
+
+    @property
+    def claim_namespaces(self) -> list[str]:
+        """Every namespace where a job can mount the claim (none without EKS)."""
+        return [self.namespace, *self.team_namespaces] if self.claim_name and self.namespace else []
 
 
 class Dataset(_Model):

@@ -100,7 +100,10 @@ def _endpoint(kubeconfig: pulumi.Output[str]) -> pulumi.Output[str]:
 def _storage(lustre: Optional[LustreFileSystem], settings: Optional[FsxConfig]) -> Optional[dict[str, Any]]:
     if lustre is None or settings is None:
         return None
+    others = lustre.claim_namespaces[1:]
     return {"claimName": lustre.claim_name, "namespace": settings.namespace if lustre.claim_name else None,
+            # Only stacks whose teams run elsewhere carry the key: the others' outputs stay as they were.
+            **({"teamNamespaces": others} if others else {}),
             "mountPath": lustre.mount_path, "dnsName": lustre.dns_name, "mountName": lustre.mount_name,
             "fileSystemId": lustre.file_system_id, "throughputMBps": lustre.throughput_mbps}
 

@@ -26,7 +26,7 @@ import pulumi_aws as aws
 from . import catalog
 from .addons import kueue
 from .addons.cluster_addons import ClusterAddons, ClusterAddonsArgs
-from .addons.trainer import CHECK_RUNTIME, MPI_RUNTIME, NEURON_TRAINING_IMAGE, TORCH_RUNTIME
+from .addons.trainer import CHECK_RUNTIME, MPI_RUNTIME, TORCH_RUNTIME, neuron_training_image
 from .cluster import GpuEksCluster
 from .config import FsxConfig, HyperPodConfig, StackConfig, validate_stack_config
 from .config.ip_budget import ip_budget
@@ -118,13 +118,12 @@ class TrainingStack(pulumi.ComponentResource):
 
     def _datasets(self, name: str, config: StackConfig, cluster: GpuEksCluster,
                   opts: pulumi.ResourceOptions) -> S3Datasets:
-        """Mountpoint for S3 claims, in the namespace of the FSx claim (where training jobs run)."""
-        fsx = config.fsx
-        # A namespace other than default is made with the FSx claim: wait for it.
-        claim = [self.lustre] if self.lustre and fsx and fsx.namespace != "default" else []
+        """Mountpoint for S3 claims, in every namespace jobs run in (the FSx claim's and each team's)."""
+        namespaces = config.job_namespaces
+        # The namespaces are made with the FSx claims when there is FSx; else with Kueue's objects.
+        claim = [self.lustre] if self.lustre and namespaces != ["default"] else []
         return S3Datasets(f"{name}-datasets", {
-            "datasets": config.datasets, "region": config.region,
-            "namespace": fsx.namespace if fsx is not None else "default",
+            "datasets": config.datasets, "region": config.region, "namespaces": namespaces,
             "cluster_name": cluster.cluster_name, "provider": cluster.provider,
             "depends_on": [*cluster.ready_for_workloads, *claim]}, opts=opts)
 
@@ -139,8 +138,8 @@ class TrainingStack(pulumi.ComponentResource):
             return operators
         trainer = {"trainerRuntime": TORCH_RUNTIME, "trainerCheckRuntime": CHECK_RUNTIME}
         # Only stacks with Neuron groups have the MPI runtime (addons/trainer.py).
-        return {**operators, **trainer, **({"trainerMpiRuntime": MPI_RUNTIME, "trainerMpiImage": NEURON_TRAINING_IMAGE}
-                                            if self.addons.trainer_mpi else {})}
+        mpi = {"trainerMpiRuntime": MPI_RUNTIME, "trainerMpiImage": neuron_training_image(self.config.region)}
+        return {**operators, **trainer, **(mpi if self.addons.trainer_mpi else {})}
 
     def _addons_args(self, config: StackConfig, cluster: GpuEksCluster) -> ClusterAddonsArgs:
         """Monitoring and operators; with a scheduling block, Kueue's configuration and objects too."""
@@ -148,10 +147,9 @@ class TrainingStack(pulumi.ComponentResource):
                                    "cluster": cluster}
         if config.scheduling is not None:
             taints = {name: group.taints for name, group in (cluster.node_groups | cluster.karpenter_pools).items()}
-            # The FSx claim's namespace is created with the claim (storage/lustre_eks.py); the others here.
+            # The FSx claims' namespaces are created with the claims (storage/lustre_eks.py); the others here.
             lustre: list[pulumi.Resource] = [self.lustre] if self.lustre is not None else []
-            claim_namespace = config.fsx.namespace if config.fsx is not None and lustre else None
-            existing = {claim_namespace, "default", "kube-system"}
+            existing = {*(self.lustre.claim_namespaces if self.lustre is not None else []), "default", "kube-system"}
             args["kueue"] = kueue.KueueSetup(
                 kueue.manager_configuration(config.scheduling),
                 kueue.kueue_objects(config.scheduling, config.node_groups, taints),
@@ -175,18 +173,33 @@ class TrainingStack(pulumi.ComponentResource):
         if self.cluster is not None:
             args["client_security_group_ids"] = [self.cluster.cluster_security_group_id, *clients]
             args["eks"] = {"cluster_name": self.cluster.cluster_name, "provider": self.cluster.provider,
-                           "depends_on": self.cluster.ready_for_workloads}
+                           "depends_on": self.cluster.ready_for_workloads, "job_namespaces": config.job_namespaces}
         lustre = LustreFileSystem(f"{name}-fsx", args, opts=opts)
         warning = config.fsx_throughput_warning()
         if warning is not None:
             pulumi.log.warn(warning, resource=self)
+        if config.hyperpod_fsx_over_tcp:
+            pulumi.log.warn("fsx.efa: HyperPod's EKS-orchestrated nodes mount this file system over TCP; trainstack "
+                            "puts LNet on EFA in EKS node groups and Slurm lifecycle scripts only.", resource=self)
         return lustre
 
     def _hyperpod(self, name: str, config: StackConfig, settings: HyperPodConfig, group: aws.ec2.SecurityGroup,
-                  opts: pulumi.ResourceOptions) -> HyperPodCluster:
+                  opts: pulumi.ResourceOptions) -> Optional[HyperPodCluster]:
         import pulumi_aws_native as aws_native  # only stacks with HyperPod need it
 
         from .hyperpod import HyperPodCluster, HyperPodClusterArgs
+        from .hyperpod.dependencies_chart import install_command, turned_off
+
+        if settings.orchestrator == "eks" and not settings.dependencies_chart_installed:
+            # The first of two deploys: the chart goes into the cluster this deploy creates, and has no
+            # release this program could install; the HyperPod cluster waits for the second.
+            command = install_command(turned_off(training_operator=config.operators.training_operator,
+                                                 mpi_operator=config.operators.mpi_operator))
+            pulumi.log.warn("HyperPod on EKS, deploy 1 of 2: this deploy builds the EKS cluster but not the HyperPod "
+                            "cluster, whose instances need HyperPod's dependencies chart first. After pulumi up, "
+                            f"install it: {command}; then set hyperpod.dependenciesChartInstalled: true and run "
+                            "pulumi up again.", resource=self)
+            return None
 
         native = aws_native.Provider(f"{name}-aws-native", region=config.region, default_tags={"tags": self.tags},
                                      opts=pulumi.ResourceOptions(parent=self))

@@ -78,7 +78,8 @@ class ClusterAddons(pulumi.ComponentResource):
         # The MPI runtime carries the Neuron scheduler, which runs only beside Neuron groups.
         self.trainer_mpi = jobs.trainer and neurons
         if jobs.trainer:
-            trainer.trainer(name, **common, neuron_scheduler=NEURON_SCHEDULER_NAME if neurons else None)
+            trainer.trainer(name, **common, region=cluster.region,
+                            neuron_scheduler=NEURON_SCHEDULER_NAME if neurons else None)
         if jobs.mpi_operator:
             operators.mpi_operator(name, **common)
         if jobs.etcd:

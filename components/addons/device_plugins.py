@@ -25,6 +25,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..catalog.addons import EFA_DEVICE_PLUGIN, NEURON_CHART, NVIDIA_DEVICE_PLUGIN
+from ..catalog.image_registries import eks_registry
 from ..helm import Chart, helm_release
 from ..names import EFA_PRESENT_LABEL, GPU_PRESENT_LABEL, GPU_TAINT, NEURON_PRESENT_LABEL, NEURON_TAINT
 
@@ -38,6 +39,8 @@ NEURON_SCHEDULER_IMAGES = {
     "1.35": ("registry.k8s.io/kube-scheduler", "v1.35.0"),
     "1.34": ("registry.k8s.io/kube-scheduler", "v1.34.1"),
 }
+EFA_DEVICE_PLUGIN_IMAGE = "eks/aws-efa-k8s-device-plugin"
+"""The plugin's repository in each region's Amazon EKS registry (the chart's values.yaml)."""
 NEURON_SCHEDULER_NAME = "my-scheduler"
 """The scheduler Neuron pods name in ``schedulerName`` (the chart's custom kube-scheduler)."""
 
@@ -80,12 +83,16 @@ def nvidia_device_plugin(name: str, *, provider: k8s.Provider, parent: pulumi.Re
                            parent=parent, depends_on=depends_on)
 
 
-def efa_device_plugin(name: str, *, provider: k8s.Provider, parent: pulumi.Resource,
+def efa_device_plugin(name: str, *, region: str, provider: k8s.Provider, parent: pulumi.Resource,
                       depends_on: list[pulumi.Resource],
                       group_taints: Sequence[Mapping[str, Any]] = ()) -> k8s.helm.v3.Release:
     tolerated = tolerations(GPU_TOLERATION, NEURON_TOLERATION, HYPERPOD_HEALTH_TOLERATION, group_taints=group_taints)
+    # The chart's default image is us-west-2's EKS registry (aws/eks-charts
+    # stable/aws-efa-k8s-device-plugin/values.yaml@050f81ee), which regions with a registry of
+    # their own (opt-in regions, China, GovCloud) cannot pull from: the stack's region's instead.
+    image = {"repository": f"{eks_registry(region).host}/{EFA_DEVICE_PLUGIN_IMAGE}"}
     return _in_kube_system(f"{name}-efa-device-plugin", EFA_DEVICE_PLUGIN,
-                           {"nodeSelector": {EFA_PRESENT_LABEL: "true"}, "tolerations": tolerated},
+                           {"image": image, "nodeSelector": {EFA_PRESENT_LABEL: "true"}, "tolerations": tolerated},
                            provider=provider, parent=parent, depends_on=depends_on)
 
 

@@ -17,6 +17,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from ..catalog.addons import DCGM_EXPORTER, KUBE_PROMETHEUS_STACK
+from ..catalog.managed_policies import CLOUDWATCH_AGENT
 from ..cluster.iam import pod_identity_role
 from ..cluster.system_nodes import SYSTEM_LABELS
 from ..config import ObservabilityConfig
@@ -27,7 +28,7 @@ from .persistent_volumes import STORAGE_CLASS
 
 MONITORING = "monitoring"
 CLOUDWATCH_NAMESPACE, CLOUDWATCH_SERVICE_ACCOUNT = "amazon-cloudwatch", "cloudwatch-agent"
-CLOUDWATCH_POLICY = "arn:aws:iam::aws:policy/CloudWatchAgentServerPolicy"
+CLOUDWATCH_POLICY = CLOUDWATCH_AGENT
 
 
 def dashboard_json() -> str:

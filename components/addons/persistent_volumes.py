@@ -7,10 +7,11 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
+from ..catalog.managed_policies import EBS_CSI_DRIVER
 from ..cluster.iam import pod_identity_role
 
 STORAGE_CLASS = "trainstack-gp3"
-EBS_CSI_POLICY = "arn:aws:iam::aws:policy/service-role/AmazonEBSCSIDriverPolicy"
+EBS_CSI_POLICY = EBS_CSI_DRIVER
 
 
 def ebs_storage(name: str, *, cluster_name: str, provider: k8s.Provider, parent: pulumi.Resource,

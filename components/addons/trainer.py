@@ -26,6 +26,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..catalog.addons import TRAINER
+from ..catalog.image_registries import dlc_registry
 from ..catalog.mpi_ssh import NODE_SSHD_COMMAND, ROOT, SSH_AUTH_MOUNT_PATH, SSH_PORT
 from ..cluster.system_nodes import SYSTEM_LABELS
 from ..helm import helm_release
@@ -47,8 +48,16 @@ LAUNCHER = "launcher"
 # Neuron SDK 2.26.1, which installs Open MPI 4.1.5 and openssh-server "for MPI operator in k8s"
 # (aws-neuron/deep-learning-containers ``pytorch/training/2.8.0/Dockerfile.neuronx`` at tag
 # 2.26.1). The TrainJob's launcher must run the same one (launch/trainjob.py refuses another).
-NEURON_TRAINING_IMAGE = ("763104351884.dkr.ecr.us-east-1.amazonaws.com/pytorch-training-neuronx:"
-                         "2.8.0-neuronx-py311-sdk2.26.1-ubuntu22.04")
+# The DLC registry is per region (catalog.image_registries): the image is named from the stack's.
+NEURON_TRAINING_REPOSITORY = "pytorch-training-neuronx"
+NEURON_TRAINING_TAG = "2.8.0-neuronx-py311-sdk2.26.1-ubuntu22.04"
+
+
+def neuron_training_image(region: str) -> str:
+    """The Neuron training DLC in ``region``'s registry; UnknownRegistryRegion where AWS publishes none."""
+    return f"{dlc_registry(region, neuron=True).host}/{NEURON_TRAINING_REPOSITORY}:{NEURON_TRAINING_TAG}"
+
+
 # The runtime's replicated job and container TrainJob's trainer settings apply to.
 NODE = "node"
 # A training job restarts within a limit, as a whole: a failed node pod fails its Job at
@@ -79,7 +88,7 @@ def torch_runtime(name: str = TORCH_RUNTIME, restarts: int = RESTARTS) -> dict[s
     }
 
 
-def mpi_runtime(scheduler_name: str, restarts: int = RESTARTS) -> dict[str, Any]:
+def mpi_runtime(scheduler_name: str, region: str, restarts: int = RESTARTS) -> dict[str, Any]:
     """The ClusterTrainingRuntime TrainJobs on Neuron groups name: Open MPI over ssh.
 
     The shape of kubeflow/trainer's own MPI runtime at v2.3.0
@@ -91,10 +100,11 @@ def mpi_runtime(scheduler_name: str, restarts: int = RESTARTS) -> dict[str, Any]
     The plugin mounts the job's ssh key at ``sshAuthMountPath`` on every ``node`` container and
     sets Open MPI's hostfile, slots and rsh variables on the launcher's."""
     placement = {"schedulerName": scheduler_name}
-    node = {"name": NODE, "image": NEURON_TRAINING_IMAGE, "command": list(NODE_SSHD_COMMAND),
+    image = neuron_training_image(region)
+    node = {"name": NODE, "image": image, "command": list(NODE_SSHD_COMMAND),
             "securityContext": dict(ROOT),
             "readinessProbe": {"tcpSocket": {"port": SSH_PORT}, "initialDelaySeconds": 5}}
-    launcher = {"name": NODE, "image": NEURON_TRAINING_IMAGE, "securityContext": dict(ROOT)}
+    launcher = {"name": NODE, "image": image, "securityContext": dict(ROOT)}
     return {
         "apiVersion": API_VERSION, "kind": "ClusterTrainingRuntime",
         "metadata": {"name": MPI_RUNTIME, "labels": {"trainer.kubeflow.org/framework": "mpi"}},
@@ -116,16 +126,18 @@ def mpi_runtime(scheduler_name: str, restarts: int = RESTARTS) -> dict[str, Any]
 
 
 def trainer(name: str, *, provider: k8s.Provider, parent: pulumi.Resource,
-            depends_on: list[pulumi.Resource], neuron_scheduler: Optional[str] = None) -> k8s.helm.v3.Release:
+            depends_on: list[pulumi.Resource], region: str,
+            neuron_scheduler: Optional[str] = None) -> k8s.helm.v3.Release:
     """The controller on the system nodes, then trainstack's runtimes once their CRD is served;
-    ``neuron_scheduler``: the stack has Neuron groups, whose pods that scheduler places."""
+    ``neuron_scheduler``: the stack has Neuron groups, whose pods that scheduler places; their
+    runtime's image comes from ``region``'s registry."""
     release = helm_release(
         f"{name}-trainer"[:53], TRAINER, namespace=NAMESPACE, provider=provider, parent=parent, depends_on=depends_on,
         values={"manager": {"nodeSelector": dict(SYSTEM_LABELS)}, "jobset": {"install": True},
                 "runtimes": {"defaultEnabled": False}})
     runtimes = [torch_runtime(), torch_runtime(CHECK_RUNTIME, restarts=0)]
     if neuron_scheduler:
-        runtimes.append(mpi_runtime(neuron_scheduler))
+        runtimes.append(mpi_runtime(neuron_scheduler, region))
     for runtime in runtimes:
         k8s.apiextensions.CustomResource(
             f"{name}-runtime-{runtime['metadata']['name']}", api_version=runtime["apiVersion"], kind=runtime["kind"],

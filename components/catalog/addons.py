@@ -133,3 +133,8 @@ def support(component: str, version: str) -> Optional[Support]:
     pins = [(c.name, c.version, c.support) for c in CHARTS]
     pins += [(m.component, m.version, m.support) for m in OPERATOR_MANIFESTS]
     return next((row for name, pinned, row in pins if (name, pinned) == (component, version)), None)
+
+# The awslabs/amazon-eks-ami release whose nodeadm trainstack's node facts were read from
+# (controllers/cluster_autoscaler.py): the release a production Karpenter group's error suggests
+# pinning (NodeGroupConfig.amiVersion).
+EKS_AMI_RELEASE = "v20260724"

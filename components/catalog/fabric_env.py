@@ -17,16 +17,20 @@ read one list.
   needed only before 1.5.0 and harmless since; trainstack sets it for that failure).
   ``NCCL_SOCKET_IFNAME`` keeps NCCL's bootstrap off loopback, Docker's bridge and EKS
   Pod Identity's link-local ``pod-id-link`` interface, over which cross-node NCCL hangs
-  (aws-samples/aws-do-eks issue 54). ``FI_EFA_USE_DEVICE_RDMA`` is not set: libfabric
-  1.18+ enables device RDMA by itself where the type supports it (efa-env-var.md), and
-  setting it on a type without RDMA read makes the EFA provider refuse to open; the
-  catalog has no per-type RDMA fact to decide it by.
+  (aws-samples/aws-do-eks issue 54). ``FI_EFA_USE_DEVICE_RDMA=1`` only on the families with
+  GPUDirect RDMA over EFA (``GPUDIRECT_RDMA_FAMILIES``): aws-ofi-nccl 1.6.x needs it there,
+  1.7.0+ with libfabric 1.18+ turns device RDMA on by itself and calls setting it on p4/p5
+  harmless (efa-env-var.md, "Sample Presets"), so setting it covers whatever plugin the
+  user's image pins; on a GPU type without RDMA (g5, g6, g6e, ...) it is never set, since the
+  EFA provider then refuses to open. ``NCCL_PROTO=simple`` is for aws-ofi-nccl 1.5.0 and
+  older only (same table) and is not set: it costs the LL/LL128 protocols on every later one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
+from typing import Optional
 
 NEURON_EFA_ENV: Mapping[str, str] = MappingProxyType({
     "FI_PROVIDER": "efa",
@@ -42,10 +46,33 @@ NCCL_EFA_ENV: Mapping[str, str] = MappingProxyType({
 })
 NCCL_EFA_ENV_SOURCE = "aws/aws-ofi-nccl doc/efa-env-var.md@518f4c6; aws-samples/aws-do-eks issue 54"
 
+# GPU families whose GPUs and EFA devices do GPUDirect RDMA (the NIC reads and writes GPU
+# memory). aws-ofi-nccl's doc/efa-env-var.md@518f4c6 ("Sample Presets") names p4 and p5 as the
+# EFA GPU types with GPUDirect RDMA; AWS's P4d launch post says the same of p4d
+# (https://aws.amazon.com/blogs/compute/amazon-ec2-p4d-instances-deep-dive/). p5e and p5en are p5
+# with H200 GPUs and the p6 families their Blackwell successors, on Nitro v4 or later, where EFA
+# does RDMA read and write (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html, "EFA
+# supports RDMA write on most supported instance types that have Nitro version 4 and later"): a
+# judgment, recorded here, where the plugin's page has not caught up. The G families (g4dn, g5,
+# g6, g6e) have EFA on their largest sizes but no GPUDirect RDMA.
+GPUDIRECT_RDMA_FAMILIES = frozenset({"p4d", "p4de", "p5", "p5e", "p5en", "p6-b200", "p6-b300", "p6e-gb200"})
+GPUDIRECT_RDMA_ENV: Mapping[str, str] = MappingProxyType({"FI_EFA_USE_DEVICE_RDMA": "1"})
 
-def efa_env(accelerator_kind: str, efa_interfaces: int) -> Mapping[str, str]:
+
+def gpudirect_rdma(instance_type: str) -> bool:
+    """Whether ``instance_type`` (an EC2 name, or HyperPod's ``ml.`` one) has GPUDirect RDMA over EFA."""
+    name = instance_type.removeprefix("ml.")
+    return name.split(".")[0] in GPUDIRECT_RDMA_FAMILIES
+
+
+def efa_env(accelerator_kind: str, efa_interfaces: int, instance_type: Optional[str] = None) -> Mapping[str, str]:
     """The variables a process of ``accelerator_kind`` (``nvidia-gpu`` or ``neuron``) needs on a
-    node with ``efa_interfaces`` EFA interfaces; none without EFA."""
+    node of ``instance_type`` with ``efa_interfaces`` EFA interfaces; none without EFA. Without
+    the instance type (a pod that does not say), the GPU settings every EFA type shares."""
     if not efa_interfaces:
         return MappingProxyType({})
-    return NEURON_EFA_ENV if accelerator_kind == "neuron" else NCCL_EFA_ENV
+    if accelerator_kind == "neuron":
+        return NEURON_EFA_ENV
+    if instance_type is not None and gpudirect_rdma(instance_type):
+        return MappingProxyType({**NCCL_EFA_ENV, **GPUDIRECT_RDMA_ENV})
+    return NCCL_EFA_ENV

@@ -87,6 +87,8 @@ class GpuEksCluster(pulumi.ComponentResource):
                 *group_placements(configured, ("nodeGroups",))])
         super().__init__(GPU_EKS_CLUSTER_COMPONENT, name, {}, opts)
         self.cluster_name = args["cluster_name"]
+        self.region: str = args["region"]
+        """Where the cluster runs; AWS's images are pulled from this region's registries."""
         self.eks = self._control_plane(name, settings, self._secrets_key(name), args)
         self.cluster_security_group_id = self.eks.cluster_security_group_id
         self.kubeconfig = pulumi.Output.secret(self.eks.kubeconfig_json)
@@ -209,8 +211,8 @@ class GpuEksCluster(pulumi.ComponentResource):
         with_efa = {g.name for g in configured if g.efa_enabled}
         efa_groups = [group.node_group for g, group in self.node_groups.items() if g in with_efa]
         if efa_groups or any(t.efa.supported for t in external):
-            efa_device_plugin(name, provider=self.provider, parent=self, depends_on=[system, *efa_groups],
-                              group_taints=taints_of(efa=True))
+            efa_device_plugin(name, region=self.region, provider=self.provider, parent=self,
+                              depends_on=[system, *efa_groups], group_taints=taints_of(efa=True))
 
     def _karpenter_pools(self, name: str, configured: list[NodeGroupConfig],
                          private_subnets: Mapping[str, pulumi.Input[str]], region: str, *,

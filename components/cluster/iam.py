@@ -9,15 +9,12 @@ from typing import Optional
 import pulumi
 import pulumi_aws as aws
 
-# What every EKS node needs: join the cluster, pull images, let the VPC CNI
-# manage ENIs (attached to the node role, the CNI's documented default), and SSM
+from ..catalog.managed_policies import ECR_PULL_ONLY, EKS_CNI, EKS_WORKER_NODE, SSM_MANAGED_INSTANCE
+
+# What every EKS node needs: join the cluster, pull images (pull only: catalog.managed_policies),
+# let the VPC CNI manage ENIs (attached to the node role, the CNI's documented default), and SSM
 # for shell access without SSH keys.
-NODE_POLICIES = (
-    "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
-    "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly",
-    "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy",
-    "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore",
-)
+NODE_POLICIES = (EKS_WORKER_NODE, ECR_PULL_ONLY, EKS_CNI, SSM_MANAGED_INSTANCE)
 
 
 def _trust(service: str, actions: list[str]) -> str:

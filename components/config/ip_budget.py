@@ -23,6 +23,14 @@ Two cases per zone, both at every group's maxSize:
 System nodes may all land in any one zone, so each zone counts them at max size,
 and at maxPods in both cases (they run the cluster's services, whose count grows
 with the add-ons).
+
+HyperPod's instance groups on an EKS-orchestrated cluster count too: their instances join the
+cluster as nodes in the HyperPod cluster's subnet (``hyperpod_zone``, the same private subnets
+as the EKS groups), and the VPC CNI gives their pods addresses there as on any EKS node (SageMaker
+HyperPod EKS prerequisites, "each instance ... IP addresses ... from the subnet":
+https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-hyperpod-eks-prerequisites.html). They
+are counted at their instance count, with every EFA interface the type has (as HyperPod sets up,
+stack_contract's assumption) and the type's default maxPods.
 """
 
 from __future__ import annotations
@@ -35,7 +43,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Optional
 from .. import catalog
 from ..catalog.efa_layout import PRIMARY, InterfaceSlot, layout_for
 from .base import ConfigValueError
-from .pods import PodsPerNode
+from .pods import PodsPerNode, pods_per_node
 from .vpc_cni import VpcCniConfig
 
 if TYPE_CHECKING:
@@ -102,7 +110,9 @@ class GroupAddresses:
     steady: NodeAddresses
     worst: NodeAddresses
     index: Optional[int]
-    """Position in nodeGroups (None for the system nodes)."""
+    """Position in nodeGroups (None for the system nodes and HyperPod's groups)."""
+    size_key: tuple[str | int, ...] = ("eks", "systemNodes", "maxSize")
+    """The key that sets ``nodes``: what to lower when the zone does not fit."""
 
 
 @dataclass(frozen=True)
@@ -193,7 +203,7 @@ def usable_ips_by_zone(config: StackConfig) -> dict[str, int]:
 
 def _group_addresses(name: str, instance_type: str, efa: bool, nodes: int, max_pods: PodsPerNode,
                      expected_pods: int, cni: VpcCniConfig, zone: Optional[str], index: Optional[int],
-                     path: tuple[str | int, ...]) -> GroupAddresses:
+                     path: tuple[str | int, ...], size_key: tuple[str | int, ...]) -> GroupAddresses:
     instance = catalog.get(instance_type)
     layout = layout_for(instance, efa)
     try:
@@ -204,7 +214,7 @@ def _group_addresses(name: str, instance_type: str, efa: bool, nodes: int, max_p
                                fix="use an instance type whose network facts are in the catalog.",
                                path=path, value=instance_type) from None
     return GroupAddresses(name, instance_type, zone, nodes, max_pods, min(expected_pods, max_pods.value),
-                          steady, worst, index)
+                          steady, worst, index, size_key)
 
 
 def ip_budget(config: StackConfig) -> Optional[IpBudget]:
@@ -215,7 +225,8 @@ def ip_budget(config: StackConfig) -> Optional[IpBudget]:
     system = config.eks.system_nodes
     system_pods = system.pods_per_node
     system_row = _group_addresses("system nodes", system.instance_type, False, system.max_size, system_pods,
-                                  system_pods.value, cni, None, None, ("eks", "systemNodes", "instanceType"))
+                                  system_pods.value, cni, None, None, ("eks", "systemNodes", "instanceType"),
+                                  ("eks", "systemNodes", "maxSize"))
     usable = usable_ips_by_zone(config)
     zones = []
     for zone in config.network.private_zones:
@@ -226,9 +237,30 @@ def ip_budget(config: StackConfig) -> Optional[IpBudget]:
             accelerators = group.instance.accelerator.count if group.instance.accelerator else 0
             rows.append(_group_addresses(
                 group.name, group.instance_type, group.efa_enabled, group.max_size, group.pods_per_node,
-                DAEMONSET_PODS_WITH_IP + accelerators, cni, zone, index, ("nodeGroups", index, "instanceType")))
+                DAEMONSET_PODS_WITH_IP + accelerators, cni, zone, index, ("nodeGroups", index, "instanceType"),
+                ("nodeGroups", index, "maxSize")))
+        if zone == config.hyperpod_zone:
+            rows += _hyperpod_rows(config, cni)
         zones.append(ZoneBudget(zone, usable[zone], tuple(rows)))
     return IpBudget(cni, tuple(zones))
+
+
+def _hyperpod_rows(config: StackConfig, cni: VpcCniConfig) -> list[GroupAddresses]:
+    """HyperPod's instance groups, when they join this EKS cluster as nodes (in the HyperPod zone)."""
+    hyperpod = config.hyperpod
+    if hyperpod is None or hyperpod.orchestrator != "eks":
+        return []
+    rows = []
+    for index, group in enumerate(hyperpod.workers):
+        instance = catalog.get_hyperpod(group.instance_type)
+        efa = instance.efa.supported
+        key: tuple[str | int, ...] = ("hyperpod", "workers", index)
+        accelerators = instance.accelerator.count if instance.accelerator else 0
+        rows.append(_group_addresses(
+            f"hyperpod {group.name}", instance.name, efa, group.count, pods_per_node(instance.name, efa, None),
+            DAEMONSET_PODS_WITH_IP + accelerators, cni, config.hyperpod_zone, None, (*key, "instanceType"),
+            (*key, "count")))
+    return rows
 
 
 def check_ip_budget(config: StackConfig) -> None:
@@ -239,20 +271,17 @@ def check_ip_budget(config: StackConfig) -> None:
     for zone in budget.zones:
         if zone.steady <= zone.usable:
             continue
-        groups = [g for g in zone.groups if g.index is not None]
-        if groups:
-            largest = max(groups, key=lambda g: g.nodes * g.steady.total)
-            assert largest.index is not None  # only trainstack's own groups were kept
-            path: tuple[str | int, ...] = ("nodeGroups", largest.index, "maxSize")
-            value: Any = largest.nodes
-        else:
-            assert config.eks is not None
-            path, value = ("eks", "systemNodes", "maxSize"), config.eks.system_nodes.max_size
+        # The zone's own groups (not the system nodes, which may run anywhere) are what to lower first.
+        groups = [g for g in zone.groups if g.zone is not None] or list(zone.groups)
+        largest = max(groups, key=lambda g: g.nodes * g.steady.total)
+        path: tuple[str | int, ...] = largest.size_key
+        value: Any = largest.nodes
         raise ConfigValueError(
             f"at max size the nodes in {zone.zone} hold {zone.steady} addresses at steady state "
             f"(VPC CNI {budget.cni.describe()}) but its private subnets hold {zone.usable} "
             f"({'; '.join(zone.lines('steady'))}).",
-            fix="lower maxSize, give the zone a larger private subnet (network.privateSubnetPrefixLength, "
+            fix="lower the size named here (a group's maxSize or count), give the zone a larger private subnet "
+            "(network.privateSubnetPrefixLength, "
             "or a bigger existing subnet), spread groups over zones, or lower eks.vpcCni.minimumIpTarget "
             "and warmIpTarget.",
             path=path, value=value)

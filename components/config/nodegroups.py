@@ -174,6 +174,11 @@ class NodeGroupConfig(ConfigModel):
     """Why this group's instance type is offered where the catalog's offering data says it is not (AWS
     began offering it after the data was generated). With a reason here, validation does not check
     the offering; ``trainstack preflight`` still asks the account."""
+    ami_version: Optional[str] = Field(default=None, pattern=r"^(latest|v\d{8})$")
+    """Karpenter groups: the EKS-optimized AL2023 AMI release the nodes launch from (``v20260724``, an
+    awslabs/amazon-eks-ami release tag), or ``latest`` (dev only: every AMI release drifts and replaces
+    the pool's nodes). Default: ``latest`` on a dev profile; production stacks name one. To roll: set the
+    next release; Karpenter replaces the pool's nodes as drifted, within its disruption budget."""
     autoscaler: Literal["cluster-autoscaler", "karpenter"] = "cluster-autoscaler"
     """Who adds and removes the group's nodes. ``cluster-autoscaler``: an EKS managed node group the
     Cluster Autoscaler resizes (EFA, reservations, capacity blocks, placement groups). ``karpenter``:
@@ -251,6 +256,11 @@ class NodeGroupConfig(ConfigModel):
                 path=("desiredSize",), value=self.desired_size)
         if self.autoscaler == "karpenter":
             self._check_karpenter()
+        elif self.ami_version is not None:
+            raise ConfigValueError(
+                "amiVersion pins a Karpenter pool's AMI; an EKS managed node group takes the release EKS "
+                "publishes for its Kubernetes version.", fix="remove amiVersion, or set autoscaler: karpenter.",
+                path=("amiVersion",), value=self.ami_version)
         efa = self._resolve_efa()
         pods_per_node(self.instance_type, efa, self.max_pods)
         self._check_capacity()

@@ -15,6 +15,8 @@ from pydantic import field_validator, model_validator
 
 from .. import catalog
 from ..catalog import hyperpod_eks
+from ..catalog.addons import EKS_AMI_RELEASE
+from ..catalog.image_registries import UnknownRegistryRegion, dlc_registry, eks_registry
 from .addons import CostConfig, ObservabilityConfig, OperatorsConfig
 from .base import ConfigModel, ConfigValueError
 from .checkpoints import CheckpointWriters
@@ -101,6 +103,7 @@ class StackConfig(ConfigModel):
         self._check_datasets()
         self._check_hyperpod()
         check_offerings(self)
+        self._check_image_registries()
         self._check_scheduling()
         self._check_profile()
         return self
@@ -130,6 +133,23 @@ class StackConfig(ConfigModel):
                 f"vpc-cni {pinned_cni} cannot run beside efa-only interfaces (needs 1.18.5 or later).",
                 fix="pin vpc-cni v1.18.5-eksbuild.1 or later, or remove the pin.",
                 path=("eks", "addonVersions", "vpcCni"), value=pinned_cni)
+
+    def _check_image_registries(self) -> None:
+        """AWS's images this stack renders come from the region's registry (catalog.image_registries):
+        the EFA device plugin's where EKS nodes have EFA, the Neuron training container's where
+        Kubeflow Trainer runs beside Neuron nodes. A region the tables do not name is refused here."""
+        if self.eks is None:
+            return
+        joining = ([catalog.get_hyperpod(g.instance_type) for g in self.hyperpod.groups]
+                   if self.hyperpod is not None and self.hyperpod.orchestrator == "eks" else [])
+        kinds = {g.accelerator.kind for g in self.node_groups} | {t.accelerator.kind for t in joining if t.accelerator}
+        try:
+            if any(g.efa_enabled for g in self.node_groups) or any(t.efa.supported for t in joining):
+                eks_registry(self.region)
+            if self.operators.trainer and catalog.AcceleratorKind.NEURON in kinds:
+                dlc_registry(self.region, neuron=True)
+        except UnknownRegistryRegion as error:
+            raise ConfigValueError(error.problem, fix=error.fix, path=("region",), value=self.region) from None
 
     def _check_fsx(self) -> None:
         if self.fsx is None:
@@ -251,6 +271,16 @@ class StackConfig(ConfigModel):
                     fix="remove endpointAccess (or set it to private) and run `pulumi up` from inside the VPC "
                     "(a bastion, VPN or CI runner there), or use profile: dev.",
                     path=("eks", "endpointAccess"), value=access)
+            for index, group in enumerate(self.node_groups):
+                if production and group.autoscaler == "karpenter" and group.ami_version in (None, "latest"):
+                    # Karpenter's nodeclasses.md (v1.14.1, amiSelectorTerms alias): @latest drifts every
+                    # node to each new AMI as it is published; production pins and rolls on purpose.
+                    raise ConfigValueError(
+                        f"Karpenter group '{group.name}' would follow al2023@latest: every AMI release AWS "
+                        "publishes would drift and replace its nodes, pods and all.",
+                        fix=f"set amiVersion to a release, e.g. {EKS_AMI_RELEASE} (awslabs/amazon-eks-ami "
+                        "releases), and roll it on purpose by changing it; or use profile: dev.",
+                        path=("nodeGroups", index, "amiVersion"), value=group.ami_version)
             if access != "private" and not self.eks.public_access_cidrs:
                 raise ConfigValueError(
                     f"endpointAccess '{access}' opens the API server, but no allowlist is given.",
@@ -269,18 +299,36 @@ class StackConfig(ConfigModel):
         return zone or (self.fsx.zone if self.fsx else self.network.private_zones[0])
 
     @property
+    def job_namespaces(self) -> list[str]:
+        """Where jobs run, so where every claim they mount must be (a claim is namespaced): the FSx
+        claim's namespace (``default`` without FSx) first, then each team's."""
+        first = self.fsx.namespace if self.fsx is not None else "default"
+        teams = {team.namespace for team in self.scheduling.teams} if self.scheduling is not None else set()
+        return [first, *sorted(teams - {first})]
+
+    @property
     def checkpoint_writers(self) -> Optional[CheckpointWriters]:
         """The largest accelerated group at its largest: the instances that write one checkpoint together
         (each rank its shard). EKS node groups have EFA as configured; HyperPod sets EFA up on every
-        instance type that supports it."""
+        instance type that supports it, but reaches FSx over it only where trainstack's lifecycle
+        script puts LNet on it (Slurm: ``hyperpod_fsx_over_tcp``)."""
         groups = [CheckpointWriters(instance_type=g.instance_type, count=g.max_size, efa=g.efa_enabled)
                   for g in self.node_groups]
         for worker in self.hyperpod.workers if self.hyperpod is not None else []:
             instance = catalog.get_hyperpod(worker.instance_type)
             if instance.accelerator is not None:
                 groups.append(CheckpointWriters(instance_type=worker.instance_type, count=worker.count,
-                                                efa=instance.efa.supported))
+                                                efa=instance.efa.supported and not self.hyperpod_fsx_over_tcp))
         return max(groups, key=lambda g: g["count"], default=None)
+
+    @property
+    def hyperpod_fsx_over_tcp(self) -> bool:
+        """HyperPod on EKS beside an EFA-enabled FSx: its nodes mount it over TCP. LNet goes on a node's
+        EFA devices at boot (EKS User Guide, fsx-csi-tuning-efa); trainstack does that in EKS node groups'
+        user data and in Slurm instance groups' lifecycle scripts, and gives EKS-orchestrated instance
+        groups no lifecycle script (their nodes are set up by HyperPod and join the cluster as they are)."""
+        return bool(self.fsx is not None and self.fsx.efa and self.hyperpod is not None
+                    and self.hyperpod.orchestrator == "eks")
 
     def fsx_throughput_warning(self) -> Optional[str]:
         """A warning when FSx's aggregate throughput per accelerator at max size is under the team's floor."""
@@ -291,5 +339,5 @@ class StackConfig(ConfigModel):
         if not accelerators or throughput / accelerators >= floor:
             return None
         return (f"fsx: {throughput} MB/s for {accelerators} accelerators at max size is "
-                f"{throughput / accelerators:.1f} MB/s each, below fsx.minThroughputPerAcceleratorMBps "
+                f"{throughput / accelerators:.1f} MB/s each, below fsx.minThroughputPerAcceleratorMbps "
                 f"({floor:g}); raise storageCapacityGiB or perUnitStorageThroughput.")

@@ -39,6 +39,7 @@ from ..catalog.hyperpod_eks import (
     HYPERPOD_EKS_MIN_VPC_CNI,
     HYPERPOD_EKS_VERSIONS_SOURCE,
 )
+from ..catalog.managed_policies import EKS_CNI, EKS_WORKER_NODE
 from ..names import (
     EKS_ADDON,
     EKS_COMPONENT_CLUSTER,
@@ -61,7 +62,7 @@ CNI_SOURCE = ("AWS managed policy reference, AmazonEKS_CNI_Policy v5; "
               "HyperPod EKS template sagemaker-iam-role-stack.yaml")
 POD_IDENTITY_SOURCE = "EKS user guide, pod-id-agent-setup (node role needs eks-auth:AssumeRoleForPodIdentity)"
 
-CNI_POLICY = "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy"
+CNI_POLICY = EKS_CNI
 CNI_ACTIONS = ("ec2:AssignPrivateIpAddresses", "ec2:AttachNetworkInterface", "ec2:CreateNetworkInterface",
                "ec2:DeleteNetworkInterface", "ec2:DescribeInstances", "ec2:DescribeTags",
                "ec2:DescribeNetworkInterfaces", "ec2:DescribeInstanceTypes", "ec2:DescribeSubnets",
@@ -69,7 +70,7 @@ CNI_ACTIONS = ("ec2:AssignPrivateIpAddresses", "ec2:AttachNetworkInterface", "ec
                "ec2:UnassignPrivateIpAddresses", "ec2:CreateTags")
 """What AmazonEKS_CNI_Policy (v5) grants: what ipamd may call."""
 POD_IDENTITY = "eks-auth:AssumeRoleForPodIdentity"
-WORKER_NODE_POLICY = "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy"
+WORKER_NODE_POLICY = EKS_WORKER_NODE
 """Grants ``eks-auth:AssumeRoleForPodIdentity`` among the node's permissions (managed policy reference)."""
 COREDNS_TOLERATED = {"CriticalAddonsOnly"}
 

@@ -15,8 +15,11 @@ A checkpoint is written at the slower of two rates:
 * the clients': the writing instances x what one client can drive. FSx for Lustre
   User Guide, "Throughput to individual client instances" (performance.html,
   read 2026-11 through a quoting study): up to 100 Gbps per client over ENA (TCP),
-  700 Gbps over EFA, 1200 Gbps over EFA with GPUDirect Storage; never above the
-  instance's own network bandwidth (the catalog's).
+  700 Gbps over EFA; never above the instance's own network bandwidth (the catalog's).
+  The guide's 1200 Gbps with GPUDirect Storage is not credited: GDS needs the NVIDIA GDS
+  driver (nvidia-fs) on the node and a writer that calls cuFile, and trainstack installs
+  neither and has no setting that says a stack has them. The estimate is what the stack
+  gives: TCP, or EFA without GDS.
 
 The share of the interval is the write time over the interval: training waits for a
 synchronous checkpoint, so that is the fraction of the run spent checkpointing.
@@ -34,7 +37,7 @@ if TYPE_CHECKING:
     from ..plan import Plan
 
 SCRATCH_2_MBPS_PER_TIB = 200
-CLIENT_GBPS = {"tcp": 100.0, "efa": 700.0, "efa+gds": 1200.0}
+CLIENT_GBPS = {"tcp": 100.0, "efa": 700.0}
 """Most one FSx for Lustre client drives, per transport (FSx for Lustre User Guide, performance)."""
 GB_PER_GIB = 1.073741824
 
@@ -53,9 +56,9 @@ class CheckpointTiming:
     tcp_mbps: float
     """The write rate over TCP: the file system's, or the writers' ENA limit if lower."""
     efa_mbps: Optional[float]
-    """The write rate over EFA (with GDS where the writers have it); None without EFA on both sides."""
+    """The write rate over EFA (without GDS: see the module); None without EFA on both sides."""
     transport: str
-    """What the writers use: tcp, efa or efa+gds."""
+    """What the writers use: tcp or efa."""
 
     @property
     def rate_mbps(self) -> float:
@@ -121,9 +124,7 @@ def checkpoint_timing(file_system: str, checkpoint: dict[str, Any], fsx: dict[st
     file_system_mbps, size, interval, writers = (float(v) for v in numbers)  # type: ignore[arg-type] # checked
     instance = catalog.find_hyperpod(str(checkpoint.get("writerInstanceType", "")))
     tcp = min(file_system_mbps, writers * _client_mbps(instance, "tcp"))
-    transport = "tcp"
-    if fsx.get("efaEnabled") and checkpoint.get("writersUseEfa"):
-        transport = "efa+gds" if instance is not None and instance.gpudirect_storage else "efa"
+    transport = "efa" if fsx.get("efaEnabled") and checkpoint.get("writersUseEfa") else "tcp"
     efa = None if transport == "tcp" else min(file_system_mbps, writers * _client_mbps(instance, transport))
     return CheckpointTiming(file_system, float(size), float(interval), int(checkpoint.get("keep") or 1),
                             int(writers), str(checkpoint.get("writerInstanceType")), capacity,

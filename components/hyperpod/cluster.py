@@ -87,7 +87,7 @@ class HyperPodCluster(pulumi.ComponentResource):
         super().__init__(HYPERPOD_CLUSTER_COMPONENT, name, {}, opts)
         import pulumi_aws_native as aws_native  # only stacks with HyperPod need it
 
-        self.dependencies_command = self._dependencies_command(settings, eks)
+        self.dependencies_command = self._expected_chart(settings, eks)
         """The command that installs HyperPod's dependencies chart (EKS orchestration), else None."""
         security_groups = list(args.get("security_group_ids", []))
         role = execution_role(f"{name}-nodes", region=args["region"], subnet_ids=[args["subnet_id"]],
@@ -136,13 +136,13 @@ class HyperPodCluster(pulumi.ComponentResource):
                                "instanceGroups": self.instance_groups, "nodeRecovery": self.node_recovery,
                                "trainingOperator": self.training_operator, "taskGovernance": self.task_governance})
 
-    def _dependencies_command(self, settings: HyperPodConfig, eks: Optional[HyperPodEksArgs]) -> Optional[str]:
-        if settings.orchestrator != "eks" or eks is None:
-            return None
-        command = dependencies_chart.install_command(dependencies_chart.turned_off(
-            training_operator=eks.get("training_operator", False), mpi_operator=eks.get("mpi_operator", False)))
-        pulumi.log.warn("HyperPod on EKS needs HyperPod's dependencies chart, which has no published "
-                        f"release; install it once per cluster before pulumi up: {command}", resource=self)
+    def _expected_chart(self, settings: HyperPodConfig, eks: Optional[HyperPodEksArgs]) -> Optional[str]:
+        """The chart's install command, said on the second deploy too: its switches are part of what runs
+        in the cluster (the controller models read them), though this program cannot install it."""
+        command = dependencies_command(settings, eks)
+        if command is not None:
+            pulumi.log.warn("HyperPod on EKS, deploy 2 of 2: the HyperPod cluster expects HyperPod's dependencies "
+                            f"chart installed as: {command}", resource=self)
         return command
 
     @staticmethod
@@ -166,9 +166,26 @@ class HyperPodCluster(pulumi.ComponentResource):
             raise ConfigError([ConfigIssue(f"HyperPodCluster({name}):eks.clusterName", None,
                                            "HyperPod's add-ons go on the EKS cluster, whose name is missing.",
                                            "pass eks={..., 'cluster_name': <the EKS cluster's name>}.")])
+        if not settings.dependencies_chart_installed:
+            # AWS's HyperPod EKS prerequisites: without the chart cluster creation can fail and nodes
+            # run without the health monitoring agent; it has no release to install from this program.
+            raise ConfigError([ConfigIssue(
+                f"HyperPodCluster({name}):settings.dependenciesChartInstalled", False,
+                "HyperPod on EKS needs its dependencies chart in the EKS cluster before the HyperPod cluster "
+                "is created (https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-hyperpod-eks-"
+                "prerequisites.html); its instances would otherwise join without their health agent.",
+                f"install it ({dependencies_command(settings, eks)}), then set dependenciesChartInstalled: true.")])
         if eks.get("authentication_mode") not in HYPERPOD_AUTH_MODES:
             raise ConfigError([ConfigIssue(
                 f"HyperPodCluster({name}):eks.authenticationMode", eks.get("authentication_mode"),
                 "HyperPod creates EKS access entries for its nodes, which CONFIG_MAP clusters do not have.",
                 "switch the EKS cluster to API (or API_AND_CONFIG_MAP) authentication; trainstack's "
                 "GpuEksCluster always uses API.")])
+
+
+def dependencies_command(settings: HyperPodConfig, eks: Optional[HyperPodEksArgs]) -> Optional[str]:
+    """The command that installs HyperPod's dependencies chart for this cluster (EKS orchestration), else None."""
+    if settings.orchestrator != "eks" or eks is None:
+        return None
+    return dependencies_chart.install_command(dependencies_chart.turned_off(
+        training_operator=eks.get("training_operator", False), mpi_operator=eks.get("mpi_operator", False)))

@@ -19,6 +19,7 @@ from __future__ import annotations
 import pulumi
 import pulumi_aws as aws
 
+from ..catalog.managed_policies import HYPERPOD_TRAINING_OPERATOR
 from ..cluster.core_addons import core_addon
 from ..cluster.iam import pod_identity_role
 from ..config import AddonVersions, HyperPodConfig
@@ -28,7 +29,7 @@ TRAINING_OPERATOR = "amazon-sagemaker-hyperpod-training-operator"
 TASK_GOVERNANCE = "amazon-sagemaker-hyperpod-taskgovernance"
 TRAINING_OPERATOR_NAMESPACE = "aws-hyperpod"
 TRAINING_OPERATOR_SERVICE_ACCOUNT = "hp-training-operator-controller-manager"
-TRAINING_OPERATOR_POLICY = "arn:aws:iam::aws:policy/AmazonSageMakerHyperPodTrainingOperatorAccess"
+TRAINING_OPERATOR_POLICY = HYPERPOD_TRAINING_OPERATOR
 
 
 def hyperpod_eks_addons(name: str, settings: HyperPodConfig, *, cluster_name: pulumi.Input[str],

@@ -29,8 +29,10 @@ from typing import Optional
 import pulumi
 import pulumi_aws as aws
 
-MANAGED_POLICY = "arn:aws:iam::aws:policy/AmazonSageMakerClusterInstanceRolePolicy"
-CNI_POLICY = "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy"
+from ..catalog.managed_policies import EKS_CNI, HYPERPOD_INSTANCE
+
+MANAGED_POLICY = HYPERPOD_INSTANCE
+CNI_POLICY = EKS_CNI
 POD_IDENTITY = "eks-auth:AssumeRoleForPodIdentity"
 
 _NO_RESOURCE_TYPES = "the Service Authorization Reference lists no resource types for it: only '*' matches"

@@ -16,6 +16,11 @@ most 63 characters). The operators derive further names from a job's:
   DNS-1035 label (``pkg/apis/kubeflow/validation/validation.go``,
   ``validateMPIJobName``) and creates its launcher as the batch Job ``<job>-launcher``
   (``pkg/controller/mpi_job_controller.go``, ``launcherSuffix``).
+* Kubeflow Trainer v2 makes a TrainJob's JobSet under the TrainJob's name, and JobSet's webhook
+  refuses a set whose longest Job name ``<set>-<replicated job>-<index>`` or pod name
+  ``<set>-<replicated job>-<job index>-<pod index>-<5 random>`` is not a DNS-1035 label
+  (kubernetes-sigs/jobset ``pkg/webhooks/jobset_webhook.go``, ValidateCreate): the TrainJob
+  launcher checks those (``launch/trainjob.py``, ``derived_names``).
 * A batch Job's name is a DNS-1123 subdomain that is at most 63 characters: the Job
   controller copies it into the pods' ``batch.kubernetes.io/job-name`` label, and a
   label value holds at most 63 (Kubernetes documentation, "Jobs", Writing a Job spec).

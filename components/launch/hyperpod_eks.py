@@ -66,7 +66,7 @@ def render_hyperpod_pytorchjob(outputs: StackOutputs, *, name: str, group_name: 
     kind = "neuron" if target.accelerator_resource == NEURON_RESOURCE else "nvidia-gpu"
     dataset_vols, dataset_mounts = dataset_volumes(outputs)
     vols, mounts = vols + dataset_vols, mounts + dataset_mounts
-    env = fabric_env(kind, target.efa_interfaces_per_node)
+    env = fabric_env(kind, target.efa_interfaces_per_node, target.instance_type)
     pod = {"spec": {
         "nodeSelector": {NODE_GROUP_LABEL: group_name},
         # Only nodes HyperPod's health checks have passed; a replaced node joins as Schedulable.
@@ -118,7 +118,7 @@ def _metadata(outputs: StackOutputs, name: str, namespace: Optional[str], max_re
                           "whose name starts with 'hyperpod'"
                           + (f"; the FSx claim is in '{chosen}', so set fsx.namespace: {RESUME_NAMESPACE}."
                              if chosen == claim_namespace else "."))
-    if claim_namespace is not None and chosen != claim_namespace:
+    if claim_namespace is not None and storage is not None and chosen not in storage.claim_namespaces:
         raise LaunchError(f"the FSx claim is in namespace '{claim_namespace}' and claims are namespaced; a job in "
                           f"'{chosen}' could not mount it. Set fsx.namespace: {chosen}, or run the job in "
                           f"'{claim_namespace}'.")

@@ -82,7 +82,8 @@ def render_mpijob(outputs: StackOutputs, *, name: str, group_name: str, nodes: i
     granted = admission(outputs, group_name, nodes, queue, namespace)
     job_metadata = placement.metadata(outputs, name, granted.namespace or namespace)
     vols, mounts = placement.volumes(outputs)
-    rank_env = (placement.fabric_env(target.accelerator_kind, target.efa_interfaces_per_node)
+    rank_env = (placement.fabric_env(target.accelerator_kind, target.efa_interfaces_per_node,
+                                      target.instance_type)
                 + checkpoint_env(outputs, job_metadata))
     worker: dict[str, Any] = {"spec": {**placement.pod_placement(target), "volumes": vols, "containers": [{
         "name": "worker", "image": image, "command": list(NODE_SSHD_COMMAND), "securityContext": dict(ROOT),

@@ -115,7 +115,8 @@ def metadata(outputs: StackOutputs, name: str, namespace: str | None) -> dict:
     return {"name": name, **({"namespace": namespace} if namespace else {})}
 
 
-def fabric_env(accelerator_kind: str, efa_interfaces: int) -> list[dict]:
-    """The EFA environment of the accelerator's own documentation (``catalog.fabric_env``),
-    as container env entries; none on a node without EFA."""
-    return [{"name": name, "value": value} for name, value in efa_env(accelerator_kind, efa_interfaces).items()]
+def fabric_env(accelerator_kind: str, efa_interfaces: int, instance_type: str) -> list[dict]:
+    """The EFA environment of the accelerator's own documentation for the instance type
+    (``catalog.fabric_env``), as container env entries; none on a node without EFA."""
+    return [{"name": name, "value": value}
+            for name, value in efa_env(accelerator_kind, efa_interfaces, instance_type).items()]

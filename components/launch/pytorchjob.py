@@ -77,7 +77,7 @@ def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, node
             "containers": [{
                 "name": "pytorch", "image": image, "command": list(command),
                 "resources": resources(target, gpus), "volumeMounts": mounts,
-                "env": fabric_env(target.accelerator_kind, target.efa_interfaces_per_node)
+                "env": fabric_env(target.accelerator_kind, target.efa_interfaces_per_node, target.instance_type)
                 + checkpoint_env(outputs, job_metadata),
             }],
         },

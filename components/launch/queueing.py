@@ -75,11 +75,14 @@ def admission(outputs: StackOutputs, group_name: str, nodes: int, request: Optio
         raise LaunchError(f"team {name}'s queue is in namespace {queue.namespace}; a job in {namespace} cannot use "
                           f"it: leave the namespace unset or use {queue.namespace}.")
     storage = outputs.storage
-    if mounts_storage and storage is not None and storage.claim_name and storage.namespace != queue.namespace:
+    if (mounts_storage and storage is not None and storage.claim_name
+            and queue.namespace not in storage.claim_namespaces):
         # A PersistentVolumeClaim is namespaced: a pod elsewhere cannot mount it and would never start.
-        raise LaunchError(f"the stack's FSx claim {storage.claim_name} is in namespace {storage.namespace}, but team "
+        # A stack puts the claim in every team's namespace; outputs of an older stack may not have.
+        held = ", ".join(storage.claim_namespaces)
+        raise LaunchError(f"the stack's FSx claim {storage.claim_name} is in namespace(s) {held}, but team "
                           f"{name}'s jobs run in {queue.namespace}, where it is not; the pods could not mount it. "
-                          f"Submit as a team of namespace {storage.namespace}, or give the team that namespace.")
+                          f"Run `pulumi up` with this trainstack, which puts the claim in every team's namespace.")
     quota = queue.quotas.get(group_name)
     if quota is None:
         raise LaunchError(f"team {name}'s queue has no quota on group '{group_name}' (its groups: "

@@ -31,6 +31,7 @@ from ..catalog.mpi_ssh import OPEN_MPI_AS_ROOT, RSH_ARGS, SSH_AUTH_MOUNT_PATH, M
 from ..names import LAUNCH_FIELD_MANAGER
 from ..outputs import AcceleratedGroup, StackOutputs
 from . import placement
+from .arguments import check_image, check_namespace, check_replica_job_name
 from .placement import LaunchError
 from .queueing import QueueRequest, admission, annotate_pods, label_job
 from .restarts import checkpoint_env
@@ -65,11 +66,16 @@ def render_trainjob(outputs: StackOutputs, *, name: str, group_name: str, nodes:
     if target.scheduler_name and not neuron:
         raise LaunchError(f"group '{group_name}' needs scheduler {target.scheduler_name}, which a TrainJob's "
                           "runtime patch cannot set.")
+    if image is not None:
+        check_image(image)
+    check_namespace(namespace)
     placement.check_nodes(target, group_name, nodes)
+    check_replica_job_name(name, derived_names(name, nodes, neuron), "TrainJob")
     devices = placement.devices_per_node(target, group_name, gpus_per_node)
     granted = admission(outputs, group_name, nodes, queue, namespace)
     job_metadata = placement.metadata(outputs, name, granted.namespace or namespace)
-    rank_env = (placement.fabric_env(target.accelerator_kind, target.efa_interfaces_per_node)
+    rank_env = (placement.fabric_env(target.accelerator_kind, target.efa_interfaces_per_node,
+                                      target.instance_type)
                 + checkpoint_env(outputs, job_metadata))
     if neuron:
         trainer, patched = _mpi_trainer(outputs, target, group_name, nodes, devices, image, command, rank_env)
@@ -89,6 +95,17 @@ def render_trainjob(outputs: StackOutputs, *, name: str, group_name: str, nodes:
         },
     }
     return label_job(job, granted)
+
+
+def derived_names(name: str, nodes: int, neuron: bool) -> list[str]:
+    """The longest names JobSet derives from the TrainJob's (its JobSet's) name, which its webhook
+    refuses unless each is a DNS-1035 label: the Job ``<set>-<replicated job>-<index>`` and the pod
+    ``<set>-<replicated job>-<job index>-<pod index>-<5 random>`` (kubernetes-sigs/jobset
+    pkg/webhooks/jobset_webhook.go, ValidateCreate, "longestPodName"). trainstack's runtimes have
+    one Job per replicated job; the node job's pods are the nodes (one fewer beside the MPI launcher)."""
+    node_pods = nodes - 1 if neuron else nodes
+    names = [f"{name}-{NODE}-0-{max(node_pods - 1, 0)}-xxxxx"]
+    return [*names, f"{name}-{LAUNCHER}-0-0-xxxxx"] if neuron else names
 
 
 def _torch_trainer(target: AcceleratedGroup, nodes: int, gpus: int, image: Optional[str],

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from ..catalog.fabric_env import gpudirect_rdma
 from ..outputs import StackOutputs
 from .arguments import check_batch_job_name, check_floor, check_image
 from .floors import Floor, default_floor
@@ -97,9 +98,11 @@ def render_all_reduce(outputs: StackOutputs, *, name: str, group_name: str, node
     args = ["--floor-gbps", f"{floor.gbps:g}", "--megabytes", str(megabytes), "--iterations", str(iterations)]
     if floor.expected_gbps:
         args += ["--expected-gbps", f"{floor.expected_gbps:g}", "--basis", floor.basis]
-    if group(outputs, group_name).efa_interfaces_per_node:
-        # Across nodes of an EFA type NCCL must run over aws-ofi-nccl and EFA, never TCP sockets.
-        args += ["--network", "efa"]
+    target = group(outputs, group_name)
+    if target.efa_interfaces_per_node:
+        # Across nodes of an EFA type NCCL must run over aws-ofi-nccl and EFA, never TCP sockets;
+        # on a type with GPUDirect RDMA, with the NIC reading GPU memory itself.
+        args += ["--network", "efa", *(["--rdma"] if gpudirect_rdma(target.instance_type) else [])]
     command = ["/bin/sh", "-c", ALL_REDUCE_LAUNCH, "all-reduce", program_text("all_reduce.py"), *args]
     if not outputs.operators.training_operator and outputs.operators.trainer_check_runtime:
         # On Kubeflow Trainer v2 the check is a TrainJob of the never-restarting runtime; its torch

@@ -34,8 +34,10 @@ NODECLASS_API = "karpenter.k8s.aws/v1"
 # The EKS-optimized AL2023 AMI; Karpenter picks its NVIDIA or Neuron variant from the instance
 # type's accelerator (pkg/providers/amifamily/al2023.go at v1.14.1: x86_64 variants standard,
 # nvidia, neuron), the same AMIs a managed node group's AL2023_x86_64_NVIDIA / _NEURON ami types
-# launch. "latest" follows EKS's releases, as the managed groups' release version does.
-AMI_ALIAS = "al2023@latest"
+# launch. The version is the group's amiVersion (``v20260724``; production stacks must name one:
+# Karpenter's nodeclasses.md at v1.14.1 warns that ``@latest`` drifts every node on each AMI
+# release); ``latest`` on a dev stack that names none.
+AMI_FAMILY = "al2023"
 # Only empty nodes are consolidated: a development or inference pod is not evicted to repack
 # nodes (disruption.md: WhenEmpty), and an empty accelerated node is given back after 10 minutes.
 CONSOLIDATION = {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "10m"}
@@ -68,7 +70,7 @@ def node_class(settings: NodeGroupConfig, *, subnet_id: Any, security_group_id: 
     return {
         "apiVersion": NODECLASS_API, "kind": "EC2NodeClass", "metadata": {"name": settings.name},
         "spec": {
-            "amiSelectorTerms": [{"alias": AMI_ALIAS}],
+            "amiSelectorTerms": [{"alias": f"{AMI_FAMILY}@{settings.ami_version or 'latest'}"}],
             "role": node_role,
             "subnetSelectorTerms": [{"id": subnet_id}],
             "securityGroupSelectorTerms": [{"id": security_group_id}],

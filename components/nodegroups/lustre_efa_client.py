@@ -9,8 +9,11 @@ the last elsewhere), turn discovery on and prefer EFA (a UDSP rule), then load L
 run at boot, before the kubelet starts and the FSx CSI driver mounts anything.
 
 The guide also installs the EFA driver and the Lustre client where missing; the EKS-optimized
-accelerated AMIs ship the EFA driver, and a node whose AMI lacks the EFA Lustre driver says so
-in its boot log and keeps Lustre on TCP: it still mounts, at TCP's per-client rate.
+accelerated AMIs ship the EFA driver. The script runs only where the stack asked for Lustre over
+EFA (``fsx.efa`` and an EFA group), so a node whose AMI lacks the EFA Lustre network driver fails
+the script, with the reason on stderr and in the kernel log: quietly staying on TCP would give a
+fraction of the throughput the stack was sized and estimated for. A failed boot script is what
+cloud-init reports for an EKS node and what fails a HyperPod lifecycle script, so it is seen.
 """
 
 from __future__ import annotations
@@ -34,8 +37,11 @@ def lustre_efa_client_script(instance: catalog.InstanceType) -> str:
         "eth_intf=\"$(/sbin/ip -br -4 a sh | grep \"$(hostname -i)/\" | awk '{print $1}')\"",
         "if ! /sbin/modprobe lnet || ! /sbin/modprobe kefalnd ipif_name=\"$eth_intf\" || ! /sbin/modprobe ksocklnd; "
         "then",
-        "  echo 'trainstack: no EFA Lustre network driver (kefalnd) on this AMI; Lustre stays on TCP' >&2",
-        "  exit 0",
+        "  reason='trainstack: FSx for Lustre over EFA was asked for (fsx.efa) but this AMI has no EFA Lustre "
+        "network driver (kefalnd): use an AMI whose Lustre client has it, or set fsx.efa: false'",
+        "  echo \"$reason\" >&2",
+        "  echo \"$reason\" > /dev/kmsg 2> /dev/null",
+        "  exit 1",
         "fi",
         "lnetctl lnet configure",
         "lnetctl net del --net tcp 2> /dev/null",

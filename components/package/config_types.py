@@ -188,6 +188,8 @@ class NodeGroupConfig(TypedDict, total=False):
     """EKS node auto repair: replace or reboot a node whose conditions (from the node monitoring agent: AcceleratedHardwareReady, NetworkingReady, ...) or NodeReady report it unhealthy."""
     offering_unchecked: str
     """Why this group's instance type is offered where the catalog's offering data says it is not (AWS began offering it after the data was generated). With a reason here, validation does not check the offering; ``trainstack preflight`` still asks the account."""
+    ami_version: str
+    """Karpenter groups: the EKS-optimized AL2023 AMI release the nodes launch from (``v20260724``, an awslabs/amazon-eks-ami release tag), or ``latest`` (dev only: every AMI release drifts and replaces the pool's nodes). Default: ``latest`` on a dev profile; production stacks name one. To roll: set the next release; Karpenter replaces the pool's nodes as drifted, within its disruption budget."""
     autoscaler: str
     """Who adds and removes the group's nodes. ``cluster-autoscaler``: an EKS managed node group the Cluster Autoscaler resizes (EFA, reservations, capacity blocks, placement groups). ``karpenter``: a Karpenter NodePool and EC2NodeClass, no managed node group, for elastic groups that need none of those (development, inference, preprocessing); Karpenter launches and consolidates its nodes. One of: 'cluster-autoscaler', 'karpenter'."""
 
@@ -362,6 +364,8 @@ class HyperPodConfig(TypedDict, total=False):
     """EKS orchestration: the HyperPod training operator add-on (HyperPodPyTorchJob), with the cert-manager add-on it needs and its IAM through Pod Identity."""
     task_governance: bool
     """EKS orchestration: the HyperPod task governance add-on (Kueue-based quotas and priorities)."""
+    dependencies_chart_installed: bool
+    """EKS orchestration, the second of two deploys: HyperPod's dependencies chart (its health monitoring agent, deep health check and auto-restart RBAC) is in the EKS cluster. Until it is, ``pulumi up`` builds the EKS cluster and everything but the HyperPod cluster, whose instances would otherwise be billed and join without their health agent; ``trainstack plan`` prints the chart's install command. Install it, set this to true, and run ``pulumi up`` again."""
     ssh_public_key: str
     """A public key installed for the default user, for access through a bastion."""
     users: list[PosixUser]

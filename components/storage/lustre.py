@@ -20,7 +20,7 @@ otherwise default to.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Optional, TypedDict
+from typing import NotRequired, Optional, TypedDict
 
 import pulumi
 import pulumi_aws as aws
@@ -43,6 +43,8 @@ class EksMountArgs(TypedDict):
     """The cluster's Kubernetes provider."""
     depends_on: list[pulumi.Resource]
     """What must exist before the CSI add-on can become healthy (nodes)."""
+    job_namespaces: NotRequired[list[str]]
+    """Other namespaces jobs run in (the teams'): each gets the claim too, as ``settings.namespace`` does."""
 
 
 class LustreFileSystemArgs(TypedDict, total=False):
@@ -87,11 +89,15 @@ class LustreFileSystem(pulumi.ComponentResource):
         file_system = self._file_system(name, settings, args["subnet_id"], group)
         self._data_repositories(name, settings, file_system.id, args.get("checkpoint_bucket"))
         self.claim_name = None
+        self.claim_namespaces: list[str] = []
+        """Where the claim is: ``settings.namespace`` first, then the other job namespaces (EKS)."""
         if "eks" in args:
             eks = args["eks"]
+            others = sorted(set(eks.get("job_namespaces", [])) - {settings.namespace})
+            self.claim_namespaces = [settings.namespace, *others]
             lustre_claim(name, file_system_id=file_system.id, dns_name=file_system.dns_name,
                          mount_name=file_system.mount_name, capacity_gib=settings.storage_capacity_gib,
-                         claim_name=settings.claim_name, namespace=settings.namespace,
+                         claim_name=settings.claim_name, namespaces=self.claim_namespaces,
                          cluster_name=eks["cluster_name"], provider=eks["provider"], parent=self,
                          depends_on=eks["depends_on"])
             self.claim_name = settings.claim_name

@@ -15,6 +15,12 @@ Configuration"); a static volume's context is ``dnsname`` and ``mountname`` alon
 choice: LNet on the EFA devices with the UDSP rule that prefers them (nodegroups.lustre_efa_client,
 applied at boot) sends the traffic over EFA although the mount source says ``tcp``.
 
+A claim is namespaced and a volume binds one claim: each namespace jobs run in (the ``fsx.namespace``
+and every team's, ``StackConfig.job_namespaces``) gets its own volume of the same file system and
+its claim. The driver uses a volume's id only to key its in-flight operations with the target path
+(pkg/driver/node.go@01a89278, NodePublishVolume) and has no attach step, so volumes naming one file
+system mount side by side.
+
 Intelligent-Tiering has no provisioned capacity; the volume's ``capacity`` is then a nominal
 figure the driver does not enforce for static volumes (docs/options.md: a capacity given for
 Intelligent-Tiering "is ignored").
@@ -30,34 +36,40 @@ CSI_DRIVER = "fsx.csi.aws.com"
 
 
 def lustre_claim(name: str, *, file_system_id: pulumi.Input[str], dns_name: pulumi.Input[str],
-                 mount_name: pulumi.Input[str], capacity_gib: int, claim_name: str, namespace: str,
+                 mount_name: pulumi.Input[str], capacity_gib: int, claim_name: str, namespaces: list[str],
                  cluster_name: str, provider: k8s.Provider, parent: pulumi.Resource,
-                 depends_on: list[pulumi.Resource]) -> k8s.core.v1.PersistentVolumeClaim:
+                 depends_on: list[pulumi.Resource]) -> list[k8s.core.v1.PersistentVolumeClaim]:
+    """The CSI driver, then per namespace (the first is ``fsx.namespace``) a volume and the claim
+    ``claim_name`` bound to it; the first keeps the names it always had."""
     driver = aws.eks.Addon(
         f"{name}-csi", cluster_name=cluster_name, addon_name="aws-fsx-csi-driver",
         resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="OVERWRITE",
         opts=pulumi.ResourceOptions(parent=parent, depends_on=depends_on,
                                     custom_timeouts=pulumi.CustomTimeouts(create="20m", update="20m")))
     in_cluster = pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=[driver])
-    if namespace not in ("default", "kube-system"):
-        k8s.core.v1.Namespace(f"{name}-namespace", metadata={"name": namespace}, opts=in_cluster)
-    volume = k8s.core.v1.PersistentVolume(
-        f"{name}-pv",
-        metadata={"name": f"{claim_name}-volume"},
-        spec={
-            "capacity": {"storage": f"{capacity_gib}Gi"},
-            "volumeMode": "Filesystem",
-            "accessModes": ["ReadWriteMany"],
-            "persistentVolumeReclaimPolicy": "Retain",
-            "storageClassName": "",
-            "mountOptions": ["flock"],
-            "csi": {"driver": CSI_DRIVER, "volumeHandle": file_system_id,
-                    "volumeAttributes": {"dnsname": dns_name, "mountname": mount_name}},
-        },
-        opts=in_cluster)
-    return k8s.core.v1.PersistentVolumeClaim(
-        f"{name}-pvc",
-        metadata={"name": claim_name, "namespace": namespace},
-        spec={"accessModes": ["ReadWriteMany"], "storageClassName": "", "volumeName": volume.metadata["name"],
-              "resources": {"requests": {"storage": f"{capacity_gib}Gi"}}},
-        opts=in_cluster)
+    claims = []
+    for index, namespace in enumerate(namespaces):
+        suffix = "" if index == 0 else f"-{namespace}"
+        if namespace not in ("default", "kube-system"):
+            k8s.core.v1.Namespace(f"{name}-namespace{suffix}", metadata={"name": namespace}, opts=in_cluster)
+        volume = k8s.core.v1.PersistentVolume(
+            f"{name}-pv{suffix}",
+            metadata={"name": f"{claim_name}{suffix}-volume"},
+            spec={
+                "capacity": {"storage": f"{capacity_gib}Gi"},
+                "volumeMode": "Filesystem",
+                "accessModes": ["ReadWriteMany"],
+                "persistentVolumeReclaimPolicy": "Retain",
+                "storageClassName": "",
+                "mountOptions": ["flock"],
+                "csi": {"driver": CSI_DRIVER, "volumeHandle": file_system_id,
+                        "volumeAttributes": {"dnsname": dns_name, "mountname": mount_name}},
+            },
+            opts=in_cluster)
+        claims.append(k8s.core.v1.PersistentVolumeClaim(
+            f"{name}-pvc{suffix}",
+            metadata={"name": claim_name, "namespace": namespace},
+            spec={"accessModes": ["ReadWriteMany"], "storageClassName": "", "volumeName": volume.metadata["name"],
+                  "resources": {"requests": {"storage": f"{capacity_gib}Gi"}}},
+            opts=in_cluster))
+    return claims

@@ -4,8 +4,8 @@
                     buckets and prefixes: list and read; write new objects only where a
                     dataset is not read-only; never delete
     EKS managed add-on aws-mountpoint-s3-csi-driver
-    per dataset: a static PersistentVolume (bucket, prefix, mount options, NVMe cache)
-                 and the claim jobs mount it by
+    per dataset and job namespace: a static PersistentVolume (bucket, prefix, mount options,
+                 NVMe cache) and the claim jobs mount it by
 
 Sources: EKS User Guide, "Mountpoint for Amazon S3 CSI driver" (add-on name, static
 provisioning only); mountpoint-s3-csi-driver v2.3.0 docs/CONFIGURATION.md (driver-level
@@ -46,8 +46,9 @@ class S3DatasetsArgs(TypedDict):
     """The ``datasets`` config list."""
     region: str
     """The stack's region (Mountpoint's ``--region``)."""
-    namespace: str
-    """Where the claims go: the namespace jobs run in (the FSx claim's)."""
+    namespaces: list[str]
+    """Where the claims go: every namespace jobs run in (the FSx claim's first, then each team's);
+    a claim is namespaced, so each gets its own volume and claim."""
     cluster_name: pulumi.Input[str]
     provider: k8s.Provider
     """The cluster's Kubernetes provider."""
@@ -78,14 +79,16 @@ class S3Datasets(pulumi.ComponentResource):
         self.claims = {}
         for dataset in datasets:
             claim = f"{dataset.name}-dataset"
-            k8s.core.v1.PersistentVolume(f"{name}-{dataset.name}", metadata={"name": f"{claim}-{args['namespace']}"},
-                                         spec=volume_spec(dataset, args["region"], claim, args["namespace"]),
-                                         opts=in_cluster)
-            k8s.core.v1.PersistentVolumeClaim(
-                f"{name}-{dataset.name}", metadata={"name": claim, "namespace": args["namespace"]},
-                spec={"accessModes": [_access(dataset)], "storageClassName": "",
-                      "volumeName": f"{claim}-{args['namespace']}", "resources": {"requests": {"storage": "1Gi"}}},
-                opts=in_cluster)
+            for index, namespace in enumerate(args["namespaces"]):
+                resource = f"{name}-{dataset.name}" + ("" if index == 0 else f"-{namespace}")
+                k8s.core.v1.PersistentVolume(resource, metadata={"name": f"{claim}-{namespace}"},
+                                             spec=volume_spec(dataset, args["region"], claim, namespace),
+                                             opts=in_cluster)
+                k8s.core.v1.PersistentVolumeClaim(
+                    resource, metadata={"name": claim, "namespace": namespace},
+                    spec={"accessModes": [_access(dataset)], "storageClassName": "",
+                          "volumeName": f"{claim}-{namespace}", "resources": {"requests": {"storage": "1Gi"}}},
+                    opts=in_cluster)
             self.claims[dataset.name] = claim
         self.register_outputs({"claims": self.claims})
 

@@ -10,7 +10,7 @@ import yaml
 from support import crds
 from support.rendered_jobs import KUEUE_TRAINER, outputs_of, planned_record, variant_outputs, variant_record
 from trainstack.addons.device_plugins import NEURON_SCHEDULER_NAME
-from trainstack.addons.trainer import CHECK_RUNTIME, MPI_RUNTIME, NEURON_TRAINING_IMAGE, mpi_runtime, torch_runtime
+from trainstack.addons.trainer import CHECK_RUNTIME, MPI_RUNTIME, mpi_runtime, neuron_training_image, torch_runtime
 from trainstack.cli import main
 from trainstack.config import ConfigError
 from trainstack.launch import (
@@ -23,6 +23,9 @@ from trainstack.launch import (
 )
 from trainstack.plan import run_program
 from trainstack.training_stack import TrainingStack
+
+NEURON_TRAINING_IMAGE_US_EAST_1 = neuron_training_image("us-east-1")
+"""The runtime's image on the shipped Neuron stacks (us-east-1)."""
 
 
 def plan(config):
@@ -143,15 +146,15 @@ def mpi_runtime_of(record):
 
 def test_the_mpi_runtime_is_created_on_stacks_with_neuron_groups_only_and_validates_against_the_crd():
     (runtime,) = mpi_runtime_of(variant_record("trn1-trainer"))
-    assert runtime["inputs"]["spec"] == mpi_runtime(NEURON_SCHEDULER_NAME)["spec"]
+    assert runtime["inputs"]["spec"] == mpi_runtime(NEURON_SCHEDULER_NAME, "us-east-1")["spec"]
     assert mpi_runtime_of(planned_record("kueue-p5")) == []  # GPU groups only: no Neuron scheduler there
     assert variant_outputs("trn1-trainer").operators.trainer_mpi_runtime == MPI_RUNTIME
     assert outputs_of("kueue-p5").operators.trainer_mpi_runtime is None
-    crds.validate("trainer-v2.3.0", mpi_runtime(NEURON_SCHEDULER_NAME))
+    crds.validate("trainer-v2.3.0", mpi_runtime(NEURON_SCHEDULER_NAME, "us-east-1"))
 
 
 def test_the_mpi_runtime_has_the_shape_of_trainers_own_mpi_runtime_on_the_neuron_scheduler():
-    spec = mpi_runtime(NEURON_SCHEDULER_NAME)["spec"]
+    spec = mpi_runtime(NEURON_SCHEDULER_NAME, "us-east-1")["spec"]
     assert spec["mlPolicy"]["mpi"] == {"numProcPerNode": 1, "mpiImplementation": "OpenMPI",
                                        "sshAuthMountPath": "/root/.ssh", "runLauncherAsNode": True}
     jobs = {j["name"]: j for j in spec["template"]["spec"]["replicatedJobs"]}
@@ -169,7 +172,8 @@ def test_the_mpi_runtime_has_the_shape_of_trainers_own_mpi_runtime_on_the_neuron
 def test_an_mpi_trainjob_validates_and_carries_what_the_mpijob_carries():
     job = trn1_trainjob()
     crds.validate("trainer-v2.3.0", job)
-    v1 = render_mpijob(outputs_of("trn1"), name="llama", group_name="trn1", nodes=4, image=NEURON_TRAINING_IMAGE,
+    v1 = render_mpijob(outputs_of("trn1"), name="llama", group_name="trn1", nodes=4,
+                       image=NEURON_TRAINING_IMAGE_US_EAST_1,
                        command=["python", "train.py"])
     worker = v1["spec"]["mpiReplicaSpecs"]["Worker"]["template"]
     launcher = v1["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]
@@ -197,7 +201,8 @@ def test_an_mpi_trainjob_validates_and_carries_what_the_mpijob_carries():
 def test_an_mpi_trainjob_refuses_another_image_and_a_single_node_with_the_reason():
     with pytest.raises(LaunchError, match="a TrainJob sets the image of the launcher only"):
         trn1_trainjob(image="img:1")
-    assert trn1_trainjob(image=NEURON_TRAINING_IMAGE)["spec"]["trainer"]["image"] == NEURON_TRAINING_IMAGE
+    image = NEURON_TRAINING_IMAGE_US_EAST_1
+    assert trn1_trainjob(image=image)["spec"]["trainer"]["image"] == image
     with pytest.raises(LaunchError, match="takes 2 nodes at least"):
         trn1_trainjob(nodes=1)
 

@@ -10,7 +10,7 @@ import copy
 import json
 
 import pytest
-from support.rendered_jobs import SHIPPED_STACKS, planned_record
+from support.rendered_jobs import SHIPPED_STACKS, planned_record, variant_record
 from support.scratch import plan_config
 from trainstack import ConfigError
 from trainstack.catalog import hyperpod_eks as facts
@@ -26,7 +26,8 @@ ATTACHMENT, INLINE = "aws:iam/rolePolicyAttachment:RolePolicyAttachment", "aws:i
 BASE = {
     "profile": "dev", "region": "us-west-2", "network": {"zones": ["us-west-2a", "us-west-2b"]},
     "eks": {"publicAccessCidrs": ["203.0.113.0/24"]},
-    "hyperpod": {"orchestrator": "eks", "clusterName": "ml", "trainingOperator": True,
+    "hyperpod": {"orchestrator": "eks", "dependenciesChartInstalled": True,
+                 "clusterName": "ml", "trainingOperator": True,
                  "workers": [{"name": "gpu", "instanceType": "ml.p5.48xlarge", "count": 2,
                               "deepHealthChecks": ["InstanceStress", "InstanceConnectivity"]}]},
     "fsx": {"storageCapacityGiB": 1200, "zone": "us-west-2a", "namespace": "kubeflow"},
@@ -210,8 +211,9 @@ def test_the_readme_shows_the_command_the_hyperpod_eks_stack_prints():
     from pathlib import Path
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    (printed,) = [d["message"].split("before pulumi up: ", 1)[1] for d in planned_record("hyperpod-eks")["diagnostics"]
-                  if "HyperPodHelmChart" in d["message"]]
+    first_deploy = variant_record("hyperpod-eks-first-deploy")
+    (printed,) = [d["message"].split("install it: ", 1)[1].split("; then set", 1)[0]
+                  for d in first_deploy["diagnostics"] if "HyperPodHelmChart" in d["message"]]
     assert f"```bash\n{printed}\n```" in readme
 
 

@@ -44,13 +44,15 @@ def test_one_writer_over_tcp_is_held_to_its_own_bandwidth_when_the_file_system_i
     assert timing.tcp_mbps == 3125 and timing.write_seconds == 32
 
 
-def test_over_efa_a_p5_writes_with_gpudirect_storage_and_a_p4de_without():
-    """One p5.48xlarge over EFA with GDS: FSx's 1200 Gbps per client, under the instance's 3200 Gbps:
-    150,000 MB/s; over TCP 12,500 MB/s. On a 38,400 GiB file system at 1000 MB/s/TiB (37,500 MB/s),
-    1,000 GB take 26.7 s over EFA and 80 s over TCP. A p4de.24xlarge has no GDS: 700 Gbps over EFA,
-    87,500 MB/s, still above the file system's 37,500."""
+def test_over_efa_a_p5_writes_at_efas_client_rate_never_gpudirect_storages():
+    """One p5.48xlarge over EFA: FSx's 700 Gbps per EFA client, under the instance's 3200 Gbps: 87,500
+    MB/s; over TCP 12,500 MB/s. On a 38,400 GiB file system at 1000 MB/s/TiB (37,500 MB/s), 1,000 GB
+    take 26.7 s over EFA and 80 s over TCP. GDS (1200 Gbps) is never credited: trainstack installs
+    neither the GDS driver nor a cuFile writer. A p4de.24xlarge is the same over EFA."""
     p5 = checkpoint_timing("fs", job(1000, 60, 1, "p5.48xlarge", efa=True), fsx(38400, 1000, efa=True))
-    assert p5.transport == "efa+gds" and p5.efa_mbps == 37500
+    assert p5.transport == "efa" and p5.efa_mbps == 37500
+    one_client = checkpoint_timing("fs", job(1000, 60, 1, "p5.48xlarge", efa=True), fsx(384000, 1000, efa=True))
+    assert one_client.efa_mbps == 700 * 1000 / 8  # the EFA client rate, not GDS's 150,000
     assert p5.write_seconds == pytest.approx(26.67, abs=0.01) and p5.tcp_write_seconds == 80
     p4de = checkpoint_timing("fs", job(1000, 60, 1, "p4de.24xlarge", efa=True), fsx(38400, 1000, efa=True))
     assert p4de.transport == "efa"
@@ -72,11 +74,11 @@ def test_an_unknown_number_is_not_estimated():
 
 
 def test_the_plan_carries_the_storage_section_of_the_shipped_fsdp_p5_stack():
-    """fsdp-p5: 70e9 x 14 = 980 GB every 60 minutes by 16 p5.48xlarge over EFA with GDS; 4800 GiB at
+    """fsdp-p5: 70e9 x 14 = 980 GB every 60 minutes by 16 p5.48xlarge over EFA; 4800 GiB at
     1000 MB/s/TiB = 4,687.5 MB/s governs: 980,000 / 4,687.5 = 209.1 s, 5.8% of 3,600 s."""
     (timing,) = storage_sizing(run_plan(PROJECT, "fsdp-p5")).as_dict()["checkpoints"]
     assert timing == {"fileSystem": "fsdp-p5-fsx", "checkpointGB": 980.0, "intervalMinutes": 60.0, "keep": 3,
-                      "writers": 16, "writerInstanceType": "p5.48xlarge", "transport": "efa+gds",
+                      "writers": 16, "writerInstanceType": "p5.48xlarge", "transport": "efa",
                       "fileSystemMBps": 4687.5, "tcpMBps": 4687.5, "efaMBps": 4687.5, "writeSeconds": 209.1,
                       "tcpWriteSeconds": 209.1, "intervalShare": 0.0581, "storedGB": 2940.0, "capacityGB": 5154.0}
 

@@ -61,11 +61,11 @@ VARIANTS = {
         "orchestrator": "slurm", "clusterName": "train-west", "controller": _group("c", "ml.c5.xlarge"),
         "workers": [_group("trn2", "ml.trn2.3xlarge", 2), _group("g6e", "ml.g6e.48xlarge")]}, False),
     "eks us-east-1: p4d and g5 with hyperthreading": ("us-east-1", {
-        "orchestrator": "eks", "clusterName": "eks-east",
+        "orchestrator": "eks", "dependenciesChartInstalled": True, "clusterName": "eks-east",
         "workers": [_group("p4d", "ml.p4d.24xlarge", 2, deepHealthChecks=["InstanceStress"]),
                     _group("g5", "ml.g5.12xlarge", 1, threadsPerCore=2)]}, True),
     "eks us-east-2: p5e through a training plan, p5en on demand": ("us-east-2", {
-        "orchestrator": "eks", "clusterName": "eks-plan",
+        "orchestrator": "eks", "dependenciesChartInstalled": True, "clusterName": "eks-plan",
         "workers": [_group("p5e", "ml.p5e.48xlarge", 2, trainingPlanArn=PLAN),
                     _group("p5en", "ml.p5en.48xlarge", 1)]}, True),
     "slurm eu-west-1: p5 and trn2.3xlarge": ("eu-west-1", {

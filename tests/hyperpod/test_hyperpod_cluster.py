@@ -146,7 +146,7 @@ def test_a_cluster_without_a_security_group_is_refused_before_anything_is_regist
 
 
 def test_eks_orchestration_is_refused_on_a_config_map_cluster():
-    settings = {"orchestrator": "eks", "clusterName": "ml",
+    settings = {"orchestrator": "eks", "dependenciesChartInstalled": True, "clusterName": "ml",
                 "workers": [{"name": "w", "instanceType": "ml.p5.48xlarge", "count": 2}]}
     with pytest.raises(ConfigError) as raised:
         HyperPodCluster("hp", {"settings": settings, "region": "us-east-1", "subnet_id": SUBNET,
@@ -163,7 +163,7 @@ def test_eks_orchestration_attaches_to_the_stacks_cluster_and_labels_nodes_for_t
 
     config = {"profile": "dev", "region": "us-east-1", "network": {"zones": ["us-east-1a", "us-east-1b"]},
               "eks": {"publicAccessCidrs": ["203.0.113.0/24"]},
-              "hyperpod": {"orchestrator": "eks", "clusterName": "ml",
+              "hyperpod": {"orchestrator": "eks", "dependenciesChartInstalled": True, "clusterName": "ml",
                            "workers": [{"name": "p5", "instanceType": "ml.p5.48xlarge", "count": 2}]}}
     plan = run_program(lambda: TrainingStack("s", config), project="demo", stack="s")
     cluster = plan.get(CLUSTER, "s-hyperpod").inputs
@@ -190,3 +190,32 @@ def test_hyperpod_on_eks_gets_device_plugins_that_tolerate_deep_health_checks_an
     assert "oci://public.ecr.aws/neuron/neuron-helm-chart" not in releases
     assert any("helm install hyperpod-dependencies HyperPodHelmChart --namespace kube-system" in d["message"]
                and "git -C sagemaker-hyperpod-cli checkout 40eb213" in d["message"] for d in plan.diagnostics)
+    # Deploy 1 of 2: no HyperPod cluster, so no instance runs before the chart's health agent is there.
+    assert not plan.by_type(CLUSTER)
+
+
+def test_the_second_deploy_creates_the_hyperpod_cluster_and_no_longer_asks_for_the_chart():
+    from trainstack.training_stack import TrainingStack
+
+    config = {"profile": "dev", "region": "us-east-1", "network": {"zones": ["us-east-1a", "us-east-1b"]},
+              "eks": {"publicAccessCidrs": ["203.0.113.0/24"]},
+              "hyperpod": {"orchestrator": "eks", "dependenciesChartInstalled": True, "clusterName": "ml",
+                           "workers": [{"name": "p5", "instanceType": "ml.p5.48xlarge", "count": 2}]}}
+    plan = run_program(lambda: TrainingStack("s", config), project="demo", stack="s")
+    assert plan.by_type(CLUSTER)
+    (said,) = [d["message"] for d in plan.diagnostics if "HyperPodHelmChart" in d["message"]]
+    assert said.startswith("HyperPod on EKS, deploy 2 of 2: the HyperPod cluster expects")
+
+
+def test_a_hyperpod_cluster_on_eks_is_refused_until_the_chart_is_declared_installed():
+    from trainstack.hyperpod import HyperPodCluster
+
+    settings = {"orchestrator": "eks", "clusterName": "ml",
+                "workers": [{"name": "w", "instanceType": "ml.p5.48xlarge", "count": 2}]}
+    with pytest.raises(ConfigError) as raised:
+        run_program(lambda: HyperPodCluster("hp", {
+            "settings": settings, "region": "us-east-1", "subnet_id": "subnet-1", "security_group_ids": ["sg-1"],
+            "eks": {"cluster_arn": "arn:aws:eks:us-east-1:123456789012:cluster/c", "authentication_mode": "API"}}),
+            project="demo", stack="s")
+    text = str(raised.value)
+    assert "settings.dependenciesChartInstalled" in text and "helm install hyperpod-dependencies" in text

@@ -60,8 +60,9 @@ def test_fsdp_pytorchjob_uses_etcd_rendezvous_shm_fsx_and_the_groups_placement()
     assert {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": "64Gi"}} in pod["volumes"]
     assert {"name": "fsx", "persistentVolumeClaim": {"claimName": "fsx-claim"}} in pod["volumes"]
     assert {"name": "fsx", "mountPath": "/fsx"} in container(job, "Worker")["volumeMounts"]
-    assert container(job, "Worker")["env"][:2] == [{"name": "FI_PROVIDER", "value": "efa"},
-                                                   {"name": "NCCL_SOCKET_IFNAME", "value": "^lo,docker,pod-id-link"}]
+    assert container(job, "Worker")["env"][:3] == [{"name": "FI_PROVIDER", "value": "efa"},
+                                                   {"name": "NCCL_SOCKET_IFNAME", "value": "^lo,docker,pod-id-link"},
+                                                   {"name": "FI_EFA_USE_DEVICE_RDMA", "value": "1"}]
 
 
 def test_without_etcd_the_job_uses_a_master_and_workers():

@@ -169,9 +169,14 @@ def test_all_reduce_refuses_what_it_cannot_measure_with_the_numbers(call, messag
 
 def test_all_reduce_on_an_efa_type_holds_nccl_to_aws_ofi_nccl_and_elsewhere_to_nothing():
     outputs = recorded("fsdp-p5")
-    assert worker_command(render_all_reduce(outputs, name="nccl", group_name="p5", nodes=2, image="img:1"))[-2:] \
-        == ["--network", "efa"]
+    # p5 has GPUDirect RDMA: the check also holds every connection over EFA to it.
+    assert worker_command(render_all_reduce(outputs, name="nccl", group_name="p5", nodes=2, image="img:1"))[-3:] \
+        == ["--network", "efa", "--rdma"]
     group = outputs.accelerated_groups["p5"]
+    g6e = outputs.model_copy(update={"accelerated_groups": {
+        "p5": group.model_copy(update={"instance_type": "g6e.48xlarge"})}})
+    assert worker_command(render_all_reduce(g6e, name="nccl", group_name="p5", nodes=2, image="img:1",
+                                            floor_gbps=100))[-2:] == ["--network", "efa"]
     without_efa = outputs.model_copy(update={"accelerated_groups": {
         "p5": group.model_copy(update={"efa_interfaces_per_node": 0})}})
     job = render_all_reduce(without_efa, name="nccl", group_name="p5", nodes=2, image="img:1", floor_gbps=100)

@@ -83,7 +83,7 @@ def test_checkpoints_without_export_are_accepted_on_intelligent_tiering():
 
 
 def test_a_checkpoint_on_intelligent_tiering_is_written_at_its_throughput_capacity():
-    """8 p5 over EFA with GDS drive 8 x 150,000 MB/s; the file system's 8,000 MB/s bounds the write:
+    """8 p5 over EFA drive 8 x 87,500 MB/s; the file system's 8,000 MB/s bounds the write:
     1,000 GB / 8,000 MB/s = 125 s, 125 / 1,800 s = 6.9 % of a 30-minute interval."""
     fsx = {"storageType": "INTELLIGENT_TIERING", "throughputCapacity": 8000, "deploymentType": "PERSISTENT_2",
            "efaEnabled": True}

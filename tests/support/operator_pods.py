@@ -80,7 +80,7 @@ def _runtime(name: str) -> dict[str, Any]:
     from trainstack.addons.trainer import CHECK_RUNTIME, MPI_RUNTIME, mpi_runtime, torch_runtime
 
     if name == MPI_RUNTIME:
-        return mpi_runtime(NEURON_SCHEDULER_NAME)
+        return mpi_runtime(NEURON_SCHEDULER_NAME, "us-east-1")  # the shipped stacks with Neuron groups
     return torch_runtime(name, restarts=0) if name == CHECK_RUNTIME else torch_runtime(name)
 
 

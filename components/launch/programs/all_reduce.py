@@ -31,7 +31,12 @@ can be read while the process runs) and parses three kinds of line:
 The rule, for a job on an EFA instance type (``--network efa``): wherever NCCL uses its
 network (the job spans nodes, or a connection went ``via NET``), that network must be
 aws-ofi-nccl over the ``efa`` provider. NCCL falls back to TCP sockets quietly when the
-plugin is missing or finds no EFA device; the job then fails here with the reason.
+plugin is missing or finds no EFA device; the job then fails here with the reason. On a
+type with GPUDirect RDMA (``--rdma``, from ``catalog.fabric_env.gpudirect_rdma``) every
+connection over the network must also carry ``/GDRDMA`` in its channel line, which NCCL
+prints when the NIC reads and writes GPU memory itself (src/transport/net.cc, ``useGdr``);
+without it NCCL stages every message through host memory, on EFA but at a fraction of the
+rate, which is the failure that matters on p4d/p5.
 
 Bus bandwidth is nccl-tests' figure (doc/PERFORMANCE.md): for all-reduce over n
 ranks, ``bytes * 2 * (n - 1) / n / seconds``, the per-direction rate each rank's
@@ -55,7 +60,8 @@ OFI_NETWORKS = ("Libfabric", "AWS Libfabric")
 """The names aws-ofi-nccl registers its network under (see the module docstring)."""
 EFA_PROVIDER = "efa"
 _USING_NETWORK = re.compile(r"NCCL INFO Using network (.+?)\s*$")
-_VIA_NET = re.compile(r"NCCL INFO (?:Channel|Ring) \d+.* via NET/(.+?)/\d+")  # "Ring" before NCCL 2.4
+_VIA_NET = re.compile(r"NCCL INFO (?:Channel|Ring) \d+.* via NET/(.+?)/\d+(\S*)")  # "Ring" before NCCL 2.4
+_GDR = "/GDRDMA"
 _OFI_PROVIDER = re.compile(r"NET/OFI Selected provider is ([^,\s]+)", re.IGNORECASE)  # "Provider" in some releases
 
 
@@ -69,30 +75,35 @@ class Transport:
     """How many connections NCCL routed over that network (the rest went over NVLink, PCIe or memory)."""
     provider: Optional[str]
     """The libfabric provider aws-ofi-nccl selected, when it loaded."""
+    via_gdr: int = 0
+    """How many of those connections use GPUDirect RDMA (``/GDRDMA``)."""
 
     def describe(self) -> str:
         if self.network is None:
             return "NCCL reported no network"
         provider = f", provider {self.provider}" if self.provider else ""
-        return f"NCCL network {self.network}{provider}, {self.via_network} connection(s) over it"
+        gdr = f" ({self.via_gdr} with GPUDirect RDMA)" if self.via_gdr else ""
+        return f"NCCL network {self.network}{provider}, {self.via_network} connection(s) over it{gdr}"
 
 
 def nccl_transport(log_lines: Iterable[str]) -> Transport:
     """The transport NCCL reports in its INFO log."""
-    network, provider, via = None, None, 0
+    network, provider, via, gdr = None, None, 0, 0
     for line in log_lines:
         if match := _USING_NETWORK.search(line):
             network = match.group(1)
         elif match := _VIA_NET.search(line):
             via += 1
+            gdr += _GDR in match.group(2)
             network = network or match.group(1)
         elif match := _OFI_PROVIDER.search(line):
             provider = match.group(1)
-    return Transport(network=network, via_network=via, provider=provider)
+    return Transport(network=network, via_network=via, provider=provider, via_gdr=gdr)
 
 
-def transport_problem(transport: Transport, expected: str, nodes: int) -> Optional[str]:
-    """Why the transport breaks the rule for the ``expected`` network (``efa`` or ``any``), or None."""
+def transport_problem(transport: Transport, expected: str, nodes: int, rdma: bool = False) -> Optional[str]:
+    """Why the transport breaks the rule for the ``expected`` network (``efa`` or ``any``), and on a
+    type with GPUDirect RDMA (``rdma``) for RDMA, or None."""
     if expected != "efa" or (nodes < 2 and not transport.via_network):
         return None  # no EFA expected, or NCCL used no network at all: NVLink/PCIe within one node
     if transport.network is None:
@@ -105,6 +116,11 @@ def transport_problem(transport: Transport, expected: str, nodes: int) -> Option
     if transport.provider != EFA_PROVIDER:
         return (f"aws-ofi-nccl selected libfabric provider {transport.provider or 'none'}, not {EFA_PROVIDER}: "
                 "it found no EFA device (check the pod's vpc.amazonaws.com/efa claim)")
+    if rdma and transport.via_gdr < transport.via_network:
+        return (f"{transport.via_network - transport.via_gdr} of {transport.via_network} connection(s) over EFA "
+                "without GPUDirect RDMA (no /GDRDMA in NCCL's channel lines): messages are staged through host "
+                "memory. Check FI_EFA_USE_DEVICE_RDMA=1, the GPU driver's dma-buf or nvidia-peermem support, and "
+                "the image's aws-ofi-nccl (1.7.0 or later)")
     return None
 
 
@@ -156,6 +172,8 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser.add_argument("--basis", default="", help="where the expected figure comes from")
     parser.add_argument("--network", choices=("efa", "any"), default="any",
                         help="efa: across nodes NCCL must use aws-ofi-nccl over EFA, never sockets")
+    parser.add_argument("--rdma", action="store_true",
+                        help="the type has GPUDirect RDMA: every connection over EFA must use it")
     parser.add_argument("--megabytes", type=int, default=1024, help="message size (MiB)")
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--iterations", type=int, default=20)
@@ -199,7 +217,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
         # Every rank judges its own connections; one rank on sockets fails the job.
         transport = read_transport(nccl_log)
-        problem = transport_problem(transport, args.network, nodes)
+        problem = transport_problem(transport, args.network, nodes, rdma=args.rdma)
         bad_transport = torch.tensor([int(problem is not None)], dtype=torch.int32, device=device)
         dist.all_reduce(bad_transport, op=dist.ReduceOp.MAX)
 

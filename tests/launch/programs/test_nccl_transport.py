@@ -112,3 +112,29 @@ def test_the_network_expectation_is_an_argument_defaulting_to_any():
     assert all_reduce.parse_args(["--floor-gbps", "1", "--network", "efa"]).network == "efa"
     with pytest.raises(SystemExit):
         all_reduce.parse_args(["--floor-gbps", "1", "--network", "ib"])
+
+
+# The channel lines in the format of NCCL's src/transport/net.cc (v2.28.9-1, sendSetup and recvSetup):
+# "/GDRDMA" when the NIC reads and writes GPU memory itself; users' p5 logs on EKS show the same.
+OFI_WITH_GDR = P5EN_OFI + (
+    "8h200-2:6831:6840 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/Libfabric/0/GDRDMA\n"
+    "8h200-2:6831:6840 [0] NCCL INFO Channel 00/0 : 8[0] -> 0[0] [receive] via NET/Libfabric/0/GDRDMA\n"
+    "8h200-2:6831:6840 [0] NCCL INFO Channel 01/0 : 0[0] -> 8[0] [send] via NET/Libfabric/1(3)/GDRDMA\n")
+OFI_STAGED = P5EN_OFI + (
+    "8h200-2:6831:6840 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/Libfabric/0\n"
+    "8h200-2:6831:6840 [0] NCCL INFO Channel 00/0 : 8[0] -> 0[0] [receive] via NET/Libfabric/0/GDRDMA\n")
+
+
+def test_connections_with_gpudirect_rdma_are_counted():
+    assert nccl_transport(OFI_WITH_GDR.splitlines()) == Transport("Libfabric", 3, "efa", via_gdr=3)
+    assert nccl_transport(OFI_STAGED.splitlines()).via_gdr == 1
+
+
+def test_on_a_type_with_gpudirect_rdma_efa_without_it_fails_with_the_reason():
+    assert transport_problem(nccl_transport(OFI_WITH_GDR.splitlines()), "efa", nodes=2, rdma=True) is None
+    problem = transport_problem(nccl_transport(OFI_STAGED.splitlines()), "efa", nodes=2, rdma=True)
+    assert problem is not None and problem.startswith("1 of 2 connection(s) over EFA without GPUDirect RDMA")
+
+
+def test_on_a_type_without_gpudirect_rdma_efa_alone_passes():
+    assert transport_problem(nccl_transport(OFI_STAGED.splitlines()), "efa", nodes=2, rdma=False) is None
