@@ -111,3 +111,19 @@ def test_a_stack_broken_one_way_fails_with_the_controllers_own_reason_in_one_lin
     problem = next(job.problem for job in result.jobs if job.group == "p5")
     assert problem is not None and "\n" not in problem
     assert reason.lower() in problem.lower(), problem
+
+
+def test_faults_a_lost_node_is_replaced_and_the_trainjob_restarts_whole_and_one_of_two_teams_waits() -> None:
+    """kueue-p5's TrainJob on its 16 p5 nodes loses one: the Auto Scaling group's replacement joins, JobSet
+    restarts the whole gang (Trainer's runtime fails its node Job on the first pod failure) and it runs
+    whole again. Then both teams ask for all 16 nodes at once: Kueue admits one and holds the other."""
+    plan = Plan.from_dict(rendered_jobs.planned_record("kueue-p5"))
+    result = rehearse(plan, faults=True, launchers=frozenset({"render_trainjob"}))
+    lost, teams = result.faults
+    assert lost["fault"] == "node lost" and lost["ok"], lost
+    assert lost["job"] == "kueue-p5/p5/render_trainjob/16" and lost["replacement"] == "p5-16"
+    assert "replaced 16 pod(s)" in lost["outcome"]  # the whole gang, not the one pod
+    assert teams["fault"] == "two teams at once" and teams["group"] == "p5"
+    admitted = sorted(name for name, team in teams["teams"].items() if team["admitted"])
+    waiting = [team["reason"] for team in teams["teams"].values() if not team["admitted"]]
+    assert len(admitted) == 1 and len(waiting) == 1 and waiting[0], teams
