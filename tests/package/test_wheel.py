@@ -65,6 +65,15 @@ def test_every_package_and_file_of_the_source_tree_is_in_the_wheel(built):
     assert not missing, f"the wheel lacks {missing}: setup.py's discovery or pyproject.toml's package-data patterns"
 
 
+def test_the_engines_ship_so_that_rehearse_builds_them_where_trainstack_is_installed(built):
+    """engines/ (build.sh and every wrapper module) is ``trainstack/engines`` in the wheel."""
+    in_wheel = set(built.wheel_files())
+    tracked = [name for name in wheel.run(["git", "ls-files", "engines"], REPO).stdout.split()]
+    expected = {"trainstack/" + name for name in tracked}
+    assert "trainstack/engines/build.sh" in expected and "trainstack/engines/kueue/go.mod" in expected
+    assert not sorted(expected - in_wheel), sorted(expected - in_wheel)
+
+
 def test_every_file_the_package_opens_at_run_time_is_in_the_wheel(built, tmp_path):
     """Run from the checkout under an audit hook: every file the commands open inside the
     package (catalog data, overlays, dashboards, scripts, programs, schema) must ship, and none
