@@ -23,7 +23,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.control_plane import BUILD, REPO
+from trainstack.rehearsal.engines import build_script
+
+REPO = Path(__file__).resolve().parents[2]
+BUILD = build_script()
 
 TYPE_SPEC_KEYS = ("items", "additionalProperties")
 

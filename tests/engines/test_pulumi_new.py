@@ -16,7 +16,10 @@ import subprocess
 from pathlib import Path
 
 import yaml
-from support.control_plane import BUILD, REPO
+from trainstack.rehearsal.engines import build_script
+
+REPO = Path(__file__).resolve().parents[2]
+BUILD = build_script()
 
 CONSUMER = REPO / "examples" / "consumer"
 LANGUAGE_HOST_MISSING = "no language plugin 'pulumi-language-python' found"
