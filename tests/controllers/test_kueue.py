@@ -54,3 +54,37 @@ def test_each_way_of_breaking_a_queued_job_is_caught(edit, words):
     assert messages(job) == []
     edit(job)
     assert any(words in message for message in messages(job)), messages(job)
+
+
+# Topology-aware flavors place only onto nodes that exist (found by `trainstack rehearse` against Kueue
+# v0.19.2: kueue-p5's p5 group at minSize 0 never ran a p5 job).
+
+def _kueue_p5_at(tmp_path, min_size: int):
+    from support import plan_records
+    from trainstack.plan import Plan
+
+    def edit(config):
+        config["trainstack:nodeGroups"][0].update(minSize=min_size, desiredSize=min_size)
+
+    return Plan.from_dict(plan_records.record(tmp_path, "kueue-p5", edit))
+
+
+def test_a_topology_aware_group_that_keeps_fewer_nodes_than_its_queues_give_is_an_error(tmp_path):
+    from trainstack.controllers.kueue import check_topology_capacity
+    from trainstack.outputs import parse_outputs
+    from trainstack.policy import stack_from_plan
+
+    plan = _kueue_p5_at(tmp_path, 0)
+    (finding,) = check_topology_capacity(stack_from_plan(plan), parse_outputs(plan.outputs))
+    assert finding.subject == "flavor p5" and finding.severity == "error"
+    assert "keeps 0 (its minSize) while its queues can give 16" in finding.message
+    assert "Set the group's minSize to 16" in finding.message
+
+
+def test_the_shipped_kueue_p5_keeps_the_nodes_its_queues_give(tmp_path):
+    from trainstack.controllers.kueue import check_topology_capacity
+    from trainstack.outputs import parse_outputs
+    from trainstack.policy import stack_from_plan
+
+    plan = _kueue_p5_at(tmp_path, 16)
+    assert check_topology_capacity(stack_from_plan(plan), parse_outputs(plan.outputs)) == []
