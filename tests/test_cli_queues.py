@@ -14,7 +14,8 @@ REPO = Path(__file__).resolve().parent.parent
 def kueue_p5(max_nodes=16):
     document = yaml.safe_load((REPO / "stacks" / "Pulumi.kueue-p5.yaml").read_text())["config"]
     config = {key.split(":", 1)[1]: value for key, value in document.items()}
-    config["nodeGroups"][0]["maxSize"] = config["nodeGroups"][0]["capacity"]["instanceCount"] = max_nodes
+    group = config["nodeGroups"][0]
+    group["maxSize"] = group["minSize"] = group["desiredSize"] = group["capacity"]["instanceCount"] = max_nodes
     return config
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, Optional
 
-from ..names import NODE_GROUP, NODE_GROUP_LABEL
+from ..names import KUEUE_RESOURCE_FLAVOR, NODE_GROUP, NODE_GROUP_LABEL
 from ..outputs import StackOutputs
 from ..policy.model import Stack
 from .jobs import Job, job_name
@@ -93,7 +93,6 @@ def _finding(job: Job, message: str) -> Finding:
 
 TAS_SOURCE = ("kubernetes-sigs/kueue v0.19.2 pkg/scheduler/flavorassigner/tas_flavorassigner.go (TAS fits pods on "
               "the nodes the cache holds); found by trainstack rehearse against Kueue v0.19.2")
-FLAVOR = "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor"
 
 
 def check_topology_capacity(stack: Stack, outputs: Optional[StackOutputs]) -> list[Finding]:
@@ -108,7 +107,7 @@ def check_topology_capacity(stack: Stack, outputs: Optional[StackOutputs]) -> li
     minimum = {str(r.props.get("labels", {}).get(NODE_GROUP_LABEL)): int((r.props.get("scalingConfig") or {}).get(
         "minSize", 0)) for r in stack.of_type(NODE_GROUP)}
     findings = []
-    for flavor in stack.of_type(FLAVOR):
+    for flavor in stack.of_type(KUEUE_RESOURCE_FLAVOR):
         spec = flavor.props.get("spec") or {}
         group = str((spec.get("nodeLabels") or {}).get(NODE_GROUP_LABEL))
         kept = minimum.get(group, 0)

@@ -16,7 +16,7 @@ import yaml
 
 from ..analysis import Plan
 from ..controllers.scheduling import unfit_reasons
-from ..names import NODE_GROUP_LABEL
+from ..names import HELM_RELEASE, KUSTOMIZE_DIRECTORY, NODE_GROUP_LABEL
 from ..policy import stack_from_plan
 from . import controllers, engines, kwok
 from .api import ApiError, Cluster
@@ -35,13 +35,13 @@ def _installed(plan: Plan) -> dict[str, Any]:
     """Which controllers the plan installs: Helm charts by name, kustomize directories by path."""
     found: dict[str, Any] = {}
     for r in plan.resources:
-        if r.type == "kubernetes:helm.sh/v3:Release":
+        if r.type == HELM_RELEASE:
             chart = str(r.inputs.get("chart"))
             if chart.endswith("/kueue"):
                 found["kueue"] = r.inputs.get("values") or {}
             elif chart.endswith("/kubeflow-trainer"):
                 found["trainer"] = r.inputs.get("values") or {}
-        elif r.type == "kubernetes:kustomize/v2:Directory":
+        elif r.type == KUSTOMIZE_DIRECTORY:
             directory = str(r.inputs.get("directory"))
             for name in ("training-operator", "mpi-operator"):
                 if f"kustomize/{name}" in directory:

@@ -35,14 +35,17 @@ class RenderedJob:
         return f"{self.stack}/{self.group}/{self.launcher}/{self.nodes}"
 
 
-def jobs_for(outputs: StackOutputs, sizes: str = "both", image: str = IMAGE) -> Iterator[RenderedJob]:
+def jobs_for(outputs: StackOutputs, sizes: str = "both", image: str = IMAGE,
+             named_by_launcher: bool = False) -> Iterator[RenderedJob]:
     """Every job the launchers render for the groups of ``outputs``: on one node and on the group's whole
-    size (``sizes="both"``), or on the whole size only (``"whole"``)."""
+    size (``sizes="both"``), or on the whole size only (``"whole"``). ``named_by_launcher`` gives each job
+    its launcher's name too (``p5-16-trainjob``), so that jobs submitted one after another never meet the
+    objects a deleted one of the same name left behind (the rehearsal saw Trainer stall on that)."""
     for name, group in sorted(outputs.accelerated_groups.items()):
         counts = sorted({1, group.max_nodes}) if sizes == "both" else [group.max_nodes]
         for nodes in counts:
             yield from _eks_jobs(outputs, name, group.accelerator_kind, nodes, group.accelerators_per_node,
-                                 group.efa_interfaces_per_node, image)
+                                 group.efa_interfaces_per_node, image, named_by_launcher)
     hyperpod = outputs.hyperpod
     if hyperpod is not None:
         for member in hyperpod.instance_groups:
@@ -57,7 +60,7 @@ def jobs_for(outputs: StackOutputs, sizes: str = "both", image: str = IMAGE) -> 
 
 
 def _eks_jobs(outputs: StackOutputs, group: str, kind: str, nodes: int, accelerators_per_node: int,
-              efa_interfaces_per_node: int, image: str) -> Iterator[RenderedJob]:
+              efa_interfaces_per_node: int, image: str, named_by_launcher: bool) -> Iterator[RenderedJob]:
     queue = first_queue(outputs, group, nodes)
 
     def job(launcher: str, **arguments: Any) -> RenderedJob:
@@ -65,8 +68,10 @@ def _eks_jobs(outputs: StackOutputs, group: str, kind: str, nodes: int, accelera
         arguments.setdefault("image", image)
         if queue is not None:
             arguments["queue"] = queue
+        name = f"{group}-{nodes}-{launcher.removeprefix('render_').replace('_', '-')}" if named_by_launcher else (
+            f"{group}-{nodes}")
         return RenderedJob(outputs.stack, launcher, group, nodes,
-                           render(outputs, name=f"{group}-{nodes}", group_name=group, nodes=nodes, **arguments))
+                           render(outputs, name=name, group_name=group, nodes=nodes, **arguments))
 
     yield job("render_device_check")
     if kind == "nvidia-gpu":

@@ -32,11 +32,17 @@ from ..controllers.cluster_autoscaler import (
     template_node,
 )
 from ..controllers.scheduling import Node, Taint
-from ..names import HOSTNAME_LABEL, INSTANCE_TYPE_LABEL, NODE_GROUP_LABEL, REGION_LABEL, ZONE_LABEL
+from ..names import (
+    HOSTNAME_LABEL,
+    HYPERPOD_CLUSTER,
+    INSTANCE_TYPE_LABEL,
+    KARPENTER_NODE_POOL,
+    NODE_GROUP_LABEL,
+    REGION_LABEL,
+    ZONE_LABEL,
+)
 from ..policy.model import Stack
 
-HYPERPOD_CLUSTER = "aws-native:sagemaker:Cluster"
-KARPENTER_NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
 MANAGED_GROUP, HYPERPOD_GROUP, KARPENTER_POOL = "managed node group", "HyperPod instance group", "Karpenter NodePool"
 # SageMaker developer guide, HyperPod EKS node health labels: a node that passed its health
 # checks carries this label, which trainstack's HyperPod launcher requires.

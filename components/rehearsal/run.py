@@ -11,6 +11,8 @@ installs, its nodes played by kwok, and its jobs submitted one after another and
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import resource
 import tempfile
 import time
@@ -62,7 +64,7 @@ def rehearse(plan: Plan, progress: Progress = lambda line: None, image: str = IM
     ``faults``, play ``rehearsal.faults`` too; ``launchers`` keeps only those launchers' jobs."""
     rehearsal = Rehearsal(plan.stack)
     outputs: StackOutputs = parse_outputs(plan.outputs)
-    jobs = [job for job in jobs_for(outputs, sizes="whole", image=image)
+    jobs = [job for job in jobs_for(outputs, sizes="whole", image=image, named_by_launcher=True)
             if isinstance(job.document, dict) and (launchers is None or job.launcher in launchers)]
     if not jobs and outputs.hyperpod is not None and outputs.hyperpod.orchestrator == "slurm":
         rehearsal.notes.append("a Slurm-orchestrated HyperPod stack has no Kubernetes layer to rehearse")
@@ -86,6 +88,10 @@ def rehearse(plan: Plan, progress: Progress = lambda line: None, image: str = IM
             step = time.monotonic()
             job = max(ran, key=lambda j: j.nodes)  # the widest training job: the one a lost node costs most
             progress(f"  fault: a node of {job.id} lost")
+            assert isinstance(job.document, dict)
+            document = copy.deepcopy(job.document)
+            document["metadata"]["name"] += "-again"
+            job = dataclasses.replace(job, document=document)
             again = submit(running.cluster, running.nodes, job, timeout, progress)
             rehearsal.faults.append(lose_a_node(running.cluster, running.nodes, job, again.seen))
             progress(f"    {rehearsal.faults[-1]['outcome']}")

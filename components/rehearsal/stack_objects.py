@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..analysis import Plan
+from ..names import HELM_RELEASE, KUSTOMIZE_DIRECTORY, PROVIDER_PREFIX, YAML_CONFIG_GROUP
 
-INSTALLERS = ("kubernetes:helm.sh/v3:Release", "kubernetes:kustomize/v2:Directory")
-CONFIG_GROUP = "kubernetes:yaml/v2:ConfigGroup"
+INSTALLERS = (HELM_RELEASE, KUSTOMIZE_DIRECTORY)
 NOT_REHEARSED_GROUPS = ("karpenter.sh/", "karpenter.k8s.aws/")
 
 
@@ -33,9 +33,9 @@ def stack_objects(plan: Plan) -> StackObjects:
     for resource in plan.resources:
         kind_type = resource.type
         if not kind_type.startswith("kubernetes:") or kind_type in INSTALLERS or kind_type.startswith(
-                "pulumi:providers:"):
+                PROVIDER_PREFIX):
             continue
-        if kind_type == CONFIG_GROUP:
+        if kind_type == YAML_CONFIG_GROUP:
             found += [copy.deepcopy(o) for o in resource.inputs.get("objs") or []]
             continue
         api_path, kind = kind_type.split(":")[1], kind_type.split(":")[2]

@@ -93,8 +93,13 @@ def delete_job(cluster: Cluster, document: dict[str, Any], timeout: float = 60.0
     cluster.request("DELETE", cluster.path_of(document), {"propagationPolicy": "Foreground"})
     namespace = document["metadata"].get("namespace", "default")
     kind, name = document["kind"], document["metadata"]["name"]
+    # What the operator made in the job's name goes too: a TrainJob's JobSet (Trainer names it after the
+    # TrainJob), which a next job of the same name would otherwise find still there and not own.
+    made = [{"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": document["metadata"]}] if (
+        kind == "TrainJob") else []
     cluster.wait_for(f"{kind} {name} and its pods deleted", lambda: not pods_of(cluster, kind, name, namespace)
-                     and not _exists(cluster, document), timeout)
+                     and not any(_exists(cluster, obj) for obj in [document, *made]), timeout)
+
 
 def _exists(cluster: Cluster, document: dict[str, Any]) -> bool:
     try:

@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..names import HOSTNAME_LABEL
 from .api import ApiError, Cluster
 
 # The label each operator puts on its pods, naming the job (batch/v1 Job: kubernetes
@@ -18,7 +19,6 @@ from .api import ApiError, Cluster
 POD_LABELS = {"Job": "batch.kubernetes.io/job-name", "PyTorchJob": "training.kubeflow.org/job-name",
               "MPIJob": "training.kubeflow.org/job-name", "TrainJob": "jobset.sigs.k8s.io/jobset-name",
               "HyperPodPyTorchJob": "training.kubeflow.org/job-name"}
-HOSTNAME = "kubernetes.io/hostname"
 NETWORK_LABEL_PREFIX = "topology.k8s.aws/network-node-layer-"
 REPLICA_SPECS = {"PyTorchJob": "pytorchReplicaSpecs", "MPIJob": "mpiReplicaSpecs"}
 
@@ -123,7 +123,7 @@ def network_blocks(cluster: Cluster, domains: list[str]) -> list[str]:
     """The EC2 network nodes (``topology.k8s.aws/network-node-layer-N=value``) of the nodes Kueue assigned."""
     blocks = set(domains)
     for domain in domains:
-        if domain.startswith(HOSTNAME + "="):
+        if domain.startswith(HOSTNAME_LABEL + "="):
             try:
                 labels = cluster.get(f"/api/v1/nodes/{domain.split('=', 1)[1]}")["metadata"].get("labels", {})
             except ApiError as error:  # a node lost since Kueue assigned it

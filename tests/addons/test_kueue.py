@@ -44,7 +44,7 @@ def of_kind(objects, kind):
 def with_reservation(config, nodes):
     config = copy.deepcopy(config)
     group = config["nodeGroups"][0]
-    group["maxSize"] = group["capacity"]["instanceCount"] = nodes
+    group["maxSize"] = group["minSize"] = group["desiredSize"] = group["capacity"]["instanceCount"] = nodes
     return config
 
 

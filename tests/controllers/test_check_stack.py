@@ -15,7 +15,7 @@ from trainstack.nodegroups import accelerated
 def test_every_shipped_stacks_plan_records_the_models_passing(stack):
     section = rendered_jobs.planned_record(stack)["controllers"]
     assert section["models"] == ["cluster-autoscaler", "eks-nodegroup-update", "versions", "hyperpod-eks",
-                                 "cluster-controllers"]
+                                 "cluster-controllers", "kueue"]
     assert section["errors"] == 0 and section["findings"] == []
     assert "every model passes" in section["text"]
 
