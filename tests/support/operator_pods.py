@@ -105,10 +105,10 @@ def _trainjob_pods(job: dict[str, Any], name: str, namespace: str) -> list[dict[
                 container.update(image=trainer["image"], command=trainer["command"])
             if ancestor or mpi:
                 container.update(resources=trainer["resourcesPerNode"], env=trainer.get("env", []))
-        # The runtime's pod template keeps its own restartPolicy (the real Trainer v2.3.0 and JobSet v0.12.0
-        # pods of kueue-p5 carry OnFailure: tests/rehearsal/test_models_against_controllers.py); Never only
-        # where the runtime sets none, as a Job requires one.
-        template["spec"].setdefault("restartPolicy", "Never")
+        # A runtime that sets no restartPolicy gets OnFailure: the real Trainer v2.3.0 / JobSet v0.12.0 pods
+        # of kueue-p5 carry it (JobSet's defaulting webhook; seen by tests/rehearsal/
+        # test_models_against_controllers.py, where this stand-in said Never).
+        template["spec"].setdefault("restartPolicy", "OnFailure")
         count = trainer["numNodes"]
         if mpi:  # mpi.go EnforceMLPolicy: the launcher is one pod, the node job the other nodes (1 at least)
             count = 1 if ancestor else max(trainer["numNodes"] - 1, 1)
