@@ -43,13 +43,3 @@ def directory(engine: str) -> Path:
                 if shutil.which("go") is None else f"{script} {engine} failed:\n{done.stderr[-4000:]}")
         raise EnginesMissing(f"engine '{engine}' is not built: {hint}")
     return Path(done.stdout.strip().splitlines()[-1])
-
-
-def build_facts(engine: str) -> dict[str, str]:
-    """What engines/build.sh recorded of the build: seconds taken and size on disk."""
-    where = directory(engine)
-    facts = {}
-    for name, key in ((".build-seconds", "buildSeconds"), (".size", "size")):
-        if (where / name).is_file():
-            facts[key] = (where / name).read_text().strip()
-    return facts

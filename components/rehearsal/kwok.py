@@ -9,8 +9,6 @@ node or a preemption (kustomize/stage/pod/fast at v0.7.0).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from . import engines
 from .control_plane import ControlPlane, free_port
 
@@ -26,7 +24,3 @@ def start(plane: ControlPlane) -> None:
         str(where / "kwok"), f"--kubeconfig={plane.kubeconfig}", "--manage-all-nodes=true", f"--config={config}",
         f"--server-address=127.0.0.1:{free_port()}", "--node-ip=127.0.0.1", "--cidr=10.244.0.0/16"],
         env={"HOME": str(plane.directory)})
-
-
-def config_path(plane: ControlPlane) -> Path:
-    return plane.directory / "kwok.yaml"

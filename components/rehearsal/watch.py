@@ -145,8 +145,9 @@ def _read_workload(workload: dict[str, Any], seen: Observation) -> None:
         seen.cluster_queue = admission.get("clusterQueue")
         seen.flavors = sorted({flavor for assignment in admission.get("podSetAssignments", [])
                                for flavor in (assignment.get("flavors") or {}).values()})
-        seen.topology = sorted({domain for assignment in admission.get("podSetAssignments", [])
-                                for domain in topology_domains(assignment.get("topologyAssignment") or {})})
+        if not seen.topology:  # read once: an admitted workload keeps its assignment
+            seen.topology = sorted({domain for assignment in admission.get("podSetAssignments", [])
+                                    for domain in topology_domains(assignment.get("topologyAssignment") or {})})
         seen.reason = None
     else:
         seen.admitted = False
