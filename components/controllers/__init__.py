@@ -6,7 +6,8 @@ the Cluster Autoscaler deciding whether a pending pod fits a group, EKS rolling 
 managed node group, a HyperPod node joining its EKS cluster, the MPI and training
 operators and Kubeflow Trainer starting and restarting a job's ranks. Each model is written from its
 controller's source or documentation (file and version cited in the module) and
-reads only plan records and rendered objects, never the cloud.
+reads only a stack's resources (``policy.Stack``: from a plan record, or from what the
+Pulumi engine hands the CrossGuard pack) and rendered objects, never the cloud.
 
 One module per controller; each returns ``Finding``s (``model.py``):
 
