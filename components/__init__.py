@@ -8,7 +8,7 @@ or one part at a time, inside your own Pulumi program:
 
 Each component takes a typed Args (``GpuEksClusterArgs`` ...) whose ``settings`` are a
 config block as a stack file spells it, validated by the same models as a stack file;
-``TrainingStack`` takes a whole ``StackConfig``. README: Library API: components.
+``TrainingStack`` takes a whole ``StackConfig``. docs/library.md.
 
 Components import pulumi-aws on first use, so the CLI and the config models stay
 quick to load.

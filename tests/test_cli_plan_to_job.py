@@ -96,16 +96,16 @@ def test_a_plan_record_renders_the_job_the_stacks_outputs_render_or_the_kind_is_
             assert f"stack {stack}" in err or f"'{group}'" in err, err
 
 
-def readme_plan_to_job() -> list[str]:
-    text = (REPO / "README.md").read_text()
+def docs_plan_to_job() -> list[str]:
+    text = (REPO / "docs" / "launchers.md").read_text()
     block = re.search(r"With no deployed stack.*?```bash\n(.*?)```", text, re.S)
-    assert block is not None, "the README's plan-to-job block is gone"
+    assert block is not None, "the plan-to-job block of docs/launchers.md is gone"
     return [line for line in block.group(1).splitlines() if line and not line.startswith("#")]
 
 
-def test_the_readmes_plan_to_job_commands_run_as_written(tmp_path, monkeypatch):
+def test_the_launcher_pages_plan_to_job_commands_run_as_written(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    commands = readme_plan_to_job()
+    commands = docs_plan_to_job()
     assert commands[0].startswith("trainstack plan ") and commands[0].endswith(" --json > plan.json")
     assert len(commands) > 1 and all("--outputs plan.json" in line for line in commands[1:])
     for line in commands:

@@ -4,6 +4,7 @@ parser, one page for every stack-file key and every command."""
 
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -81,3 +82,24 @@ def test_a_broken_site_fails_the_build_naming_what_broke(tmp_path, break_it, nam
 
 def _append(path: Path, text: str) -> None:
     path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
+def _two_commands(text: str) -> str:
+    return text.split("```bash\n", 1)[1].split("```", 1)[0]
+
+
+def test_getting_started_shows_the_readmes_two_commands_and_what_command_2_sets_up():
+    readme, page = (ROOT / "README.md").read_text(encoding="utf-8"), (DOCS / "getting-started.md").read_text(
+        encoding="utf-8")
+    assert _two_commands(page) == _two_commands(readme.split("## Two commands", 1)[1])
+    setup = readme.split("\n\nCommand 2 first runs", 1)[1].split("\n\n", 1)[0]
+    assert "Command 2 first runs" + setup in page
+
+
+def test_the_readme_stays_short_and_links_into_the_site():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 200
+    linked = {target.split("#")[0] for target in re.findall(r"\]\((docs/[^)]+)\)", readme)}
+    assert {"docs/index.md", "docs/getting-started.md", "docs/stack-files.md", "docs/reference/stack/index.md",
+            "docs/reference/cli.md"} <= linked
+    assert all((ROOT / target).is_file() for target in linked), linked

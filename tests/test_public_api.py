@@ -1,7 +1,7 @@
 """The package root is the library's front door: the mission's components (TrainingStack,
 GpuEksCluster, TrainiumNodeGroup, HyperPodCluster, LustreFileSystem), the network and the node
-groups import from ``trainstack``, each documented with a typed Args, and the README's
-"Library API: components" section lists exactly what ``__all__`` exports."""
+groups import from ``trainstack``, each documented with a typed Args, and docs/library.md
+("Library API: components") lists exactly what ``__all__`` exports."""
 
 import inspect
 import re
@@ -22,9 +22,9 @@ MISSION = ("GpuEksCluster", "TrainiumNodeGroup", "HyperPodCluster", "LustreFileS
 CONFIG = ("StackConfig", "ConfigError", "load_stack_config", "validate_stack_config")
 
 
-def _readme_section() -> str:
-    text = (ROOT / "README.md").read_text()
-    return re.search(r"\n## Library API: components\n(.*?)\n## ", text, re.S).group(1)
+def _library_page() -> str:
+    text = (ROOT / "docs" / "library.md").read_text()
+    return re.search(r"^# Library API: components\n(.*)", text, re.S).group(1)
 
 
 def _exported(kind):
@@ -94,8 +94,8 @@ def test_every_component_takes_a_typed_args_whose_fields_are_annotated(name):
     assert args.__name__ in trainstack.__all__, f"{name}'s Args {args.__name__} is not exported"
 
 
-def test_the_readme_lists_exactly_what_all_exports_and_each_components_args():
-    section = _readme_section()
+def test_the_library_page_lists_exactly_what_all_exports_and_each_components_args():
+    section = _library_page()
     rows = [line for line in section.splitlines() if line.startswith("| `")]
     listed = {name for row in rows for name in re.findall(r"`(\w+)`", row.split("|")[1])}
     assert listed == set(trainstack.__all__) - {n for n in trainstack.__all__ if n.endswith("Args")}
@@ -103,8 +103,8 @@ def test_the_readme_lists_exactly_what_all_exports_and_each_components_args():
     assert args_listed == {_args_type(getattr(trainstack, n)).__name__ for n in _exported(_is_component)}
 
 
-def test_the_readmes_example_plans_a_network_a_cluster_and_a_file_system():
-    example = re.search(r"```python\n(.*?)```", _readme_section(), re.S).group(1)
+def test_the_library_pages_example_plans_a_network_a_cluster_and_a_file_system():
+    example = re.search(r"```python\n(.*?)```", _library_page(), re.S).group(1)
     plan = run_program(lambda: exec(example, {}), project="example", stack="dev")
     types = {r.type for r in plan.resources}
     assert {"trainstack:index:Network", "trainstack:index:GpuEksCluster", "trainstack:index:GpuNodeGroup",

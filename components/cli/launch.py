@@ -165,7 +165,7 @@ def launch_job(args: argparse.Namespace) -> int:
     job = launched(BY_NAME[args.kind], args, outputs)
     print(job if isinstance(job, str) else yaml.safe_dump(job, sort_keys=False), end="")
     if args.cost or args.duration is not None:
-        # Asked for only: a launch that succeeds says nothing on standard error otherwise (README, CLI conventions).
+        # Asked for only: a launch that succeeds says nothing on standard error otherwise (docs/getting-started.md).
         print(job_cost(outputs, args.group, args.nodes, args.duration), file=sys.stderr)
     return EXIT_OK
 

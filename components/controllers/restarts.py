@@ -17,7 +17,7 @@ Three controllers can restart a rank, and a job's documented semantics must hold
   ``ExitCode`` to the pod policy ``Never`` and leaves retries to the launcher Job's
   ``backoffLimit``: every failure is retried, whatever its exit code.
 
-The semantics trainstack documents (README, "Validation jobs" and "Faults"): a validation
+The semantics trainstack documents (docs/validation-jobs.md and docs/faults.md): a validation
 job (device check, all-reduce) gives one verdict: a failed check or a missed floor fails
 the job once and nothing restarts it (a lost node, exit 128 and above, may be retried). A
 training job restarts within its backoff limit. A HyperPod job uses ``OnFailure`` on every

@@ -10,7 +10,7 @@ an instance type and a node count, and the peak it is a share of.
 
 The floor is a share of that peak, chosen to catch a broken fabric, not to tune one.
 A healthy node gets well above half: two H200s reached about 2,600 Gbit/s of 3,600
-(72 %) in this project's runs (README, Validation); multi-node shares on EFA have not
+(72 %) in this project's runs (docs/validation-jobs.md); multi-node shares on EFA have not
 been measured here. What a broken fabric gives sits far below: NCCL falling back to TCP sockets instead
 of EFA, or GPUs without peer-to-peer access staging through host memory (missing EFA
 interfaces are the device check's to find). So half the peak: a healthy cluster

@@ -156,7 +156,7 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
             pulumi.log.warn(
                 f"capacity block {settings.capacity.reservation_id} of group {settings.name} ends {ends}: EKS scales "
                 "the group to zero 40 minutes before and EC2 terminates its instances from 30 minutes before; "
-                "checkpoint before then and move to the next block (README, operations runbook).", resource=self)
+                "checkpoint before then and move to the next block (docs/runbook.md).", resource=self)
         self.register_outputs({"nodeGroupName": self.node_group.node_group_name, "maxPods": self.max_pods,
                                "labels": self.labels, "instanceType": instance.name,
                                **({"capacity": capacity} if capacity else {})})

@@ -1,4 +1,4 @@
-"""The Python API (README: Python API: plan, diff, report), called as a program would, without the CLI."""
+"""The Python API (docs/python-api.md), called as a program would, without the CLI."""
 
 import json
 from pathlib import Path

@@ -217,10 +217,10 @@ def test_a_connection_needs_egress_from_the_source_and_ingress_at_the_destinatio
     assert not Reachability([open_out, vpc_wide], ["192.168.0.0/16"]).allows(["sg-a"], ["sg-b"], "udp", 53)
 
 
-def test_the_readme_shows_the_command_the_hyperpod_eks_stack_prints():
+def test_the_hyperpod_page_shows_the_command_the_hyperpod_eks_stack_prints():
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "hyperpod.md").read_text()
     first_deploy = variant_record("hyperpod-eks-first-deploy")
     (printed,) = [d["message"].split("install it: ", 1)[1].split("; then set", 1)[0]
                   for d in first_deploy["diagnostics"] if "HyperPodHelmChart" in d["message"]]

@@ -1,4 +1,4 @@
-"""The restart model: every rendered job restarts as the README says. A validation job
+"""The restart model: every rendered job restarts as docs/validation-jobs.md and docs/faults.md say. A validation job
 fails once on a missed floor or a failed check, restarted neither by the operator nor by
 torchrun's elastic agent; a training job restarts within its backoff limit; an MPI
 launcher only under policies a batch Job honours; a HyperPod job with OnFailure."""

@@ -10,7 +10,7 @@ proxy refuses at v3.259.0 (403 "This module version is not available"), so it ca
 built here. Everything after the plugin starts is the CLI's own code.
 
 Not run: ``pulumi package gen-sdk`` needs the language plugins pulumi-language-nodejs and
-pulumi-language-go, whose modules the proxy refuses the same way (README: Real engines).
+pulumi-language-go, whose modules the proxy refuses the same way (docs/real-engines.md).
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 that an ``al2023@latest`` alias drifts and replaces every node whenever AWS publishes an AMI. A
 production stack with a Karpenter group that names none (or ``latest``) is refused at the group's
 amiVersion; the pool's EC2NodeClass selects the pinned release; a dev stack may follow latest; a
-managed node group cannot take the key. Rolling is changing the pin (README: Rolling a Karpenter
-group's AMI)."""
+managed node group cannot take the key. Rolling is changing the pin (docs/scheduling.md: Rolling a
+Karpenter group's AMI)."""
 
 import copy
 

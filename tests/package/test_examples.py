@@ -135,18 +135,18 @@ def test_the_check_catches_a_property_the_schema_does_not_have():
                           "x.nodeGroups[0].maxSize: '2' is not of type integer"}
 
 
-# The README's snippets
+# The snippets of docs/other-languages.md
 
 
-def readme_block(language: str) -> str:
-    section = (REPO / "README.md").read_text().split("## From TypeScript, Go, YAML")[1].split("\n## ")[0]
+def page_block(language: str) -> str:
+    section = (REPO / "docs" / "other-languages.md").read_text()
     return re.search(rf"```{language}\n(.*?)```", section, re.S).group(1)
 
 
-def test_the_readmes_typescript_and_yaml_use_the_schema_as_it_is():
-    (component, name, arguments), = typescript_arguments(readme_block("typescript"))
-    found = resource_problems(f"trainstack:index:{component}", arguments, f"README typescript {name}")
-    program = yaml.safe_load(readme_block("yaml"))
+def test_the_docs_typescript_and_yaml_use_the_schema_as_it_is():
+    (component, name, arguments), = typescript_arguments(page_block("typescript"))
+    found = resource_problems(f"trainstack:index:{component}", arguments, f"docs/other-languages.md typescript {name}")
+    program = yaml.safe_load(page_block("yaml"))
     for name, resource in program["resources"].items():
-        found += resource_problems(resource["type"], resource["properties"], f"README yaml {name}")
+        found += resource_problems(resource["type"], resource["properties"], f"docs/other-languages.md yaml {name}")
     assert found == []

@@ -99,7 +99,7 @@ def test_the_walk_bites_when_one_fact_is_deleted(walked, monkeypatch):
 
 
 def test_every_change_the_readme_says_replaces_the_file_system_replaces_it():
-    # README, Data safety: fsx.deploymentType, fsx.zone (the subnet), fsx.efa, fsx.kmsKeyArn, a smaller
+    # docs/data-safety.md: fsx.deploymentType, fsx.zone (the subnet), fsx.efa, fsx.kmsKeyArn, a smaller
     # fsx.storageCapacityGiB, a lower fsx.metadataIops.
     changes = [("deploymentType", "SCRATCH_2", "PERSISTENT_2"), ("subnetIds", "subnet-a", "subnet-b"),
                ("efaEnabled", True, False), ("efaEnabled", None, True), ("kmsKeyId", "arn:a", "arn:b"),
