@@ -62,6 +62,27 @@ def _add_preflight(commands: Any) -> None:
                            help="accept checks that could not run (no permission, an API out of reach); a run in "
                                 "which no check reached the account still fails")
     preflight.set_defaults(handler=run.preflight)
+    scopes = preflight.add_subparsers(dest="scope", metavar="{nodes}",
+                                      help="without one, the account; nodes: the running cluster's nodes")
+    _add_preflight_nodes(scopes)
+
+
+def _add_preflight_nodes(scopes: Any) -> None:
+    nodes = scopes.add_parser("nodes", help="check the running cluster's EFA nodes offer the 2 MiB huge pages their "
+                                            "group's pods request (read only)")
+    nodes.add_argument("--outputs", type=Path, default=Path("-"),
+                       help="the stack's outputs: pulumi stack output --json --show-secrets (its kubeconfig is used "
+                            "unless --kubeconfig is given), or a plan record with --kubeconfig (default: stdin)")
+    nodes.add_argument("--kubeconfig", type=Path,
+                       help="read the cluster through this kubeconfig instead of the outputs' kubeconfig (bearer "
+                            "tokens and exec plugins such as aws eks get-token)")
+    nodes.add_argument("--context", help="the kubeconfig context to use (default: its current context)")
+    nodes.add_argument("--json", action="store_true", help="print the checks as one JSON list")
+    nodes.add_argument("--allow-unchecked", action="store_true",
+                       help="accept groups that could not be checked (no node running yet); a run that checked no "
+                            "node still fails")
+    nodes.add_argument("--debug", **DEBUG)
+    nodes.set_defaults(handler=run.preflight_nodes)
 
 
 def _add_launch(commands: Any) -> None:
