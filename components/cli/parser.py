@@ -54,7 +54,8 @@ def _add_plan(commands: Any) -> None:
 
 
 def _add_preflight(commands: Any) -> None:
-    preflight = commands.add_parser("preflight", help="check the stack against the AWS account (read only)")
+    preflight = commands.add_parser("preflight", help="check the stack against the AWS account, or (preflight nodes) "
+                                                      "its running cluster's EFA nodes (read only)")
     preflight.add_argument("--stack", "-s", default="dev", help="stack name (stacks/Pulumi.<stack>.yaml); default dev")
     preflight.add_argument("--cwd", **HERE)
     preflight.add_argument("--json", action="store_true", help="print the checks as one JSON list")
@@ -63,7 +64,7 @@ def _add_preflight(commands: Any) -> None:
                                 "which no check reached the account still fails")
     preflight.set_defaults(handler=run.preflight)
     scopes = preflight.add_subparsers(dest="scope", metavar="{nodes}",
-                                      help="without one, the account; nodes: the running cluster's nodes")
+                                      help="without one, the account; nodes: the running cluster's EFA nodes")
     _add_preflight_nodes(scopes)
 
 

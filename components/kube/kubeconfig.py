@@ -214,7 +214,7 @@ def _credentials(user: Mapping[str, Any], where: str, directory: Path,
     """The user's bearer token (``token``, else ``tokenFile``: client-go's order), else its exec plugin."""
     for field, what in UNSUPPORTED_USER.items():
         if user.get(field):
-            raise KubeconfigError(f"{where}: {field} is set, and {what} are not supported; trainstack reads "
+            raise KubeconfigError(f"{where}: {field} is set, but trainstack does not support {what}; it reads "
                                   f"{SUPPORTED}")
     token = user.get("token")
     if isinstance(token, str) and token:

@@ -91,8 +91,8 @@ def _group(need: HugePagesNeed, nodes: list[dict[str, Any]]) -> Check:
     short = [(name, shown, amount) for name, (shown, amount) in offers if amount is None or amount < wanted]
     if not short:
         least_name, (least_shown, _) = min(offers, key=lambda offer: offer[1][1] or Fraction(0))
-        return Check(CHECK, subject, "pass", f"{len(nodes)} node{'s' if len(nodes) != 1 else ''} offer enough; "
-                     f"{asked}; the least is {least_shown} on {least_name}")
+        counted = f"{len(nodes)} nodes offer" if len(nodes) != 1 else "1 node offers"
+        return Check(CHECK, subject, "pass", f"{counted} enough; {asked}; the least is {least_shown} on {least_name}")
     named = "; ".join(f"{name} offers {shown}" for name, shown, _ in short[:SHORT_NODES_SHOWN])
     more = f"; and {len(short) - SHORT_NODES_SHOWN} more" if len(short) > SHORT_NODES_SHOWN else ""
     pages = -(-wanted // PAGE_BYTES)
