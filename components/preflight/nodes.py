@@ -50,13 +50,20 @@ def run_node_preflight(needs: list[HugePagesNeed], access: Access) -> list[Check
     except ApiError as error:
         return _unchecked(needs, f"listing nodes at {access.server} answered {error}")
     except requests.RequestException as error:
-        return _unchecked(needs, f"{access.server} is out of reach: {cut(f'{type(error).__name__}: {error}', 200)}")
+        return _unchecked(needs, f"{access.server} is out of reach: {cut(_cause(error), 200)}")
     return check_nodes(needs, nodes)
 
 
 def read_nodes(cluster: Cluster) -> list[dict[str, Any]]:
     """Every Node of the cluster (``GET /api/v1/nodes``)."""
     return cluster.list("v1", "Node")
+
+
+def _cause(error: requests.RequestException) -> str:
+    """What went wrong, without requests' wrapping: urllib3's MaxRetryError names the URL again, its reason
+    says why (refused, TLS verification, timeout)."""
+    wrapped = error.args[0] if error.args else error
+    return f"{type(error).__name__}: {getattr(wrapped, 'reason', None) or wrapped}"
 
 
 def _unchecked(needs: list[HugePagesNeed], reason: str) -> list[Check]:

@@ -4,14 +4,13 @@ names is one the CLI runs."""
 
 import shlex
 
+from support.rendered_jobs import outputs_for, planned_record, variant_record
 from trainstack.analysis.planning import NODE_CHECK_COMMAND
 from trainstack.catalog import HUGEPAGES_RESOURCE
 from trainstack.cli import commands
 from trainstack.cli.parser import parser
 from trainstack.launch.hyperpod_eks import pod_resources
 from trainstack.launch.placement import resources
-
-from support.rendered_jobs import outputs_for, planned_record, variant_record
 
 
 def test_each_efa_group_is_said_with_what_its_pods_request_and_how_to_check_running_nodes():

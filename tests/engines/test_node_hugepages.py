@@ -47,10 +47,9 @@ HALF = f"{int(quantity(REQUEST) / 2**20) // 2}Mi"
 
 def eks_like_kubeconfig(cluster: Cluster, plugin: Path) -> dict[str, Any]:
     """A kubeconfig as pulumi-eks writes a stack's: CA data inline, the token from an exec plugin."""
-    ca = Path(cluster.session.verify).read_bytes()
+    ca = base64.b64encode(Path(cluster.session.verify).read_bytes()).decode()
     return {"apiVersion": "v1", "kind": "Config", "current-context": "aws",
-            "clusters": [{"name": "kubernetes", "cluster": {"server": cluster.url,
-                                                            "certificate-authority-data": base64.b64encode(ca).decode()}}],
+            "clusters": [{"name": "kubernetes", "cluster": {"server": cluster.url, "certificate-authority-data": ca}}],
             "contexts": [{"name": "aws", "context": {"cluster": "kubernetes", "user": "aws"}}],
             "users": [{"name": "aws", "user": {"exec": {
                 "apiVersion": "client.authentication.k8s.io/v1beta1", "command": str(plugin),
@@ -66,7 +65,8 @@ def outputs_file(cluster: Cluster, tmp_path: Path) -> Path:
                       f"'status': {{'token': {ADMIN_TOKEN!r}}}}}))\n")
     plugin.chmod(plugin.stat().st_mode | stat.S_IXUSR)
     path = tmp_path / "outputs.json"
-    path.write_text(json.dumps({"trainstack": CONTRACT, "kubeconfig": json.dumps(eks_like_kubeconfig(cluster, plugin))}))
+    kubeconfig = json.dumps(eks_like_kubeconfig(cluster, plugin))  # pulumi-eks exports it as a JSON string
+    path.write_text(json.dumps({"trainstack": CONTRACT, "kubeconfig": kubeconfig}))
     return path
 
 
@@ -75,8 +75,8 @@ def nodes(cluster: Cluster) -> Iterator[dict[str, dict[str, Any]]]:
     """Two nodes of the group, as their kubelets registered them: one offers what a pod requests, one half of it."""
     registered = {}
     for name, offers in (("ip-10-0-7-1.ec2.internal", REQUEST), ("ip-10-0-7-2.ec2.internal", HALF)):
-        created = cluster.create({"apiVersion": "v1", "kind": "Node", "metadata": {
-            "name": name, "labels": {NODE_GROUP_LABEL: GROUP, "node.kubernetes.io/instance-type": TARGET.instance_type}}})
+        labels = {NODE_GROUP_LABEL: GROUP, "node.kubernetes.io/instance-type": TARGET.instance_type}
+        created = cluster.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels}})
         allocatable = {"cpu": "191450m", "memory": "2000Gi", "pods": "51", HUGEPAGES_RESOURCE: offers}
         registered[name] = cluster.patch_status(created, {"capacity": allocatable, "allocatable": allocatable})
     try:
@@ -122,7 +122,8 @@ def test_a_token_the_api_server_refuses_is_a_check_that_could_not_run(cluster, n
     kubeconfig = tmp_path / "kubeconfig"
     kubeconfig.write_text(json.dumps({
         "apiVersion": "v1", "kind": "Config", "current-context": "c",
-        "clusters": [{"name": "k", "cluster": {"server": cluster.url, "certificate-authority": cluster.session.verify}}],
+        "clusters": [{"name": "k", "cluster": {"server": cluster.url,
+                                               "certificate-authority": cluster.session.verify}}],
         "contexts": [{"name": "c", "context": {"cluster": "k", "user": "u"}}],
         "users": [{"name": "u", "user": {"token": "not-a-token-it-knows"}}]}))
     record = tmp_path / "plan.json"

@@ -135,7 +135,7 @@ def test_a_plugin_not_on_path_says_its_install_hint(tmp_path):
      "interactiveMode is Always"),
 ])
 def test_unsupported_credentials_are_refused_naming_the_field_and_what_is_supported(user, said):
-    with pytest.raises(KubeconfigError, match="^kubeconfig k: user 'aws'") as raised:
+    with pytest.raises(KubeconfigError, match=r"^kubeconfig k: user 'aws'") as raised:
         read_access(kubeconfig(user), "kubeconfig k", Path("."))
     assert said in str(raised.value)
 

@@ -6,10 +6,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pytest
+from support.rendered_jobs import jobs_for, outputs_for
 from trainstack.catalog import HUGEPAGES_RESOURCE
 from trainstack.launch.node_needs import hugepages_needs
-
-from support.rendered_jobs import jobs_for, outputs_for
 
 
 def requested(document: Any) -> Iterator[str]:

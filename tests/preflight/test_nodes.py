@@ -3,13 +3,12 @@ pods request. Nodes are Node objects as the API server returns them; the request
 (launch.node_needs), never a copy of the figure."""
 
 import pytest
+from support.rendered_jobs import outputs_of
 from trainstack.catalog import HUGEPAGES_RESOURCE
 from trainstack.launch.node_needs import HugePagesNeed
 from trainstack.launch.placement import resources
 from trainstack.preflight import verdict
 from trainstack.preflight.nodes import CLUSTER, check_nodes
-
-from support.rendered_jobs import outputs_of
 
 P5 = outputs_of("fsdp-p5").accelerated_groups["p5"]
 REQUEST = resources(P5, P5.accelerators_per_node)["requests"][HUGEPAGES_RESOURCE]

@@ -5,9 +5,8 @@ kube-apiserver: tests/engines/test_node_hugepages.py."""
 import json
 
 import pytest
-from trainstack import cli
-
 from support.rendered_jobs import planned_record
+from trainstack import cli
 
 UNREACHABLE = "https://127.0.0.1:9"  # the discard port: nothing listens
 
@@ -49,7 +48,8 @@ def test_the_stacks_kubeconfig_output_is_read_as_pulumi_eks_writes_it_a_json_str
     kubeconfig = json.dumps(token_kubeconfig(user={"client-certificate-data": "x", "client-key-data": "y"}))
     assert run(tmp_path, pulumi_outputs("fsdp-p5", kubeconfig)) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: outputs ") and "the 'kubeconfig' output: user 'u': client-certificate-data is set" in err
+    assert err.startswith("error: outputs ")
+    assert "the 'kubeconfig' output: user 'u': client-certificate-data is set" in err
 
 
 def test_kubeconfig_replaces_the_outputs_and_a_bad_one_is_refused_in_one_line(tmp_path, capsys):
