@@ -149,6 +149,10 @@ def preflight(args: argparse.Namespace, clients: Optional[Clients] = None) -> in
     return EXIT_OK
 
 
+NODES_OUTPUTS_FIX = ("write it with `pulumi stack output --json --show-secrets > outputs.json`, or give a plan "
+                     "record (`trainstack plan --json`) with --kubeconfig")
+
+
 def preflight_nodes(args: argparse.Namespace) -> int:
     """Exit 1 unless every EFA group's running nodes offer the huge pages its pods request (preflight.nodes)."""
     from ..analysis import read_outputs
@@ -181,10 +185,6 @@ def preflight_nodes(args: argparse.Namespace) -> int:
         print(f"error: preflight did not pass: {why_not}", file=sys.stderr)
         return EXIT_POLICY
     return EXIT_OK
-
-
-NODES_OUTPUTS_FIX = ("write it with `pulumi stack output --json --show-secrets > outputs.json`, or give a plan "
-                     "record (`trainstack plan --json`) with --kubeconfig")
 
 
 def _kubeconfig(path: Optional[Path], document: dict[str, Any], shown: str,

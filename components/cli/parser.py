@@ -78,8 +78,11 @@ def _add_preflight_nodes(scopes: Any) -> None:
                        help="read the cluster through this kubeconfig instead of the outputs' kubeconfig (bearer "
                             "tokens and exec plugins such as aws eks get-token)")
     nodes.add_argument("--context", help="the kubeconfig context to use (default: its current context)")
-    nodes.add_argument("--json", action="store_true", help="print the checks as one JSON list")
-    nodes.add_argument("--allow-unchecked", action="store_true",
+    # SUPPRESS: given before `nodes` (`preflight --json nodes`), the preflight parser's value stands; argparse
+    # would otherwise overwrite it with this parser's default.
+    nodes.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                       help="print the checks as one JSON list")
+    nodes.add_argument("--allow-unchecked", action="store_true", default=argparse.SUPPRESS,
                        help="accept groups that could not be checked (no node running yet); a run that checked no "
                             "node still fails")
     nodes.add_argument("--debug", **DEBUG)

@@ -87,3 +87,11 @@ def test_the_account_preflight_and_the_nodes_preflight_each_say_what_they_check(
         cli.main(argv)
     out = " ".join(capsys.readouterr().out.split())
     assert ("nodes: the running cluster's EFA nodes" in out) if argv[1] == "--help" else ("--kubeconfig" in out)
+
+
+@pytest.mark.parametrize("argv", [["preflight", "--json", "nodes"], ["preflight", "nodes", "--json"]])
+def test_json_may_be_given_before_or_after_nodes(tmp_path, capsys, argv):
+    outputs = tmp_path / "outputs.json"
+    outputs.write_text(json.dumps(planned_record("dev")))
+    assert cli.main([*argv, "--outputs", str(outputs)]) == 1
+    assert json.loads(capsys.readouterr().out) == []
