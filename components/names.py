@@ -65,6 +65,8 @@ BUCKET_OBJECT = "aws:s3/bucketObjectv2:BucketObjectv2"
 AWS_PROVIDER = "pulumi:providers:aws"
 PROVIDER_PREFIX = "pulumi:providers:"
 """Every provider resource's type starts with this."""
+ROOT_STACK = "pulumi:pulumi:Stack"
+"""The root resource of every stack; the engine hands a policy pack the stack's outputs as its outputs."""
 
 # -- other providers' resource types -------------------------------------------------------
 EKS_COMPONENT_CLUSTER = "eks:index:Cluster"

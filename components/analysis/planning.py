@@ -16,8 +16,8 @@ from typing import Any, ClassVar, Optional
 
 from ..config import StackConfig, validate_stack_config
 from ..config.ip_budget import ip_budget
+from ..controllers import Rendered, check_stack
 from ..controllers import Report as ControllerReport
-from ..controllers import check_stack
 from ..estimate import critical_path, estimate_cost
 from ..estimate.checkpoint import storage_sizing
 from ..estimate.node_rates import node_rate
@@ -27,6 +27,7 @@ from ..launch.placement import pod_placement, resources
 from ..launch.queueing import describe_queues
 from ..outputs import OUTPUT_NAME, StackOutputs, parse_outputs
 from ..plan import Plan, Project, ProjectError, StackSettings, find_project, load_stack, run_plan
+from ..policy import stack_from_plan
 from .policies import judge, policy_config
 
 PolicyConfig = Path | Mapping[str, Any] | None
@@ -139,7 +140,8 @@ def controller_models(plan: Plan, outputs: Optional[StackOutputs]) -> Controller
     """The controller models over the plan, judging the pod the EKS launchers render on a whole node of
     each accelerated group."""
     pods = whole_node_pods(outputs) if outputs is not None else {}
-    return check_stack(plan, pods.items(), outputs)
+    printed = [str(d.get("message", "")) for d in plan.diagnostics]
+    return check_stack(Rendered(stack_from_plan(plan), list(pods.items()), outputs, printed))
 
 
 def whole_node_pods(outputs: StackOutputs) -> dict[str, dict[str, Any]]:

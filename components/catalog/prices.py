@@ -3,7 +3,16 @@
 us-east-1: the AWS Price List data that Karpenter generates and commits
 (aws/karpenter-provider-aws, generated 2026-07-20), a primary source.
 us-west-2: instances.vantage.sh data as of 2026-01-21, a secondary source; it
-agrees with us-east-1 for every type listed in both.
+agrees with us-east-1 for every type listed in both. Karpenter's generated file is no source for
+it: every version of zz_generated.pricing_aws.go (checked to 6fc13b5 and the 100 commits before it)
+holds us-east-1 alone. A primary-derived source exists: SkyPilot's catalog
+(skypilot-org/skypilot-catalog catalogs/v8/aws/vms.csv, written by sky/catalog/data_fetchers/fetch_aws.py
+from AWS's Price List offer file pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/
+<region>/index.csv, On-Demand Linux, shared tenancy). Its stored copy (commit 00148f2a, read
+2026-11-26; the file states no date) agrees for the one us-west-2 row checked against this table
+(g5.xlarge 1.006) and gives the us-east-1 rate in us-west-2 for g5.8xlarge and g5g.* too; the other
+rows were not transcribed from it (3.6 MB, read 16 kB at a time), so the column stays vantage's, said
+secondary, until ``trainstack prices refresh --region us-west-2`` replaces it with a dated snapshot.
 
 Types with no published on-demand price (p5e.48xlarge and trn2.* are sold through
 Capacity Blocks; p6e-gb200 as UltraServers) have no

@@ -29,12 +29,14 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import PurePath
+from typing import Optional
 
 from ..catalog.hyperpod_eks import HYPERPOD_CHART, HYPERPOD_CHART_SOURCE
 from ..names import EKS_ADDON, HELM_RELEASE, KUSTOMIZE_DIRECTORY
-from ..plan import Plan, library_paths
+from ..plan import library_paths
+from ..policy.model import Resource, Stack
 from .model import Finding
 
 CONTROLLER = "cluster-controllers"
@@ -63,6 +65,16 @@ EKS_ADDONS: dict[str, tuple[str, ...]] = {
 HYPERPOD_CHART_INSTALL = re.compile(r"helm install \S+ HyperPodHelmChart[^\n]*")
 
 
+def kustomization(resource: Resource) -> Optional[str]:
+    """The directory a ``kustomize/v2:Directory`` was built from, as recorded, or None where it is not in view.
+
+    The plan records the component's inputs. Under the engine it is a remote component whose state is only
+    what it registers, ``resources`` (pulumi-kubernetes provider/pkg/provider/kustomize/v2/directory.go,
+    ``DirectoryState``), so a policy pack never sees the directory (``analysis.crossguard`` says so)."""
+    directory = resource.props.get("directory")
+    return directory if isinstance(directory, str) and directory else None
+
+
 def _kustomization_key(directory: str) -> str:
     """``training-operator/standalone`` for the overlay a record names (``plan/library_paths.py``)."""
     inside = library_paths.shipped_path(directory)
@@ -70,49 +82,51 @@ def _kustomization_key(directory: str) -> str:
     return "/".join(parts[parts.index("kustomize") + 1:]) if "kustomize" in parts else parts[-1]
 
 
-def installed_by_stack(plan: Plan) -> Iterator[tuple[str, str]]:
+def installed_by_stack(stack: Stack) -> Iterator[tuple[str, str]]:
     """(what is owned, who installs it) for what the stack itself installs."""
-    for record in plan.by_type(KUSTOMIZE_DIRECTORY):
-        for owned in KUSTOMIZATIONS.get(_kustomization_key(str(record.inputs.get("directory", ""))), ()):
+    for record in stack.of_type(KUSTOMIZE_DIRECTORY):
+        directory = kustomization(record)
+        for owned in KUSTOMIZATIONS.get(_kustomization_key(directory), ()) if directory is not None else ():
             yield owned, f"kustomization {record.name}"
-    for record in plan.by_type(HELM_RELEASE):
+    for record in stack.of_type(HELM_RELEASE):
         for owned in HELM_CHARTS.get(str(record.inputs.get("chart", "")).rsplit("/", 1)[-1], ()):
             yield owned, f"Helm release {record.name}"
-    for record in plan.by_type(EKS_ADDON):
+    for record in stack.of_type(EKS_ADDON):
         for owned in EKS_ADDONS.get(str(record.inputs.get("addonName", "")), ()):
             yield owned, f"EKS add-on {record.inputs['addonName']}"
 
 
-def printed_chart_switches(plan: Plan) -> list[dict[str, bool]]:
-    """The ``--set <switch>=true|false`` of each HyperPod chart install the plan prints."""
+def printed_chart_switches(printed: Iterable[str]) -> list[dict[str, bool]]:
+    """The ``--set <switch>=true|false`` of each HyperPod chart install among the program's ``printed`` warnings."""
     installs = []
-    for diagnostic in plan.diagnostics:
-        for command in HYPERPOD_CHART_INSTALL.findall(diagnostic.get("message", "")):
+    for message in printed:
+        for command in HYPERPOD_CHART_INSTALL.findall(message):
             words = shlex.split(command)
             sets = [words[i + 1] for i, word in enumerate(words[:-1]) if word == "--set"]
             installs.append({key: value.lower() == "true" for key, _, value in (s.partition("=") for s in sets)})
     return installs
 
 
-def installed_by_prerequisites(plan: Plan) -> Iterator[tuple[str, str]]:
-    for switches in printed_chart_switches(plan):
+def installed_by_prerequisites(printed: Iterable[str]) -> Iterator[tuple[str, str]]:
+    for switches in printed_chart_switches(printed):
         for component in HYPERPOD_CHART:
             if switches.get(component.condition, component.enabled_by_default):
                 for owned in component.owns:
                     yield owned, f"the printed HyperPod chart install ({component.condition})"
 
 
-def owners(plan: Plan) -> dict[str, list[str]]:
+def owners(stack: Stack, printed: Iterable[str]) -> dict[str, list[str]]:
     """Per API kind or extended resource, everything that reconciles it."""
     found: dict[str, list[str]] = {}
-    for owned, owner in [*installed_by_stack(plan), *installed_by_prerequisites(plan)]:
+    for owned, owner in [*installed_by_stack(stack), *installed_by_prerequisites(printed)]:
         found.setdefault(owned, []).append(owner)
     return found
 
 
-def one_controller_per_kind(plan: Plan) -> list[Finding]:
+def one_controller_per_kind(stack: Stack, printed: Iterable[str] = ()) -> list[Finding]:
+    """Two or more controllers of one kind, among what ``stack`` installs and the installs ``printed``."""
     findings = []
-    for owned, who in sorted(owners(plan).items()):
+    for owned, who in sorted(owners(stack, printed).items()):
         if len(who) > 1:
             what = f"extended resource {owned.removeprefix('resource/')}" if owned.startswith("resource/") \
                 else f"kind {owned}"

@@ -117,5 +117,5 @@ def check_topology_capacity(stack: Stack, outputs: Optional[StackOutputs]) -> li
                 f"{kept} (its minSize) while its queues can give {reach[group]}: a job of more than {kept} "
                 "nodes stays suspended, so no pod asks the autoscaler for nodes and it never starts. Set the "
                 f"group's minSize to {reach[group]} (a reserved group is paid for whole anyway), or set "
-                "scheduling.topologyAware to false."), TAS_SOURCE))
+                "scheduling.topologyAware to false."), TAS_SOURCE, urn=flavor.urn))
     return findings

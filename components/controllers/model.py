@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Optional
+
+from ..outputs import StackOutputs
+from ..policy.model import Stack
 
 Severity = Literal["error", "warning"]
 
@@ -22,9 +25,28 @@ class Finding:
     source: str
     """The controller's file and version (or documentation page) the model follows."""
     severity: Severity = "error"
+    urn: Optional[str] = None
+    """The URN of the resource the finding is about, where it is one (a node group, a role, a flavor): the
+    CrossGuard pack reports the finding against it."""
 
     def __str__(self) -> str:
         return f"{self.controller}: {self.subject}: {self.message} ({self.source})"
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """What the stack-level models judge, built alike from a plan record and from what the Pulumi engine
+    hands a CrossGuard stack policy (``analysis.crossguard``)."""
+
+    stack: Stack
+    """The resources as a policy sees them (``policy.stack_from_plan`` or ``policy.stack_from_crossguard``)."""
+    jobs: Sequence[tuple[str, Any]] = ()
+    """``(id, rendered document)`` of the jobs the autoscaler model places."""
+    outputs: Optional[StackOutputs] = None
+    """The stack's outputs contract (the Kueue capacity check reads its queues)."""
+    printed: Sequence[str] = ()
+    """The warnings the program printed (the HyperPod chart install the user runs); the plan records them,
+    the engine hands a policy pack none."""
 
 
 @dataclass(frozen=True)

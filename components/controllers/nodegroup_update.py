@@ -56,11 +56,12 @@ def check(stack: Stack) -> list[Finding]:
         count, percentage = update.get("maxUnavailable"), update.get("maxUnavailablePercentage")
         if (count is None) == (percentage is None):
             findings.append(Finding(CONTROLLER, group.name, "set exactly one of updateConfig.maxUnavailable and "
-                                    f"maxUnavailablePercentage (got {count} and {percentage}).", SOURCE))
+                                    f"maxUnavailablePercentage (got {count} and {percentage}).", SOURCE,
+                                    urn=group.urn))
         for value, name in ((count, "maxUnavailable"), (percentage, "maxUnavailablePercentage")):
             if value is not None and not 1 <= int(value) <= 100:
                 findings.append(Finding(CONTROLLER, group.name, f"updateConfig.{name} is {value}; EKS accepts 1 "
-                                        "to 100.", SOURCE))
+                                        "to 100.", SOURCE, urn=group.urn))
         reasons = fixed_capacity(stack, group)
         strategy = update.get("updateStrategy") or "DEFAULT"
         if reasons and strategy != "MINIMAL":
@@ -70,5 +71,5 @@ def check(stack: Stack) -> list[Finding]:
                 CONTROLLER, group.name,
                 f"{' and '.join(reasons)}, so it cannot get the {surge} extra instance(s) the {strategy} update "
                 "strategy launches before it terminates old ones: an AMI or version update stalls. Set "
-                "updateConfig.updateStrategy to MINIMAL (terminate first).", SOURCE))
+                "updateConfig.updateStrategy to MINIMAL (terminate first).", SOURCE, urn=group.urn))
     return findings

@@ -1,4 +1,4 @@
-"""Which traffic the security groups of a plan let through, between groups of the same VPC.
+"""Which traffic the security groups of a stack let through, between groups of the same VPC.
 
 EC2 security groups are stateful allow-lists: a connection from an interface in groups A
 to one in groups B passes when one of A's groups has an egress rule for the protocol and
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Optional
 
 from ..names import SECURITY_GROUP, SECURITY_GROUP_EGRESS_RULE, SECURITY_GROUP_INGRESS_RULE, SECURITY_GROUP_RULE, VPC
-from ..plan import Plan
+from ..policy.model import Stack
 
 Direction = Literal["ingress", "egress"]
 VPC_RULE = {"ingress": SECURITY_GROUP_INGRESS_RULE,
@@ -72,19 +72,19 @@ def _inline(group: str, direction: Direction, entry: dict[str, Any]) -> Iterator
         yield Rule(direction, group, protocol, low, high, cidr=cidr)
 
 
-def recorded_rules(plan: Plan) -> Iterator[Rule]:
+def recorded_rules(stack: Stack) -> Iterator[Rule]:
     """Every rule the program registers, whatever resource type carries it."""
     for direction in ("ingress", "egress"):
-        for record in plan.by_type(VPC_RULE[direction]):
+        for record in stack.of_type(VPC_RULE[direction]):
             props = record.inputs
             protocol = _protocol(props.get("ipProtocol", "-1"))
             low, high = _ports(props, protocol)
             yield Rule(direction, props["securityGroupId"], protocol, low, high,
                        peer_group=props.get("referencedSecurityGroupId"), cidr=props.get("cidrIpv4"))
-        for record in plan.by_type(SECURITY_GROUP):
+        for record in stack.of_type(SECURITY_GROUP):
             for entry in record.inputs.get(direction) or []:
                 yield from _inline(str(record.id), direction, entry)
-    for record in plan.by_type(SECURITY_GROUP_RULE):
+    for record in stack.of_type(SECURITY_GROUP_RULE):
         props = record.inputs
         protocol = _protocol(props.get("protocol", "-1"))
         low, high = _ports(props, protocol)
@@ -105,11 +105,11 @@ class Reachability:
         self.vpc_cidrs = [ipaddress.ip_network(c) for c in vpc_cidrs]
 
     @classmethod
-    def of_plan(cls, plan: Plan, eks_cluster_groups: Iterable[str] = ()) -> Reachability:
-        rules = list(recorded_rules(plan))
+    def of_stack(cls, stack: Stack, eks_cluster_groups: Iterable[str] = ()) -> Reachability:
+        rules = list(recorded_rules(stack))
         for group in eks_cluster_groups:
             rules += eks_default_rules(group)
-        return cls(rules, [r.inputs["cidrBlock"] for r in plan.by_type(VPC) if r.inputs.get("cidrBlock")])
+        return cls(rules, [r.inputs["cidrBlock"] for r in stack.of_type(VPC) if r.inputs.get("cidrBlock")])
 
     def _covers_vpc(self, cidr: str) -> bool:
         network = ipaddress.ip_network(cidr)

@@ -27,6 +27,7 @@ from ..catalog.addons import minor, support
 from ..names import EKS_CLUSTER, EKS_COMPONENT_CLUSTER, HELM_RELEASE, KUSTOMIZE_DIRECTORY, NODE_GROUP
 from ..plan import library_paths
 from ..policy.model import Resource, Stack
+from .cluster_controllers import kustomization
 from .model import Finding
 
 CONTROLLER = "versions"
@@ -54,15 +55,18 @@ def pinned_components(stack: Stack) -> list[tuple[Resource, str, str]]:
 
     An operator's version is read from the kustomization the record names (an identifier of the
     overlay inside trainstack, ``plan/library_paths.py``), in the trainstack this runs in. One that
-    cannot be read yields version ``?``."""
+    cannot be read yields version ``?``; one whose directory is not in view (under the engine:
+    ``cluster_controllers.kustomization``) is left out, and the CrossGuard pack says so."""
     found = []
     for release in stack.of_type(HELM_RELEASE):
         found.append((release, str(release.props.get("chart")), str(release.props.get("version"))))
     for directory in stack.of_type(KUSTOMIZE_DIRECTORY):
-        recorded = str(directory.props.get("directory"))
+        recorded = kustomization(directory)
+        if recorded is None:
+            continue
         overlay = library_paths.installed(recorded)
-        kustomization = None if overlay is None else overlay / "kustomization.yaml"
-        text = kustomization.read_text() if kustomization is not None and kustomization.is_file() else ""
+        file = None if overlay is None else overlay / "kustomization.yaml"
+        text = file.read_text() if file is not None and file.is_file() else ""
         match = re.search(r"kubeflow/(training-operator|mpi-operator)\S*?(?:ref=|/)(v\d+\.\d+\.\d+)", text)
         inside = library_paths.shipped_path(recorded)
         named = inside.parts[2] if inside is not None and len(inside.parts) > 2 else PurePosixPath(recorded).name
@@ -82,12 +86,13 @@ def check(stack: Stack) -> list[Finding]:
         if row is None:
             findings.append(Finding(CONTROLLER, f"{component} {pinned}", "no support row: pin it in the catalog's "
                                     "table of add-ons (catalog/addons.py) with the version's published Kubernetes "
-                                    "support and its source.", "catalog/addons.py"))
+                                    "support and its source.", "catalog/addons.py", urn=resource.urn))
             continue
         if not row.covers(cluster):
             supported = f"{row.minimum or '?'} to {row.maximum or 'newer'}"
             findings.append(Finding(CONTROLLER, f"{component} {pinned}", f"supports Kubernetes {supported}, the "
-                                    f"cluster runs {version}: pin a release built for {version}.", row.source))
+                                    f"cluster runs {version}: pin a release built for {version}.", row.source,
+                                    urn=resource.urn))
         if component.endswith("neuron-helm-chart"):
             findings.extend(_scheduler_skew(resource, cluster))
     for group in stack.of_type(NODE_GROUP):
@@ -95,7 +100,7 @@ def check(stack: Stack) -> list[Finding]:
         if not (cluster[0] == kubelet[0] and cluster[1] - 3 <= kubelet[1] <= cluster[1]):
             findings.append(Finding(CONTROLLER, group.name, f"kubelet {_show(kubelet)} against kube-apiserver "
                                     f"{version}: a kubelet may be up to three minors older, never newer.",
-                                    SKEW_SOURCE))
+                                    SKEW_SOURCE, urn=group.urn))
     return findings
 
 
@@ -111,4 +116,5 @@ def _scheduler_skew(release: Resource, cluster: tuple[int, int]) -> list[Finding
     return [Finding(CONTROLLER, f"{release.name} custom kube-scheduler {tag}",
                     f"kube-scheduler {_show(running)} against kube-apiserver {_show(cluster)}: kube-scheduler may be "
                     "at most one minor older and never newer; set scheduler.customScheduler.image to the "
-                    "cluster's minor release (addons/device_plugins.py NEURON_SCHEDULER_IMAGES).", SKEW_SOURCE)]
+                    "cluster's minor release (addons/device_plugins.py NEURON_SCHEDULER_IMAGES).", SKEW_SOURCE,
+                    urn=release.urn)]

@@ -1,11 +1,16 @@
 """Prices of the services around the instances, each with its source and date.
 
-Compiled 2026-11; each price's ``source`` names where it was read: AWS pages where they give
-a figure (the AWS Containers blog on EKS extended support pricing, aws.amazon.com/privatelink/pricing,
-aws.amazon.com/fsx/lustre/pricing for the billing rules), otherwise dated secondary quotes, marked
-"(secondary)"; none is invented. Where no price is published (FSx
-PERSISTENT_2 above 125 MB/s/TiB, HyperPod instances other than those below, other
-regions) the estimate says "no published price" instead of counting zero.
+Compiled 2026-11; each price's ``source`` names where it was read: AWS's own pages and announcements
+where a copy with the figure was found (the AWS Containers blog on EKS pricing, the AWS News Blog on
+public IPv4, a copy of aws.amazon.com/ec2/capacityblocks/pricing), otherwise dated secondary quotes,
+marked "(secondary)"; none is invented. Reviewed 2026-11-26 for issue 40: the stored copies of
+aws.amazon.com/fsx/lustre/pricing, /sagemaker/pricing, /vpc/pricing, /ebs/pricing and /eks/pricing carry
+the pages' prose but not their price tables (the tables are drawn by the page's script), and no AWS Price
+List offer file for AmazonFSx, AmazonSageMaker or AmazonVPC was found in a public repository, so the
+secondary quotes below stay until ``trainstack prices refresh`` (the Price List Query API) or a reader
+of the live pages replaces them. Where no price was found (FSx PERSISTENT_2 above 125 MB/s/TiB,
+HyperPod instances other than those below, other regions) the estimate says "no published price"
+instead of counting zero.
 """
 
 from __future__ import annotations
@@ -28,16 +33,35 @@ class ServicePrice:
 
 US = ("us-east-1", "us-west-2")
 
+# AWS's own announcement of EKS pricing (aws.amazon.com/blogs/containers/amazon-eks-extended-support-for-kubernetes-
+# versions-pricing/, effective from the April 2024 billing cycle): $0.10 per cluster-hour in standard support, $0.60 in
+# extended support. Read in a stored copy 2026-11-26; aws.amazon.com/eks/pricing, which gives the same figure, was
+# not found with its table. The estimate prices standard support: a cluster on a version past standard support costs
+# the extended rate, which the estimate does not model.
 EKS_CONTROL_PLANE = ServicePrice(0.10, "cluster-hour", ("*",), date(2024, 4, 1),
-                                 "AWS Containers blog, EKS extended support pricing (standard support)")
-NAT_GATEWAY = ServicePrice(0.045, "gateway-hour", US, date(2026, 1, 1), "NAT gateway pricing guides (secondary)")
+                                 "AWS Containers blog, Amazon EKS extended support for Kubernetes versions pricing "
+                                 "(aws.amazon.com/blogs/containers/amazon-eks-extended-support-for-kubernetes-versions-"
+                                 "pricing/): $0.10 per cluster-hour in standard support")
+# No copy of aws.amazon.com/vpc/pricing with its NAT table was found (searched 2026-11-26); the guides agree on $0.045
+# per gateway-hour in US East and US West (basavytix.com/blog/aws-nat-gateway-pricing, cloudpipelines.pages.dev/guides/
+# aws-nat-gateway-pricing-2026/, both read 2026-11-26).
+NAT_GATEWAY = ServicePrice(0.045, "gateway-hour", US, date(2026, 1, 1),
+                           "NAT gateway pricing guides quoting aws.amazon.com/vpc/pricing (secondary: basavytix.com, "
+                           "cloudpipelines.pages.dev; $0.045 per gateway-hour in US East and West)")
 PUBLIC_IPV4 = ServicePrice(0.005, "address-hour", ("*",), date(2024, 2, 1),
                            "AWS News Blog, New - AWS Public IPv4 Address Charge (aws.amazon.com/blogs/aws/"
                            "new-aws-public-ipv4-address-charge-public-ip-insights/): $0.005 per IP-hour in all "
-                           "regions from 2024-02-01, read through dated quotes of it (techpartner.news)")
+                           "regions from 2024-02-01, read through dated quotes of it (techpartner.news); the same "
+                           "$0.005 per in-use address-hour in us-east-1 in a recorded `aws pricing get-products` "
+                           "answer of 2026-09-16")
 INTERFACE_ENDPOINT = ServicePrice(0.01, "endpoint-AZ-hour", US, date(2026, 5, 1),
                                   "PrivateLink pricing guides (secondary)")
-GP3_STORAGE = ServicePrice(0.08, "GB-month", ("us-east-1",), date(2026, 1, 1), "gp2-vs-gp3 guides (secondary)")
+# No copy of aws.amazon.com/ebs/pricing with its table was found (searched 2026-11-26). Two dated guides give $0.08 per
+# GB-month for gp3 in us-east-1 with 3,000 IOPS and 125 MB/s included (saisci.com/aws/gp3-throughput-explained/, updated
+# 2021-01-13; an "Amazon EBS" post of 2026-02-24 on menuvis1-blip.github.io): the rate has not moved between them.
+GP3_STORAGE = ServicePrice(0.08, "GB-month", ("us-east-1",), date(2026, 2, 24),
+                           "EBS guides quoting aws.amazon.com/ebs/pricing for gp3 in us-east-1 (secondary: "
+                           "menuvis1-blip.github.io, 2026-02-24; saisci.com, 2021-01-13)")
 FSX_LUSTRE: dict[tuple[str, Optional[int]], ServicePrice] = {
     ("SCRATCH_2", None): ServicePrice(0.140, "GB-month", ("us-east-1",), date(2026, 1, 1),
                                       "FSx for Lustre pricing quotes (secondary)"),
@@ -53,22 +77,30 @@ FSX_LUSTRE: dict[tuple[str, Optional[int]], ServicePrice] = {
 }
 """SSD, by deployment type and MB/s/TiB. FSx for Lustre's storage classes (FSx API StorageType):
 SSD (priced above where a source was found), HDD (PERSISTENT_1 only; trainstack builds PERSISTENT_2
-and SCRATCH_2, so no HDD price is carried) and INTELLIGENT_TIERING (below). us-east-1 prices for
-250, 500 and 1000 MB/s/TiB were not found: the estimate says so."""
+and SCRATCH_2, so no HDD price is carried) and INTELLIGENT_TIERING (below). us-east-1 and us-west-2 prices for
+250, 500 and 1000 MB/s/TiB were not found (searched 2026-11-26: the stored copies of aws.amazon.com/fsx/lustre/pricing
+carry no table, no AmazonFSx Price List offer file was found in a public repository, and no dated quote gives them;
+the ap-northeast-1 table is not carried over to another region, whose rates differ): the estimate says so."""
 FSX_INTELLIGENT_TIERING_UNPRICED = (
     "no dated price found for FSx for Lustre Intelligent-Tiering (billed by data stored in each tier, "
     "throughput capacity, SSD read cache and requests: aws.amazon.com/fsx/lustre/pricing, read 2026-11; "
     "neither a dated figure there nor a dated secondary quote was found)")
 """Why an Intelligent-Tiering file system's cost line has no price: the pricing page names the
 dimensions, and no stored copy of it, nor any dated secondary source, gives their rates."""
-# HyperPod bills ml.* instances under SageMaker; three rates were found, all secondary.
+# HyperPod bills ml.* instances under SageMaker (Price List usage type <region>-Cluster:<type>). No copy of
+# aws.amazon.com/sagemaker/pricing with its HyperPod table was found (searched 2026-11-26: the stored copies carry the
+# prose only), so each rate below is a dated record of a Price List answer. ml.p5.48xlarge in us-east-1 (66.048, last
+# session) was dropped: it was read from a Pricing API stub in a public test, a fixture and not a published price.
+# ml.c5.xlarge and ml.g5.8xlarge in us-west-2 (the hyperpod stack) have no dated record anywhere searched.
 HYPERPOD = {
     ("ml.p4d.24xlarge", "us-west-2"): ServicePrice(25.91001756, "instance-hour", ("us-west-2",), date(2026, 10, 1),
-                                                   "guide quoting the Price List API, USW2-Cluster:ml.p4d.24xlarge"),
-    ("ml.g5.8xlarge", "us-east-1"): ServicePrice(3.06, "instance-hour", ("us-east-1",), date(2026, 9, 16),
-                                                 "cost note quoting USE1-Cluster:ml.g5.8xlarge (secondary)"),
-    ("ml.p5.48xlarge", "us-east-1"): ServicePrice(66.048, "instance-hour", ("us-east-1",), date(2026, 10, 1),
-                                                  "Pricing API stub in a public test (weak secondary)"),
+                                                   "guide quoting the Price List API, USW2-Cluster:ml.p4d.24xlarge "
+                                                   "(secondary)"),
+    ("ml.g5.8xlarge", "us-east-1"): ServicePrice(3.06, "instance-hour", ("us-east-1",), date(2026, 9, 15),
+                                                 "a cost note recording an `aws pricing get-products` answer of "
+                                                 "2026-09-16: USE1-Cluster:ml.g5.8xlarge, SKU YQXD4PZ3BTQ5N2P4, "
+                                                 "Price List publication 2026-09-15 (secondary record of the "
+                                                 "Price List)"),
 }
 
 
@@ -89,9 +121,14 @@ ODCR_BILLING = ("On-Demand Capacity Reservations are billed at the On-Demand rat
                 "not: docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-reservation-pricing-billing.html")
 CAPACITY_BLOCK_BILLING = ("Capacity Blocks are paid up front for their whole duration at the block's rate, used or "
                           "not: aws.amazon.com/ec2/capacityblocks/pricing")
-_CAPACITY_BLOCK_PAGE = ("aws.amazon.com/ec2/capacityblocks/pricing, reservation rates table (a copy of the page read "
-                        "2026-11; the page says these rates hold until its scheduled 2025-01-01 update, and that a "
-                        "block keeps the rate of its purchase)")
+# The only copy of AWS's Capacity Blocks pricing page found with its table is served from another host
+# (sibshop.uat.jiralog.com/ec2/capacityblocks/pricing, read 2026-11-26); no copy on aws.amazon.com itself was found.
+# Its rates are the ones the page gave until its scheduled 2025-01-01 update, hence valid_on 2024-12-31: they are the
+# last dated AWS figures, not today's. A block's real price is its offering's UpfrontFee at purchase.
+_CAPACITY_BLOCK_PAGE = ("aws.amazon.com/ec2/capacityblocks/pricing, reservation rates table (read in a copy served "
+                        "from sibshop.uat.jiralog.com/ec2/capacityblocks/pricing, 2026-11-26; the page says these "
+                        "rates hold until its scheduled 2025-01-01 update, and that a block keeps the rate of its "
+                        "purchase)")
 CAPACITY_BLOCK: dict[tuple[str, str], ServicePrice] = {
     (instance, region): ServicePrice(usd, "instance-hour", (region,), date(2024, 12, 31), _CAPACITY_BLOCK_PAGE)
     for instance, region, usd in (("p5.48xlarge", "us-east-1", 39.33), ("p5.48xlarge", "us-east-2", 39.33),

@@ -181,7 +181,8 @@ def stack_from_plan(plan: Plan) -> Stack:
         resources.append(Resource(
             type=record.type, name=record.name, urn=record.urn, props=record.inputs,
             protect=record.options.protect, provider=provider,
-            property_dependencies=record.property_dependencies, id=record.id, parent=record.parent))
+            property_dependencies=record.property_dependencies, id=record.id, parent=record.parent,
+            outputs=record.outputs))
     return Stack(resources)
 
 
@@ -199,7 +200,7 @@ def stack_from_crossguard(args: StackValidationArgs) -> Stack:
             protect=bool(r.opts.protect) if r.opts else False,
             provider=crossguard_value(r.provider.props) if r.provider is not None else None,
             property_dependencies={k: [d.urn for d in v] for k, v in (r.property_dependencies or {}).items()},
-            id=props.get("id"), parent=r.parent.urn if r.parent is not None else None))
+            id=props.get("id"), parent=r.parent.urn if r.parent is not None else None, outputs=props))
     return Stack(resources)
 
 

@@ -61,15 +61,20 @@ def to_crossguard(rule: Rule) -> StackValidationPolicy:
 
 
 def not_configured(args: StackValidationArgs, rule: Rule) -> None:
-    """Tell the engine the rule judged nothing, as ``trainstack plan`` says "not configured".
+    """Tell the engine the rule judged nothing, as ``trainstack plan`` says "not configured"."""
+    not_applicable(args, f"{NOT_CONFIGURED}: nothing to judge until {' and '.join(rule.needs)} is set")
+
+
+def not_applicable(args: StackValidationArgs, reason: str) -> None:
+    """Tell the engine why a policy judged nothing, or not everything: never a silent pass.
 
     pulumi-policy's ``StackValidationArgs.not_applicable`` (sdk/python/lib/pulumi_policy/policy.py,
-    https://github.com/pulumi/pulumi-policy) answers the engine's AnalyzeStack with a
-    ``PolicyNotApplicable`` (the Analyzer protocol, pulumi/proto/analyzer.proto) instead of a silent
-    pass; releases of the SDK without it can only stay silent."""
+    https://github.com/pulumi/pulumi-policy) raises, and the SDK answers the engine's AnalyzeStack with a
+    ``PolicyNotApplicable`` (the Analyzer protocol, pulumi/proto/analyzer.proto) beside the violations
+    reported before it; releases of the SDK without it can only stay silent. Call it last."""
     mark = getattr(args, "not_applicable", None)
     if mark is not None:
-        mark(f"{NOT_CONFIGURED}: nothing to judge until {' and '.join(rule.needs)} is set")
+        mark(reason)
 
 
 def policies() -> list[StackValidationPolicy]:

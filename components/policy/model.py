@@ -34,6 +34,9 @@ class Resource:
     id: Optional[str] = None
     parent: Optional[str] = None
     """The URN of the resource's parent (a component, or the stack)."""
+    outputs: dict[str, Any] = field(default_factory=dict)
+    """What the resource computed: the record's outputs offline; under the engine, ``props`` themselves
+    (``AnalyzeStack`` hands every resource's outputs, which for a component is what it registered)."""
 
     @property
     def inputs(self) -> dict[str, Any]:

@@ -10,10 +10,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..kube.client import ApiError, Cluster
+from ..launch.queueing import QUEUE_LABEL
 from . import controllers
 from .cluster import Nodes, Progress
 from .jobs import RenderedJob
-from .watch import Observation, expected_pods, observe, pods_of
+from .watch import Observation, expected_pods, observe, pods_of, workload_of
 
 
 @dataclass
@@ -38,7 +39,7 @@ def submit(cluster: Cluster, nodes: Nodes, job: RenderedJob, timeout: float, pro
     document = job.document
     namespace = document["metadata"].get("namespace", "default")
     controllers.ensure_namespace(cluster, namespace)
-    queued = "kueue.x-k8s.io/queue-name" in (document["metadata"].get("labels") or {})
+    queued = _queued(document)
     seen = Observation(document["kind"], document["metadata"]["name"], namespace, expected_pods(document), queued)
     result = JobResult(job.id, job.launcher, job.group, job.nodes, seen)
     try:
@@ -88,17 +89,38 @@ def _line(result: JobResult) -> str:
     return (f"{admitted}; {seen.running}/{seen.expected} pods Running on {len(seen.nodes)} nodes in "
             f"{seen.seconds.get('running', 0):.1f} s")
 
-def delete_job(cluster: Cluster, document: dict[str, Any], timeout: float = 60.0) -> None:
-    """Delete the job and wait until its pods are gone (the garbage collector finishes the foreground deletion)."""
-    cluster.request("DELETE", cluster.path_of(document), {"propagationPolicy": "Foreground"})
+def delete_job(cluster: Cluster, document: dict[str, Any], timeout: float = 120.0) -> None:
+    """Delete the job as ``kubectl delete`` does (background propagation) and wait until it, what its operator
+    made in its name and its pods are gone.
+
+    Not foreground: Trainer v2.3.0 reconciles a TrainJob that is being deleted as any other
+    (pkg/controller/trainjob_controller.go ``Reconcile`` never reads the deletion timestamp) and server-side
+    applies its JobSet again, so under a foreground deletion the garbage collector removes the JobSet and
+    Trainer puts it back, until one of them wins the race (seen in CI: 60 s and the TrainJob still there).
+    With background propagation the TrainJob goes at once, Trainer finds nothing to reconcile, and the
+    garbage collector removes the JobSet, its Jobs and their pods as orphans."""
+    cluster.request("DELETE", cluster.path_of(document), {"propagationPolicy": "Background"})
     namespace = document["metadata"].get("namespace", "default")
     kind, name = document["kind"], document["metadata"]["name"]
     # What the operator made in the job's name goes too: a TrainJob's JobSet (Trainer names it after the
     # TrainJob), which a next job of the same name would otherwise find still there and not own.
     made = [{"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": document["metadata"]}] if (
         kind == "TrainJob") else []
-    cluster.wait_for(f"{kind} {name} and its pods deleted", lambda: not pods_of(cluster, kind, name, namespace)
-                     and not any(_exists(cluster, obj) for obj in [document, *made]), timeout)
+    # A queued job's Workload holds its quota until Kueue lets it go: the next job waits for nothing of this one.
+    queued = _queued(document)
+
+    def gone() -> bool:
+        return (not pods_of(cluster, kind, name, namespace)
+                and not any(_exists(cluster, obj) for obj in [document, *made])
+                and not (queued and workload_of(cluster, kind, name, namespace) is not None))
+
+    # The timeout covers a pod on a lost node: kube-controller-manager's pod garbage collector removes it only
+    # after its 40 s quarantine, checked every 20 s (pkg/controller/podgc: quarantineTime, gcCheckPeriod).
+    cluster.wait_for(f"{kind} {name}, its pods and its Workload deleted", gone, timeout)
+
+
+def _queued(document: dict[str, Any]) -> bool:
+    return QUEUE_LABEL in (document["metadata"].get("labels") or {})
 
 
 def _exists(cluster: Cluster, document: dict[str, Any]) -> bool:

@@ -76,6 +76,8 @@ class _ControllerFinding(TypedDict):
     message: str
     source: str
     severity: str
+    urn: NotRequired[Optional[str]]
+    """The resource the finding names, where it names one (records from before it lack the key)."""
 
 
 class _Controllers(TypedDict):

@@ -15,11 +15,12 @@ from support.scratch import plan_config
 from trainstack import ConfigError
 from trainstack.catalog import hyperpod_eks as facts
 from trainstack.config import validate_stack_config
-from trainstack.controllers import hyperpod_eks_findings
+from trainstack.controllers import hyperpod_eks_findings as findings_of_stack
 from trainstack.controllers.cluster_controllers import installed_by_stack, printed_chart_switches
 from trainstack.controllers.hyperpod_eks import CNI_POLICY
 from trainstack.controllers.security_groups import Reachability
 from trainstack.plan import Plan
+from trainstack.policy import stack_from_plan
 
 HYPERPOD, EKS = "aws-native:sagemaker:Cluster", "eks:index:Cluster"
 ATTACHMENT, INLINE = "aws:iam/rolePolicyAttachment:RolePolicyAttachment", "aws:iam/rolePolicy:RolePolicy"
@@ -76,6 +77,15 @@ def edited(edit):
     return Plan.from_dict(document)
 
 
+def printed(plan):
+    return [d["message"] for d in plan.diagnostics]
+
+
+def hyperpod_eks_findings(plan):
+    """The model over a plan: its resources as a policy sees them, and the warnings the program printed."""
+    return findings_of_stack(stack_from_plan(plan), printed(plan))
+
+
 def resource(document, type_token, name_suffix=""):
     return next(r for r in document["resources"] if r["type"] == type_token and r["name"].endswith(name_suffix))
 
@@ -95,7 +105,7 @@ def test_hyperpod_nodes_reach_the_api_server_and_coredns_and_the_control_plane_r
     cluster_group = plan.by_type(EKS)[0].outputs["clusterSecurityGroupId"]
     nodes = plan.by_type(HYPERPOD)[0].inputs["vpcConfig"]["securityGroupIds"]
     system = next(r for r in plan.by_type("aws:ec2/launchTemplate:LaunchTemplate") if r.name.endswith("-system"))
-    reach = Reachability.of_plan(plan, eks_cluster_groups=[cluster_group])
+    reach = Reachability.of_stack(stack_from_plan(plan), eks_cluster_groups=[cluster_group])
     assert reach.allows(nodes, [cluster_group], "tcp", 443)
     assert reach.allows([cluster_group], nodes, "tcp", 10250)
     assert reach.allows(nodes, system.inputs["vpcSecurityGroupIds"], "udp", 53)
@@ -167,8 +177,8 @@ def test_trainstacks_kueue_beside_task_governance_gives_kueue_two_controllers():
 @pytest.mark.parametrize("stack", ["hyperpod-eks", *[n for n in VARIANTS if n.startswith("eks")]])
 def test_the_printed_chart_install_agrees_with_what_the_stack_installs(variants, stack):
     plan = shipped() if stack == "hyperpod-eks" else variants[stack]
-    (switches,) = printed_chart_switches(plan)
-    by_stack = {owned for owned, _ in installed_by_stack(plan)}
+    (switches,) = printed_chart_switches(printed(plan))
+    by_stack = {owned for owned, _ in installed_by_stack(stack_from_plan(plan))}
     for component in facts.HYPERPOD_CHART:
         on = switches.get(component.condition, component.enabled_by_default)
         assert not (on and by_stack & set(component.owns)), (component.condition, by_stack & set(component.owns))

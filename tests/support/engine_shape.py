@@ -17,6 +17,7 @@ fixtures; the Kubernetes provider's kubeconfig is the secret placeholder.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from typing import Any, Optional
@@ -28,6 +29,7 @@ from trainstack.policy import Resource, Stack
 from .analyzer import Topology
 
 EKS_COMPONENT = "eks:index:Cluster"
+ROOT_STACK, KUSTOMIZE_DIRECTORY = "pulumi:pulumi:Stack", "kubernetes:kustomize/v2:Directory"
 # What pulumi-eks's Cluster passes to registerOutputs (cluster.ts, class Cluster).
 EKS_OUTPUTS = ("clusterSecurityGroup", "core", "defaultNodeGroup", "eksCluster", "eksClusterIngressRule",
                "instanceRoles", "kubeconfig", "kubeconfigJson", "nodeSecurityGroup", "clusterSecurityGroupId",
@@ -51,6 +53,15 @@ def engine_shape(stack: Stack, plan: Plan) -> tuple[Stack, Topology]:
         record = records.get(resource.urn)
         if record is None:  # added by a test: no outputs beyond what it was given
             resources.append(resource)
+        elif resource.type == ROOT_STACK:
+            # Its outputs are what the program exported (the step executor sets them on RegisterResourceOutputs,
+            # in a preview too); the offline record keeps them apart, as ``plan.outputs``.
+            resources.append(dataclasses.replace(resource, props=dict(plan.outputs)))
+        elif resource.type == KUSTOMIZE_DIRECTORY:
+            # A remote component whose state is only ``resources`` (pulumi-kubernetes kustomize/v2
+            # directory.go, DirectoryState): the objects it registered, which the offline plan does not have.
+            resources.append(Resource(resource.type, resource.name, resource.urn, {}, resource.protect,
+                                      resource.provider, {}, resource.id))
         elif resource.type == EKS_COMPONENT:
             children = _eks_children(resource, record, topology, plan)
             cluster = next(c for c in children if c.type == "aws:eks/cluster:Cluster")
