@@ -241,8 +241,10 @@ def _cli_usage(command: argparse.ArgumentParser, prog: str) -> str:
             parts.append(shown if action.required else f"[{shown}]")
         else:
             parts.append(f"[{shown}]" if action.nargs == "?" else shown)
-    if _commands(command):
-        parts.append("{" + ",".join(name for name, _, _ in _commands(command)) + "} ...")
+    for action in command._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            choices = "{" + ",".join(action.choices) + "} ..."
+            parts.append(choices if action.required else f"[{choices}]")
     return "```text\n" + " ".join(parts) + "\n```"
 
 

@@ -54,6 +54,16 @@ def test_the_file_boundary_imports_nothing_of_trainstack():
     assert imports_of("boundary") == set()
 
 
+def test_the_kubernetes_client_stands_on_the_file_boundary_alone():
+    # The rehearsal, the preflight of nodes and the controller models all use it.
+    assert imports_of("kube") <= {"boundary"}
+
+
+def test_the_preflight_reads_the_config_the_catalog_the_launchers_requests_and_the_kubernetes_client():
+    # Nodes are judged against what the launchers' pods request (launch.node_needs), not a copy of it.
+    assert imports_of("preflight") <= {"config", "catalog", "launch", "kube", "boundary"}
+
+
 def test_config_reads_only_the_catalog():
     assert imports_of("config") <= {"catalog", "boundary"}
 
@@ -113,4 +123,4 @@ def test_the_component_package_serves_the_library_and_nothing_imports_it():
 
 
 def test_controller_models_read_records_and_rendered_objects_and_build_nothing():
-    assert imports_of("controllers") <= {"plan", "policy", "catalog", "outputs"}
+    assert imports_of("controllers") <= {"plan", "policy", "catalog", "outputs", "kube"}

@@ -22,6 +22,7 @@ from ..estimate import critical_path, estimate_cost
 from ..estimate.checkpoint import storage_sizing
 from ..estimate.node_rates import node_rate
 from ..estimate.usage import usage_lines
+from ..launch.node_needs import HugePagesNeed, hugepages_needs
 from ..launch.placement import pod_placement, resources
 from ..launch.queueing import describe_queues
 from ..outputs import OUTPUT_NAME, StackOutputs, parse_outputs
@@ -45,6 +46,31 @@ class QueueSummary:
 
     def render(self) -> str:
         return self.text
+
+
+@dataclass(frozen=True)
+class HugePagesSummary:
+    """What the pods of each EFA group ask of a node in 2 MiB huge pages, and how to check running nodes offer it
+    (the ``efaHugePages`` section): the figure the models take a node to offer is the pods' request, while a node
+    offers what its AMI reserved (docs/adr/0005-efa-huge-pages.md)."""
+
+    key: ClassVar[str] = "efaHugePages"
+    needs: tuple[HugePagesNeed, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"groups": {n.group: {"instanceType": n.instance_type, "request": n.request,
+                                     "nodeSelector": n.node_selector} for n in self.needs}}
+
+    def render(self) -> str:
+        lines = ["EFA huge pages (hugepages-2Mi; one pod per node, so each node must offer what one pod requests):"]
+        lines += [f"  pods on {n.group} ({n.instance_type}) request {n.request} hugepages-2Mi" for n in self.needs]
+        lines += ["  a node offers what its AMI reserved at boot, which can differ by AMI release "
+                  "(docs/adr/0005-efa-huge-pages.md)", f"  once nodes run, check they offer it: {NODE_CHECK_COMMAND}"]
+        return "\n".join(lines)
+
+
+NODE_CHECK_COMMAND = "pulumi stack output --json --show-secrets | trainstack preflight nodes"
+"""The command that checks a deployed stack's running nodes against what its pods request."""
 
 
 def plan_stack(stack: str = "dev", project: Project | Path | None = None,
@@ -73,6 +99,8 @@ def plan_stack(stack: str = "dev", project: Project | Path | None = None,
     # The outputs contract, read once for the models' whole-node pods and the queues.
     outputs = parse_outputs(plan.outputs) if isinstance(plan.outputs.get(OUTPUT_NAME), dict) else None
     sections.controllers = controller_models(plan, outputs)
+    needs = tuple(hugepages_needs(outputs)) if outputs is not None else ()
+    sections.efa_huge_pages = HugePagesSummary(needs) if needs else None
     queues = describe_queues(outputs, queue_cost(outputs)) if outputs is not None else None
     sections.queues = QueueSummary(queues) if queues is not None else None
     return plan

@@ -7,9 +7,9 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-from ..boundary import FileProblem, check_writable, cut, write_text
+from ..boundary import FileProblem, check_writable, cut, read_json_object, write_text
 from .errors import EXIT_OK, EXIT_POLICY
 
 GATE_TITLES_SHOWN = 300
@@ -147,6 +147,68 @@ def preflight(args: argparse.Namespace, clients: Optional[Clients] = None) -> in
         print(f"error: preflight did not pass: {why_not}", file=sys.stderr)
         return EXIT_POLICY
     return EXIT_OK
+
+
+NODES_OUTPUTS_FIX = ("write it with `pulumi stack output --json --show-secrets > outputs.json`, or give a plan "
+                     "record (`trainstack plan --json`) with --kubeconfig")
+
+
+def preflight_nodes(args: argparse.Namespace) -> int:
+    """Exit 1 unless every EFA group's running nodes offer the huge pages its pods request (preflight.nodes)."""
+    from ..analysis import read_outputs
+    from ..kube.kubeconfig import read_access
+    from ..launch.node_needs import hugepages_needs
+    from ..outputs import ContractError
+    from ..preflight import render, verdict
+    from ..preflight.nodes import CLUSTER, run_node_preflight
+
+    shown = f"outputs {'<stdin>' if str(args.outputs) == '-' else cut(str(args.outputs))}"
+    document = read_json_object(args.outputs, "outputs", NODES_OUTPUTS_FIX)
+    try:
+        outputs = read_outputs(document, shown)
+    except ContractError as error:
+        raise FileProblem(f"{shown}: {error}") from None
+    needs = hugepages_needs(outputs)
+    access = None
+    if needs:
+        kubeconfig, name, directory = _kubeconfig(args.kubeconfig, document, shown, outputs.kubeconfig_output)
+        access = read_access(kubeconfig, name, directory, args.context)
+    checks = run_node_preflight(needs, access) if access is not None else []
+    why_not = verdict(checks, allow_unchecked=args.allow_unchecked, scope=CLUSTER)
+    if args.json:
+        print(json.dumps([c.__dict__ for c in checks], indent=2))
+    else:
+        through = f" through {cut(access.server)} (context {cut(access.context)})" if access is not None else ""
+        print(f"Preflight of stack {outputs.stack}'s nodes{through}\n")
+        print(render(checks))
+    if why_not is not None:
+        print(f"error: preflight did not pass: {why_not}", file=sys.stderr)
+        return EXIT_POLICY
+    return EXIT_OK
+
+
+def _kubeconfig(path: Optional[Path], document: dict[str, Any], shown: str,
+                output: str) -> tuple[dict[str, Any], str, Path]:
+    """The kubeconfig to read the cluster through, the name its errors give it, and the directory its relative
+    paths start from: ``path``, else the stack's kubeconfig output in ``document``."""
+    from ..analysis.records import RECORD_KEYS
+    from ..boundary import parse_json_object, read_yaml_mapping
+    from ..plan import SECRET_MARK
+
+    if path is not None:
+        return read_yaml_mapping(path, "kubeconfig"), f"kubeconfig {cut(str(path))}", path.resolve().parent
+    if any(key in document for key in RECORD_KEYS):
+        raise FileProblem(f"{shown} is a plan record, whose kubeconfig the offline plan made up; give the "
+                          "cluster's with --kubeconfig")
+    value = document.get(output)
+    fix = "give --kubeconfig, or write the outputs with `pulumi stack output --json --show-secrets`"
+    if value == SECRET_MARK:
+        raise FileProblem(f"{shown}: the '{output}' output is {SECRET_MARK}: Pulumi did not show the secret; {fix}")
+    if isinstance(value, str):
+        value = parse_json_object(value, f"{shown}: the '{output}' output", fix)
+    if not isinstance(value, dict):
+        raise FileProblem(f"{shown} has no '{output}' output (a kubeconfig); {fix}")
+    return value, f"{shown}: the '{output}' output", Path.cwd()
 
 
 def catalog_listing(args: argparse.Namespace) -> int:

@@ -25,8 +25,9 @@ CONFIG_PATH_SHOWN = 120
 
 def print_error(error: Exception, args: argparse.Namespace) -> int:
     """One line (or, with --json, one JSON object) for ``error`` and its exit code: 2 for what the user can
-    fix (configuration, project, files, arguments, an approval that matches nothing), 3 for the rest (commands
-    with --debug; others re-raise)."""
+    fix (configuration, project, files, a kubeconfig, arguments, an approval that matches nothing), 3 for the rest
+    (commands with --debug; others re-raise)."""
+    from ..kube.kubeconfig import KubeconfigError
     from ..launch import LaunchError
     from ..plan import ProjectError
     from ..report import ReportError
@@ -42,7 +43,7 @@ def print_error(error: Exception, args: argparse.Namespace) -> int:
         return EXIT_CONFIG
     if isinstance(error, ProjectError):
         return _print_line(as_json, "project", str(error), EXIT_CONFIG)
-    if isinstance(error, (FileProblem, ReportError, ApprovalError, UnknownRegionError)):
+    if isinstance(error, (FileProblem, ReportError, ApprovalError, UnknownRegionError, KubeconfigError)):
         return _print_line(as_json, "input", str(error), EXIT_CONFIG)
     if isinstance(error, LaunchError):
         return _print_line(as_json, "input", f"launch: {error}", EXIT_CONFIG)

@@ -54,7 +54,8 @@ def _add_plan(commands: Any) -> None:
 
 
 def _add_preflight(commands: Any) -> None:
-    preflight = commands.add_parser("preflight", help="check the stack against the AWS account (read only)")
+    preflight = commands.add_parser("preflight", help="check the stack against the AWS account, or (preflight nodes) "
+                                                      "its running cluster's EFA nodes (read only)")
     preflight.add_argument("--stack", "-s", default="dev", help="stack name (stacks/Pulumi.<stack>.yaml); default dev")
     preflight.add_argument("--cwd", **HERE)
     preflight.add_argument("--json", action="store_true", help="print the checks as one JSON list")
@@ -62,6 +63,30 @@ def _add_preflight(commands: Any) -> None:
                            help="accept checks that could not run (no permission, an API out of reach); a run in "
                                 "which no check reached the account still fails")
     preflight.set_defaults(handler=run.preflight)
+    scopes = preflight.add_subparsers(dest="scope", metavar="{nodes}",
+                                      help="without one, the account; nodes: the running cluster's EFA nodes")
+    _add_preflight_nodes(scopes)
+
+
+def _add_preflight_nodes(scopes: Any) -> None:
+    nodes = scopes.add_parser("nodes", help="check the running cluster's EFA nodes offer the 2 MiB huge pages their "
+                                            "group's pods request (read only)")
+    nodes.add_argument("--outputs", type=Path, default=Path("-"),
+                       help="the stack's outputs: pulumi stack output --json --show-secrets (its kubeconfig is used "
+                            "unless --kubeconfig is given), or a plan record with --kubeconfig (default: stdin)")
+    nodes.add_argument("--kubeconfig", type=Path,
+                       help="read the cluster through this kubeconfig instead of the outputs' kubeconfig (bearer "
+                            "tokens and exec plugins such as aws eks get-token)")
+    nodes.add_argument("--context", help="the kubeconfig context to use (default: its current context)")
+    # SUPPRESS: given before `nodes` (`preflight --json nodes`), the preflight parser's value stands; argparse
+    # would otherwise overwrite it with this parser's default.
+    nodes.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                       help="print the checks as one JSON list")
+    nodes.add_argument("--allow-unchecked", action="store_true", default=argparse.SUPPRESS,
+                       help="accept groups that could not be checked (no node running yet); a run that checked no "
+                            "node still fails")
+    nodes.add_argument("--debug", **DEBUG)
+    nodes.set_defaults(handler=run.preflight_nodes)
 
 
 def _add_launch(commands: Any) -> None:

@@ -54,6 +54,7 @@ from typing import Any
 
 from .. import catalog
 from ..catalog import EFA_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESOURCE, AcceleratorKind
+from ..kube.quantity import quantity
 from ..names import (
     AUTOSCALING_TAG,
     GPU_RESOURCE,
@@ -70,7 +71,7 @@ from ..names import (
 )
 from ..policy.model import Resource, Stack
 from .model import Finding
-from .scheduling import Node, Taint, pod_specs, quantity, unfit_reasons
+from .scheduling import Node, Taint, pod_specs, unfit_reasons
 
 CONTROLLER = "cluster-autoscaler"
 SOURCE = ("kubernetes/autoscaler cluster-autoscaler-1.35.0 cluster-autoscaler/cloudprovider/aws/aws_manager.go "

@@ -68,13 +68,13 @@ def render_hyperpod_pytorchjob(outputs: StackOutputs, *, name: str, group_name: 
     vols, mounts = vols + dataset_vols, mounts + dataset_mounts
     env = fabric_env(kind, target.efa_interfaces_per_node, target.instance_type)
     pod = {"spec": {
-        "nodeSelector": {NODE_GROUP_LABEL: group_name},
+        "nodeSelector": node_selector(group_name),
         # Only nodes HyperPod's health checks have passed; a replaced node joins as Schedulable.
         "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
             {"matchExpressions": [{"key": NODE_HEALTH_LABEL, "operator": "In", "values": [HEALTHY]}]}]}}},
         "volumes": vols,
         "containers": [{"name": "pytorch", "image": image, "command": list(command),
-                        "resources": _resources(target, gpus), "volumeMounts": mounts,
+                        "resources": pod_resources(target, gpus), "volumeMounts": mounts,
                         "env": env + checkpoint_env(outputs, job_metadata)}],
     }}
     # HyperPod's auto-resume requires OnFailure on every replica.
@@ -126,7 +126,13 @@ def _metadata(outputs: StackOutputs, name: str, namespace: Optional[str], max_re
             "annotations": {AUTO_RESUME_ANNOTATION: "true", MAX_RETRY_ANNOTATION: str(max_retries)}}
 
 
-def _resources(target: HyperPodGroup, devices: int) -> dict[str, Any]:
+def node_selector(group_name: str) -> dict[str, str]:
+    """The labels a worker selects its instance group's nodes by (trainstack labels HyperPod's nodes as EKS's)."""
+    return {NODE_GROUP_LABEL: group_name}
+
+
+def pod_resources(target: HyperPodGroup, devices: int) -> dict[str, Any]:
+    """A worker's requests and limits: its devices, every EFA interface and huge pages, most of the memory."""
     limits = {str(target.accelerator_resource): str(devices)}
     if target.efa_interfaces_per_node:
         limits[EFA_RESOURCE] = str(target.efa_interfaces_per_node)

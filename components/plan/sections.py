@@ -1,7 +1,7 @@
 """The sections of a plan record: what the analysis adds to a plan, under one interface.
 
 After the program ran, ``trainstack.analysis`` judges and estimates the plan: the cost,
-the deploy critical path, the IP budget, checkpoint storage sizing, the policies, the
+the deploy critical path, the IP budget, the EFA pods' huge pages, checkpoint storage sizing, the policies, the
 controller models, the Kueue queues. Each result is a :class:`Section`: it knows its key in
 the record, its data (``as_dict``) and its words (``render``). :class:`Sections` holds them
 as typed fields and is the one place they are written into a record (``{**as_dict(), "text":
@@ -50,8 +50,9 @@ class SavedSection:
         return text if isinstance(text, str) else ""
 
 
-RECORD_KEYS = {"cost": "cost", "critical_path": "criticalPath", "ip_budget": "ipBudget", "storage": "storage",
-               "policies": "policies", "controllers": "controllers", "queues": "queues"}
+RECORD_KEYS = {"cost": "cost", "critical_path": "criticalPath", "ip_budget": "ipBudget",
+               "efa_huge_pages": "efaHugePages", "storage": "storage", "policies": "policies",
+               "controllers": "controllers", "queues": "queues"}
 """Each field of :class:`Sections` and its record key, in the order a record lists them."""
 
 
@@ -62,6 +63,7 @@ class Sections:
     cost: Optional[Section] = None
     critical_path: Optional[Section] = None
     ip_budget: Optional[Section] = None
+    efa_huge_pages: Optional[Section] = None
     storage: Optional[Section] = None
     policies: Optional[Section] = None
     controllers: Optional[Section] = None

@@ -251,22 +251,37 @@ def _subnets(config: StackConfig, ec2: Any) -> Iterator[Check]:
                     f"({'; '.join(zone.lines('steady'))})")
 
 
-def verdict(checks: list[Check], allow_unchecked: bool = False) -> Optional[str]:
+@dataclass(frozen=True)
+class Scope:
+    """What a preflight run checks against, in the words its verdict uses."""
+
+    against: str
+    """``the account``, ``the cluster``."""
+    access: str
+    """What to give when no check could reach it."""
+    empty: str
+    """Why a run had nothing to check."""
+
+
+ACCOUNT = Scope("the account", "give credentials that may read EC2 and Service Quotas",
+                "this stack has no node group, quota or existing subnet for preflight to check")
+
+
+def verdict(checks: list[Check], allow_unchecked: bool = False, scope: Scope = ACCOUNT) -> Optional[str]:
     """Why these results do not pass the preflight, or None when they do.
 
     Failures fail. A check that could not run fails too unless ``allow_unchecked``; and
-    when no check reached the account at all, nothing was checked, which never passes."""
+    when no check reached ``scope`` at all, nothing was checked, which never passes."""
     failed = [c for c in checks if c.status == "fail"]
     if failed:
         return f"{len(failed)} check{'s' if len(failed) != 1 else ''} failed"
     asked = [c for c in checks if not c.offline]
     unchecked = [c for c in asked if c.status == "could-not-check"]
     if not asked:
-        return ("nothing was checked against the account: this stack has no node group, quota or existing "
-                "subnet for preflight to check")
+        return f"nothing was checked against {scope.against}: {scope.empty}"
     if len(unchecked) == len(asked):
-        return (f"nothing was checked against the account: all {len(asked)} checks could not run (first: "
-                f"{unchecked[0].reason}); give credentials that may read EC2 and Service Quotas")
+        return (f"nothing was checked against {scope.against}: all {len(asked)} checks could not run (first: "
+                f"{unchecked[0].reason}); {scope.access}")
     if unchecked and not allow_unchecked:
         return (f"{len(unchecked)} check{'s' if len(unchecked) != 1 else ''} could not run, and a check that could "
                 f"not run is not a pass (first: {unchecked[0].name}: {unchecked[0].reason}); give the missing "

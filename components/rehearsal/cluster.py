@@ -16,10 +16,10 @@ import yaml
 
 from ..analysis import Plan
 from ..controllers.scheduling import unfit_reasons
+from ..kube.client import ApiError, Cluster
 from ..names import HELM_RELEASE, KUSTOMIZE_DIRECTORY, NODE_GROUP_LABEL
 from ..policy import stack_from_plan
 from . import controllers, engines, kwok
-from .api import ApiError, Cluster
 from .control_plane import ControlPlane, control_plane
 from .nodes import KARPENTER_POOL, NETWORK_BLOCK, GroupShape, group_shapes, node_object
 from .stack_objects import stack_objects

@@ -33,8 +33,8 @@ from typing import IO
 import requests
 import yaml
 
+from ..kube.client import Cluster
 from . import certificates, engines
-from .api import Cluster
 
 ADMIN_TOKEN, SCHEDULER_TOKEN = "trainstack-admin", "trainstack-scheduler"
 

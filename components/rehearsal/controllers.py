@@ -31,8 +31,8 @@ from typing import Any
 
 import yaml
 
+from ..kube.client import ApiError, Cluster
 from . import certificates, engines
-from .api import ApiError, Cluster
 from .control_plane import ControlPlane, free_port
 
 SERVING_DIRECTORY = "k8s-webhook-server/serving-certs"

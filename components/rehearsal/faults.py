@@ -16,8 +16,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from ..kube.client import Cluster
 from ..outputs import StackOutputs
-from .api import Cluster
 from .cluster import Nodes, Progress
 from .jobs import RenderedJob
 from .submission import delete_job

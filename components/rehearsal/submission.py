@@ -9,9 +9,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..kube.client import ApiError, Cluster
 from ..launch.queueing import QUEUE_LABEL
 from . import controllers
-from .api import ApiError, Cluster
 from .cluster import Nodes, Progress
 from .jobs import RenderedJob
 from .watch import Observation, expected_pods, observe, pods_of, workload_of

@@ -9,8 +9,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..kube.client import ApiError, Cluster
 from ..names import HOSTNAME_LABEL
-from .api import ApiError, Cluster
 
 # The label each operator puts on its pods, naming the job (batch/v1 Job: kubernetes
 # pkg/controller/job; PyTorchJob and MPIJob: training-operator v1.8.1 and mpi-operator v0.8.0,

@@ -9,7 +9,7 @@ import pytest
 from support import policy_stacks, rendered_jobs
 from support.policy_stacks import from_record
 from trainstack.controllers import cluster_autoscaler, karpenter
-from trainstack.controllers.scheduling import quantity
+from trainstack.kube.quantity import quantity
 from trainstack.names import HELM_RELEASE, NODE_GROUP_LABEL
 
 TAG = "aws:autoscaling/tag:Tag"

@@ -3,7 +3,8 @@
 from fractions import Fraction
 
 import pytest
-from trainstack.controllers.scheduling import Node, Taint, pod_requests, pod_specs, quantity, unfit_reasons
+from trainstack.controllers.scheduling import Node, Taint, pod_requests, pod_specs, unfit_reasons
+from trainstack.kube.quantity import quantity
 
 
 @pytest.mark.parametrize(("text", "value"), [

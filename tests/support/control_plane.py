@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from trainstack.rehearsal.api import ApiError, Cluster
+from trainstack.kube.client import ApiError, Cluster
 from trainstack.rehearsal.control_plane import control_plane as rehearsal_control_plane
 
 __all__ = ["ApiError", "Cluster", "control_plane"]

@@ -1,6 +1,10 @@
-"""The API server's REST interface, as the rehearsal's admin user: create, read, patch, delete,
-wait. Collections are found by discovery (``/api/v1``, ``/apis/<group>/<version>``), so any kind
-a CRD adds is reachable without a table of plurals."""
+"""A Kubernetes API server's REST interface: create, read, patch, delete, wait. Collections are
+found by discovery (``/api/v1``, ``/apis/<group>/<version>``), so any kind a CRD adds is reachable
+without a table of plurals.
+
+One client for the rehearsal's local control plane (its admin token, its own CA) and for a running
+cluster read through a kubeconfig (``kube.kubeconfig``: a bearer token or an exec plugin's, such as
+``aws eks get-token``). Small on purpose: requests and nothing else, no client library to pin."""
 
 from __future__ import annotations
 
@@ -22,15 +26,16 @@ class ApiError(RuntimeError):
 
 
 class Cluster:
-    """A client of one API server, authenticated by a bearer token and trusting one CA."""
+    """A client of one API server, authenticated by a bearer token and trusting one CA (``ca_file``;
+    None: the CAs requests trusts, certifi's, for a server whose certificate a public CA signed)."""
 
-    def __init__(self, url: str, ca_file: Path, token: str):
-        self.url = url
+    def __init__(self, url: str, ca_file: Path | None, token: str):
+        self.url = url.rstrip("/")
         self.session = requests.Session()
-        # Only the rehearsal's CA, and no proxy: the environment's REQUESTS_CA_BUNDLE would
-        # override `verify` (requests merges it into every request) and a proxy must not see loopback.
+        # Only the given CA, and no proxy: the environment's REQUESTS_CA_BUNDLE would override
+        # `verify` (requests merges it into every request) and a proxy must not see loopback.
         self.session.trust_env = False
-        self.session.verify = str(ca_file)
+        self.session.verify = str(ca_file) if ca_file is not None else True
         self.session.headers["Authorization"] = f"Bearer {token}"
         self._resources: dict[tuple[str, str], tuple[str, bool]] = {}
 
