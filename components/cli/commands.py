@@ -130,7 +130,7 @@ def preflight(args: argparse.Namespace, clients: Optional[Clients] = None) -> in
     """Exit 1 unless every check that ran passed and something was checked (see preflight.verdict)."""
     from ..analysis import stack_config
     from ..plan import ProjectError, find_project, load_stack
-    from ..preflight import Clients, render, run_preflight, verdict
+    from ..preflight import Clients, run_preflight, verdict
 
     project = find_project(args.cwd)
     config = stack_config(load_stack(project, args.stack))
@@ -138,15 +138,8 @@ def preflight(args: argparse.Namespace, clients: Optional[Clients] = None) -> in
         raise ProjectError(f"stack {args.stack} has no trainstack configuration")
     checks = run_preflight(config, clients or Clients.for_region(config.region))
     why_not = verdict(checks, allow_unchecked=args.allow_unchecked)
-    if args.json:
-        print(json.dumps([c.__dict__ for c in checks], indent=2))
-    else:
-        print(f"Preflight of {project.name} / {args.stack} in {config.region}\n")
-        print(render(checks))
-    if why_not is not None:
-        print(f"error: preflight did not pass: {why_not}", file=sys.stderr)
-        return EXIT_POLICY
-    return EXIT_OK
+    return _preflight_result(checks, why_not, args.json, f"Preflight of {project.name} / {args.stack} in "
+                             f"{config.region}")
 
 
 NODES_OUTPUTS_FIX = ("write it with `pulumi stack output --json --show-secrets > outputs.json`, or give a plan "
@@ -159,7 +152,7 @@ def preflight_nodes(args: argparse.Namespace) -> int:
     from ..kube.kubeconfig import read_access
     from ..launch.node_needs import hugepages_needs
     from ..outputs import ContractError
-    from ..preflight import render, verdict
+    from ..preflight import verdict
     from ..preflight.nodes import CLUSTER, run_node_preflight
 
     shown = f"outputs {'<stdin>' if str(args.outputs) == '-' else cut(str(args.outputs))}"
@@ -175,11 +168,18 @@ def preflight_nodes(args: argparse.Namespace) -> int:
         access = read_access(kubeconfig, name, directory, args.context)
     checks = run_node_preflight(needs, access) if access is not None else []
     why_not = verdict(checks, allow_unchecked=args.allow_unchecked, scope=CLUSTER)
-    if args.json:
+    through = f" through {cut(access.server)} (context {cut(access.context)})" if access is not None else ""
+    return _preflight_result(checks, why_not, args.json, f"Preflight of stack {outputs.stack}'s nodes{through}")
+
+
+def _preflight_result(checks: list[Any], why_not: Optional[str], as_json: bool, heading: str) -> int:
+    """The checks printed (a table under ``heading``, or JSON), and the exit code their verdict gives."""
+    from ..preflight import render
+
+    if as_json:
         print(json.dumps([c.__dict__ for c in checks], indent=2))
     else:
-        through = f" through {cut(access.server)} (context {cut(access.context)})" if access is not None else ""
-        print(f"Preflight of stack {outputs.stack}'s nodes{through}\n")
+        print(f"{heading}\n")
         print(render(checks))
     if why_not is not None:
         print(f"error: preflight did not pass: {why_not}", file=sys.stderr)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 import pytest
 from pulumi_policy import EnforcementLevel, StackValidationArgs
@@ -27,19 +27,9 @@ from trainstack.outputs import parse_outputs
 from trainstack.plan import UNKNOWN_MARK, Plan
 from trainstack.policy import Stack, stack_from_plan
 
-PACK_DIR = PROJECT.root / "policies"
 SERVED = {*(f"{PREFIX}{controller}" for controller in STACK_MODELS), WARNINGS}
 NODE_GROUP, KUSTOMIZE = "aws:eks/nodeGroup:NodeGroup", "kubernetes:kustomize/v2:Directory"
 HYPERPOD = "aws-native:sagemaker:Cluster"
-
-
-@pytest.fixture(scope="module")
-def pack() -> Iterator[PackProcess]:
-    process = PackProcess(PACK_DIR)
-    try:
-        yield process
-    finally:
-        process.close()
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 import pytest
@@ -22,17 +22,7 @@ from trainstack.policy.crossguard import stack_settings
 
 from .test_corpus import CORPUS
 
-PACK_DIR = PROJECT.root / "policies"
 RULE_IDS = {rule.id for rule in RULES}
-
-
-@pytest.fixture(scope="module")
-def pack() -> Iterator[PackProcess]:
-    process = PackProcess(PACK_DIR)
-    try:
-        yield process
-    finally:
-        process.close()
 
 
 def offline(stack: Stack, config: dict[str, Any]) -> list[Reported]:
@@ -141,7 +131,7 @@ def test_a_ceiling_in_the_stack_config_fails_the_pack_started_with_the_engines_e
     expected = offline(baselines["dev"], stack_settings(config))
     assert [r.policy for r in expected] == ["hourly-cost-ceiling"]
 
-    process = PackProcess(PACK_DIR, env)
+    process = PackProcess(PROJECT.root / "policies", env)
     try:
         assert served(process, plans["dev"], baselines["dev"], Topology.of(plans["dev"]), {},
                       stack_settings(config)) == expected
