@@ -4,7 +4,7 @@ rehearsal, kube-controller-manager, built from source by ``engines/build.sh kube
 
 No kubelet runs: kwok (``rehearsal.kwok``) plays the nodes' part, or a test writes the Node
 objects and pods itself. The controller manager is what finishes what the other controllers
-start: its garbage collector completes foreground deletions, its Job and ReplicaSet
+start: its garbage collector removes what a deleted object owned, its Job and ReplicaSet
 controllers create the operators' pods, its namespace controller empties deleted
 namespaces, its PV binder binds claims, and its node lifecycle controller lifts the
 ``node.kubernetes.io/not-ready`` taint the API server puts on every new node (and taints a
