@@ -22,6 +22,7 @@ import pytest
 from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 from support import wheel
 from support.analyzer import PackProcess
+from trainstack.analysis import crossguard as controller_models
 from trainstack.policy import RULES
 
 REPO = wheel.REPO
@@ -162,7 +163,8 @@ def test_the_policy_pack_runs_on_the_installed_library(installed, tmp_path):
         served = {policy.name for policy in process.info().policies}
     finally:
         process.close()
-    assert served == {rule.id for rule in RULES}
+    # Every rule, and the controller models beside them (trainstack.analysis.crossguard).
+    assert served == {rule.id for rule in RULES} | {policy.name for policy in controller_models.policies()}
 
 
 def test_the_component_provider_serves_the_schema_it_ships(installed, tmp_path):
