@@ -99,7 +99,7 @@ def delete_job(cluster: Cluster, document: dict[str, Any], timeout: float = 120.
     Trainer puts it back, until one of them wins the race (seen in CI: 60 s and the TrainJob still there).
     With background propagation the TrainJob goes at once, Trainer finds nothing to reconcile, and the
     garbage collector removes the JobSet, its Jobs and their pods as orphans."""
-    cluster.request("DELETE", cluster.path_of(document), {"propagationPolicy": "Background"})
+    cluster.delete(document, propagationPolicy="Background")
     namespace = document["metadata"].get("namespace", "default")
     kind, name = document["kind"], document["metadata"]["name"]
     # What the operator made in the job's name goes too: a TrainJob's JobSet (Trainer names it after the
