@@ -8,7 +8,10 @@ timeout, so a DaemonSet waiting for nodes that never come cannot hang the update
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import contextvars
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any, Optional
 
 import pulumi
@@ -16,21 +19,53 @@ import pulumi_kubernetes as k8s
 
 from .catalog.addons import Chart
 
-__all__ = ["Chart", "RELEASE_TIMEOUT_SECONDS", "helm_release"]
+__all__ = ["Chart", "ChartMissing", "RELEASE_TIMEOUT_SECONDS", "charts_from", "helm_release"]
 
 RELEASE_TIMEOUT_SECONDS = 600
+
+_CHART_DIRECTORY: contextvars.ContextVar[Optional[Path]] = contextvars.ContextVar("chart_directory", default=None)
+
+
+class ChartMissing(ValueError):
+    """``helmCharts.directory`` lacks a chart the stack installs."""
+
+
+@contextlib.contextmanager
+def charts_from(directory: Optional[str]) -> Iterator[None]:
+    """Releases made inside take their charts from ``directory`` (``helmCharts.directory``) rather than their
+    repositories: a cluster that cannot reach them (air-gapped, a private mirror) installs what was pulled
+    beforehand with ``helm pull <repo or oci ref> --version <version>`` (the pins are in the plan)."""
+    token = _CHART_DIRECTORY.set(Path(directory).expanduser() if directory else None)
+    try:
+        yield
+    finally:
+        _CHART_DIRECTORY.reset(token)
+
+
+def _local_chart(chart: Chart, directory: Path) -> str:
+    """The pulled chart: ``<name>-<version>.tgz`` as ``helm pull`` names it, or the directory ``--untar`` leaves."""
+    name = chart.name.rsplit("/", 1)[-1]
+    for candidate in (directory / f"{name}-{chart.version}.tgz", directory / name):
+        if candidate.exists():
+            return str(candidate.resolve())
+    raise ChartMissing(
+        f"helmCharts.directory {directory} has no chart {name} {chart.version} (neither {name}-{chart.version}.tgz "
+        f"nor {name}/). Fix: helm pull {chart.name}{f' --repo {chart.repository}' if chart.repository else ''} "
+        f"--version {chart.version} -d {directory}")
 
 
 def helm_release(
     name: str, chart: Chart, *, namespace: str, values: dict[str, Any], provider: k8s.Provider,
     parent: pulumi.Resource, depends_on: Optional[Sequence[pulumi.Resource]] = None,
 ) -> k8s.helm.v3.Release:
+    directory = _CHART_DIRECTORY.get()
+    local = _local_chart(chart, directory) if directory is not None else None
     return k8s.helm.v3.Release(
         name,
         name=name,
-        chart=chart.name,
+        chart=local or chart.name,
         version=chart.version,
-        repository_opts={"repo": chart.repository} if chart.repository else None,
+        repository_opts={"repo": chart.repository} if chart.repository and local is None else None,
         namespace=namespace,
         create_namespace=namespace != "kube-system",
         values=values,

@@ -13,21 +13,25 @@ from typing import TYPE_CHECKING, Any, Optional
 import pulumi
 
 from . import catalog
+from .cluster.existing import ExistingNodeGroup
 from .config import FsxConfig, HyperPodConfig, NodeGroupConfig, StackConfig
 from .names import NODE_GROUP_LABEL
 from .outputs import CONTRACT_VERSION
 
 if TYPE_CHECKING:
     from .cluster import GpuEksCluster
+    from .cluster.existing import ExistingCluster
+    from .config.existing_cluster import ExistingFileSystem
     from .hyperpod import HyperPodCluster
     from .nodegroups import AcceleratedNodeGroup
     from .nodegroups.karpenter_pool import KarpenterNodePool
     from .storage.lustre import LustreFileSystem
+    from .storage.lustre_existing import ExistingLustre
     from .storage.s3_datasets import S3Datasets
 
 
-def build_contract(name: str, config: StackConfig, *, cluster: Optional[GpuEksCluster],
-                   lustre: Optional[LustreFileSystem], hyperpod: Optional[HyperPodCluster],
+def build_contract(name: str, config: StackConfig, *, cluster: Optional[GpuEksCluster | ExistingCluster],
+                   lustre: Optional[LustreFileSystem | ExistingLustre], hyperpod: Optional[HyperPodCluster],
                    repository_url: Optional[pulumi.Output[str]], checkpoint_bucket: Optional[pulumi.Output[str]],
                    operators: dict[str, Any], datasets: Optional[S3Datasets] = None) -> dict[str, Any]:
     """The ``trainstack`` stack output of stack ``name``: what job launchers read (outputs.py)."""
@@ -41,7 +45,8 @@ def build_contract(name: str, config: StackConfig, *, cluster: Optional[GpuEksCl
         "acceleratedGroups": {g.name: group_facts(g, (cluster.node_groups | cluster.karpenter_pools)[g.name])
                               for g in config.node_groups
                               if cluster and g.name in cluster.node_groups | cluster.karpenter_pools},
-        "storage": _storage(lustre, config.fsx),
+        "storage": _storage(lustre, config.fsx or (config.existing_cluster.file_system
+                                                   if config.existing_cluster is not None else None)),
         "datasets": [{"name": d.name, "claimName": datasets.claims[d.name], "mountPath": d.mount_path,
                       "bucket": d.bucket, "prefix": d.prefix, "readOnly": d.read_only}
                      for d in config.datasets] if datasets is not None else [],
@@ -58,7 +63,8 @@ def build_contract(name: str, config: StackConfig, *, cluster: Optional[GpuEksCl
     return contract
 
 
-def group_facts(group: NodeGroupConfig, node_group: AcceleratedNodeGroup | KarpenterNodePool) -> dict[str, Any]:
+def group_facts(group: NodeGroupConfig, node_group: AcceleratedNodeGroup | KarpenterNodePool | ExistingNodeGroup
+                ) -> dict[str, Any]:
     """What a job launcher needs to place work on the group and size its requests; a Karpenter
     pool's nodes carry the labels and taints a managed group's would, so jobs place alike."""
     from .addons.device_plugins import NEURON_SCHEDULER_NAME
@@ -84,6 +90,8 @@ def group_facts(group: NodeGroupConfig, node_group: AcceleratedNodeGroup | Karpe
         "autoRepair": group.auto_repair,
         "capacityType": group.capacity.type,
         "capacityEndsAt": _utc(group.capacity.ends_at),
+        # A described group has no node group resource for the controller models to read its minimum from.
+        **({"minNodes": group.min_size} if isinstance(node_group, ExistingNodeGroup) else {}),
     }
 
 
@@ -97,7 +105,8 @@ def _endpoint(kubeconfig: pulumi.Output[str]) -> pulumi.Output[str]:
         lambda text: json.loads(text)["clusters"][0]["cluster"]["server"] if text else None))
 
 
-def _storage(lustre: Optional[LustreFileSystem], settings: Optional[FsxConfig]) -> Optional[dict[str, Any]]:
+def _storage(lustre: Optional[LustreFileSystem | ExistingLustre],
+             settings: Optional[FsxConfig | ExistingFileSystem]) -> Optional[dict[str, Any]]:
     if lustre is None or settings is None:
         return None
     others = lustre.claim_namespaces[1:]

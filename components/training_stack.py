@@ -28,8 +28,10 @@ from .addons import kueue
 from .addons.cluster_addons import ClusterAddons, ClusterAddonsArgs
 from .addons.trainer import CHECK_RUNTIME, MPI_RUNTIME, TORCH_RUNTIME, neuron_training_image
 from .cluster import GpuEksCluster
+from .cluster.existing import ExistingCluster
 from .config import FsxConfig, HyperPodConfig, StackConfig, validate_stack_config
 from .config.ip_budget import ip_budget
+from .helm import charts_from
 from .names import PROFILE_CONFIG, STACK_TAG, TRAINING_STACK_COMPONENT
 from .network import Network, efa_security_group
 from .outputs import KUBECONFIG_OUTPUT, OUTPUT_NAME
@@ -37,6 +39,7 @@ from .registry import image_repository
 from .stack_contract import build_contract
 from .storage.checkpoint_bucket import CheckpointBucket
 from .storage.lustre import LustreFileSystem, LustreFileSystemArgs
+from .storage.lustre_existing import ExistingLustre, existing_lustre
 from .storage.s3_datasets import S3Datasets
 
 if TYPE_CHECKING:
@@ -52,42 +55,24 @@ class TrainingStack(pulumi.ComponentResource):
         config = validate_stack_config(config) if not isinstance(config, StackConfig) else config
         super().__init__(TRAINING_STACK_COMPONENT, name, {}, opts)
         self.config = config
+        self.aws_provider: Optional[aws.Provider] = None
+        """The stack's AWS provider; none on an existing cluster's stack, which makes no AWS resource."""
+        self.network: Optional[Network] = None
+        self.cluster: Optional[GpuEksCluster | ExistingCluster] = None
+        """The cluster: made here (``eks``), or made elsewhere and described (``existingCluster``)."""
+        self.lustre: Optional[LustreFileSystem | ExistingLustre] = None
+        self.checkpoints: Optional[CheckpointBucket] = None
+        self.datasets: Optional[S3Datasets] = None
+        self.hyperpod: Optional[HyperPodCluster] = None
+        self.addons: Optional[ClusterAddons] = None
+        self.repository: Optional[aws.ecr.Repository] = None
+        self.tags: dict[str, str] = {}
 
-        # One explicit provider: the region comes from our validated config, not from
-        # whatever AWS_REGION the machine running `pulumi up` happens to have.
-        self.tags = {**config.tags, STACK_TAG: name, PROFILE_CONFIG: config.profile}
-        self.aws_provider = aws.Provider(f"{name}-aws", region=config.region, default_tags={"tags": self.tags},
-                                         opts=pulumi.ResourceOptions(parent=self))
-        in_region = pulumi.ResourceOptions(parent=self, providers=[self.aws_provider])
-
-        self.network = Network(f"{name}-network", {"settings": config.network, "region": config.region},
-                               opts=in_region)
-        budget = ip_budget(config)
-        # The steady state was checked with the config; the worst case is a warning, not a refusal.
-        for warning in budget.warnings() if budget is not None else []:
-            pulumi.log.warn(warning, resource=self)
-        self.cluster = self._cluster(name, config, in_region) if config.eks is not None else None
-
-        # HyperPod's security group exists before FSx, which lets it in as a client.
-        hyperpod_group = (efa_security_group(f"{name}-hyperpod", self.network.vpc_id, in_region, https_egress=True)
-                          if config.hyperpod is not None else None)
-        # The bucket exists before FSx, which exports checkpoints to it.
-        self.checkpoints = (
-            CheckpointBucket(f"{name}-checkpoints", {"settings": config.checkpoint_bucket}, opts=in_region)
-            if config.checkpoint_bucket.enabled else None)
-        self.lustre = (self._lustre(name, config, config.fsx, in_region,
-                                    [hyperpod_group.id] if hyperpod_group else [])
-                       if config.fsx is not None else None)
-        self.datasets = (self._datasets(name, config, self.cluster, in_region)
-                         if config.datasets and self.cluster is not None else None)
-        self.hyperpod = (self._hyperpod(name, config, config.hyperpod, hyperpod_group, in_region)
-                         if config.hyperpod is not None and hyperpod_group is not None else None)
-        self.addons = (ClusterAddons(f"{name}-addons", self._addons_args(config, self.cluster), opts=in_region)
-                       if self.cluster is not None else None)
-
-        self.repository = (image_repository(f"{name}-images", f"{pulumi.get_project()}-{name}/training".lower(),
-                                            in_region)
-                           if self.cluster is not None or self.hyperpod is not None else None)
+        with charts_from(config.helm_charts.directory):
+            if config.existing_cluster is not None:
+                self._kubernetes_layer(name, config)
+            else:
+                self._aws_and_kubernetes(name, config)
 
         # Declared here, not on the class: class-level annotations are the component
         # package's outputs (trainstack.package), which serves these two one by one.
@@ -102,15 +87,69 @@ class TrainingStack(pulumi.ComponentResource):
         """The stack outputs: ``trainstack`` (the outputs contract, see outputs.py) and ``kubeconfig`` (secret)."""
         self.register_outputs(self.outputs)
 
-    def _cluster(self, name: str, config: StackConfig, opts: pulumi.ResourceOptions) -> GpuEksCluster:
+    def _aws_and_kubernetes(self, name: str, config: StackConfig) -> None:
+        """Everything, from the network up: the stack makes its own cluster (``eks``) or none."""
+        # One explicit provider: the region comes from our validated config, not from
+        # whatever AWS_REGION the machine running `pulumi up` happens to have.
+        self.tags = {**config.tags, STACK_TAG: name, PROFILE_CONFIG: config.profile}
+        self.aws_provider = aws.Provider(f"{name}-aws", region=config.region, default_tags={"tags": self.tags},
+                                         opts=pulumi.ResourceOptions(parent=self))
+        in_region = pulumi.ResourceOptions(parent=self, providers=[self.aws_provider])
+
+        self.network = network = Network(f"{name}-network", {"settings": config.network, "region": config.region},
+                                         opts=in_region)
+        budget = ip_budget(config)
+        # The steady state was checked with the config; the worst case is a warning, not a refusal.
+        for warning in budget.warnings() if budget is not None else []:
+            pulumi.log.warn(warning, resource=self)
+        self.cluster = cluster = self._cluster(name, config, network, in_region) if config.eks is not None else None
+
+        # HyperPod's security group exists before FSx, which lets it in as a client.
+        hyperpod_group = (efa_security_group(f"{name}-hyperpod", network.vpc_id, in_region, https_egress=True)
+                          if config.hyperpod is not None else None)
+        # The bucket exists before FSx, which exports checkpoints to it.
+        self.checkpoints = (
+            CheckpointBucket(f"{name}-checkpoints", {"settings": config.checkpoint_bucket}, opts=in_region)
+            if config.checkpoint_bucket.enabled else None)
+        self.lustre = lustre = (self._lustre(name, config, config.fsx, network, cluster, in_region,
+                                             [hyperpod_group.id] if hyperpod_group else [])
+                                if config.fsx is not None else None)
+        self.datasets = (self._datasets(name, config, cluster, in_region)
+                         if config.datasets and cluster is not None else None)
+        self.hyperpod = (self._hyperpod(name, config, config.hyperpod, hyperpod_group, network, cluster, lustre,
+                                        in_region)
+                         if config.hyperpod is not None and hyperpod_group is not None else None)
+        self.addons = (ClusterAddons(f"{name}-addons", self._addons_args(config, cluster), opts=in_region)
+                       if cluster is not None else None)
+
+        self.repository = (image_repository(f"{name}-images", f"{pulumi.get_project()}-{name}/training".lower(),
+                                            in_region)
+                           if self.cluster is not None or self.hyperpod is not None else None)
+
+    def _kubernetes_layer(self, name: str, config: StackConfig) -> None:
+        """Only the Kubernetes layer, onto a cluster made elsewhere (``existingCluster``): no AWS provider,
+        so no AWS resource can be made by mistake; config refuses the blocks that would need one."""
+        existing = config.existing_cluster
+        assert existing is not None
+        cluster = ExistingCluster(f"{name}-eks", {"settings": existing, "node_groups": config.node_groups,
+                                                  "region": config.region}, opts=pulumi.ResourceOptions(parent=self))
+        self.cluster = cluster
+        self.lustre = (existing_lustre(f"{name}-fsx", existing.file_system, namespaces=config.job_namespaces,
+                                       cluster_name=cluster.cluster_name, provider=cluster.provider, parent=self)
+                       if existing.file_system is not None else None)
+        self.addons = ClusterAddons(f"{name}-addons", self._addons_args(config, cluster),
+                                    opts=pulumi.ResourceOptions(parent=self))
+
+    def _cluster(self, name: str, config: StackConfig, network: Network, opts: pulumi.ResourceOptions
+                 ) -> GpuEksCluster:
         """The EKS cluster with the accelerated groups; HyperPod's instance types when it joins the cluster."""
         assert config.eks is not None
         hyperpod = config.hyperpod
         return GpuEksCluster(f"{name}-eks", {
             "settings": config.eks, "node_groups": config.node_groups, "region": config.region,
             "cluster_name": f"{pulumi.get_project()}-{name}"[:100],
-            "vpc_id": self.network.vpc_id, "private_subnet_ids": self.network.private_subnet_ids,
-            "public_subnet_ids": self.network.public_subnet_ids,
+            "vpc_id": network.vpc_id, "private_subnet_ids": network.private_subnet_ids,
+            "public_subnet_ids": network.public_subnet_ids,
             "lustre_over_efa": bool(config.fsx and config.fsx.efa),
             "external_nodes": [catalog.get_hyperpod(g.instance_type) for g in hyperpod.groups]
             if hyperpod is not None and hyperpod.orchestrator == "eks" else [],
@@ -121,7 +160,7 @@ class TrainingStack(pulumi.ComponentResource):
         """Mountpoint for S3 claims, in every namespace jobs run in (the FSx claim's and each team's)."""
         namespaces = config.job_namespaces
         # The namespaces are made with the FSx claims when there is FSx; else with Kueue's objects.
-        claim = [self.lustre] if self.lustre and namespaces != ["default"] else []
+        claim = [self.lustre] if isinstance(self.lustre, LustreFileSystem) and namespaces != ["default"] else []
         return S3Datasets(f"{name}-datasets", {
             "datasets": config.datasets, "region": config.region, "namespaces": namespaces,
             "cluster_name": cluster.cluster_name, "provider": cluster.provider,
@@ -141,14 +180,16 @@ class TrainingStack(pulumi.ComponentResource):
         mpi = {"trainerMpiRuntime": MPI_RUNTIME, "trainerMpiImage": neuron_training_image(self.config.region)}
         return {**operators, **trainer, **(mpi if self.addons.trainer_mpi else {})}
 
-    def _addons_args(self, config: StackConfig, cluster: GpuEksCluster) -> ClusterAddonsArgs:
+    def _addons_args(self, config: StackConfig, cluster: GpuEksCluster | ExistingCluster) -> ClusterAddonsArgs:
         """Monitoring and operators; with a scheduling block, Kueue's configuration and objects too."""
         args: ClusterAddonsArgs = {"observability": config.observability, "operators": config.operators,
                                    "cluster": cluster}
         if config.scheduling is not None:
             taints = {name: group.taints for name, group in (cluster.node_groups | cluster.karpenter_pools).items()}
             # The FSx claims' namespaces are created with the claims (storage/lustre_eks.py); the others here.
-            lustre: list[pulumi.Resource] = [self.lustre] if self.lustre is not None else []
+            lustre: list[pulumi.Resource] = (
+                [self.lustre] if isinstance(self.lustre, LustreFileSystem) else
+                list(self.lustre.claims) if self.lustre is not None else [])
             existing = {*(self.lustre.claim_namespaces if self.lustre is not None else []), "default", "kube-system"}
             args["kueue"] = kueue.KueueSetup(
                 kueue.manager_configuration(config.scheduling),
@@ -160,20 +201,21 @@ class TrainingStack(pulumi.ComponentResource):
         for key, value in self.outputs.items():
             pulumi.export(key, value)
 
-    def _lustre(self, name: str, config: StackConfig, fsx: FsxConfig, opts: pulumi.ResourceOptions,
+    def _lustre(self, name: str, config: StackConfig, fsx: FsxConfig, network: Network,
+                cluster: Optional[GpuEksCluster], opts: pulumi.ResourceOptions,
                 clients: list[pulumi.Input[str]]) -> LustreFileSystem:
         args: LustreFileSystemArgs = {
-            "settings": fsx, "vpc_id": self.network.vpc_id,
-            "subnet_id": self.network.private_subnet_ids[fsx.zone], "client_security_group_ids": clients}
+            "settings": fsx, "vpc_id": network.vpc_id,
+            "subnet_id": network.private_subnet_ids[fsx.zone], "client_security_group_ids": clients}
         writers = config.checkpoint_writers
         if writers is not None:
             args["checkpoint_writers"] = writers
         if self.checkpoints is not None:
             args["checkpoint_bucket"] = self.checkpoints.bucket_name
-        if self.cluster is not None:
-            args["client_security_group_ids"] = [self.cluster.cluster_security_group_id, *clients]
-            args["eks"] = {"cluster_name": self.cluster.cluster_name, "provider": self.cluster.provider,
-                           "depends_on": self.cluster.ready_for_workloads, "job_namespaces": config.job_namespaces}
+        if cluster is not None:
+            args["client_security_group_ids"] = [cluster.cluster_security_group_id, *clients]
+            args["eks"] = {"cluster_name": cluster.cluster_name, "provider": cluster.provider,
+                           "depends_on": cluster.ready_for_workloads, "job_namespaces": config.job_namespaces}
         lustre = LustreFileSystem(f"{name}-fsx", args, opts=opts)
         warning = config.fsx_throughput_warning()
         if warning is not None:
@@ -184,6 +226,7 @@ class TrainingStack(pulumi.ComponentResource):
         return lustre
 
     def _hyperpod(self, name: str, config: StackConfig, settings: HyperPodConfig, group: aws.ec2.SecurityGroup,
+                  network: Network, cluster: Optional[GpuEksCluster], lustre: Optional[LustreFileSystem],
                   opts: pulumi.ResourceOptions) -> Optional[HyperPodCluster]:
         import pulumi_aws_native as aws_native  # only stacks with HyperPod need it
 
@@ -205,27 +248,28 @@ class TrainingStack(pulumi.ComponentResource):
                                      opts=pulumi.ResourceOptions(parent=self))
         args: HyperPodClusterArgs = {
             "settings": settings, "region": config.region,
-            "subnet_id": self.network.private_subnet_ids[config.hyperpod_zone], "security_group_ids": [group.id]}
-        if settings.orchestrator == "eks" and self.cluster is not None:
+            "subnet_id": network.private_subnet_ids[config.hyperpod_zone], "security_group_ids": [group.id]}
+        if settings.orchestrator == "eks" and cluster is not None:
             # HyperPod's nodes join the EKS cluster as EKS's managed nodes do: in the cluster
             # security group (EKS user guide, sec-group-reqs), as AWS's HyperPod EKS template has
             # them (aws-samples/awsome-distributed-training 7.sagemaker-hyperpod-eks @ 7217859f).
             # Why: docs/adr/0010-hyperpod-eks-nodes-in-the-cluster-security-group.md
-            args["security_group_ids"] = [group.id, self.cluster.cluster_security_group_id]
-        if self.lustre is not None:
-            args["fsx_mount"] = self.lustre.hyperpod_mount
+            args["security_group_ids"] = [group.id, cluster.cluster_security_group_id]
+        if lustre is not None:
+            args["fsx_mount"] = lustre.hyperpod_mount
             args["lustre_over_efa"] = bool(config.fsx and config.fsx.efa)
         # StackConfig refuses EKS orchestration without eks; were the cluster missing,
         # HyperPodCluster would refuse the missing ``eks`` args with the fix.
-        if settings.orchestrator == "eks" and self.cluster is not None and config.eks is not None:
-            cluster_name = self.cluster.cluster_name
+        if settings.orchestrator == "eks" and cluster is not None and config.eks is not None:
+            cluster_name = cluster.cluster_name
             account = aws.get_caller_identity_output(
                 opts=pulumi.InvokeOutputOptions(parent=self, provider=self.aws_provider)).account_id
             args["eks"] = {"authentication_mode": "API", "cluster_arn": account.apply(
                 lambda a: f"arn:aws:eks:{config.region}:{a}:cluster/{cluster_name}"),
                 "cluster_name": cluster_name, "addon_versions": config.eks.addon_versions,
-                "ready_for_workloads": self.cluster.ready_for_workloads,
+                "ready_for_workloads": cluster.ready_for_workloads,
                 "training_operator": config.operators.training_operator, "mpi_operator": config.operators.mpi_operator}
+        assert self.aws_provider is not None  # made first, by _aws_and_kubernetes
         return HyperPodCluster(f"{name}-hyperpod", args, opts=pulumi.ResourceOptions.merge(
             opts, pulumi.ResourceOptions(providers=[self.aws_provider, native])))
 

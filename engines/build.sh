@@ -10,13 +10,17 @@
 #   engines/build.sh trainer      Kubeflow Trainer v2's controller manager
 #   engines/build.sh mpi-operator       the MPI operator
 #   engines/build.sh training-operator  the Kubeflow training operator (v1)
+#   engines/build.sh pulumi-kubernetes  the Pulumi Kubernetes provider (pulumi-resource-kubernetes)
 #   engines/build.sh all          every one of them, in that order
 #
-# Two optional files beside an engine's go.mod: `ldflags` (linker flags, e.g. the version
+# Three optional files beside an engine's go.mod: `ldflags` (linker flags, e.g. the version
 # stamps a release build sets: a controller that checks the API server's version refuses
-# `v0.0.0-master`), and `manifests` (lines `<module> <path>`: files of the upstream module,
+# `v0.0.0-master`), `manifests` (lines `<module> <path>`: files of the upstream module,
 # such as CRDs and webhook configurations, copied into <cache>/manifests/<path>, so that the
-# rehearsal installs what upstream ships without the module cache).
+# rehearsal installs what upstream ships without the module cache), and `prepare` (a script
+# that writes files the build needs and upstream generates rather than ships, such as a
+# provider's embedded schema: it runs in a scratch copy of the wrapper module, which is then
+# built, so that the source tree, installed read-only in a wheel, is never written).
 #
 # Each engine is a small Go module in this directory that pins the upstream module and,
 # where upstream uses `replace` directives to local paths (which a dependent module
@@ -27,17 +31,17 @@
 # machines are small and shared).
 set -euo pipefail
 
-engine="${1:?usage: engines/build.sh kubernetes|pulumi|kwok|kueue|jobset|trainer|mpi-operator|training-operator|all}"
+engine="${1:?usage: engines/build.sh kubernetes|pulumi|kwok|kueue|jobset|trainer|mpi-operator|training-operator|pulumi-kubernetes|all}"
 here="$(cd "$(dirname "$0")" && pwd)"
 if [[ "$engine" == all ]]; then
-  for each in kubernetes pulumi kwok kueue jobset trainer mpi-operator training-operator; do "$0" "$each"; done
+  for each in kubernetes pulumi pulumi-kubernetes kwok kueue jobset trainer mpi-operator training-operator; do "$0" "$each"; done
   exit 0
 fi
 module="$here/$engine"
 [[ -f "$module/go.mod" ]] || { echo "engines/build.sh: no engine '$engine' (no $module/go.mod)" >&2; exit 2; }
 
 inputs=("$module/go.mod" "$module/go.sum")
-for optional in ldflags manifests; do [[ -f "$module/$optional" ]] && inputs+=("$module/$optional"); done
+for optional in ldflags manifests prepare; do [[ -f "$module/$optional" ]] && inputs+=("$module/$optional"); done
 key="$(cat "${inputs[@]}" | sha256sum | cut -c1-16)"
 ldflags=""
 [[ -f "$module/ldflags" ]] && ldflags="$(grep -v '^#' "$module/ldflags" | tr '\n' ' ')"
@@ -75,6 +79,11 @@ fi
 staging="$(mktemp -d "$root/.build-$engine-XXXXXX" 2>/dev/null || { mkdir -p "$root" && mktemp -d "$root/.build-$engine-XXXXXX"; })"
 trap 'rm -rf "$staging"' EXIT
 start=$SECONDS
+if [[ -f "$module/prepare" ]]; then
+  cp -r "$module" "$staging/src" && chmod -R u+w "$staging/src"
+  module="$staging/src"
+  (cd "$module" && nice -n 10 ./prepare)
+fi
 for i in "${!tools[@]}"; do
   echo "engines/build.sh: building ${tools[$i]} -> $target/${names[$i]}" >&2
   # -s -w: no symbol table and no DWARF. Nothing here debugs these binaries, and leaving them out
@@ -91,6 +100,7 @@ if [[ -f "$module/manifests" ]]; then
   chmod -R u+w "$staging/manifests"
   touch "$staging/manifests/.complete"
 fi
+rm -rf "$staging/src"
 du -sh "$staging" | cut -f1 > "$staging/.size"
 echo "$((SECONDS - start))" > "$staging/.build-seconds"
 rm -rf "$target"

@@ -44,7 +44,7 @@ settings.register_profile("trainstack", max_examples=25, deadline=None, derandom
 settings.load_profile("trainstack")
 
 
-ENGINE_TESTS = ("engines", "rehearsal/test_rehearse.py", "rehearsal/test_models_against_controllers.py",
+ENGINE_TESTS = ("engines", "deploy", "rehearsal/test_rehearse.py", "rehearsal/test_models_against_controllers.py",
                 "test_bench.py")
 """Tests that run built engines (engines/build.sh): run last, so that in CI, where the engines build in
 the background (.ci/run), every other test runs while they build."""

@@ -11,10 +11,25 @@ from trainstack.training_stack import TrainingStack
 
 PROJECT = find_project(Path(__file__).parent.parent)
 SHIPPED = ["dev", "nemo-p4de", "fsdp-p5", "trn1", "hyperpod", "hyperpod-eks", "kueue-p5"]
+EXISTING_CLUSTER = ["byo-p5"]
+"""Stacks that add the Kubernetes layer to a cluster made elsewhere (``existingCluster``)."""
 
 
 def test_the_project_ships_the_stacks_every_issue_refers_to():
-    assert PROJECT.stacks() == sorted(SHIPPED)
+    assert PROJECT.stacks() == sorted(SHIPPED + EXISTING_CLUSTER)
+
+
+@pytest.mark.parametrize("stack", EXISTING_CLUSTER)
+def test_an_existing_cluster_stack_makes_no_aws_resource_and_only_the_kubernetes_layer(stack):
+    plan = run_plan(PROJECT, stack)
+    kinds = {r.type.split(":")[0] for r in plan.resources if r.custom}
+    assert kinds == {"kubernetes", "pulumi"}
+    assert [r.type for r in plan.resources if r.type.startswith("pulumi:providers:")] == [
+        "pulumi:providers:kubernetes"]
+    outputs = parse_outputs(plan.outputs)
+    assert outputs.cluster is not None and outputs.cluster.name == "ml-platform-prod"
+    assert outputs.storage is not None and outputs.storage.file_system_id == "fs-0123456789abcdef0"
+    assert outputs.accelerated_groups["p5"].min_nodes == 2
 
 
 @pytest.mark.parametrize("stack", SHIPPED)

@@ -24,6 +24,7 @@ from .persistent_volumes import ebs_storage
 
 if TYPE_CHECKING:
     from ..cluster import GpuEksCluster
+    from ..cluster.existing import ExistingCluster
 
 
 class ClusterAddonsArgs(TypedDict):
@@ -31,7 +32,7 @@ class ClusterAddonsArgs(TypedDict):
 
     observability: ObservabilityConfig | dict
     operators: OperatorsConfig | dict
-    cluster: GpuEksCluster
+    cluster: GpuEksCluster | ExistingCluster
     kueue: NotRequired[KueueSetup]
     """Kueue's configuration, objects and team namespaces (``addons.kueue``); needs operators.kueue."""
 
@@ -57,7 +58,8 @@ class ClusterAddons(pulumi.ComponentResource):
 
         storage = []
         if watch.prometheus or jobs.etcd:
-            storage = ebs_storage(name, cluster_name=cluster.cluster_name, **common)
+            storage = ebs_storage(name, cluster_name=cluster.cluster_name, install_driver=cluster.owns_eks_addons,
+                                  **common)
 
         if watch.container_insights:
             observability.container_insights(name, watch, cluster_name=cluster.cluster_name, parent=self,

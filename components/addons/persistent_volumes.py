@@ -1,5 +1,7 @@
 """Persistent volumes for in-cluster state (Prometheus, etcd): the EBS CSI driver as the
-EKS managed add-on, with IAM through Pod Identity, and an encrypted gp3 StorageClass."""
+EKS managed add-on, with IAM through Pod Identity, and an encrypted gp3 StorageClass. On a
+cluster trainstack did not make (``existingCluster``) the driver is the cluster owner's: only
+the StorageClass is added."""
 
 from __future__ import annotations
 
@@ -15,8 +17,10 @@ EBS_CSI_POLICY = EBS_CSI_DRIVER
 
 
 def ebs_storage(name: str, *, cluster_name: str, provider: k8s.Provider, parent: pulumi.Resource,
-                depends_on: list[pulumi.Resource]) -> list[pulumi.Resource]:
-    """Returns what PVC users wait for: the driver add-on and the StorageClass."""
+                depends_on: list[pulumi.Resource], install_driver: bool = True) -> list[pulumi.Resource]:
+    """Returns what PVC users wait for: the driver add-on (unless the cluster has its own) and the StorageClass."""
+    if not install_driver:
+        return [_gp3(name, provider=provider, parent=parent, depends_on=depends_on)]
     association = pod_identity_role(
         f"{name}-ebs-csi", cluster_name=cluster_name, namespace="kube-system", service_account="ebs-csi-controller-sa",
         managed_policy_arns=[EBS_CSI_POLICY], parent=parent, depends_on=depends_on)
@@ -25,9 +29,13 @@ def ebs_storage(name: str, *, cluster_name: str, provider: k8s.Provider, parent:
         resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="OVERWRITE",
         opts=pulumi.ResourceOptions(parent=parent, depends_on=[association, *depends_on],
                                     custom_timeouts=pulumi.CustomTimeouts(create="20m", update="20m")))
-    storage_class = k8s.storage.v1.StorageClass(
+    return [driver, _gp3(name, provider=provider, parent=parent, depends_on=[driver])]
+
+
+def _gp3(name: str, *, provider: k8s.Provider, parent: pulumi.Resource,
+         depends_on: list[pulumi.Resource]) -> k8s.storage.v1.StorageClass:
+    return k8s.storage.v1.StorageClass(
         f"{name}-gp3", metadata={"name": STORAGE_CLASS}, provisioner="ebs.csi.aws.com",
         parameters={"type": "gp3", "encrypted": "true"}, volume_binding_mode="WaitForFirstConsumer",
         reclaim_policy="Retain", allow_volume_expansion=True,
-        opts=pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=[driver]))
-    return [driver, storage_class]
+        opts=pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=depends_on))

@@ -10,6 +10,7 @@ from ..analysis.gate import DIFF_FORMATS
 from ..outputs import CONTRACT_VERSION
 from ..version import version
 from . import commands as run
+from .deploy import add_deploy
 from .errors import EXIT_CODES
 from .launch import KINDS, add_kind, launch_job
 from .prices import add_prices
@@ -28,6 +29,7 @@ def parser() -> argparse.ArgumentParser:
     for add in (_add_plan, _add_preflight, _add_launch, _add_diff, _add_report, _add_catalog, add_prices,
                 _add_rehearse):
         add(commands)
+    add_deploy(commands, HERE)
     return parser
 
 

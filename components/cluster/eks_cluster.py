@@ -87,6 +87,8 @@ class GpuEksCluster(pulumi.ComponentResource):
                 *group_placements(configured, ("nodeGroups",))])
         super().__init__(GPU_EKS_CLUSTER_COMPONENT, name, {}, opts)
         self.cluster_name = args["cluster_name"]
+        self.owns_eks_addons = True
+        """This program makes the cluster's EKS add-ons (the EBS CSI driver among them)."""
         self.region: str = args["region"]
         """Where the cluster runs; AWS's images are pulled from this region's registries."""
         self.eks = self._control_plane(name, settings, self._secrets_key(name), args)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 from pydantic import Field, model_validator
 
 from .base import ConfigModel, ConfigValueError
@@ -49,6 +51,15 @@ class OperatorsConfig(ConfigModel):
                 fix="set trainingOperator: false to use TrainJobs, or trainer: false to keep PyTorchJobs.",
                 path=("trainer",), value=True)
         return self
+
+
+class HelmChartsConfig(ConfigModel):
+    """Where the Helm charts the stack installs come from."""
+
+    directory: Optional[str] = Field(default=None, min_length=1)
+    """A directory of charts pulled beforehand (``helm pull … --version <pin>``: ``<chart>-<version>.tgz``, or
+    the chart's directory), for a cluster whose deploy cannot reach the chart repositories (air-gapped, a
+    private mirror). Default: each chart's own repository. A chart missing there is an error at deploy."""
 
 
 class CostConfig(ConfigModel):

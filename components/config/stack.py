@@ -17,11 +17,12 @@ from .. import catalog
 from ..catalog import hyperpod_eks
 from ..catalog.addons import EKS_AMI_RELEASE
 from ..catalog.image_registries import UnknownRegistryRegion, dlc_registry, eks_registry
-from .addons import CostConfig, ObservabilityConfig, OperatorsConfig
+from .addons import CostConfig, HelmChartsConfig, ObservabilityConfig, OperatorsConfig
 from .base import ConfigModel, ConfigValueError
 from .checkpoints import CheckpointWriters
 from .cluster import VPC_CNI_MIN_FOR_EFA_ONLY, EksConfig, vpc_cni_version_tuple
 from .datasets import DatasetConfig
+from .existing_cluster import ExistingClusterConfig
 from .hyperpod import HyperPodConfig
 from .ip_budget import check_ip_budget
 from .network import NetworkConfig
@@ -45,7 +46,11 @@ class StackConfig(ConfigModel):
     network: NetworkConfig
     """The VPC: a new one sized for nodes and pods, or an existing one."""
     eks: Optional[EksConfig] = None
-    """An EKS cluster; required for nodeGroups."""
+    """An EKS cluster; required for nodeGroups (or existingCluster)."""
+    existing_cluster: Optional[ExistingClusterConfig] = None
+    """An EKS cluster made elsewhere, instead of ``eks``: trainstack adds only its Kubernetes layer and
+    makes no AWS resource; ``nodeGroups`` then describe the cluster's groups as they are
+    (config/existing_cluster.py)."""
     node_groups: list[NodeGroupConfig] = []
     """Accelerated node groups (GPU or Trainium)."""
     fsx: Optional[FsxConfig] = None
@@ -60,6 +65,8 @@ class StackConfig(ConfigModel):
     """Metrics and logs: Container Insights, DCGM exporter, Prometheus, Neuron monitor."""
     operators: OperatorsConfig = OperatorsConfig()
     """Job operators installed on the EKS cluster."""
+    helm_charts: HelmChartsConfig = HelmChartsConfig()
+    """Where the Helm charts come from: their repositories, or a directory of pulled charts."""
     scheduling: Optional[SchedulingConfig] = None
     """Kueue queues, quotas from the groups' capacity, priorities and topology-aware placement
     (needs operators.kueue); omit for none."""
@@ -97,6 +104,7 @@ class StackConfig(ConfigModel):
     @model_validator(mode="after")
     def _cross_checks(self) -> StackConfig:
         check_zones(self)
+        self._check_existing_cluster()
         self._check_node_groups()
         check_ip_budget(self)
         self._check_fsx()
@@ -109,9 +117,9 @@ class StackConfig(ConfigModel):
         return self
 
     def _check_node_groups(self) -> None:
-        if self.node_groups and self.eks is None:
+        if self.node_groups and self.eks is None and self.existing_cluster is None:
             raise ConfigValueError("node groups need an EKS cluster.",
-                                   fix="add an eks block (eks: {} takes every default).",
+                                   fix="add an eks block (eks: {} takes every default), or existingCluster.",
                                    path=("nodeGroups",), value=[g.name for g in self.node_groups])
         seen: set[str] = set()
         for index, group in enumerate(self.node_groups):
@@ -133,6 +141,45 @@ class StackConfig(ConfigModel):
                 f"vpc-cni {pinned_cni} cannot run beside efa-only interfaces (needs 1.18.5 or later).",
                 fix="pin vpc-cni v1.18.5-eksbuild.1 or later, or remove the pin.",
                 path=("eks", "addonVersions", "vpcCni"), value=pinned_cni)
+
+    def _check_existing_cluster(self) -> None:
+        """An existing cluster's stack makes no AWS resource: refuse each block that would make one,
+        with where that part comes from instead."""
+        if self.existing_cluster is None:
+            return
+        if self.eks is not None:
+            raise ConfigValueError("eks makes a cluster and existingCluster adds to one that exists; a stack does "
+                                   "one of the two.", fix="remove eks, or existingCluster.",
+                                   path=("existingCluster",), value=self.existing_cluster.name)
+        if self.network.existing_vpc is None:
+            raise ConfigValueError(
+                "an existing cluster runs in an existing VPC; trainstack checks its node groups' zones and pod "
+                "addresses against the VPC's subnets.",
+                fix="describe the cluster's VPC in network.existingVpc (vpcId, privateSubnets with id, zone, cidr).",
+                path=("network", "existingVpc"), value=None)
+        made_in_aws = {
+            ("fsx",): (self.fsx is not None, "creates a file system", "existingCluster.fileSystem (one that exists)"),
+            ("hyperpod",): (self.hyperpod is not None, "creates a HyperPod cluster", "a stack of its own"),
+            ("datasets",): (bool(self.datasets), "creates IAM roles and the Mountpoint for S3 add-on",
+                            "a stack with an eks block"),
+            ("checkpointBucket", "enabled"): (self.checkpoint_bucket.enabled, "creates an S3 bucket",
+                                              "checkpointBucket.enabled: false"),
+            ("observability", "containerInsights"): (self.observability.container_insights,
+                                                     "installs an EKS add-on and its IAM role",
+                                                     "observability.containerInsights: false"),
+        }
+        for path, (asked, what, instead) in made_in_aws.items():
+            if asked:
+                raise ConfigValueError(
+                    f"{'.'.join(path)} {what} in AWS; with existingCluster trainstack makes no AWS resource.",
+                    fix=f"use {instead}.", path=path, value=True)
+        for index, group in enumerate(self.node_groups):
+            if group.autoscaler == "karpenter":
+                raise ConfigValueError(
+                    f"node group '{group.name}' asks for a Karpenter pool, which needs Karpenter's IAM roles and "
+                    "interruption queue in AWS; an existing cluster's groups are described, not made.",
+                    fix="describe the group as it is (autoscaler: cluster-autoscaler, its nodes already there).",
+                    path=("nodeGroups", index, "autoscaler"), value="karpenter")
 
     def _check_image_registries(self) -> None:
         """AWS's images this stack renders come from the region's registry (catalog.image_registries):
@@ -302,7 +349,8 @@ class StackConfig(ConfigModel):
     def job_namespaces(self) -> list[str]:
         """Where jobs run, so where every claim they mount must be (a claim is namespaced): the FSx
         claim's namespace (``default`` without FSx) first, then each team's."""
-        first = self.fsx.namespace if self.fsx is not None else "default"
+        existing = self.existing_cluster.file_system if self.existing_cluster is not None else None
+        first = self.fsx.namespace if self.fsx is not None else existing.namespace if existing else "default"
         teams = {team.namespace for team in self.scheduling.teams} if self.scheduling is not None else set()
         return [first, *sorted(teams - {first})]
 

@@ -106,6 +106,9 @@ def check_topology_capacity(stack: Stack, outputs: Optional[StackOutputs]) -> li
                         default=0) for group in outputs.accelerated_groups}
     minimum = {str(r.props.get("labels", {}).get(NODE_GROUP_LABEL)): int((r.props.get("scalingConfig") or {}).get(
         "minSize", 0)) for r in stack.of_type(NODE_GROUP)}
+    # A group of an existing cluster is described, not made: its minimum comes with the outputs.
+    minimum.update({group: facts.min_nodes for group, facts in outputs.accelerated_groups.items()
+                    if facts.min_nodes is not None})
     findings = []
     for flavor in stack.of_type(KUEUE_RESOURCE_FLAVOR):
         spec = flavor.props.get("spec") or {}

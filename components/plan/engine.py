@@ -143,7 +143,7 @@ def _run(program: Callable[[], Any], config: dict[str, str], plan: Plan, fixture
     mocks.set_mocks(monitor.mocks, project=plan.project, stack=plan.stack, preview=False, monitor=monitor,
                     logger=logger)
     root = settings.get_root_resource()
-    with _program_environment(program_dir):
+    with program_environment(program_dir):
         _sync_await(run_pulumi_func(program))
         plan.outputs = _resolve_stack_outputs(root)
         _name_library_paths(plan, os.getcwd())
@@ -161,7 +161,7 @@ def _name_library_paths(plan: Plan, program_dir: str) -> None:
 
 
 @contextmanager
-def _program_environment(main: Optional[Path]) -> Iterator[None]:
+def program_environment(main: Optional[Path]) -> Iterator[None]:
     """Run the program as the Pulumi language host does: from its own directory."""
     if main is None:
         yield

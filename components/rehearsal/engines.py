@@ -16,6 +16,8 @@ from pathlib import Path
 # Every engine the rehearsal may start, in build order (engines/build.sh's names).
 KUBERNETES, KWOK, KUEUE, JOBSET, TRAINER, MPI_OPERATOR, TRAINING_OPERATOR = (
     "kubernetes", "kwok", "kueue", "jobset", "trainer", "mpi-operator", "training-operator")
+# And the engine that deploys (trainstack.deploy): the Pulumi CLI and the Kubernetes provider.
+PULUMI, PULUMI_KUBERNETES = "pulumi", "pulumi-kubernetes"
 
 
 class EnginesMissing(RuntimeError):

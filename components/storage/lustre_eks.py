@@ -38,15 +38,18 @@ CSI_DRIVER = "fsx.csi.aws.com"
 def lustre_claim(name: str, *, file_system_id: pulumi.Input[str], dns_name: pulumi.Input[str],
                  mount_name: pulumi.Input[str], capacity_gib: int, claim_name: str, namespaces: list[str],
                  cluster_name: str, provider: k8s.Provider, parent: pulumi.Resource,
-                 depends_on: list[pulumi.Resource]) -> list[k8s.core.v1.PersistentVolumeClaim]:
-    """The CSI driver, then per namespace (the first is ``fsx.namespace``) a volume and the claim
-    ``claim_name`` bound to it; the first keeps the names it always had."""
-    driver = aws.eks.Addon(
-        f"{name}-csi", cluster_name=cluster_name, addon_name="aws-fsx-csi-driver",
-        resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="OVERWRITE",
-        opts=pulumi.ResourceOptions(parent=parent, depends_on=depends_on,
-                                    custom_timeouts=pulumi.CustomTimeouts(create="20m", update="20m")))
-    in_cluster = pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=[driver])
+                 depends_on: list[pulumi.Resource], install_driver: bool = True
+                 ) -> list[k8s.core.v1.PersistentVolumeClaim]:
+    """The CSI driver (unless the cluster's owner runs it: ``existingCluster``), then per namespace (the
+    first is ``fsx.namespace``) a volume and the claim ``claim_name`` bound to it; the first keeps the
+    names it always had."""
+    if install_driver:
+        depends_on = [aws.eks.Addon(
+            f"{name}-csi", cluster_name=cluster_name, addon_name="aws-fsx-csi-driver",
+            resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="OVERWRITE",
+            opts=pulumi.ResourceOptions(parent=parent, depends_on=depends_on,
+                                        custom_timeouts=pulumi.CustomTimeouts(create="20m", update="20m")))]
+    in_cluster = pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=depends_on)
     claims = []
     for index, namespace in enumerate(namespaces):
         suffix = "" if index == 0 else f"-{namespace}"

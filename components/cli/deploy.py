@@ -1,0 +1,71 @@
+"""``trainstack preview|up|destroy --stack NAME``: the real Pulumi engine through the Automation API, for users
+who want no Pulumi project of their own (``trainstack.deploy.engine``). ``up`` plans the stack offline first and
+goes no further when the plan fails (a mandatory policy, a controller model): the engine's own policy packs need
+a Pulumi language host, which this route does without."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from .errors import EXIT_FAILURE, EXIT_OK, EXIT_POLICY
+
+
+def deploy(args: argparse.Namespace) -> int:
+    """Exit 1 when the plan fails; 3 when the engine does (each failed resource and its message on standard error)."""
+    from ..analysis import failed, plan_stack
+    from ..deploy.engine import DeployError, run
+    from ..plan import find_project
+
+    project = find_project(args.cwd)
+    if args.action != "destroy":
+        planned = plan_stack(args.stack, project)
+        if failed(planned):
+            print(f"error: the plan of {project.name} / {args.stack} did not pass; `trainstack plan --stack "
+                  f"{args.stack}` says why. Nothing was deployed.", file=sys.stderr)
+            return EXIT_POLICY
+
+    def progress(line: str) -> None:
+        if not args.quiet:
+            print(line, file=sys.stderr, flush=True)
+
+    progress(f"{args.action} {project.name} / {args.stack} with the Pulumi engine")
+    try:
+        outcome = run(project, args.stack, args.action, state=args.state, progress=progress)
+    except DeployError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_FAILURE
+    summary: dict[str, Any] = {"action": outcome.action, "seconds": outcome.seconds, "counts": outcome.counts,
+                               "changed": [{"urn": c.urn, "operation": c.operation, "diffs": c.diffs}
+                                           for c in outcome.changed]}
+    if outcome.protected:
+        summary["protectedKept"] = outcome.protected
+    if args.json:
+        print(json.dumps({**summary, "outputs": outcome.outputs}, indent=2, sort_keys=True))
+    else:
+        counts = ", ".join(f"{n} {op}" for op, n in sorted(outcome.counts.items())) or "nothing"
+        print(f"{outcome.action}: {counts} in {outcome.seconds:.1f} s")
+        for urn in outcome.protected:
+            print(f"  kept (protected): {urn}")
+    return EXIT_OK
+
+
+def add_deploy(commands: Any, here: dict[str, Any]) -> None:
+    from pathlib import Path
+
+    helps = {"preview": "show what the Pulumi engine would change, after the offline plan passes",
+             "up": "deploy the stack with the Pulumi engine (Automation API), after the offline plan passes",
+             "destroy": "remove what the stack deployed; protected resources stay and are listed"}
+    for action, text in helps.items():
+        command = commands.add_parser(action, help=text)
+        command.add_argument("--stack", "-s", required=True, help="stack name (stacks/Pulumi.<stack>.yaml)")
+        command.add_argument("--cwd", **here)
+        command.add_argument("--state", type=Path, default=None,
+                             help="directory of the stack's state (a local backend); default .trainstack/state "
+                                  "beside Pulumi.yaml, or PULUMI_BACKEND_URL when set")
+        command.add_argument("--json", action="store_true", help="print the outcome as one JSON document")
+        command.add_argument("--quiet", "-q", action="store_true", help="no progress lines on standard error")
+        command.add_argument("--debug", action="store_true", help="show tracebacks of unexpected failures")
+        command.set_defaults(handler=deploy, action=action)

@@ -1,0 +1,1 @@
+"""Deploy a stack with the real Pulumi engine through the Automation API (``deploy.engine``)."""

@@ -1,0 +1,204 @@
+"""A stack deployed by the real Pulumi engine, through the Automation API, without a Pulumi project of
+the user's own: ``trainstack up --stack NAME`` and the engine tests.
+
+    the stack file (stacks/Pulumi.<stack>.yaml), read and checked as the offline plan reads it
+    a local workspace: the trainstack project, the stack's config, a state backend (a directory by default)
+    the inline program: the trainstack program itself (stacks/__main__.py), run in this process
+    the engine: the Pulumi CLI, which starts the providers' plugins (found on PATH)
+
+The Automation API serves an inline program from this process and passes ``--client`` to the CLI, so
+no Pulumi language host is needed (the Go module proxy does not serve the Python one). The CLI and the
+Kubernetes provider come from ``engines/build.sh`` (built from source, cached) unless the caller names
+its own. The AWS provider cannot be built here, so the engine deploys what needs no AWS provider: a
+stack with ``existingCluster`` (the Kubernetes layer alone); elsewhere, the same code deploys any stack.
+"""
+
+from __future__ import annotations
+
+import os
+import runpy
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Optional
+
+from pulumi import automation as auto
+
+from ..plan.engine import program_environment
+from ..plan.project import Project, load_stack
+from ..rehearsal import engines
+
+Action = Literal["preview", "up", "destroy"]
+Progress = Callable[[str], None]
+
+PASSPHRASE_VARIABLE = "PULUMI_CONFIG_PASSPHRASE"
+# The state of a stack the engine deployed without a backend of the user's choosing: beside the
+# stack files, ignored by git (the project's .gitignore), one directory per project.
+DEFAULT_STATE = ".trainstack/state"
+
+
+@dataclass
+class Engine:
+    """Where the engine's programs are: the Pulumi CLI and the directories of provider plugins."""
+
+    cli: Path
+    plugin_directories: list[Path] = field(default_factory=list)
+
+    @classmethod
+    def built(cls) -> Engine:
+        """The CLI and the Kubernetes provider from engines/build.sh, built now if their cache is stale."""
+        return cls(cli=engines.directory(engines.PULUMI) / "pulumi",
+                   plugin_directories=[engines.directory(engines.PULUMI_KUBERNETES)])
+
+
+@dataclass
+class Change:
+    """One resource step of an operation, as the engine reported it."""
+
+    urn: str
+    type: str
+    operation: str
+    """``create``, ``update``, ``delete``, ``same``, ``replace``, …  (the engine's ``op``)."""
+    diffs: list[str] = field(default_factory=list)
+    """The properties that differ, for an update or replace."""
+
+
+@dataclass
+class Outcome:
+    """What one operation did: its steps, the summary counts, the outputs, its time, and what failed."""
+
+    action: Action
+    changes: list[Change]
+    counts: dict[str, int]
+    outputs: dict[str, Any]
+    seconds: float
+    failures: list[str]
+    """``<urn>: <the provider's message>`` for each resource that failed, and the engine's own errors."""
+    protected: list[str] = field(default_factory=list)
+    """URNs of protected resources a destroy left in place (and in the state)."""
+
+    @property
+    def changed(self) -> list[Change]:
+        return [c for c in self.changes if c.operation != "same"]
+
+
+class DeployError(RuntimeError):
+    """The engine could not finish the operation; ``outcome`` holds what it reported."""
+
+    def __init__(self, message: str, outcome: Outcome):
+        super().__init__(message)
+        self.outcome = outcome
+
+
+def run(project: Project, stack: str, action: Action, *, engine: Optional[Engine] = None,
+        state: Optional[Path] = None, config: Optional[Mapping[str, str]] = None,
+        progress: Progress = lambda line: None, policy_packs: Optional[list[str]] = None) -> Outcome:
+    """Run ``action`` on ``stack`` of ``project`` with the real engine; ``config`` overrides keys of the stack
+    file (``namespace:key`` to the string the engine would pass). Raises DeployError naming each failed
+    resource and the provider's message."""
+    engine = engine or Engine.built()
+    settings = load_stack(project, stack)
+    workspace = _workspace(project, stack, engine, state or project.root / DEFAULT_STATE)
+    values = {**settings.config, **(config or {})}
+    workspace.set_all_config({key: auto.ConfigValue(value, secret=key in settings.secret_keys)
+                              for key, value in values.items()})
+    events = _Events(progress)
+    began = time.monotonic()
+    try:
+        outcome = _operate(workspace, action, events, policy_packs)
+    except auto.CommandError as error:
+        failed = Outcome(action, events.changes, {}, {}, round(time.monotonic() - began, 2),
+                         events.failures or [_last_lines(str(error))])
+        raise DeployError(f"pulumi {action} of {stack} failed:\n  " + "\n  ".join(failed.failures), failed) from None
+    outcome.seconds = round(time.monotonic() - began, 2)
+    outcome.changes = events.changes
+    return outcome
+
+
+def _operate(stack: auto.Stack, action: Action, events: _Events, policy_packs: Optional[list[str]]) -> Outcome:
+    if action == "preview":
+        previewed = stack.preview(on_event=events, policy_packs=policy_packs, diff=False)
+        counts = {_op(op): n for op, n in previewed.change_summary.items()}
+        return Outcome(action, [], counts, {}, 0.0, [])
+    if action == "up":
+        result = stack.up(on_event=events, policy_packs=policy_packs, suppress_progress=True)
+        counts = {_op(op): n for op, n in (result.summary.resource_changes or {}).items()}
+        return Outcome(action, [], counts, {k: v.value for k, v in result.outputs.items()}, 0.0, [])
+    # Protected resources (data) stay: the engine skips them and leaves them in the state, and says so.
+    destroyed = stack.destroy(on_event=events, exclude_protected=True, suppress_progress=True)
+    deployment = stack.export_stack().deployment or {}
+    remaining = [r["urn"] for r in deployment.get("resources") or [] if r.get("protect")]
+    counts = {_op(op): n for op, n in (destroyed.summary.resource_changes or {}).items()}
+    return Outcome(action, [], counts, {}, 0.0, [], protected=remaining)
+
+
+def _op(op: object) -> str:
+    """An operation's name: the summaries key by the OpType enum, the events by its value."""
+    return str(getattr(op, "value", op))
+
+
+def _workspace(project: Project, stack: str, engine: Engine, state: Path) -> auto.Stack:
+    """The stack in a local workspace whose program is trainstack's, run in this process."""
+    state.mkdir(parents=True, exist_ok=True)
+    home = state / ".pulumi"
+    # The Automation API looks for ``<root>/bin/pulumi``; the engine's CLI is linked there.
+    root = state / ".cli"
+    (root / "bin").mkdir(parents=True, exist_ok=True)
+    link = root / "bin" / "pulumi"
+    if not link.exists() or link.resolve() != engine.cli.resolve():
+        link.unlink(missing_ok=True)
+        link.symlink_to(engine.cli.resolve())
+    path = os.pathsep.join([*(str(d) for d in engine.plugin_directories), os.environ.get("PATH", "")])
+    environment = {
+        "PULUMI_BACKEND_URL": os.environ.get("PULUMI_BACKEND_URL", state.resolve().as_uri()),
+        # A stack of a local backend keeps its secrets under a passphrase; none is asked for unless the
+        # caller set one (the stack's secrets are then encrypted with it).
+        PASSPHRASE_VARIABLE: os.environ.get(PASSPHRASE_VARIABLE, ""),
+        "PULUMI_SKIP_UPDATE_CHECK": "true",
+        "PATH": path,
+    }
+    options = auto.LocalWorkspaceOptions(
+        pulumi_home=str(home), env_vars=environment,
+        pulumi_command=auto.PulumiCommand(root=str(root), skip_version_check=True),
+        project_settings=auto.ProjectSettings(name=project.name, runtime="python"))
+    return auto.create_or_select_stack(stack_name=stack, project_name=project.name,
+                                       program=_program(project), opts=options)
+
+
+def _program(project: Project) -> Callable[[], None]:
+    """The trainstack program as the language host would run it: ``stacks/__main__.py``, from its directory."""
+    def program() -> None:
+        with program_environment(project.main):
+            runpy.run_path(str(project.main), run_name="__main__")
+    return program
+
+
+class _Events:
+    """The engine's events as progress lines, resource steps and failures (resource and message)."""
+
+    def __init__(self, progress: Progress):
+        self.progress = progress
+        self.changes: list[Change] = []
+        self.failures: list[str] = []
+
+    def __call__(self, event: auto.events.EngineEvent) -> None:
+        if event.resource_pre_event is not None:
+            metadata = event.resource_pre_event.metadata
+            if str(metadata.op.value) != "same":
+                self.progress(f"  {metadata.op.value:8} {metadata.type} {metadata.urn.rsplit('::', 1)[-1]}")
+        elif event.res_outputs_event is not None:
+            metadata = event.res_outputs_event.metadata
+            self.changes.append(Change(metadata.urn, metadata.type, str(metadata.op.value),
+                                       [str(d) for d in metadata.diffs or []]))
+        elif event.res_op_failed_event is not None:
+            metadata = event.res_op_failed_event.metadata
+            self.progress(f"  failed   {metadata.type} {metadata.urn.rsplit('::', 1)[-1]}")
+        elif event.diagnostic_event is not None and event.diagnostic_event.severity == "error":
+            diagnostic = event.diagnostic_event
+            where = diagnostic.urn or "the engine"
+            self.failures.append(f"{where}: {diagnostic.message.strip()}")
+
+
+def _last_lines(text: str, count: int = 12) -> str:
+    return "\n".join(text.strip().splitlines()[-count:])
