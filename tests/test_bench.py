@@ -13,6 +13,8 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
 FIGURES = {
     "cli_time.py": [r"import floor +\d+\.\d+ s .* 1\.0 x floor", r"plan --stack dev +\d+\.\d+ s .* x floor",
                     r"plan, 2 groups +\d+\.\d+ s .* x floor"],
+    "deploy_time.py": [r"fsdp-p5-layer: \d+ resources, 1 run\(s\)", r"offline plan +\d+\.\d\d s",
+                       r"up +\d+\.\d\d s", r"no-op up +\d+\.\d\d s", r"destroy +\d+\.\d\d s"],
     "diff_time.py": [r"2 groups: \d+ -> \d+ resources", r"compare +\d+\.\d ms", r"sarif report +\d+\.\d ms",
                      r"a new process +\d+\.\d ms"],
     "efa_exposure.py": [r"p4d\.24xlarge +4 +4 +100%", r"p5\.48xlarge +32 +32 +100%", r"trn1\.32xlarge +8 +8 +100%"],

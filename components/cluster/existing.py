@@ -26,7 +26,7 @@ import yaml
 from ..addons.device_plugins import efa_device_plugin, neuron_device_plugin, nvidia_device_plugin
 from ..catalog import AcceleratorKind
 from ..config import NodeGroupConfig, validate
-from ..config.base import ConfigValueError
+from ..config.errors import ConfigError, ConfigIssue, format_path
 from ..config.existing_cluster import ExistingClusterConfig
 from ..names import EXISTING_CLUSTER_COMPONENT
 from ..nodegroups.karpenter_pool import pool_marks
@@ -110,21 +110,24 @@ def kubeconfig_of(settings: ExistingClusterConfig, region: str) -> str:
         with open(path, encoding="utf-8") as handle:
             document = yaml.safe_load(handle) or {}
     except OSError as error:
-        raise ConfigValueError(f"the kubeconfig {path} cannot be read ({error.strerror}).",
-                               fix="point existingCluster.kubeconfig at the file `aws eks update-kubeconfig` wrote.",
-                               path=("existingCluster", "kubeconfig"), value=settings.kubeconfig) from None
+        raise _unusable("kubeconfig", settings.kubeconfig, f"the kubeconfig {path} cannot be read ({error.strerror}).",
+                        "point existingCluster.kubeconfig at the file `aws eks update-kubeconfig` wrote.") from None
     wanted = settings.context or document.get("current-context")
     contexts = {c.get("name"): c.get("context") or {} for c in document.get("contexts") or []}
     if wanted not in contexts:
-        raise ConfigValueError(f"the kubeconfig {path} has no context {wanted!r} (it has: "
-                               f"{', '.join(sorted(str(c) for c in contexts)) or 'none'}).",
-                               fix="set existingCluster.context to one of them.",
-                               path=("existingCluster", "context"), value=wanted)
+        raise _unusable("context", wanted, f"the kubeconfig {path} has no context {wanted!r} (it has: "
+                        f"{', '.join(sorted(str(c) for c in contexts)) or 'none'}).",
+                        "set existingCluster.context to one of them.")
     context = contexts[wanted]
     clusters = {c.get("name"): c.get("cluster") for c in document.get("clusters") or []}
     users = {u.get("name"): u.get("user") for u in document.get("users") or []}
     return _single_context(str(wanted), clusters.get(context.get("cluster")) or {},
                            users.get(context.get("user")) or {}, context.get("namespace"))
+
+
+def _unusable(key: str, value: object, message: str, fix: str) -> ConfigError:
+    """The kubeconfig is read when the program runs (it is the machine's): its problems are configuration errors."""
+    return ConfigError([ConfigIssue(format_path(("existingCluster", key)), value, message, fix)])
 
 
 def _single_context(name: str, cluster: dict[str, Any], user: dict[str, Any],

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from trainstack.addons.device_plugins import NEURON_SCHEDULER_NAME
 from trainstack.addons.persistent_volumes import STORAGE_CLASS
 from trainstack.analysis import plan_stack
 from trainstack.analysis.planning import stack_config
@@ -27,7 +28,7 @@ from trainstack.deploy.engine import Engine, Outcome, run
 from trainstack.kube.client import ApiError, Cluster
 from trainstack.names import NODE_GROUP_LABEL
 from trainstack.nodegroups.karpenter_pool import pool_marks
-from trainstack.plan import Plan, find_project, load_stack
+from trainstack.plan import Plan, Project, find_project, load_stack
 from trainstack.rehearsal import kwok
 from trainstack.rehearsal.control_plane import ControlPlane, control_plane
 
@@ -60,9 +61,9 @@ def node(name: str, labels: dict[str, str], taints: list[dict[str, Any]], alloca
             "status": {"capacity": allocatable, "allocatable": allocatable}}
 
 
-def register_nodes(cluster: Cluster, stack: str) -> None:
+def register_nodes(cluster: Cluster, project: Project, stack: str) -> None:
     """The existing cluster's nodes: system nodes and each described group's, as the stack says they are."""
-    config = stack_config(load_stack(find_project(REPO), stack))
+    config = stack_config(load_stack(project, stack))
     assert config is not None
     small = {"cpu": "8", "memory": "16Gi", "pods": "58"}
     for index in range(SYSTEM_NODES):
@@ -119,25 +120,30 @@ def present(cluster: Cluster, objects: list[tuple[str, str, str, str]]) -> set[t
 
 
 @contextmanager
-def existing_cluster(stack: str, directory: Path) -> Iterator[ControlPlane]:
-    with control_plane(["default-scheduler"], controller_manager=True, directory=directory / "cluster") as plane:
+def existing_cluster(project: Project, stack: str, directory: Path) -> Iterator[ControlPlane]:
+    with control_plane(["default-scheduler", NEURON_SCHEDULER_NAME], controller_manager=True,
+                       directory=directory / "cluster") as plane:
         kwok.start(plane)
-        register_nodes(plane.cluster, stack)
+        register_nodes(plane.cluster, project, stack)
         yield plane
 
 
-def live(stack: str, change: tuple[str, Callable[[Any], Any]], progress: Callable[[str], None] = print,
-         directory: Optional[Path] = None) -> Life:
-    """The whole life of ``stack``'s Kubernetes layer; ``change``: a config key and how to change its value."""
+Change = tuple[str, Callable[[Any], Any]]
+"""A config key and how to change its value."""
+
+
+def live(stack: str, change: Optional[Change] = None, progress: Callable[[str], None] = print,
+         directory: Optional[Path] = None, project: Optional[Project] = None) -> Life:
+    """The life of ``stack``'s Kubernetes layer: preview, up, a second up, the ``change`` (if any), destroy."""
     directory = directory or Path(tempfile.mkdtemp(prefix=f"trainstack-deploy-{stack}-"))
-    project = find_project(REPO)
+    project = project or find_project(REPO)
     plan = plan_stack(stack, project)
     charts = stand_in_charts(plan, directory / "charts")
     life = Life(stack, plan, charts)
     objects = named_objects(plan)
     settings = load_stack(project, stack)
     began = time.monotonic()
-    with existing_cluster(stack, directory) as plane:
+    with existing_cluster(project, stack, directory) as plane:
         life.system_seconds["cluster"] = round(time.monotonic() - began, 2)
         provision_volumes(plane.cluster, 4)
         existing = json.loads(settings.config["trainstack:existingCluster"])
@@ -158,9 +164,11 @@ def live(stack: str, change: tuple[str, Callable[[Any], Any]], progress: Callabl
         step("up", "up", overrides)
         life.state = _engine_resources(state, stack)
         step("no-op up", "up", overrides)
-        key, changed = change
-        step("changed up", "up", {**overrides, key: json.dumps(changed(json.loads(settings.config[key])))})
-        step("destroy", "destroy", {**overrides, key: json.dumps(changed(json.loads(settings.config[key])))})
+        if change is not None:
+            key, changed = change
+            overrides = {**overrides, key: json.dumps(changed(json.loads(settings.config[key])))}
+            step("changed up", "up", overrides)
+        step("destroy", "destroy", overrides)
     return life
 
 
