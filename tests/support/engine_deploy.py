@@ -5,13 +5,15 @@ The cluster is the rehearsal's (etcd, kube-apiserver, kube-scheduler, kube-contr
 the kubelets) with the nodes an existing cluster of the stack would have: two system nodes and each
 described group's nodes, labelled and tainted as the stack file says they are. What the test cluster
 lacks and a real EKS cluster has, made here and named: a volume of the ``trainstack-gp3`` class for
-each claim that needs one (the EBS CSI driver would provision it), and the charts (stand-ins,
-support/stand_in_charts.py, since no chart repository is reachable).
+each claim that needs one (the EBS CSI driver would provision it), the charts (stand-ins,
+support/stand_in_charts.py, since no chart repository is reachable), and a local git mirror of the
+training operator's tag that trainstack's kustomization names (support/git_mirror.py).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -32,6 +34,7 @@ from trainstack.plan import Plan, Project, find_project, load_stack
 from trainstack.rehearsal import kwok
 from trainstack.rehearsal.control_plane import ControlPlane, control_plane
 
+from support.git_mirror import git_mirrors
 from support.stand_in_charts import stand_in_charts
 
 REPO = Path(__file__).resolve().parents[2]
@@ -121,8 +124,9 @@ def present(cluster: Cluster, objects: list[tuple[str, str, str, str]]) -> set[t
 
 @contextmanager
 def existing_cluster(project: Project, stack: str, directory: Path) -> Iterator[ControlPlane]:
+    # The controller manager's default grace (50 s) for kwok's heartbeats: a deploy waits for pods to be ready.
     with control_plane(["default-scheduler", NEURON_SCHEDULER_NAME], controller_manager=True,
-                       directory=directory / "cluster") as plane:
+                       directory=directory / "cluster", node_grace_seconds=50) as plane:
         kwok.start(plane)
         register_nodes(plane.cluster, project, stack)
         yield plane
@@ -143,7 +147,8 @@ def live(stack: str, change: Optional[Change] = None, progress: Callable[[str], 
     objects = named_objects(plan)
     settings = load_stack(project, stack)
     began = time.monotonic()
-    with existing_cluster(project, stack, directory) as plane:
+    mirrors = git_mirrors(directory / "git")
+    with existing_cluster(project, stack, directory) as plane, _environment(GIT_CONFIG_GLOBAL=str(mirrors)):
         life.system_seconds["cluster"] = round(time.monotonic() - began, 2)
         provision_volumes(plane.cluster, 4)
         existing = json.loads(settings.config["trainstack:existingCluster"])
@@ -170,6 +175,21 @@ def live(stack: str, change: Optional[Change] = None, progress: Callable[[str], 
             step("changed up", "up", overrides)
         step("destroy", "destroy", overrides)
     return life
+
+
+@contextmanager
+def _environment(**variables: str) -> Iterator[None]:
+    """``variables`` set for this process and what it starts (the CLI, the provider, its git)."""
+    before = {name: os.environ.get(name) for name in variables}
+    os.environ.update(variables)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _engine_resources(state: Path, stack: str) -> list[dict[str, Any]]:
