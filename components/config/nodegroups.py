@@ -12,6 +12,7 @@ from ..catalog.efa_layout import layout_for
 from ..names import LABEL_PREFIX, RESERVED_LABELS
 from .base import ConfigModel, ConfigValueError
 from .cluster import catalog_entry
+from .device_allocation import DeviceAllocation, check_group
 from .kubernetes_names import check_labels, check_taint_key, check_taint_value
 from .network import ZONE_PATTERN
 from .pods import PodsPerNode, pods_per_node
@@ -179,6 +180,13 @@ class NodeGroupConfig(ConfigModel):
     awslabs/amazon-eks-ami release tag), or ``latest`` (dev only: every AMI release drifts and replaces
     the pool's nodes). Default: ``latest`` on a dev profile; production stacks name one. To roll: set the
     next release; Karpenter replaces the pool's nodes as drifted, within its disruption budget."""
+    device_allocation: DeviceAllocation = "device-plugins"
+    """How the nodes' GPUs or Neuron devices and EFA interfaces reach pods. ``device-plugins``: integer
+    extended resources (``nvidia.com/gpu``, ``aws.amazon.com/neuron``, ``vpc.amazonaws.com/efa``).
+    ``dra``: Dynamic Resource Allocation (Kubernetes 1.34+): the NVIDIA DRA driver, the Neuron DRA driver
+    and aws-dranet publish the devices, and jobs claim them through ResourceClaimTemplates; EKS's
+    recommendation for static capacity, and required for p6e-gb200. Not with ``autoscaler: karpenter``;
+    a DRA group keeps ``minSize`` at least 1 (the Cluster Autoscaler cannot scale it from zero)."""
     autoscaler: Literal["cluster-autoscaler", "karpenter"] = "cluster-autoscaler"
     """Who adds and removes the group's nodes. ``cluster-autoscaler``: an EKS managed node group the
     Cluster Autoscaler resizes (EFA, reservations, capacity blocks, placement groups). ``karpenter``:
@@ -254,6 +262,7 @@ class NodeGroupConfig(ConfigModel):
                 f"{self.min_size} / {self.desired_size} / {self.max_size}.",
                 fix="change minSize, desiredSize or maxSize so they are in order.",
                 path=("desiredSize",), value=self.desired_size)
+        check_group(self)
         if self.autoscaler == "karpenter":
             self._check_karpenter()
         elif self.ami_version is not None:
