@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
+from ..catalog import AcceleratorKind
 from ..catalog.device_allocation import DRA_ONLY_FAMILIES
 from .base import ConfigValueError
 
@@ -30,6 +31,13 @@ def check_group(group: NodeGroupConfig) -> None:
             fix="set deviceAllocation: dra on this group.", path=("deviceAllocation",), value=group.device_allocation)
     if group.device_allocation != "dra":
         return
+    if group.accelerator.kind is not AcceleratorKind.GPU:
+        # EKS documents the Neuron DRA driver (device-management-neuron.html), shipped in the same Neuron chart
+        # trainstack pins (1.9.0, ``draDriver``); its values there were not read, so trainstack does not install it.
+        raise ConfigValueError(
+            f"{group.instance_type}: trainstack installs DRA drivers for NVIDIA GPUs and EFA only; the Neuron DRA "
+            "driver of the pinned Neuron chart is not installed yet.",
+            fix="set deviceAllocation: device-plugins on this Neuron group.", path=("deviceAllocation",), value="dra")
     if group.autoscaler == "karpenter":
         # EKS: DRA drivers with Karpenter only on static capacity; trainstack's Karpenter groups are
         # dynamic pools (device-management-nvidia-dra-device-plugin.html, read 2026-11-26).
