@@ -84,6 +84,8 @@ def group_facts(group: NodeGroupConfig, node_group: AcceleratedNodeGroup | Karpe
         "autoRepair": group.auto_repair,
         "capacityType": group.capacity.type,
         "capacityEndsAt": _utc(group.capacity.ends_at),
+        # Only DRA groups carry the key: the outputs of groups on device plugins stay as they were.
+        **({"deviceAllocation": "dra"} if group.device_allocation == "dra" else {}),
     }
 
 
