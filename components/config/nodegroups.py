@@ -15,6 +15,8 @@ from .cluster import catalog_entry
 from .device_allocation import DeviceAllocation, check_group
 from .kubernetes_names import check_labels, check_taint_key, check_taint_value
 from .network import ZONE_PATTERN
+from .node_repair import NodeRepair
+from .node_repair import check_group as check_node_repair
 from .pods import PodsPerNode, pods_per_node
 
 
@@ -171,6 +173,9 @@ class NodeGroupConfig(ConfigModel):
     auto_repair: bool = True
     """EKS node auto repair: replace or reboot a node whose conditions (from the node monitoring
     agent: AcceleratedHardwareReady, NetworkingReady, ...) or NodeReady report it unhealthy."""
+    node_repair: Optional[NodeRepair] = None
+    """Node auto repair's thresholds, pace and per-condition actions (EKS ``nodeRepairConfig``); unset, EKS's
+    defaults. On reserved capacity it repairs one node at a time unless told otherwise (config/node_repair.py)."""
     offering_unchecked: Optional[str] = Field(default=None, min_length=1)
     """Why this group's instance type is offered where the catalog's offering data says it is not (AWS
     began offering it after the data was generated). With a reason here, validation does not check
@@ -263,6 +268,7 @@ class NodeGroupConfig(ConfigModel):
                 fix="change minSize, desiredSize or maxSize so they are in order.",
                 path=("desiredSize",), value=self.desired_size)
         check_group(self)
+        check_node_repair(self.auto_repair, self.node_repair, self.max_size, self.autoscaler)
         if self.autoscaler == "karpenter":
             self._check_karpenter()
         elif self.ami_version is not None:

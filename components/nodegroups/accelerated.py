@@ -149,7 +149,8 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
             labels=self.labels,
             taints=[{**t, "effect": _TAINT_EFFECTS[t["effect"]]} for t in self.taints],
             update_config=update_config(settings, settings.in_placement_group),
-            node_repair_config=node_repair_config(settings.auto_repair),
+            node_repair_config=node_repair_config(settings.auto_repair, settings.node_repair,
+                                                  reserved=settings.capacity.type != "none"),
             tags={NODE_GROUP_TAG: name},
             # The Cluster Autoscaler and operators move desired size; a later `pulumi up`
             # must not fight them over it.

@@ -156,6 +156,32 @@ class Taint(TypedDict, total=False):
     """What the taint does to pods that do not tolerate it. One of: 'NoSchedule', 'PreferNoSchedule', 'NoExecute'."""
 
 
+class RepairOverride(TypedDict, total=False):
+    """What repair does, and after how long, for one condition and reason the node monitoring agent reports."""
+    condition: Required[str]
+    """The node condition (``nodeMonitoringCondition``). One of: 'AcceleratedHardwareReady', 'NetworkingReady', 'KernelReady', 'StorageReady', 'ContainerRuntimeReady'."""
+    reason: Required[str]
+    """The agent's reason for the condition (``nodeUnhealthyReason``), as the node's condition shows it."""
+    wait_minutes: Required[int]
+    """Minutes the condition must last before repair (``minRepairWaitTimeMins``)."""
+    action: Required[str]
+    """``Reboot`` keeps the instance (and its reservation slot); ``Replace`` launches another; ``NoAction`` leaves it. One of: 'Replace', 'Reboot', 'NoAction'."""
+
+
+class NodeRepair(TypedDict, total=False):
+    """How EKS node auto repair paces itself on this group. Setting it turns repair on (``autoRepair: true``)."""
+    max_unhealthy_nodes: int
+    """Stop repairing when more nodes than this are unhealthy at once (``maxUnhealthyNodeThresholdCount``)."""
+    max_unhealthy_percent: int
+    """The same as a percentage of the group (``maxUnhealthyNodeThresholdPercentage``)."""
+    max_parallel_repairs: int
+    """Nodes repaired at once (``maxParallelNodesRepairedCount``). Default on reserved capacity: 1."""
+    max_parallel_percent: int
+    """The same as a percentage of the unhealthy nodes (``maxParallelNodesRepairedPercentage``)."""
+    overrides: list[RepairOverride]
+    """Per condition and reason: the action and the wait (``nodeRepairConfigOverrides``)."""
+
+
 class NodeGroupConfig(TypedDict, total=False):
     """An accelerated node group (GPU or Trainium) in one zone."""
     name: Required[str]
@@ -186,6 +212,8 @@ class NodeGroupConfig(TypedDict, total=False):
     """Extra taints, besides the accelerator taint the library adds."""
     auto_repair: bool
     """EKS node auto repair: replace or reboot a node whose conditions (from the node monitoring agent: AcceleratedHardwareReady, NetworkingReady, ...) or NodeReady report it unhealthy."""
+    node_repair: NodeRepair
+    """Node auto repair's thresholds, pace and per-condition actions (EKS ``nodeRepairConfig``); unset, EKS's defaults. On reserved capacity it repairs one node at a time unless told otherwise (config/node_repair.py)."""
     offering_unchecked: str
     """Why this group's instance type is offered where the catalog's offering data says it is not (AWS began offering it after the data was generated). With a reason here, validation does not check the offering; ``trainstack preflight`` still asks the account."""
     ami_version: str
