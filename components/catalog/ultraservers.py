@@ -15,11 +15,21 @@ keeps its collectives on NVLink (GB200) or NeuronLink (Trainium2). Sources, read
   the unit's name ``u-trn2x64`` is the Neuron docs' of release 2.21
   (.../en/v2.21.0.beta/general/arch/neuron-hardware/trn2-arch.html).
 
-Not sourced here, so not modelled: the node labels EKS or HyperPod put on an UltraServer's nodes to name
-the unit, and the network-card and EFA layout of ``p6e-gb200.36xlarge`` and ``trn2u.48xlarge``. Neither
-type is in the EC2 ``DescribeInstanceTypes`` data the catalog is generated from (moto 5.2.5, the newest
-release); the catalog keeps their network facts ``None`` (``instances.py``) rather than take a secondary
-source's, and a node group of either type is refused until they are known.
+What AWS's own instance data says of the two types (EC2 ``DescribeInstanceTypes`` as moto 5.2.5, the newest
+release, ships it; read 2026-11-26):
+
+* ``p6e-gb200.36xlarge`` is absent. Its network cards, ENIs and EFA interfaces stay ``None`` in the catalog
+  (``instances.py``): ParallelCluster's maintainers describe 17 cards with EFA on alternate cards, but that is
+  not AWS's instance data, and the catalog takes EC2's data over it (as for p6-b300), so a node group of the type
+  is refused until EC2's data has it.
+* ``trn2u.48xlarge`` is present with its network (16 network cards, ``MaximumEfaInterfaces`` 16, every card
+  ``interface``/``efa``/``efa-only``, 2 ENIs per card, 50 IPv4 per ENI, 192 vCPUs, 2048 GiB, the
+  ``capacity-block`` usage class, offered in ap-south-2 only) but without ``NeuronInfo``, so the generator,
+  which selects accelerated types by their accelerator info, leaves it out of the catalog. Adding it needs its
+  accelerator from the Neuron docs (16 Trainium2) and AMI types the EKS AMI table does not list for ``trn2u``;
+  not done here.
+
+Not sourced here, so not modelled: the node labels EKS or HyperPod put on an UltraServer's nodes to name the unit.
 """
 
 from __future__ import annotations
