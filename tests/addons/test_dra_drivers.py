@@ -35,7 +35,7 @@ def test_the_nvidia_dra_driver_hands_out_gpus_on_the_dra_nodes_only(b200):
 def test_aws_dranet_publishes_efa_from_the_stacks_own_region(b200):
     release = b200["aws-dranet"]
     assert release.props["version"] == "1.0.0"
-    assert release.props["values"]["image"]["repository"] == "602401143452.dkr.ecr.us-east-2.amazonaws.com/eks/dranet"
+    assert release.props["values"]["image"]["repository"] == "602401143452.dkr.ecr.us-east-1.amazonaws.com/eks/dranet"
     assert release.props["values"]["nodeSelector"] == {"trainstack.io/device-allocation": "dra"}
 
 
