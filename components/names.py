@@ -135,6 +135,9 @@ GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
 """Set by the NVIDIA device plugin's node feature discovery; trainstack sets it at launch."""
 NEURON_PRESENT_LABEL = "aws.amazon.com/neuron.present"
 EFA_PRESENT_LABEL = "vpc.amazonaws.com/efa.present"
+DEVICE_ALLOCATION_LABEL = "trainstack.io/device-allocation"
+"""On nodes of a group with ``deviceAllocation: dra`` (value ``dra``): the DRA drivers select these nodes, and
+the device plugins, which select the ``*.present`` labels such nodes do not carry, stay off them."""
 RESERVED_LABELS = (GPU_PRESENT_LABEL, EFA_PRESENT_LABEL, NEURON_PRESENT_LABEL)
 """Labels the device plugins select nodes by: trainstack sets them, a user's labels may not."""
 

@@ -58,6 +58,9 @@ class AcceleratedGroup(_Model):
     """Neuron pods use the Neuron scheduler extension's scheduler."""
     auto_repair: bool = False
     """EKS node auto repair replaces or reboots the group's unhealthy nodes."""
+    device_allocation: Literal["device-plugins", "dra"] = "device-plugins"
+    """How jobs claim the group's devices: extended resources (``device-plugins``) or ResourceClaims from
+    ResourceClaimTemplates (``dra``; absent from the outputs of groups on device plugins)."""
     capacity_type: Literal["none", "reservation", "capacityBlock"] = "none"
     capacity_ends_at: Optional[str] = None
     """When the group's capacity block (or reservation) ends, UTC, ISO 8601 (``2026-12-01T11:30:00Z``).

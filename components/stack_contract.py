@@ -92,6 +92,8 @@ def group_facts(group: NodeGroupConfig, node_group: AcceleratedNodeGroup | Karpe
         "capacityEndsAt": _utc(group.capacity.ends_at),
         # A described group has no node group resource for the controller models to read its minimum from.
         **({"minNodes": group.min_size} if isinstance(node_group, ExistingNodeGroup) else {}),
+        # Only DRA groups carry the key: the outputs of groups on device plugins stay as they were.
+        **({"deviceAllocation": "dra"} if group.device_allocation == "dra" else {}),
     }
 
 

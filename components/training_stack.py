@@ -192,7 +192,7 @@ class TrainingStack(pulumi.ComponentResource):
                 list(self.lustre.claims) if self.lustre is not None else [])
             existing = {*(self.lustre.claim_namespaces if self.lustre is not None else []), "default", "kube-system"}
             args["kueue"] = kueue.KueueSetup(
-                kueue.manager_configuration(config.scheduling),
+                kueue.manager_configuration(config.scheduling, config.node_groups),
                 kueue.kueue_objects(config.scheduling, config.node_groups, taints),
                 namespaces=sorted({t.namespace for t in config.scheduling.teams} - existing), depends_on=lustre)
         return args

@@ -28,6 +28,8 @@ APPLIES = {
     "trn1": {"mpijob", "device-check"},
     "hyperpod": {"sbatch"},
     "hyperpod-eks": {"hyperpod-pytorchjob"},
+    # DRA: the jobs claim devices through ResourceClaimTemplates (printed first); TrainJobs do not claim yet.
+    "b200-dra": {"pytorchjob", "device-check", "all-reduce"},
 }
 """The launch kinds that render a job on each shipped stack; every other kind is refused there."""
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..catalog import EFA_RESOURCE
+from ..catalog.device_allocation import EFA, accelerator_device
 from ..catalog.network_topology import network_node_labels
 from ..config import NodeGroupConfig, SchedulingConfig, TeamConfig, cohort_of_groups
 from ..names import HOSTNAME_LABEL, NODE_GROUP_LABEL
@@ -105,8 +106,28 @@ def kueue_objects(scheduling: SchedulingConfig, groups: Sequence[NodeGroupConfig
     return objects
 
 
-def manager_configuration(scheduling: SchedulingConfig) -> dict[str, Any]:
+def device_class_mappings(groups: Sequence[NodeGroupConfig]) -> list[dict[str, Any]]:
+    """Kueue's ``resources.deviceClassMappings`` for the stack's DRA groups (none without one).
+
+    A DRA group's pods request no ``nvidia.com/gpu`` or ``vpc.amazonaws.com/efa``; their claims name DeviceClasses.
+    Kueue (KueueDRAIntegration, beta and on by default from v0.18: ``pkg/features/kube_features.go`` at v0.19.2)
+    counts each claimed device against the logical resource its class is mapped to
+    (``apis/config/v1beta2/configuration_types.go`` at v0.19.2, ``DeviceClassMapping``). Mapping each class to the
+    extended resource the device plugin would advertise keeps one quota per device whichever profile a group
+    uses: the ClusterQueues' ``nvidia.com/gpu`` and ``vpc.amazonaws.com/efa`` count claims too."""
+    dra = [g for g in groups if g.device_allocation == "dra"]
+    mapped: dict[str, set[str]] = {}
+    for group in dra:
+        mapped.setdefault(group.accelerator.resource_names[0], set()).add(
+            accelerator_device(group.accelerator.kind).device_class)
+        if group.efa_interfaces_per_node:
+            mapped.setdefault(EFA_RESOURCE, set()).add(EFA.device_class)
+    return [{"name": name, "deviceClassNames": sorted(classes)} for name, classes in sorted(mapped.items())]
+
+
+def manager_configuration(scheduling: SchedulingConfig, groups: Sequence[NodeGroupConfig] = ()) -> dict[str, Any]:
     """The parts of Kueue's Configuration trainstack sets (the chart's defaults stay for the rest)."""
+    mappings = device_class_mappings(groups)
     return {
         # A gang that cannot start whole within the timeout is evicted and requeued, its nodes
         # released; Eviction keeps its place in the queue by eviction time.
@@ -116,7 +137,8 @@ def manager_configuration(scheduling: SchedulingConfig) -> dict[str, Any]:
         "integrations": {"frameworks": list(FRAMEWORKS)},
         # Quotas count accelerators and EFA interfaces; CPU, memory and huge pages follow from
         # whole-node requests and are not queued on (the MPIJob launcher asks only for those).
-        "resources": {"quotaCheckStrategy": "IgnoreUndeclared"},
+        "resources": {"quotaCheckStrategy": "IgnoreUndeclared",
+                      **({"deviceClassMappings": mappings} if mappings else {})},
     }
 
 

@@ -38,7 +38,7 @@ from ..outputs import OUTPUT_NAME, ContractError, StackOutputs, parse_outputs
 from ..policy import Stack, stack_from_crossguard
 from ..policy.crossguard import not_applicable
 from ..policy.model import UNKNOWN
-from .planning import whole_node_pods
+from .planning import whole_node_claim_templates, whole_node_pods
 
 Model = Callable[[Rendered], list[Finding]]
 PREFIX = "controller-"
@@ -124,7 +124,7 @@ def judge(controller: str, model: Model, args: StackValidationArgs) -> tuple[lis
     if total:
         return [], f"{NOT_JUDGED}: {'; '.join(total)}"
     pods = whole_node_pods(found.outputs) if found.outputs is not None else {}
-    findings = model(Rendered(stack, list(pods.items()), found.outputs))
+    findings = model(Rendered(stack, [*pods.items(), *whole_node_claim_templates(found.outputs)], found.outputs))
     return findings, f"{IN_PART}: {'; '.join(partial)}" if partial else None
 
 

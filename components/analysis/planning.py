@@ -22,6 +22,7 @@ from ..estimate import critical_path, estimate_cost
 from ..estimate.checkpoint import storage_sizing
 from ..estimate.node_rates import node_rate
 from ..estimate.usage import usage_lines
+from ..launch.claims import claim_template, is_dra, pod_claims
 from ..launch.node_needs import HugePagesNeed, hugepages_needs
 from ..launch.placement import pod_placement, resources
 from ..launch.queueing import describe_queues
@@ -141,14 +142,24 @@ def controller_models(plan: Plan, outputs: Optional[StackOutputs]) -> Controller
     each accelerated group."""
     pods = whole_node_pods(outputs) if outputs is not None else {}
     printed = [str(d.get("message", "")) for d in plan.diagnostics]
-    return check_stack(Rendered(stack_from_plan(plan), list(pods.items()), outputs, printed))
+    return check_stack(Rendered(stack_from_plan(plan), [*pods.items(), *whole_node_claim_templates(outputs)],
+                                outputs, printed))
 
 
 def whole_node_pods(outputs: StackOutputs) -> dict[str, dict[str, Any]]:
-    """Per accelerated group, its pods' placement and whole-node requests, from the launchers' own functions."""
-    return {f"{name}/whole-node pod": {**pod_placement(group), "containers": [
-        {"name": "job", "resources": resources(group, group.accelerators_per_node)}]}
+    """Per accelerated group, its pods' placement and whole-node requests (and, on a DRA group, its claim),
+    from the launchers' own functions."""
+    return {f"{name}/whole-node pod": {
+        **pod_placement(group), **pod_claims(group, name, group.accelerators_per_node), "containers": [
+            {"name": "job", "resources": resources(group, group.accelerators_per_node)}]}
         for name, group in sorted(outputs.accelerated_groups.items())}
+
+
+def whole_node_claim_templates(outputs: Optional[StackOutputs]) -> list[tuple[str, dict[str, Any]]]:
+    """The ResourceClaimTemplates the whole-node pods of DRA groups name (none on device plugins)."""
+    groups = sorted(outputs.accelerated_groups.items()) if outputs is not None else []
+    return [(f"{name}/claim template", claim_template(group, name, group.accelerators_per_node, None))
+            for name, group in groups if is_dra(group)]
 
 
 def _refuse_secret_trainstack_keys(settings: StackSettings) -> None:

@@ -123,8 +123,24 @@ MPI_OPERATOR = OperatorManifest(
     "kustomize:mpi-operator", "v0.8.0",
     Support(None, None, "kubeflow/mpi-operator v0.8.0 README.md publishes no Kubernetes support matrix"))
 
+# DRA drivers (device allocation profile ``dra``, catalog/device_allocation.py). Each is installed only on a
+# stack with a DRA group, so stacks on device plugins render none of them.
+NVIDIA_DRA_DRIVER = Chart(
+    "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu", "0.4.1", None,
+    "Amazon EKS User Guide, device-management-nvidia-dra-device-plugin (install command, read 2026-11-26); "
+    "kubernetes-sigs/dra-driver-nvidia-gpu v0.4.1 deployments/helm/dra-driver-nvidia-gpu/values.yaml",
+    Support("1.34", None, "Amazon EKS User Guide device-management-nvidia-dra-device-plugin, comparison table: "
+            "minimum Kubernetes version 1.34 (read 2026-11-26)"))
+AWS_DRANET = Chart(
+    "aws-dranet", "1.0.0", "https://aws.github.io/eks-charts",
+    "aws/eks-charts stable/aws-dranet/Chart.yaml @c043cef (version 1.0.0, appVersion v1.2.0-eksbuild.2); "
+    "Amazon EKS User Guide device-management-efa (helm install aws-dranet eks/aws-dranet, read 2026-11-26)",
+    Support("1.34", None, "Amazon EKS User Guide device-management-efa: the EFA DRA driver needs Kubernetes 1.34 "
+            "or later (read 2026-11-26)"))
+
 CHARTS: tuple[Chart, ...] = (NVIDIA_DEVICE_PLUGIN, EFA_DEVICE_PLUGIN, NEURON_CHART, DCGM_EXPORTER,
-                             KUBE_PROMETHEUS_STACK, TRAINER, KUEUE, KARPENTER, *CLUSTER_AUTOSCALER.values())
+                             KUBE_PROMETHEUS_STACK, TRAINER, KUEUE, KARPENTER, *CLUSTER_AUTOSCALER.values(),
+                             NVIDIA_DRA_DRIVER, AWS_DRANET)
 OPERATOR_MANIFESTS: tuple[OperatorManifest, ...] = (TRAINING_OPERATOR, MPI_OPERATOR)
 
 

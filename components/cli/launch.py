@@ -26,6 +26,7 @@ from ..launch import (
     render_sbatch,
     render_trainjob,
 )
+from ..launch.claims import documents as claim_documents
 from ..launch.mpijob import LAUNCHER_RESTART_POLICIES
 from ..launch.restarts import RESTART_POLICIES
 from ..outputs import ContractError, StackOutputs
@@ -163,7 +164,13 @@ def launch_job(args: argparse.Namespace) -> int:
     except ContractError as error:
         raise FileProblem(f"{shown}: {error}") from None
     job = launched(BY_NAME[args.kind], args, outputs)
-    print(job if isinstance(job, str) else yaml.safe_dump(job, sort_keys=False), end="")
+    if isinstance(job, str):
+        print(job, end="")
+    else:
+        # A job on a DRA group comes with the ResourceClaimTemplates its pods name, before it in one stream.
+        eks_group = args.group in outputs.accelerated_groups
+        print(yaml.safe_dump_all(claim_documents(outputs, args.group, job) if eks_group else [job],
+                                 sort_keys=False), end="")
     if args.cost or args.duration is not None:
         # Asked for only: a launch that succeeds says nothing on standard error otherwise (docs/getting-started.md).
         print(job_cost(outputs, args.group, args.nodes, args.duration), file=sys.stderr)

@@ -30,7 +30,9 @@ import pulumi_kubernetes as k8s
 
 from .. import catalog
 from ..addons.device_plugins import efa_device_plugin, neuron_device_plugin, nvidia_device_plugin
+from ..addons.dra_drivers import aws_dranet, nvidia_dra_driver
 from ..catalog import AcceleratorKind
+from ..catalog.ultraservers import needs_compute_domain
 from ..config import EksConfig, NodeGroupConfig, validate
 from ..config.offerings import check_component, group_placements, system_placement
 from ..names import GPU_EKS_CLUSTER_COMPONENT
@@ -184,16 +186,18 @@ class GpuEksCluster(pulumi.ComponentResource):
         """NVIDIA where GPUs are, Neuron where Trainium is, EFA where EFA is; each waits for the
         groups whose devices it serves (the deploy's critical path) and tolerates their taints."""
         elastic = [g for g in configured if g.autoscaler == "karpenter"]
+        plugin_groups = {g.name for g in configured if g.device_allocation == "device-plugins"}
 
         def nodes_with(kind: AcceleratorKind) -> list[pulumi.Resource]:
-            return [group.node_group for group in self.node_groups.values() if group.ACCELERATOR is kind]
+            return [group.node_group for g, group in self.node_groups.items()
+                    if group.ACCELERATOR is kind and g in plugin_groups]
 
         def taints_of(kind: Optional[AcceleratorKind] = None, efa: bool = False) -> list[dict]:
             """The taints of the groups a plugin serves: their DaemonSet must run under them."""
             taints = {g: group.taints for g, group in self.node_groups.items()}
             taints.update({g.name: pool_marks(g)[1] for g in elastic})
             return [t for g in configured if (kind is None or g.accelerator.kind is kind)
-                    and (not efa or g.efa_enabled) for t in taints[g.name]]
+                    and (not efa or g.efa_enabled) and g.name in plugin_groups for t in taints[g.name]]
 
         # Karpenter's nodes come and go with no resource to wait for; their plugins are installed
         # like those of the nodes that join from elsewhere.
@@ -210,11 +214,26 @@ class GpuEksCluster(pulumi.ComponentResource):
                                  provider=self.provider, parent=self,
                                  depends_on=[system, *nodes_with(AcceleratorKind.NEURON)],
                                  group_taints=taints_of(AcceleratorKind.NEURON))
-        with_efa = {g.name for g in configured if g.efa_enabled}
+        with_efa = {g.name for g in configured if g.efa_enabled and g.name in plugin_groups}
         efa_groups = [group.node_group for g, group in self.node_groups.items() if g in with_efa]
         if efa_groups or any(t.efa.supported for t in external):
             efa_device_plugin(name, region=self.region, provider=self.provider, parent=self,
                               depends_on=[system, *efa_groups], group_taints=taints_of(efa=True))
+        self._dra_drivers(name, [g for g in configured if g.device_allocation == "dra"], system)
+
+    def _dra_drivers(self, name: str, dra: list[NodeGroupConfig], system: pulumi.Resource) -> None:
+        """The NVIDIA DRA driver (ComputeDomains where a group's type has an NVLink domain across instances)
+        and aws-dranet where a DRA group has EFA; each waits for the groups it serves. None without DRA groups."""
+        if not dra:
+            return
+        groups = [self.node_groups[g.name].node_group for g in dra]
+        taints = [t for g in dra for t in self.node_groups[g.name].taints]
+        nvidia_dra_driver(name, compute_domains=any(needs_compute_domain(g.instance_type) for g in dra),
+                          system_node_selector=SYSTEM_LABELS, provider=self.provider, parent=self,
+                          depends_on=[system, *groups], group_taints=taints)
+        if any(g.efa_enabled for g in dra):
+            aws_dranet(name, region=self.region, provider=self.provider, parent=self, depends_on=[system, *groups],
+                       group_taints=taints)
 
     def _karpenter_pools(self, name: str, configured: list[NodeGroupConfig],
                          private_subnets: Mapping[str, pulumi.Input[str]], region: str, *,

@@ -12,8 +12,11 @@ from ..catalog.efa_layout import layout_for
 from ..names import LABEL_PREFIX, RESERVED_LABELS
 from .base import ConfigModel, ConfigValueError
 from .cluster import catalog_entry
+from .device_allocation import DeviceAllocation, check_group
 from .kubernetes_names import check_labels, check_taint_key, check_taint_value
 from .network import ZONE_PATTERN
+from .node_repair import NodeRepair
+from .node_repair import check_group as check_node_repair
 from .pods import PodsPerNode, pods_per_node
 
 
@@ -170,6 +173,9 @@ class NodeGroupConfig(ConfigModel):
     auto_repair: bool = True
     """EKS node auto repair: replace or reboot a node whose conditions (from the node monitoring
     agent: AcceleratedHardwareReady, NetworkingReady, ...) or NodeReady report it unhealthy."""
+    node_repair: Optional[NodeRepair] = None
+    """Node auto repair's thresholds, pace and per-condition actions (EKS ``nodeRepairConfig``); unset, EKS's
+    defaults. On reserved capacity it repairs one node at a time unless told otherwise (config/node_repair.py)."""
     offering_unchecked: Optional[str] = Field(default=None, min_length=1)
     """Why this group's instance type is offered where the catalog's offering data says it is not (AWS
     began offering it after the data was generated). With a reason here, validation does not check
@@ -179,6 +185,13 @@ class NodeGroupConfig(ConfigModel):
     awslabs/amazon-eks-ami release tag), or ``latest`` (dev only: every AMI release drifts and replaces
     the pool's nodes). Default: ``latest`` on a dev profile; production stacks name one. To roll: set the
     next release; Karpenter replaces the pool's nodes as drifted, within its disruption budget."""
+    device_allocation: DeviceAllocation = "device-plugins"
+    """How the nodes' GPUs or Neuron devices and EFA interfaces reach pods. ``device-plugins``: integer
+    extended resources (``nvidia.com/gpu``, ``aws.amazon.com/neuron``, ``vpc.amazonaws.com/efa``).
+    ``dra``: Dynamic Resource Allocation (Kubernetes 1.34+): the NVIDIA DRA driver, the Neuron DRA driver
+    and aws-dranet publish the devices, and jobs claim them through ResourceClaimTemplates; EKS's
+    recommendation for static capacity, and required for p6e-gb200. Not with ``autoscaler: karpenter``;
+    a DRA group keeps ``minSize`` at least 1 (the Cluster Autoscaler cannot scale it from zero)."""
     autoscaler: Literal["cluster-autoscaler", "karpenter"] = "cluster-autoscaler"
     """Who adds and removes the group's nodes. ``cluster-autoscaler``: an EKS managed node group the
     Cluster Autoscaler resizes (EFA, reservations, capacity blocks, placement groups). ``karpenter``:
@@ -254,6 +267,8 @@ class NodeGroupConfig(ConfigModel):
                 f"{self.min_size} / {self.desired_size} / {self.max_size}.",
                 fix="change minSize, desiredSize or maxSize so they are in order.",
                 path=("desiredSize",), value=self.desired_size)
+        check_group(self)
+        check_node_repair(self.auto_repair, self.node_repair, self.max_size, self.autoscaler)
         if self.autoscaler == "karpenter":
             self._check_karpenter()
         elif self.ami_version is not None:

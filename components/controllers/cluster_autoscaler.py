@@ -57,6 +57,7 @@ from ..catalog import EFA_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESOURCE, Accelerat
 from ..kube.quantity import quantity
 from ..names import (
     AUTOSCALING_TAG,
+    DEVICE_ALLOCATION_LABEL,
     GPU_RESOURCE,
     HELM_RELEASE,
     INSTANCE_TYPE_LABEL,
@@ -70,6 +71,7 @@ from ..names import (
     ZONE_LABEL,
 )
 from ..policy.model import Resource, Stack
+from . import dra
 from .model import Finding
 from .scheduling import Node, Taint, pod_specs, unfit_reasons
 
@@ -250,6 +252,8 @@ def check(stack: Stack, jobs: Iterable[tuple[str, Any]]) -> list[Finding]:
     groups = {g.name: g for g in managed_groups(stack)}
     pools = {g.name: g for g in pool_groups(stack)}
     plugins = installed_charts(stack)
+    jobs = list(jobs)
+    templates = dra.claim_templates(jobs)
     allowed = _allowed_schedulers(plugins.get("cluster-autoscaler"))
     findings = []
     for job_id, document in jobs:
@@ -271,10 +275,23 @@ def check(stack: Stack, jobs: Iterable[tuple[str, Any]]) -> list[Finding]:
             nodes = ([(template_node(group), SOURCE)] if group.min_size == 0 else []) + [
                 (running_node(group, plugins), KUBELET_SOURCE)]
             for node, source in nodes:
-                reasons = unfit_reasons(pod, node)
+                reasons = unfit_reasons(pod, node) + _claim_reasons(pod, group, node, plugins, templates)
                 if reasons:
                     findings.append(Finding(CONTROLLER, f"{job_id} on {node.name}", _message(node, reasons), source))
     return findings
+
+
+def _claim_reasons(pod: dict[str, Any], group: ManagedGroup, node: Node, plugins: dict[str, dict[str, Any]],
+                   templates: dict[str, dict[str, Any]]) -> list[str]:
+    """On a running node of a DRA group, why the pod's claims find no devices (controllers/dra.py); the
+    template node at zero is not judged here: a DRA group keeps a node up (config/device_allocation.py)."""
+    if group.labels.get(DEVICE_ALLOCATION_LABEL) != "dra" or "template" in node.name:
+        return []
+    accelerator = group.instance.accelerator
+    devices, notes = dra.published(node, accelerator.count if accelerator else 0,
+                                   accelerator.kind if accelerator else None, group.efa_interfaces, plugins)
+    node.notes.extend(note for note in notes if note not in node.notes)
+    return dra.claim_reasons(pod, templates, devices)
 
 
 def _message(node: Node, reasons: list[str]) -> str:

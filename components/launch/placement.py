@@ -10,6 +10,8 @@ from ..outputs import AcceleratedGroup, StackOutputs
 # Leave room on the node for the kubelet, system daemons and device plugins.
 NODE_MEMORY_SHARE = 0.85
 SHM_SIZE = "64Gi"
+DRA_CLAIM = "devices"
+"""A DRA group's pod claim, named by its containers (launch/claims.py makes the claim's template)."""
 
 
 class LaunchError(ValueError):
@@ -60,16 +62,21 @@ def check_device_count(count: int, most: int, has: str) -> None:
 
 
 def resources(target: AcceleratedGroup, devices: int) -> dict:
-    """Whole-node requests: every EFA interface, huge pages, most of the memory.
+    """Whole-node requests: every EFA interface, huge pages, most of the memory. On a DRA group the
+    accelerators and EFA interfaces come through the pod's claim (launch/claims.py), which the container
+    names instead of requesting extended resources no device plugin advertises there.
 
     Quantities are strings, as the Kubernetes API types them."""
-    limits = {target.accelerator_resource: str(devices)}
+    dra = target.device_allocation == "dra"
+    limits = {} if dra else {target.accelerator_resource: str(devices)}
     if target.efa_interfaces_per_node:
-        limits[EFA_RESOURCE] = str(target.efa_interfaces_per_node)
+        if not dra:
+            limits[EFA_RESOURCE] = str(target.efa_interfaces_per_node)
         limits[HUGEPAGES_RESOURCE] = EFA_HUGEPAGES
     memory = f"{int(target.memory_gib_per_node * NODE_MEMORY_SHARE)}Gi"
     # Huge pages need a memory request; requests equal limits for extended resources.
-    return {"requests": {**limits, "memory": memory}, "limits": {**limits, "memory": memory}}
+    requested = {"requests": {**limits, "memory": memory}, "limits": {**limits, "memory": memory}}
+    return {**requested, "claims": [{"name": DRA_CLAIM}]} if dra else requested
 
 
 def ranks_per_node(target: AcceleratedGroup, devices: int) -> int:

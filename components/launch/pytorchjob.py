@@ -13,6 +13,7 @@ from typing import Optional
 
 from ..outputs import StackOutputs
 from .arguments import check_image, check_namespace, check_replica_job_name
+from .claims import pod_claims
 from .placement import (
     LaunchError,
     check_nodes,
@@ -73,6 +74,7 @@ def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, node
     pod: dict = {
         "spec": {
             **pod_placement(target),
+            **pod_claims(target, group_name, gpus),
             "volumes": vols,
             "containers": [{
                 "name": "pytorch", "image": image, "command": list(command),

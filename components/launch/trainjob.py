@@ -32,6 +32,7 @@ from ..names import LAUNCH_FIELD_MANAGER
 from ..outputs import AcceleratedGroup, StackOutputs
 from . import placement
 from .arguments import check_image, check_namespace, check_replica_job_name
+from .claims import refuse_dra
 from .placement import LaunchError
 from .queueing import QueueRequest, admission, annotate_pods, label_job
 from .restarts import checkpoint_env
@@ -53,6 +54,9 @@ def render_trainjob(outputs: StackOutputs, *, name: str, group_name: str, nodes:
     runtime by default. ``gpus_per_node``: the accelerators each node claims (all by default).
     ``image``: on Neuron, the MPI runtime's image or None (the nodes run that image)."""
     target = placement.group(outputs, group_name)
+    # A TrainJob sets its pods' resources per node (resourcesPerNode); their pod-level claims would need the
+    # runtime's pod template overridden, which trainstack's runtimes do not do yet.
+    refuse_dra(target, group_name, "TrainJob", "`trainstack launch pytorchjob` (operators.trainingOperator)")
     if outputs.operators.trainer_runtime is None:
         raise LaunchError(f"stack {outputs.stack} does not run Kubeflow Trainer v2; turn on operators.trainer (and "
                           "off operators.trainingOperator), or launch a PyTorchJob or MPIJob.")

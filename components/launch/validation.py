@@ -12,6 +12,7 @@ from typing import Any, Optional
 from ..catalog.fabric_env import gpudirect_rdma
 from ..outputs import StackOutputs
 from .arguments import check_batch_job_name, check_floor, check_image
+from .claims import pod_claims
 from .floors import Floor, default_floor
 from .placement import LaunchError, check_nodes, devices_per_node, group, pod_placement, resources
 from .programs import program_text
@@ -50,7 +51,7 @@ def render_device_check(outputs: StackOutputs, *, name: str, group_name: str, no
     accelerators = devices_per_node(target, group_name, accelerators_per_node)
     command = ["/bin/sh", "-c", program_text("device_check.sh"), "device_check",
                target.accelerator_kind, str(accelerators), str(target.efa_interfaces_per_node)]
-    spec = {**pod_placement(target), "restartPolicy": "Never",
+    spec = {**pod_placement(target), **pod_claims(target, group_name, accelerators), "restartPolicy": "Never",
             "containers": [{"name": "check", "image": image, "command": command,
                             "resources": resources(target, accelerators)}]}
     granted = admission(outputs, group_name, nodes, queue, None, mounts_storage=False)

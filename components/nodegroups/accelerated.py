@@ -23,6 +23,7 @@ from ..catalog.efa_layout import layout_for
 from ..config import ConfigError, ConfigIssue, NodeGroupConfig, validate
 from ..names import (
     ACCELERATOR_LABEL,
+    DEVICE_ALLOCATION_LABEL,
     EFA_INTERFACES_LABEL,
     EFA_PRESENT_LABEL,
     NEURONCORE_RESOURCE,
@@ -63,9 +64,14 @@ def group_labels(settings: NodeGroupConfig, instance: catalog.InstanceType, pres
         NODE_GROUP_LABEL: settings.name,
         ACCELERATOR_LABEL: accelerator.kind.value,
         EFA_INTERFACES_LABEL: str(instance.efa.max_interfaces if settings.efa_enabled else 0),
-        # EKS nodes have no Node Feature Discovery to set this; device plugins select on it.
-        present_label: "true",
     }
+    if settings.device_allocation == "dra":
+        # The DRA drivers select these nodes; without the present labels no device plugin runs here (the
+        # NVIDIA DRA driver refuses to share a node with the device plugin: its chart's validation.yaml).
+        labels[DEVICE_ALLOCATION_LABEL] = "dra"
+        return labels
+    # EKS nodes have no Node Feature Discovery to set this; device plugins select on it.
+    labels[present_label] = "true"
     if settings.efa_enabled:
         labels[EFA_PRESENT_LABEL] = "true"
     return labels
@@ -143,7 +149,8 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
             labels=self.labels,
             taints=[{**t, "effect": _TAINT_EFFECTS[t["effect"]]} for t in self.taints],
             update_config=update_config(settings, settings.in_placement_group),
-            node_repair_config=node_repair_config(settings.auto_repair),
+            node_repair_config=node_repair_config(settings.auto_repair, settings.node_repair,
+                                                  reserved=settings.capacity.type != "none"),
             tags={NODE_GROUP_TAG: name},
             # The Cluster Autoscaler and operators move desired size; a later `pulumi up`
             # must not fight them over it.
@@ -183,12 +190,16 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
         """The Cluster Autoscaler reads labels and taints of managed node groups from EKS, but
         extended resources only from these ASG tags; without them a group at zero never grows."""
         accelerator = instance.require("the accelerator", instance.accelerator, "tag the node group")
-        resources: dict[str, int | str] = {accelerator.resource_names[0]: accelerator.count}
-        if accelerator.neuron_cores:
+        plugins = settings.device_allocation == "device-plugins"
+        # A DRA node advertises no extended resources (its drivers publish ResourceSlices), so its template
+        # claims none either; the group keeps a node up for the autoscaler to copy (config/device_allocation.py).
+        resources: dict[str, int | str] = {accelerator.resource_names[0]: accelerator.count} if plugins else {}
+        if accelerator.neuron_cores and plugins:
             resources[NEURONCORE_RESOURCE] = accelerator.neuron_cores
         if settings.efa_enabled:
-            resources[EFA_RESOURCE] = instance.require("EFA interfaces", instance.efa.max_interfaces,
-                                                       "tag the node group")
+            if plugins:
+                resources[EFA_RESOURCE] = instance.require("EFA interfaces", instance.efa.max_interfaces,
+                                                           "tag the node group")
             # Every EFA pod requests huge pages (launch/placement.py); a template without
             # them admits no EFA job (cluster-autoscaler aws_manager.go buildNodeFromTemplate).
             resources[HUGEPAGES_RESOURCE] = EFA_HUGEPAGES

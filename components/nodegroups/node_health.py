@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
+from ..config.node_repair import NodeRepair
 from ..names import GPU_TAINT
 
 NODE_MONITORING_AGENT = "eks-node-monitoring-agent"
@@ -35,7 +36,10 @@ def node_monitoring_configuration(gpus: bool) -> Optional[str]:
     return json.dumps({"dcgmAgent": {"tolerations": [toleration]}}, sort_keys=True)
 
 
-def node_repair_config(enabled: bool) -> dict[str, Any]:
+def node_repair_config(enabled: bool, tuned: Optional[NodeRepair] = None, reserved: bool = False) -> dict[str, Any]:
     """The group's ``nodeRepairConfig``. Switched off it is still rendered, as ``enabled: false``:
-    leaving it out would keep whatever the group had before, not turn repair off."""
-    return {"enabled": enabled}
+    leaving it out would keep whatever the group had before, not turn repair off. ``tuned``: the group's
+    ``nodeRepair`` (thresholds, pace, overrides), with one repair at a time on ``reserved`` capacity by default."""
+    if tuned is None or not enabled:
+        return {"enabled": enabled}
+    return tuned.rendered(reserved)

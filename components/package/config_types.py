@@ -156,6 +156,32 @@ class Taint(TypedDict, total=False):
     """What the taint does to pods that do not tolerate it. One of: 'NoSchedule', 'PreferNoSchedule', 'NoExecute'."""
 
 
+class RepairOverride(TypedDict, total=False):
+    """What repair does, and after how long, for one condition and reason the node monitoring agent reports."""
+    condition: Required[str]
+    """The node condition (``nodeMonitoringCondition``). One of: 'AcceleratedHardwareReady', 'NetworkingReady', 'KernelReady', 'StorageReady', 'ContainerRuntimeReady'."""
+    reason: Required[str]
+    """The agent's reason for the condition (``nodeUnhealthyReason``), as the node's condition shows it."""
+    wait_minutes: Required[int]
+    """Minutes the condition must last before repair (``minRepairWaitTimeMins``)."""
+    action: Required[str]
+    """``Reboot`` keeps the instance (and its reservation slot); ``Replace`` launches another; ``NoAction`` leaves it. One of: 'Replace', 'Reboot', 'NoAction'."""
+
+
+class NodeRepair(TypedDict, total=False):
+    """How EKS node auto repair paces itself on this group. Setting it turns repair on (``autoRepair: true``)."""
+    max_unhealthy_nodes: int
+    """Stop repairing when more nodes than this are unhealthy at once (``maxUnhealthyNodeThresholdCount``)."""
+    max_unhealthy_percent: int
+    """The same as a percentage of the group (``maxUnhealthyNodeThresholdPercentage``)."""
+    max_parallel_repairs: int
+    """Nodes repaired at once (``maxParallelNodesRepairedCount``). Default on reserved capacity: 1."""
+    max_parallel_percent: int
+    """The same as a percentage of the unhealthy nodes (``maxParallelNodesRepairedPercentage``)."""
+    overrides: list[RepairOverride]
+    """Per condition and reason: the action and the wait (``nodeRepairConfigOverrides``)."""
+
+
 class NodeGroupConfig(TypedDict, total=False):
     """An accelerated node group (GPU or Trainium) in one zone."""
     name: Required[str]
@@ -186,10 +212,14 @@ class NodeGroupConfig(TypedDict, total=False):
     """Extra taints, besides the accelerator taint the library adds."""
     auto_repair: bool
     """EKS node auto repair: replace or reboot a node whose conditions (from the node monitoring agent: AcceleratedHardwareReady, NetworkingReady, ...) or NodeReady report it unhealthy."""
+    node_repair: NodeRepair
+    """Node auto repair's thresholds, pace and per-condition actions (EKS ``nodeRepairConfig``); unset, EKS's defaults. On reserved capacity it repairs one node at a time unless told otherwise (config/node_repair.py)."""
     offering_unchecked: str
     """Why this group's instance type is offered where the catalog's offering data says it is not (AWS began offering it after the data was generated). With a reason here, validation does not check the offering; ``trainstack preflight`` still asks the account."""
     ami_version: str
     """Karpenter groups: the EKS-optimized AL2023 AMI release the nodes launch from (``v20260724``, an awslabs/amazon-eks-ami release tag), or ``latest`` (dev only: every AMI release drifts and replaces the pool's nodes). Default: ``latest`` on a dev profile; production stacks name one. To roll: set the next release; Karpenter replaces the pool's nodes as drifted, within its disruption budget."""
+    device_allocation: str
+    """How the nodes' GPUs or Neuron devices and EFA interfaces reach pods. ``device-plugins``: integer extended resources (``nvidia.com/gpu``, ``aws.amazon.com/neuron``, ``vpc.amazonaws.com/efa``). ``dra``: Dynamic Resource Allocation (Kubernetes 1.34+): the NVIDIA DRA driver, the Neuron DRA driver and aws-dranet publish the devices, and jobs claim them through ResourceClaimTemplates; EKS's recommendation for static capacity, and required for p6e-gb200. Not with ``autoscaler: karpenter``; a DRA group keeps ``minSize`` at least 1 (the Cluster Autoscaler cannot scale it from zero). One of: 'device-plugins', 'dra'."""
     autoscaler: str
     """Who adds and removes the group's nodes. ``cluster-autoscaler``: an EKS managed node group the Cluster Autoscaler resizes (EFA, reservations, capacity blocks, placement groups). ``karpenter``: a Karpenter NodePool and EC2NodeClass, no managed node group, for elastic groups that need none of those (development, inference, preprocessing); Karpenter launches and consolidates its nodes. One of: 'cluster-autoscaler', 'karpenter'."""
 

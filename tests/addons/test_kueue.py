@@ -178,3 +178,29 @@ def test_team_namespaces_exist_before_their_queues():
                      if r.inputs["metadata"]["name"] == team)
         assert namespaces[team].urn in queue.dependencies or any(
             namespaces[team].urn in [c.urn for c in record.descendants(d)] for d in queue.dependencies)
+
+
+def test_a_dra_group_maps_its_device_classes_to_the_quota_resources_the_queues_already_count():
+    config = shipped_config()
+    p5 = config["nodeGroups"][0]
+    p5.update(instanceType="p6-b200.48xlarge", deviceAllocation="dra", zone="us-east-2a",
+              capacity={**p5["capacity"], "zone": "us-east-2a"})
+    config.update(region="us-east-2", network={"zones": ["us-east-2a", "us-east-2b"]})
+    config["fsx"]["zone"] = "us-east-2a"
+    config["nodeGroups"][1]["zone"] = "us-east-2a"
+    config["nodeGroups"][1]["instanceType"] = "g6.xlarge"
+    record = plan(config)
+    release = next(r for r in record.by_type("kubernetes:helm.sh/v3:Release") if "kueue" in r.name)
+    configuration = yaml.safe_load(release.inputs["values"]["managerConfig"]["controllerManagerConfigYaml"])
+    assert configuration["resources"]["deviceClassMappings"] == [
+        {"name": "nvidia.com/gpu", "deviceClassNames": ["gpu.nvidia.com"]},
+        {"name": "vpc.amazonaws.com/efa", "deviceClassNames": ["efa.networking.k8s.aws"]}]
+    # The ClusterQueues count the claimed devices under the same names as a device-plugin group's.
+    assert quota_total(kueue_objects(record), "p5", "nvidia.com/gpu") == 16 * 8
+
+
+def test_stacks_on_device_plugins_map_no_device_class():
+    record = plan(shipped_config())
+    release = next(r for r in record.by_type("kubernetes:helm.sh/v3:Release") if "kueue" in r.name)
+    configuration = yaml.safe_load(release.inputs["values"]["managerConfig"]["controllerManagerConfigYaml"])
+    assert "deviceClassMappings" not in configuration["resources"]

@@ -88,3 +88,18 @@ def test_a_cluster_without_accelerated_groups_runs_no_agent(tmp_path):
     plan = plan_config(tmp_path, "bare", config)
     assert agent(plan) == []
     assert plan.outputs["trainstack"]["cluster"]["nodeMonitoringAgent"] is False
+
+
+def test_a_groups_node_repair_settings_reach_its_managed_node_group(tmp_path):
+    config = copy.deepcopy(DEV)
+    config["nodeGroups"][0]["nodeRepair"] = {"maxUnhealthyPercent": 20, "overrides": [
+        {"condition": "AcceleratedHardwareReady", "reason": "NvidiaXID79Error", "waitMinutes": 10,
+         "action": "Reboot"}]}
+    plan = plan_config(tmp_path, "tuned", config)
+    repair = {g.name: g.inputs["nodeRepairConfig"] for g in plan.by_type(NG)}
+    assert repair["tuned-eks-gpu"] == {"enabled": True, "maxUnhealthyNodeThresholdPercentage": 20,
+                                       "nodeRepairConfigOverrides": [
+                                           {"nodeMonitoringCondition": "AcceleratedHardwareReady",
+                                            "nodeUnhealthyReason": "NvidiaXID79Error", "minRepairWaitTimeMins": 10,
+                                            "repairAction": "Reboot"}]}
+    assert repair["tuned-eks-spare"] == {"enabled": True}

@@ -61,7 +61,21 @@ BROKEN = {
     "EFA on a type without EFA": (
         lambda c: group(c, instanceType="g5.2xlarge", efa=True), "trainstack:nodeGroups[0].efa", "set efa: false"),
     "EFA on p6e-gb200 while its EFA facts are unknown": (
-        lambda c: group(c, instanceType="p6e-gb200.36xlarge"), "trainstack:nodeGroups[0].efa", "set efa: false"),
+        lambda c: group(c, instanceType="p6e-gb200.36xlarge", deviceAllocation="dra", minSize=1, desiredSize=1),
+        "trainstack:nodeGroups[0].efa", "set efa: false"),
+    "p6e-gb200 on device plugins": (
+        lambda c: group(c, instanceType="p6e-gb200.36xlarge"), "trainstack:nodeGroups[0].deviceAllocation",
+        "set deviceAllocation: dra"),
+    "DRA on a Karpenter pool": (
+        lambda c: group(c, deviceAllocation="dra", autoscaler="karpenter", minSize=1, desiredSize=1),
+        "trainstack:nodeGroups[0].deviceAllocation", "autoscaler: cluster-autoscaler"),
+    "DRA group that can scale to zero": (
+        lambda c: group(c, deviceAllocation="dra"), "trainstack:nodeGroups[0].minSize", "minSize to at least 1"),
+    "DRA on a Neuron group": (
+        lambda c: group(c, instanceType="trn1.32xlarge", deviceAllocation="dra", minSize=1, desiredSize=1),
+        "trainstack:nodeGroups[0].deviceAllocation", "deviceAllocation: device-plugins on this Neuron group"),
+    "an unknown device-allocation profile": (
+        lambda c: group(c, deviceAllocation="cdi"), "trainstack:nodeGroups[0].deviceAllocation", "dra"),
     "reservation in another zone than the group": (
         reservation(zone="us-east-1b"), "trainstack:nodeGroups[0].capacity.zone", "set zone: us-east-1b"),
     "reservation smaller than maxSize": (

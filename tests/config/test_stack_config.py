@@ -33,7 +33,8 @@ def test_efa_defaults_on_for_efa_types_and_off_for_others(valid_config):
 
 
 def test_p6e_gb200_without_efa_is_still_refused_while_its_network_facts_are_unknown(valid_config):
-    valid_config["nodeGroups"][0].update(instanceType="p6e-gb200.36xlarge", efa=False)
+    valid_config["nodeGroups"][0].update(instanceType="p6e-gb200.36xlarge", efa=False, deviceAllocation="dra",
+                                         minSize=1, desiredSize=1)
     # The group alone cannot size its kubelet's maxPods either (component Args get the same error).
     with pytest.raises(ConfigError, match="group:instanceType"):
         validate(NodeGroupConfig, valid_config["nodeGroups"][0], prefix="group")

@@ -10,6 +10,7 @@ from support import policy_stacks, rendered_jobs
 from support.policy_stacks import from_record
 from trainstack.controllers import cluster_autoscaler, karpenter
 from trainstack.kube.quantity import quantity
+from trainstack.launch import claims
 from trainstack.names import HELM_RELEASE, NODE_GROUP_LABEL
 
 TAG = "aws:autoscaling/tag:Tag"
@@ -21,8 +22,14 @@ def jobs(rendered):
 
 
 def shipped(stack):
-    """(job id, document) of every job rendered for a shipped stack."""
-    return jobs(rendered_jobs.jobs_for(rendered_jobs.outputs_of(stack)))
+    """(job id, document) of every job rendered for a shipped stack, with the ResourceClaimTemplates the jobs of
+    its DRA groups name (what `trainstack launch` prints before such a job)."""
+    outputs = rendered_jobs.outputs_of(stack)
+    rendered = list(rendered_jobs.jobs_for(outputs))
+    templates = [(f"{job.id}/{t['metadata']['name']}", t) for job in rendered
+                 if isinstance(job.document, dict) and job.group in outputs.accelerated_groups
+                 for t in claims.documents(outputs, job.group, job.document)[:-1]]
+    return jobs(rendered) + templates
 
 
 def dev_device_check():

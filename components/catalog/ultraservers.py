@@ -1,0 +1,88 @@
+"""UltraServers: instances AWS sells and schedules as one unit, joined by an accelerator fabric across them.
+
+A job that spans more instances than one UltraServer leaves the fabric for EFA; a job inside one unit
+keeps its collectives on NVLink (GB200) or NeuronLink (Trainium2). Sources, read 2026-11-26:
+
+* P6e-GB200: "The ``p6e-gb200.36xlarge`` instance type with 4 NVIDIA Blackwell GPUs is only available as
+  P6e-GB200 UltraServers ... ``u-p6e-gb200x36`` has 9 ``p6e-gb200.36xlarge`` instances and
+  ``u-p6e-gb200x72`` has 18"; offered through EC2 Capacity Blocks for ML; DRA required (IMEX through
+  ComputeDomains); managed or self-managed node groups, not Karpenter or Auto Mode; a managed node group on
+  a Capacity Block needs a custom launch template and desired size 0 before an upgrade
+  (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-nvidia-ultraserver.html).
+* Trn2: "A Trn2 UltraServer comprises four trn2u.48xlarge instances connected together via the
+  NeuronLink-v3 chip-to-chip interconnect ... a total of 64 Trainium2 chips"
+  (https://awsdocs-neuron.readthedocs-hosted.com/en/latest/general/arch/neuron-hardware/trn2-arch.html);
+  the unit's name ``u-trn2x64`` is the Neuron docs' of release 2.21
+  (.../en/v2.21.0.beta/general/arch/neuron-hardware/trn2-arch.html).
+
+What AWS's own instance data says of the two types (EC2 ``DescribeInstanceTypes`` as moto 5.2.5, the newest
+release, ships it; read 2026-11-26):
+
+* ``p6e-gb200.36xlarge`` is absent. Its network cards, ENIs and EFA interfaces stay ``None`` in the catalog
+  (``instances.py``): ParallelCluster's maintainers describe 17 cards with EFA on alternate cards, but that is
+  not AWS's instance data, and the catalog takes EC2's data over it (as for p6-b300), so a node group of the type
+  is refused until EC2's data has it.
+* ``trn2u.48xlarge`` is present with its network (16 network cards, ``MaximumEfaInterfaces`` 16, every card
+  ``interface``/``efa``/``efa-only``, 2 ENIs per card, 50 IPv4 per ENI, 192 vCPUs, 2048 GiB, the
+  ``capacity-block`` usage class, offered in ap-south-2 only) but without ``NeuronInfo``, so the generator,
+  which selects accelerated types by their accelerator info, leaves it out of the catalog. Adding it needs its
+  accelerator from the Neuron docs (16 Trainium2) and AMI types the EKS AMI table does not list for ``trn2u``;
+  not done here.
+
+Not sourced here, so not modelled: the node labels EKS or HyperPod put on an UltraServer's nodes to name the unit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Optional
+
+EKS_ULTRASERVER_PAGE = "Amazon EKS User Guide, ml-eks-nvidia-ultraserver (read 2026-11-26)"
+NEURON_TRN2_PAGE = "AWS Neuron docs, Amazon EC2 Trn2 Architecture (read 2026-11-26)"
+
+
+@dataclass(frozen=True)
+class UltraServer:
+    name: str
+    """The unit's name as AWS sells it (Capacity Blocks, training plans)."""
+    instance_type: str
+    instances: int
+    """Instances in one unit; AWS sells and places whole units."""
+    accelerators: int
+    """Accelerators across the unit (GPUs or Trainium2 chips)."""
+    fabric: Literal["nvlink-imex", "neuronlink"]
+    """``nvlink-imex``: one NVLink domain across the unit's instances, handed to a job's pods through an
+    IMEX channel (the NVIDIA DRA driver's ComputeDomain); ``neuronlink``: NeuronLink-v3 across instances."""
+    source: str
+
+    @property
+    def needs_compute_domain(self) -> bool:
+        """Whether a job across the unit's instances needs a ComputeDomain (IMEX) to reach its NVLink."""
+        return self.fabric == "nvlink-imex"
+
+    @property
+    def accelerators_per_instance(self) -> int:
+        return self.accelerators // self.instances
+
+
+ULTRASERVERS: tuple[UltraServer, ...] = (
+    UltraServer("u-p6e-gb200x36", "p6e-gb200.36xlarge", 9, 36, "nvlink-imex", EKS_ULTRASERVER_PAGE),
+    UltraServer("u-p6e-gb200x72", "p6e-gb200.36xlarge", 18, 72, "nvlink-imex", EKS_ULTRASERVER_PAGE),
+    UltraServer("u-trn2x64", "trn2u.48xlarge", 4, 64, "neuronlink", NEURON_TRN2_PAGE),
+)
+
+
+def ultraservers_of(instance_type: str) -> tuple[UltraServer, ...]:
+    """The units an instance type is sold in (none for a type sold alone)."""
+    return tuple(u for u in ULTRASERVERS if u.instance_type == instance_type)
+
+
+def ultraserver_of(instance_type: str) -> Optional[UltraServer]:
+    """The largest unit an instance type is sold in, or ``None`` for a type sold alone."""
+    units = ultraservers_of(instance_type)
+    return max(units, key=lambda u: u.instances) if units else None
+
+
+def needs_compute_domain(instance_type: str) -> bool:
+    """Whether the type's NVLink domain spans instances, so its nodes run the NVIDIA DRA driver's ComputeDomains."""
+    return any(u.needs_compute_domain for u in ultraservers_of(instance_type))

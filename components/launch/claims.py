@@ -1,0 +1,90 @@
+"""Devices of a DRA group (``deviceAllocation: dra``) as a pod claims them: a ResourceClaimTemplate per group and
+device count, a pod-level claim made from it, and containers that use the claim.
+
+A pod on a device-plugin group requests ``nvidia.com/gpu`` and ``vpc.amazonaws.com/efa``; a pod on a DRA group
+requests neither (no device plugin advertises them there) and instead names a ResourceClaimTemplate whose
+requests count the devices: the GPUs it uses and, as on device-plugin groups, every EFA interface of the node,
+which also keeps one pod per node. The scheduler allocates a claim per pod from the node's ResourceSlices.
+
+API: ``resource.k8s.io/v1`` (GA in Kubernetes 1.34): ``ResourceClaimTemplate.spec.spec.devices.requests[]``
+with ``exactly: {deviceClassName, allocationMode: ExactCount, count}``; ``PodSpec.resourceClaims[]``
+(``name``, ``resourceClaimTemplateName``) and ``ResourceRequirements.claims[]`` (``name``)
+(kubernetes/api v0.34.0 ``resource/v1/types.go`` and ``core/v1/types.go``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..catalog.device_allocation import EFA, GPU, RESOURCE_API_VERSION
+from ..outputs import AcceleratedGroup, StackOutputs
+from .placement import DRA_CLAIM, LaunchError, group
+
+
+def is_dra(target: AcceleratedGroup) -> bool:
+    return target.device_allocation == "dra"
+
+
+def refuse_dra(target: AcceleratedGroup, group_name: str, kind: str, instead: str) -> None:
+    """Launchers that cannot yet hand a pod a ResourceClaim refuse a DRA group by name."""
+    if is_dra(target):
+        raise LaunchError(f"group '{group_name}' hands out its devices through DRA (deviceAllocation: dra), and "
+                          f"trainstack's {kind} does not yet claim them; launch it with {instead}.")
+
+
+def template_name(group_name: str, devices: int) -> str:
+    """One template per group and GPU count, shared by every job that asks for the same."""
+    return f"{group_name}-{devices}-devices"
+
+
+def pod_claims(target: AcceleratedGroup, group_name: str, devices: int) -> dict[str, Any]:
+    """The pod-spec keys that give a pod its claim (none on a device-plugin group)."""
+    if not is_dra(target):
+        return {}
+    return {"resourceClaims": [{"name": DRA_CLAIM, "resourceClaimTemplateName": template_name(group_name, devices)}]}
+
+
+def claim_template(target: AcceleratedGroup, group_name: str, devices: int, namespace: str | None) -> dict[str, Any]:
+    """The ResourceClaimTemplate a pod of ``devices`` GPUs on the group names."""
+    if target.accelerator_kind != "nvidia-gpu":
+        raise LaunchError(f"group '{group_name}' runs {target.accelerator_kind}; trainstack claims DRA devices for "
+                          "NVIDIA GPU groups only.")
+    requests = [{"name": "gpus", "exactly": {"deviceClassName": GPU.device_class, "allocationMode": "ExactCount",
+                                             "count": devices}}]
+    if target.efa_interfaces_per_node:
+        requests.append({"name": "efa", "exactly": {"deviceClassName": EFA.device_class,
+                                                    "allocationMode": "ExactCount",
+                                                    "count": target.efa_interfaces_per_node}})
+    metadata = {"name": template_name(group_name, devices), **({"namespace": namespace} if namespace else {})}
+    return {"apiVersion": RESOURCE_API_VERSION, "kind": "ResourceClaimTemplate", "metadata": metadata,
+            "spec": {"spec": {"devices": {"requests": requests}}}}
+
+
+def _claimed_templates(node: Any) -> Iterator[str]:
+    """Every ``resourceClaimTemplateName`` in a rendered job, wherever its pod templates sit."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "resourceClaimTemplateName" and isinstance(value, str):
+                yield value
+            else:
+                yield from _claimed_templates(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _claimed_templates(item)
+
+
+def documents(outputs: StackOutputs, group_name: str, job: dict[str, Any]) -> list[dict[str, Any]]:
+    """What to apply for a job on the group: the ResourceClaimTemplates its pods name, then the job itself
+    (the job alone on a device-plugin group). Templates go in the job's namespace: claims are namespaced."""
+    target = group(outputs, group_name)
+    if not is_dra(target):
+        return [job]
+    by_name = {template_name(group_name, n): n for n in range(1, target.accelerators_per_node + 1)}
+    named = sorted(set(_claimed_templates(job)))
+    unknown = [name for name in named if name not in by_name]
+    if unknown:
+        raise LaunchError(f"the job names ResourceClaimTemplates {', '.join(unknown)}, which group '{group_name}' "
+                          "does not make.")
+    namespace = job.get("metadata", {}).get("namespace")
+    return [*(claim_template(target, group_name, by_name[name], namespace) for name in named), job]

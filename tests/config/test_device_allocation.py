@@ -1,0 +1,37 @@
+"""A group's device-allocation profile: device plugins by default, DRA where EKS and the autoscaler
+can serve it, and every Kubernetes version a new cluster may use able to run DRA."""
+
+import pytest
+from trainstack.catalog.device_allocation import DRA_MINIMUM_KUBERNETES, supports_dra
+from trainstack.config import ConfigError, NodeGroupConfig, validate
+from trainstack.config.cluster import EKS_VERSIONS
+
+GROUP = {"name": "gpu", "instanceType": "p6-b200.48xlarge", "minSize": 1, "desiredSize": 1, "maxSize": 2,
+         "zone": "us-east-1a"}
+
+
+def test_groups_stay_on_device_plugins_unless_they_opt_in():
+    assert validate(NodeGroupConfig, GROUP, prefix="group").device_allocation == "device-plugins"
+
+
+def test_a_p6_b200_group_on_the_cluster_autoscaler_with_a_node_up_may_use_dra():
+    assert validate(NodeGroupConfig, {**GROUP, "deviceAllocation": "dra"}, prefix="group").device_allocation == "dra"
+
+
+def test_a_dra_group_that_could_scale_to_zero_is_refused_with_the_key_and_the_fix():
+    with pytest.raises(ConfigError) as raised:
+        validate(NodeGroupConfig, {**GROUP, "deviceAllocation": "dra", "minSize": 0, "desiredSize": 0},
+                 prefix="group")
+    (issue,) = raised.value.issues
+    assert issue.path == "group:minSize"
+    assert "ResourceClaims" in issue.message and "minSize to at least 1" in issue.fix
+
+
+def test_dra_needs_kubernetes_1_34():
+    assert DRA_MINIMUM_KUBERNETES == "1.34"
+    assert not supports_dra("1.33") and supports_dra("1.34") and supports_dra("v1.35.2")
+
+
+def test_every_kubernetes_version_a_new_cluster_may_use_runs_dra():
+    # The config checks no version per DRA group because of this; offering an older version needs that check.
+    assert all(supports_dra(version) for version in EKS_VERSIONS)

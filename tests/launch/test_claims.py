@@ -1,0 +1,54 @@
+"""Jobs on a DRA group claim their devices through ResourceClaimTemplates instead of extended resources;
+jobs on device-plugin groups are unchanged."""
+
+import pytest
+from support import rendered_jobs
+from trainstack.launch import LaunchError, claims, render_device_check, render_pytorchjob, render_trainjob
+
+IMAGE = "123456789012.dkr.ecr.us-east-2.amazonaws.com/train:1"
+
+
+@pytest.fixture(scope="module")
+def b200():
+    return rendered_jobs.outputs_of("b200-dra")
+
+
+def pods(job):
+    return [spec["template"]["spec"] for spec in job["spec"]["pytorchReplicaSpecs"].values()]
+
+
+def test_a_pytorchjob_on_b200_claims_its_gpus_and_every_efa_interface_from_a_template(b200):
+    job = render_pytorchjob(b200, name="fsdp", group_name="b200", nodes=2, image=IMAGE, command=["python"],
+                            gpus_per_node=4)
+    for pod in pods(job):
+        assert pod["resourceClaims"] == [{"name": "devices", "resourceClaimTemplateName": "b200-4-devices"}]
+        resources = pod["containers"][0]["resources"]
+        assert resources["claims"] == [{"name": "devices"}]
+        assert not {"nvidia.com/gpu", "vpc.amazonaws.com/efa"} & set(resources["limits"])
+        assert resources["limits"]["hugepages-2Mi"] == "5120Mi"
+    template, rendered = claims.documents(b200, "b200", job)
+    assert rendered is job
+    assert template["apiVersion"] == "resource.k8s.io/v1" and template["metadata"] == {"name": "b200-4-devices"}
+    assert template["spec"]["spec"]["devices"]["requests"] == [
+        {"name": "gpus", "exactly": {"deviceClassName": "gpu.nvidia.com", "allocationMode": "ExactCount", "count": 4}},
+        {"name": "efa", "exactly": {"deviceClassName": "efa.networking.k8s.aws", "allocationMode": "ExactCount",
+                                    "count": 8}}]
+
+
+def test_the_device_check_claims_in_the_queue_namespace_it_runs_in(b200):
+    job = render_device_check(b200, name="check", group_name="b200", nodes=1, image=IMAGE)
+    [template, _] = claims.documents(b200, "b200", {**job, "metadata": {**job["metadata"], "namespace": "team-a"}})
+    assert template["metadata"] == {"name": "b200-8-devices", "namespace": "team-a"}
+
+
+def test_a_job_on_a_device_plugin_group_comes_alone_and_requests_extended_resources():
+    outputs = rendered_jobs.outputs_of("fsdp-p5")
+    job = render_pytorchjob(outputs, name="fsdp", group_name="p5", nodes=2, image=IMAGE, command=["python"])
+    assert claims.documents(outputs, "p5", job) == [job]
+    for pod in pods(job):
+        assert "resourceClaims" not in pod and pod["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == "8"
+
+
+def test_a_trainjob_on_a_dra_group_is_refused_with_the_launcher_to_use(b200):
+    with pytest.raises(LaunchError, match=r"deviceAllocation: dra.*trainstack launch pytorchjob"):
+        render_trainjob(b200, name="t", group_name="b200", nodes=1, image=IMAGE, command=["python"])
