@@ -38,6 +38,7 @@ from .prices import (
     in_region,
 )
 from .reserved import IDLE, Commitment, Reserved
+from .spot import allows_spot, spot_pricing
 from .usage import NOT_ESTIMATED, UsageLine
 
 DAYS = 30
@@ -192,7 +193,12 @@ def estimate_resources(resources: Sequence[PricedResource], region: str) -> Cost
             rate, source = reserved.rate(None, "", region)
             estimate.commitments.append(Commitment(reserved, rate, source))
     for pool in by_type(KARPENTER_NODE_POOL):
-        estimate.lines += _karpenter_pool_lines(pool, region)
+        component = by_urn.get(pool.parent or "")
+        reserved = Reserved.from_record(component.inputs.get("capacity") if component else None)
+        estimate.lines += _karpenter_pool_lines(pool, region, reserved)
+        if reserved and reserved.kind == "capacityBlock":
+            rate, source = reserved.rate(None, "", region)
+            estimate.commitments.append(Commitment(reserved, rate, source))
     for priced, service, item in ((by_type(EKS_COMPONENT_CLUSTER), EKS_CONTROL_PLANE, "EKS control plane"),
                                   (by_type(names.NAT_GATEWAY), NAT_GATEWAY, "NAT gateway"),
                                   (by_type(EIP), PUBLIC_IPV4, "public IPv4 address")):
@@ -260,10 +266,11 @@ def _node_group_lines(group: PricedResource, volume_gib: Optional[int], region: 
     return lines
 
 
-def _karpenter_pool_lines(pool: PricedResource, region: str) -> list[CostLine]:
+def _karpenter_pool_lines(pool: PricedResource, region: str, reserved: Optional[Reserved] = None) -> list[CostLine]:
     """A Karpenter NodePool at its limits: none of its nodes run until pods ask (desired 0); at most as many
     as its ``spec.limits`` allow of its one instance type (Karpenter launches no node past a limit:
-    karpenter.sh/docs/concepts/nodepools, Limits)."""
+    karpenter.sh/docs/concepts/nodepools, Limits). A pool that holds a reservation or block is priced as
+    its reservation (``spot.py`` says how a Spot pool is)."""
     spec = pool.inputs.get("spec") or {}
     requirements = ((spec.get("template") or {}).get("spec") or {}).get("requirements") or []
     types = next((r.get("values") or [] for r in requirements if r.get("key") == INSTANCE_TYPE_LABEL), [])
@@ -278,10 +285,19 @@ def _karpenter_pool_lines(pool: PricedResource, region: str) -> list[CostLine]:
     if nodes is None:
         return [CostLine(f"{pool.name} ({instance.name}, Karpenter pool)", 0, 0, None,
                          "the pool has no cpu limit, so it has no maximum cost", (pool.urn,))]
-    return [CostLine(f"{pool.name} ({instance.name}, Karpenter pool)", 0, nodes,
-                     on_demand.usd_per_hour if on_demand else None,
-                     f"{on_demand.source}, {on_demand.valid_on}" if on_demand
-                     else f"no published price for {instance.name} in {region}", (pool.urn,))]
+    rate = on_demand.usd_per_hour if on_demand else None
+    source = (f"{on_demand.source}, {on_demand.valid_on}" if on_demand
+              else f"no published price for {instance.name} in {region}")
+    if reserved is not None:
+        rate, source = reserved.rate(rate, source, region)
+        return [CostLine(f"{pool.name} ({instance.name}, Karpenter pool) in {reserved.label}", 0, nodes, rate,
+                         source, (pool.urn,)),
+                CostLine(f"  idle reserved capacity, {reserved.label}", reserved.instances,
+                         max(reserved.instances - nodes, 0), rate, source, (pool.urn,), kind=IDLE)]
+    if allows_spot(pool.inputs):
+        item, source = spot_pricing(pool.name, instance.name, source)
+        return [CostLine(item, 0, nodes, rate, source, (pool.urn,))]
+    return [CostLine(f"{pool.name} ({instance.name}, Karpenter pool)", 0, nodes, rate, source, (pool.urn,))]
 
 
 def _region(plan: Plan) -> str:
