@@ -109,3 +109,10 @@ def test_a_spot_pool_is_priced_at_most_at_the_on_demand_rate_and_says_it_is_a_ra
     assert line.item == "k-eks-prep-nodepool (g6.xlarge, Karpenter pool, Spot: at most)"
     assert line.unit_usd_per_hour == get("g6.xlarge").price("us-east-1").usd_per_hour
     assert "ec2-fleet-price-overrides" in line.source and "DescribeSpotPriceHistory" in line.source
+
+
+def test_the_plan_says_karpenter_drains_a_blocks_pool_40_minutes_before_its_end_and_ec2_takes_it_at_30(record):
+    [notice] = [d["message"] for d in record.diagnostics if "Karpenter pool" in d["message"]]
+    assert "capacity block cr-0123456789abcdef0 of Karpenter pool train ends 2026-12-01T11:30:00Z" in notice
+    assert "Karpenter deletes its nodes 40 minutes before" in notice and "at most 10 minutes" in notice
+    assert "EC2 terminates what is left from 30 minutes before" in notice
