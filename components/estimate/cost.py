@@ -186,19 +186,10 @@ def estimate_resources(resources: Sequence[PricedResource], region: str) -> Cost
         return [r for r in resources if r.type == type_token]
 
     for group in by_type(NODE_GROUP):
-        component = by_urn.get(group.parent or "")
-        reserved = Reserved.from_record(component.inputs.get("capacity") if component else None)
+        reserved = _reserved(estimate, by_urn.get(group.parent or ""))
         estimate.lines += _node_group_lines(group, _root_volume_gib(by_urn, group), region, reserved)
-        if reserved and reserved.kind == "capacityBlock":
-            rate, source = reserved.rate(None, "", region)
-            estimate.commitments.append(Commitment(reserved, rate, source))
     for pool in by_type(KARPENTER_NODE_POOL):
-        component = by_urn.get(pool.parent or "")
-        reserved = Reserved.from_record(component.inputs.get("capacity") if component else None)
-        estimate.lines += _karpenter_pool_lines(pool, region, reserved)
-        if reserved and reserved.kind == "capacityBlock":
-            rate, source = reserved.rate(None, "", region)
-            estimate.commitments.append(Commitment(reserved, rate, source))
+        estimate.lines += _karpenter_pool_lines(pool, region, _reserved(estimate, by_urn.get(pool.parent or "")))
     for priced, service, item in ((by_type(EKS_COMPONENT_CLUSTER), EKS_CONTROL_PLANE, "EKS control plane"),
                                   (by_type(names.NAT_GATEWAY), NAT_GATEWAY, "NAT gateway"),
                                   (by_type(EIP), PUBLIC_IPV4, "public IPv4 address")):
@@ -237,6 +228,16 @@ def estimate_resources(resources: Sequence[PricedResource], region: str) -> Cost
                          f"{price.source}, {price.valid_on}" if price else
                          f"no published price for {group.get('instanceType')} in {region}", (cluster.urn,)))
     return estimate
+
+
+def _reserved(estimate: CostEstimate, component: Optional[PricedResource]) -> Optional[Reserved]:
+    """The reservation or block a group's component (managed group or Karpenter pool) records; a block is
+    also said once as a commitment."""
+    reserved = Reserved.from_record(component.inputs.get("capacity") if component else None)
+    if reserved and reserved.kind == "capacityBlock":
+        rate, source = reserved.rate(None, "", estimate.region)
+        estimate.commitments.append(Commitment(reserved, rate, source))
+    return reserved
 
 
 def _node_group_lines(group: PricedResource, volume_gib: Optional[int], region: str,
