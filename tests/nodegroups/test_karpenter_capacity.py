@@ -116,3 +116,10 @@ def test_the_plan_says_karpenter_drains_a_blocks_pool_40_minutes_before_its_end_
     assert "capacity block cr-0123456789abcdef0 of Karpenter pool train ends 2026-12-01T11:30:00Z" in notice
     assert "Karpenter deletes its nodes 40 minutes before" in notice and "at most 10 minutes" in notice
     assert "EC2 terminates what is left from 30 minutes before" in notice
+
+
+def test_the_controller_models_see_a_reserved_pools_nodes_with_its_efa_interfaces_and_an_elastic_pools_without(record):
+    from trainstack.controllers.karpenter import pool_groups
+    from trainstack.policy import stack_from_plan
+    groups = {g.name: g for g in pool_groups(stack_from_plan(record))}
+    assert groups["train"].efa_interfaces == 32 and groups["prep"].efa_interfaces == 0
