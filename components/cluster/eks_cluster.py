@@ -38,7 +38,7 @@ from ..config.offerings import check_component, group_placements, system_placeme
 from ..names import GPU_EKS_CLUSTER_COMPONENT
 from ..network import efa_security_group
 from ..nodegroups import NODE_GROUP_FOR, AcceleratedNodeGroup, ClusterAttachment
-from ..nodegroups.karpenter_pool import KarpenterNodePool, pool_marks
+from ..nodegroups.karpenter_pool import KarpenterNodePool, KarpenterNodePoolArgs, pool_marks
 from ..nodegroups.node_health import NODE_MONITORING_AGENT, node_monitoring_configuration
 from .autoscaler import cluster_autoscaler
 from .core_addons import AFTER_NODES, BEFORE_NODES, core_addon
@@ -114,8 +114,7 @@ class GpuEksCluster(pulumi.ComponentResource):
                            region=args["region"], system_node_selector=SYSTEM_LABELS, provider=self.provider,
                            parent=self, depends_on=[system, *after_nodes, *before_nodes])
         self.karpenter_pools: dict[str, KarpenterNodePool] = self._karpenter_pools(
-            name, configured, args["private_subnet_ids"], args["region"],
-            depends_on=[system, *after_nodes, *before_nodes])
+            name, configured, args, depends_on=[system, *after_nodes, *before_nodes])
         """The Karpenter groups' pools, by config name."""
         self.register_outputs({"clusterName": self.cluster_name, "kubeconfig": self.kubeconfig,
                                "clusterSecurityGroupId": self.cluster_security_group_id})
@@ -172,6 +171,7 @@ class GpuEksCluster(pulumi.ComponentResource):
         groups = [g for g in configured if g.autoscaler == "cluster-autoscaler"]
         efa_group = (efa_security_group(f"{name}-efa", args["vpc_id"], child)
                      if any(g.efa_enabled for g in groups) else None)
+        self._efa_group = efa_group
         attachment = ClusterAttachment(
             cluster_name=self.cluster_name, kubernetes_version=settings.version,
             cluster_security_group_id=self.cluster_security_group_id,
@@ -216,7 +216,7 @@ class GpuEksCluster(pulumi.ComponentResource):
                                  group_taints=taints_of(AcceleratorKind.NEURON))
         with_efa = {g.name for g in configured if g.efa_enabled and g.name in plugin_groups}
         efa_groups = [group.node_group for g, group in self.node_groups.items() if g in with_efa]
-        if efa_groups or any(t.efa.supported for t in external):
+        if efa_groups or any(t.efa.supported for t in external) or any(g.efa_enabled for g in elastic):
             efa_device_plugin(name, region=self.region, provider=self.provider, parent=self,
                               depends_on=[system, *efa_groups], group_taints=taints_of(efa=True))
         self._dra_drivers(name, [g for g in configured if g.device_allocation == "dra"], system)
@@ -235,21 +235,30 @@ class GpuEksCluster(pulumi.ComponentResource):
             aws_dranet(name, region=self.region, provider=self.provider, parent=self, depends_on=[system, *groups],
                        group_taints=taints)
 
-    def _karpenter_pools(self, name: str, configured: list[NodeGroupConfig],
-                         private_subnets: Mapping[str, pulumi.Input[str]], region: str, *,
+    def _karpenter_pools(self, name: str, configured: list[NodeGroupConfig], args: GpuEksClusterArgs, *,
                          depends_on: list[pulumi.Resource]) -> dict[str, KarpenterNodePool]:
         """Karpenter (its controller, node role and interruption queue) and a pool per group with
-        autoscaler: karpenter; none when no group asks for it."""
+        autoscaler: karpenter; none when no group asks for it. EFA pools share the managed groups' EFA
+        security group (made here when no managed group has EFA)."""
         elastic = [g for g in configured if g.autoscaler == "karpenter"]
         if not elastic:
             return {}
+        private_subnets: Mapping[str, pulumi.Input[str]] = args["private_subnet_ids"]
+        if self._efa_group is None and any(g.efa_enabled for g in elastic):
+            self._efa_group = efa_security_group(f"{name}-efa", args["vpc_id"], pulumi.ResourceOptions(parent=self))
         controller, pool_role = karpenter(
-            name, cluster_name=self.cluster_name, region=region, system_node_selector=SYSTEM_LABELS,
+            name, cluster_name=self.cluster_name, region=args["region"], system_node_selector=SYSTEM_LABELS,
             provider=self.provider, parent=self, depends_on=depends_on)
-        return {g.name: KarpenterNodePool(f"{name}-{g.name}", {
-            "settings": g, "subnet_id": private_subnets[g.zone], "security_group_id": self.cluster_security_group_id,
-            "node_role_name": pool_role.name, "provider": self.provider, "depends_on": [controller]},
-            opts=pulumi.ResourceOptions(parent=self)) for g in elastic}
+        pools = {}
+        for g in elastic:
+            pool_args: KarpenterNodePoolArgs = {
+                "settings": g, "subnet_id": private_subnets[g.zone],
+                "security_group_id": self.cluster_security_group_id, "node_role_name": pool_role.name,
+                "provider": self.provider, "depends_on": [controller]}
+            if g.efa_enabled and self._efa_group is not None:
+                pool_args["efa_security_group_id"] = self._efa_group.id
+            pools[g.name] = KarpenterNodePool(f"{name}-{g.name}", pool_args, opts=pulumi.ResourceOptions(parent=self))
+        return pools
 
     def _control_plane(self, name: str, settings: EksConfig, key: aws.kms.Key, args: GpuEksClusterArgs) -> eks.Cluster:
         access = settings.api_endpoint

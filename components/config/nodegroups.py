@@ -13,6 +13,7 @@ from ..names import LABEL_PREFIX, RESERVED_LABELS
 from .base import ConfigModel, ConfigValueError
 from .cluster import catalog_entry
 from .device_allocation import DeviceAllocation, check_group
+from .karpenter_groups import check_karpenter_group, check_spot
 from .kubernetes_names import check_labels, check_taint_key, check_taint_value
 from .network import ZONE_PATTERN
 from .node_repair import NodeRepair
@@ -193,10 +194,20 @@ class NodeGroupConfig(ConfigModel):
     recommendation for static capacity, and required for p6e-gb200. Not with ``autoscaler: karpenter``;
     a DRA group keeps ``minSize`` at least 1 (the Cluster Autoscaler cannot scale it from zero)."""
     autoscaler: Literal["cluster-autoscaler", "karpenter"] = "cluster-autoscaler"
-    """Who adds and removes the group's nodes. ``cluster-autoscaler``: an EKS managed node group the
-    Cluster Autoscaler resizes (EFA, reservations, capacity blocks, placement groups). ``karpenter``:
-    a Karpenter NodePool and EC2NodeClass, no managed node group, for elastic groups that need none
-    of those (development, inference, preprocessing); Karpenter launches and consolidates its nodes."""
+    """Who adds and removes the group's nodes, and so who holds its reservation or capacity block.
+    ``cluster-autoscaler``: an EKS managed node group the Cluster Autoscaler resizes. ``karpenter``: a
+    Karpenter NodePool and EC2NodeClass, no managed node group; Karpenter launches nodes for pending pods.
+    A Karpenter group is an elastic pool (development, inference, preprocessing; EFA only when asked), or,
+    with a ``capacity`` reservation or block named by ``reservationId``, the one holder of that capacity
+    (capacity type ``reserved`` only, EFA on where the type has it), as the pinned Karpenter supports
+    (ODCRs since v1.3, Capacity Blocks since v1.6, EFA interfaces and placement groups since v1.11:
+    aws/karpenter-provider-aws v1.14.1, the website pages tasks/odcrs.md and concepts/nodeclasses.md)."""
+    spot: bool = False
+    """Karpenter elastic pools: launch on Spot, falling back to On-Demand when Spot has none (NodePool
+    capacity types spot and on-demand; Karpenter drains a node on its two-minute interruption warning,
+    through the interruption queue it is installed with). Never with EFA or a reservation. The account
+    needs the EC2 Spot service-linked role, once (Karpenter's getting-started step06:
+    ``aws iam create-service-linked-role --aws-service-name spot.amazonaws.com``); the stack makes none."""
 
     @field_validator("instance_type")
     @classmethod
@@ -240,7 +251,7 @@ class NodeGroupConfig(ConfigModel):
     @property
     def efa_enabled(self) -> bool:
         """Whether the nodes get EFA interfaces: ``efa`` as given, else on where the instance type has
-        EFA; never on a Karpenter group (valid once the model is validated)."""
+        EFA; on a Karpenter elastic pool (no reservation) only when asked (valid once validated)."""
         return self._resolve_efa()
 
     @property
@@ -270,7 +281,7 @@ class NodeGroupConfig(ConfigModel):
         check_group(self)
         check_node_repair(self.auto_repair, self.node_repair, self.max_size, self.autoscaler)
         if self.autoscaler == "karpenter":
-            self._check_karpenter()
+            check_karpenter_group(self)
         elif self.ami_version is not None:
             raise ConfigValueError(
                 "amiVersion pins a Karpenter pool's AMI; an EKS managed node group takes the release EKS "
@@ -278,6 +289,7 @@ class NodeGroupConfig(ConfigModel):
                 path=("amiVersion",), value=self.ami_version)
         efa = self._resolve_efa()
         pods_per_node(self.instance_type, efa, self.max_pods)
+        check_spot(self, efa)
         self._check_capacity()
         if self.placement_group and self.capacity.type != "none":
             why = ("capacity blocks are already co-located in an UltraCluster"
@@ -288,30 +300,10 @@ class NodeGroupConfig(ConfigModel):
                                    value=True)
         return self
 
-    def _check_karpenter(self) -> None:
-        """One group, one autoscaler: what a Karpenter group must not ask for, with the reason.
-        Why: docs/adr/0007-one-autoscaler-per-group.md"""
-        why = "it is an elastic pool: Karpenter picks capacity per pod and consolidates it away"
-        refused: list[tuple[tuple[str, ...], Any, str]] = [
-            (("efa",), self.efa, "EFA jobs need every node of a placement group or reservation, which the "
-             "managed node group and the Cluster Autoscaler own"),
-            (("placementGroup",), self.placement_group, "a cluster placement group is fixed capacity the "
-             "Cluster Autoscaler's managed node group launches into"),
-            (("capacity", "type"), self.capacity.type if self.capacity.type != "none" else None,
-             f"a {self.capacity.type} is capacity that was bought: its group stays on the Cluster Autoscaler so "
-             "no second autoscaler competes for it"),
-        ]
-        for path, value, reason in refused:
-            if value:
-                raise ConfigValueError(
-                    f"a group with autoscaler: karpenter cannot set {'.'.join(path)} = {value}: {reason}; {why}.",
-                    fix="remove the key from this group, or set autoscaler: cluster-autoscaler.",
-                    path=path, value=value)
-
     def _resolve_efa(self) -> bool:
         """``efa`` resolved against the catalog; refuses EFA the instance type cannot lay out."""
-        if self.autoscaler == "karpenter":
-            return False  # _check_karpenter refuses efa: true on these groups
+        if self.autoscaler == "karpenter" and self.efa is None and self.capacity.type == "none":
+            return False  # an elastic pool: EFA only when asked (docs/adr/0007-one-autoscaler-per-group.md)
         instance = self.instance
         if not instance.efa.supported:
             if self.efa:

@@ -122,12 +122,25 @@ class StackConfig(ConfigModel):
                                    fix="add an eks block (eks: {} takes every default), or existingCluster.",
                                    path=("nodeGroups",), value=[g.name for g in self.node_groups])
         seen: set[str] = set()
+        held: dict[str, NodeGroupConfig] = {}
+        """Each reservation or block and the one group that holds it, managed node group or Karpenter pool."""
         for index, group in enumerate(self.node_groups):
             if group.name in seen:
                 raise ConfigValueError(f"node group name '{group.name}' is used twice.",
                                        fix="give each node group its own name.",
                                        path=("nodeGroups", index, "name"), value=group.name)
             seen.add(group.name)
+            holder = held.get(group.capacity.reservation_id or "")
+            if holder is not None:
+                raise ConfigValueError(
+                    f"{group.capacity.type} {group.capacity.reservation_id} is already held by node group "
+                    f"'{holder.name}' (autoscaler: {holder.autoscaler}); two groups on one reservation compete "
+                    "for its instances and neither can count on them.",
+                    fix="give each reservation or block to one group: remove it here, or from "
+                    f"'{holder.name}'.", path=("nodeGroups", index, "capacity", "reservationId"),
+                    value=group.capacity.reservation_id)
+            if group.capacity.reservation_id is not None:
+                held[group.capacity.reservation_id] = group
             if group.zone not in self.network.private_zones:
                 raise ConfigValueError(
                     f"node group zone {group.zone} has no private subnet in the network "

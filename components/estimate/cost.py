@@ -38,6 +38,7 @@ from .prices import (
     in_region,
 )
 from .reserved import IDLE, Commitment, Reserved
+from .spot import allows_spot, spot_pricing
 from .usage import NOT_ESTIMATED, UsageLine
 
 DAYS = 30
@@ -185,14 +186,10 @@ def estimate_resources(resources: Sequence[PricedResource], region: str) -> Cost
         return [r for r in resources if r.type == type_token]
 
     for group in by_type(NODE_GROUP):
-        component = by_urn.get(group.parent or "")
-        reserved = Reserved.from_record(component.inputs.get("capacity") if component else None)
+        reserved = _reserved(estimate, by_urn.get(group.parent or ""))
         estimate.lines += _node_group_lines(group, _root_volume_gib(by_urn, group), region, reserved)
-        if reserved and reserved.kind == "capacityBlock":
-            rate, source = reserved.rate(None, "", region)
-            estimate.commitments.append(Commitment(reserved, rate, source))
     for pool in by_type(KARPENTER_NODE_POOL):
-        estimate.lines += _karpenter_pool_lines(pool, region)
+        estimate.lines += _karpenter_pool_lines(pool, region, _reserved(estimate, by_urn.get(pool.parent or "")))
     for priced, service, item in ((by_type(EKS_COMPONENT_CLUSTER), EKS_CONTROL_PLANE, "EKS control plane"),
                                   (by_type(names.NAT_GATEWAY), NAT_GATEWAY, "NAT gateway"),
                                   (by_type(EIP), PUBLIC_IPV4, "public IPv4 address")):
@@ -233,6 +230,16 @@ def estimate_resources(resources: Sequence[PricedResource], region: str) -> Cost
     return estimate
 
 
+def _reserved(estimate: CostEstimate, component: Optional[PricedResource]) -> Optional[Reserved]:
+    """The reservation or block a group's component (managed group or Karpenter pool) records; a block is
+    also said once as a commitment."""
+    reserved = Reserved.from_record(component.inputs.get("capacity") if component else None)
+    if reserved and reserved.kind == "capacityBlock":
+        rate, source = reserved.rate(None, "", estimate.region)
+        estimate.commitments.append(Commitment(reserved, rate, source))
+    return reserved
+
+
 def _node_group_lines(group: PricedResource, volume_gib: Optional[int], region: str,
                       reserved: Optional[Reserved] = None) -> list[CostLine]:
     """A node group's instances and their root volumes, at desired and at max size; a reserved group's
@@ -260,10 +267,11 @@ def _node_group_lines(group: PricedResource, volume_gib: Optional[int], region: 
     return lines
 
 
-def _karpenter_pool_lines(pool: PricedResource, region: str) -> list[CostLine]:
+def _karpenter_pool_lines(pool: PricedResource, region: str, reserved: Optional[Reserved] = None) -> list[CostLine]:
     """A Karpenter NodePool at its limits: none of its nodes run until pods ask (desired 0); at most as many
     as its ``spec.limits`` allow of its one instance type (Karpenter launches no node past a limit:
-    karpenter.sh/docs/concepts/nodepools, Limits)."""
+    karpenter.sh/docs/concepts/nodepools, Limits). A pool that holds a reservation or block is priced as
+    its reservation (``spot.py`` says how a Spot pool is)."""
     spec = pool.inputs.get("spec") or {}
     requirements = ((spec.get("template") or {}).get("spec") or {}).get("requirements") or []
     types = next((r.get("values") or [] for r in requirements if r.get("key") == INSTANCE_TYPE_LABEL), [])
@@ -278,10 +286,19 @@ def _karpenter_pool_lines(pool: PricedResource, region: str) -> list[CostLine]:
     if nodes is None:
         return [CostLine(f"{pool.name} ({instance.name}, Karpenter pool)", 0, 0, None,
                          "the pool has no cpu limit, so it has no maximum cost", (pool.urn,))]
-    return [CostLine(f"{pool.name} ({instance.name}, Karpenter pool)", 0, nodes,
-                     on_demand.usd_per_hour if on_demand else None,
-                     f"{on_demand.source}, {on_demand.valid_on}" if on_demand
-                     else f"no published price for {instance.name} in {region}", (pool.urn,))]
+    rate = on_demand.usd_per_hour if on_demand else None
+    source = (f"{on_demand.source}, {on_demand.valid_on}" if on_demand
+              else f"no published price for {instance.name} in {region}")
+    if reserved is not None:
+        rate, source = reserved.rate(rate, source, region)
+        return [CostLine(f"{pool.name} ({instance.name}, Karpenter pool) in {reserved.label}", 0, nodes, rate,
+                         source, (pool.urn,)),
+                CostLine(f"  idle reserved capacity, {reserved.label}", reserved.instances,
+                         max(reserved.instances - nodes, 0), rate, source, (pool.urn,), kind=IDLE)]
+    if allows_spot(pool.inputs):
+        item, source = spot_pricing(pool.name, instance.name, source)
+        return [CostLine(item, 0, nodes, rate, source, (pool.urn,))]
+    return [CostLine(f"{pool.name} ({instance.name}, Karpenter pool)", 0, nodes, rate, source, (pool.urn,))]
 
 
 def _region(plan: Plan) -> str:

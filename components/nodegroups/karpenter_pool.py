@@ -9,8 +9,9 @@
 
 The labels and taints are the ones a managed node group of the same config carries
 (``accelerated.group_labels`` and the accelerator's taint), so the outputs contract and the
-launchers serve both kinds alike. Config (``NodeGroupConfig.autoscaler``) keeps EFA,
-reservations, capacity blocks and placement groups off Karpenter groups.
+launchers serve both kinds alike. A pool may hold one reservation or capacity block and lay out EFA
+in a placement group, as a managed group does (``karpenter_capacity.py``); config refuses what the
+pinned Karpenter cannot do (``config/karpenter_groups.py``).
 
 API: ``karpenter.sh/v1`` NodePool and ``karpenter.k8s.aws/v1`` EC2NodeClass
 (aws/karpenter-provider-aws v1.14.1, ``pkg/apis/crds/``; ``website/content/en/docs/concepts/
@@ -19,15 +20,18 @@ nodepools.md``, ``nodeclasses.md`` and ``disruption.md`` at that tag).
 
 from __future__ import annotations
 
-from typing import Any, Optional, TypedDict
+from typing import Any, NotRequired, Optional, TypedDict
 
 import pulumi
+import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from ..config import NodeGroupConfig, validate
 from ..names import CAPACITY_TYPE_LABEL, INSTANCE_TYPE_LABEL, KARPENTER_NODE_POOL_COMPONENT, NODE_GROUP_TAG, ZONE_LABEL
 from . import NODE_GROUP_FOR
 from .accelerated import group_labels
+from .karpenter_capacity import block_end_notice, capacity_types, node_class_capacity, template_lifetime
+from .launch_template import capacity_record
 
 NODEPOOL_API = "karpenter.sh/v1"
 NODECLASS_API = "karpenter.k8s.aws/v1"
@@ -64,16 +68,18 @@ def pool_limits(settings: NodeGroupConfig) -> dict[str, str]:
             accelerator.resource_names[0]: str(settings.max_size * accelerator.count)}
 
 
-def node_class(settings: NodeGroupConfig, *, subnet_id: Any, security_group_id: Any, node_role: Any) -> dict:
-    """The EC2NodeClass object (``subnet_id``, ``security_group_id``, ``node_role`` may be Outputs)."""
+def node_class(settings: NodeGroupConfig, *, subnet_id: Any, security_group_id: Any, node_role: Any,
+               efa_security_group_id: Any = None, placement_group: Any = None) -> dict:
+    """The EC2NodeClass object (the ids, the role and the placement group's name may be Outputs)."""
     volume = settings.root_volume
+    security_groups = [{"id": security_group_id}, *([{"id": efa_security_group_id}] if settings.efa_enabled else [])]
     return {
         "apiVersion": NODECLASS_API, "kind": "EC2NodeClass", "metadata": {"name": settings.name},
         "spec": {
             "amiSelectorTerms": [{"alias": f"{AMI_FAMILY}@{settings.ami_version or 'latest'}"}],
             "role": node_role,
             "subnetSelectorTerms": [{"id": subnet_id}],
-            "securityGroupSelectorTerms": [{"id": security_group_id}],
+            "securityGroupSelectorTerms": security_groups,
             "metadataOptions": {"httpTokens": "required", "httpPutResponseHopLimit": 1,
                                 "httpEndpoint": "enabled"},
             "blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {
@@ -81,17 +87,18 @@ def node_class(settings: NodeGroupConfig, *, subnet_id: Any, security_group_id: 
                 "throughput": volume.throughput_mibps, "encrypted": True, "deleteOnTermination": True}}],
             "kubelet": {"maxPods": settings.pods_per_node.value},
             "tags": {NODE_GROUP_TAG: settings.name},
+            **node_class_capacity(settings, placement_group=placement_group),
         },
     }
 
 
 def node_pool(settings: NodeGroupConfig) -> dict:
-    """The NodePool object: the group's type, zone and on-demand capacity; its labels and taints."""
+    """The NodePool object: the group's type, zone and capacity types; its labels and taints."""
     labels, taints = pool_marks(settings)
     requirements = [
         {"key": INSTANCE_TYPE_LABEL, "operator": "In", "values": [settings.instance_type]},
         {"key": ZONE_LABEL, "operator": "In", "values": [settings.zone]},
-        {"key": CAPACITY_TYPE_LABEL, "operator": "In", "values": ["on-demand"]},
+        {"key": CAPACITY_TYPE_LABEL, "operator": "In", "values": capacity_types(settings)},
     ]
     return {
         "apiVersion": NODEPOOL_API, "kind": "NodePool", "metadata": {"name": settings.name},
@@ -101,7 +108,8 @@ def node_pool(settings: NodeGroupConfig) -> dict:
                 "spec": {"nodeClassRef": {"group": NODECLASS_API.split("/")[0], "kind": "EC2NodeClass",
                                           "name": settings.name},
                          "requirements": requirements,
-                         "taints": [{k: v for k, v in t.items() if v is not None} for t in taints]},
+                         "taints": [{k: v for k, v in t.items() if v is not None} for t in taints],
+                         **template_lifetime(settings)},
             },
             "limits": pool_limits(settings),
             "disruption": {**CONSOLIDATION, "budgets": DISRUPTION_BUDGETS},
@@ -120,6 +128,8 @@ class KarpenterNodePoolArgs(TypedDict):
     """The cluster security group."""
     node_role_name: pulumi.Input[str]
     """The Karpenter node role (it has an EC2_LINUX access entry)."""
+    efa_security_group_id: NotRequired[pulumi.Input[str]]
+    """The EFA security group; required for a group with EFA."""
     provider: k8s.Provider
     depends_on: list[pulumi.Resource]
     """The Karpenter controller: its chart serves the CRDs."""
@@ -130,14 +140,26 @@ class KarpenterNodePool(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: KarpenterNodePoolArgs, opts: Optional[pulumi.ResourceOptions] = None):
         settings = validate(NodeGroupConfig, args["settings"], prefix=f"KarpenterNodePool({name})")
-        super().__init__(KARPENTER_NODE_POOL_COMPONENT, name, {}, opts)
+        # The reservation or block the pool holds, recorded as a managed group's is: the cost estimate prices
+        # it, and the plan says which of the two kinds of group holds it.
+        capacity = capacity_record(settings.capacity, settings.instance_type)
+        super().__init__(KARPENTER_NODE_POOL_COMPONENT, name, {"capacity": capacity} if capacity else {}, opts)
         self.labels, self.taints = pool_marks(settings)
         """Labels and taints of the pool's nodes (the outputs contract reads them)."""
+        if settings.efa_enabled and args.get("efa_security_group_id") is None:
+            raise ValueError(f"Karpenter pool {name} uses EFA but has no efa_security_group_id")
+        placement = (aws.ec2.PlacementGroup(name, strategy="cluster", opts=pulumi.ResourceOptions(parent=self)).name
+                     if settings.in_placement_group else None)
         child = pulumi.ResourceOptions(parent=self, provider=args["provider"], depends_on=args["depends_on"])
         objects = [node_class(settings, subnet_id=args["subnet_id"], security_group_id=args["security_group_id"],
-                              node_role=args["node_role_name"]), node_pool(settings)]
+                              node_role=args["node_role_name"], efa_security_group_id=args.get("efa_security_group_id"),
+                              placement_group=placement), node_pool(settings)]
         for obj in objects:
             k8s.apiextensions.CustomResource(
                 f"{name}-{obj['kind'].lower()}", api_version=obj["apiVersion"], kind=obj["kind"],
                 metadata=obj["metadata"], spec=obj["spec"], opts=child)
-        self.register_outputs({"labels": self.labels, "instanceType": settings.instance_type})
+        notice = block_end_notice(settings)
+        if notice is not None:
+            pulumi.log.warn(notice, resource=self)
+        self.register_outputs({"labels": self.labels, "instanceType": settings.instance_type,
+                               **({"capacity": capacity} if capacity else {})})

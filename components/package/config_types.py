@@ -118,6 +118,46 @@ class EksConfig(TypedDict, total=False):
     """The EKS node monitoring agent add-on on clusters with accelerated node groups: it sets node conditions (AcceleratedHardwareReady, NetworkingReady, ...) that node auto repair acts on."""
 
 
+class ExistingFileSystem(TypedDict, total=False):
+    """An FSx for Lustre file system that exists: mounted through a static volume and a claim (the FSx CSI driver must run on the cluster), never created, changed or deleted here."""
+    id: Required[str]
+    """The file system id (``fs-0123456789abcdef0``)."""
+    dns_name: Required[str]
+    """Its DNS name (``fs-….fsx.<region>.amazonaws.com``)."""
+    mount_name: Required[str]
+    """Its mount name (eight characters; ``fsx`` for SCRATCH_1)."""
+    storage_capacity_gi_b: Required[int]
+    """Its capacity, for the volume and claim (the CSI driver does not enforce it on static volumes)."""
+    throughput_m_bps: Required[int]
+    """Its aggregate throughput in MB/s (the console's "Throughput capacity"; capacity in TiB times the per-unit throughput for PERSISTENT_2 SSD), for the checkpoint write estimate jobs read from the outputs."""
+    claim_name: str
+    """The claim jobs mount by name."""
+    namespace: str
+    """The namespace of the claim (where training jobs run)."""
+    mount_path: str
+    """Where jobs mount the file system."""
+
+
+class ExistingClusterConfig(TypedDict, total=False):
+    """The cluster to add the Kubernetes layer to, and how to reach it."""
+    name: Required[str]
+    """The EKS cluster's name (outputs, the kubeconfig built from ``endpoint``)."""
+    kubeconfig: str
+    """A kubeconfig file to reach the cluster with (``~`` expands; read at deploy time, stored as a secret). Either this or ``endpoint`` and ``certificateAuthority``."""
+    context: str
+    """The kubeconfig's context to use. Default: its current context."""
+    endpoint: str
+    """The API server's URL (``aws eks describe-cluster --query cluster.endpoint``); the kubeconfig is then built with ``aws eks get-token`` authentication, as ``aws eks update-kubeconfig`` writes it."""
+    certificate_authority: str
+    """The cluster's certificate authority data, base64 (``cluster.certificateAuthority.data``)."""
+    version: str
+    """The cluster's Kubernetes minor version (the Neuron scheduler runs the release of the same minor)."""
+    install_device_plugins: bool
+    """Install the NVIDIA, Neuron and EFA device plugins for the groups' devices. Set false where the cluster already runs them (a GPU operator, a platform group's own releases): two plugins would advertise the same devices twice."""
+    file_system: ExistingFileSystem
+    """The FSx for Lustre file system jobs mount; omit for none."""
+
+
 class Capacity(TypedDict, total=False):
     """Where the group's instances come from."""
     type: str
@@ -221,7 +261,9 @@ class NodeGroupConfig(TypedDict, total=False):
     device_allocation: str
     """How the nodes' GPUs or Neuron devices and EFA interfaces reach pods. ``device-plugins``: integer extended resources (``nvidia.com/gpu``, ``aws.amazon.com/neuron``, ``vpc.amazonaws.com/efa``). ``dra``: Dynamic Resource Allocation (Kubernetes 1.34+): the NVIDIA DRA driver, the Neuron DRA driver and aws-dranet publish the devices, and jobs claim them through ResourceClaimTemplates; EKS's recommendation for static capacity, and required for p6e-gb200. Not with ``autoscaler: karpenter``; a DRA group keeps ``minSize`` at least 1 (the Cluster Autoscaler cannot scale it from zero). One of: 'device-plugins', 'dra'."""
     autoscaler: str
-    """Who adds and removes the group's nodes. ``cluster-autoscaler``: an EKS managed node group the Cluster Autoscaler resizes (EFA, reservations, capacity blocks, placement groups). ``karpenter``: a Karpenter NodePool and EC2NodeClass, no managed node group, for elastic groups that need none of those (development, inference, preprocessing); Karpenter launches and consolidates its nodes. One of: 'cluster-autoscaler', 'karpenter'."""
+    """Who adds and removes the group's nodes, and so who holds its reservation or capacity block. ``cluster-autoscaler``: an EKS managed node group the Cluster Autoscaler resizes. ``karpenter``: a Karpenter NodePool and EC2NodeClass, no managed node group; Karpenter launches nodes for pending pods. A Karpenter group is an elastic pool (development, inference, preprocessing; EFA only when asked), or, with a ``capacity`` reservation or block named by ``reservationId``, the one holder of that capacity (capacity type ``reserved`` only, EFA on where the type has it), as the pinned Karpenter supports (ODCRs since v1.3, Capacity Blocks since v1.6, EFA interfaces and placement groups since v1.11: aws/karpenter-provider-aws v1.14.1, the website pages tasks/odcrs.md and concepts/nodeclasses.md). One of: 'cluster-autoscaler', 'karpenter'."""
+    spot: bool
+    """Karpenter elastic pools: launch on Spot, falling back to On-Demand when Spot has none (NodePool capacity types spot and on-demand; Karpenter drains a node on its two-minute interruption warning, through the interruption queue it is installed with). Never with EFA or a reservation. The account needs the EC2 Spot service-linked role, once (Karpenter's getting-started step06: ``aws iam create-service-linked-role --aws-service-name spot.amazonaws.com``); the stack makes none."""
 
 
 class DataRepositoryConfig(TypedDict, total=False):
@@ -434,6 +476,12 @@ class OperatorsConfig(TypedDict, total=False):
     """Kueue job queueing."""
 
 
+class HelmChartsConfig(TypedDict, total=False):
+    """Where the Helm charts the stack installs come from."""
+    directory: str
+    """A directory of charts pulled beforehand (``helm pull … --version <pin>``: ``<chart>-<version>.tgz``, or the chart's directory), for a cluster whose deploy cannot reach the chart repositories (air-gapped, a private mirror). Default: each chart's own repository. A chart missing there is an error at deploy."""
+
+
 class TeamConfig(TypedDict, total=False):
     """A team that submits jobs: a namespace, a LocalQueue in it and a ClusterQueue behind it."""
     name: Required[str]
@@ -509,7 +557,9 @@ class StackConfig(TypedDict, total=False):
     network: Required[NetworkConfig]
     """The VPC: a new one sized for nodes and pods, or an existing one."""
     eks: EksConfig
-    """An EKS cluster; required for nodeGroups."""
+    """An EKS cluster; required for nodeGroups (or existingCluster)."""
+    existing_cluster: ExistingClusterConfig
+    """An EKS cluster made elsewhere, instead of ``eks``: trainstack adds only its Kubernetes layer and makes no AWS resource; ``nodeGroups`` then describe the cluster's groups as they are (config/existing_cluster.py)."""
     node_groups: list[NodeGroupConfig]
     """Accelerated node groups (GPU or Trainium)."""
     fsx: FsxConfig
@@ -524,6 +574,8 @@ class StackConfig(TypedDict, total=False):
     """Metrics and logs: Container Insights, DCGM exporter, Prometheus, Neuron monitor."""
     operators: OperatorsConfig
     """Job operators installed on the EKS cluster."""
+    helm_charts: HelmChartsConfig
+    """Where the Helm charts come from: their repositories, or a directory of pulled charts."""
     scheduling: SchedulingConfig
     """Kueue queues, quotas from the groups' capacity, priorities and topology-aware placement (needs operators.kueue); omit for none."""
     cost: CostConfig

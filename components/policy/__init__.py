@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
 from ..names import COST_CONFIG, PROVIDER_PREFIX
-from . import data_cost_tags, encryption, iam_conformance, scheduling, security, training
+from . import data_cost_tags, encryption, iam_conformance, karpenter_capacity, scheduling, security, training
 from .model import UNKNOWN, Enforcement, Resource, Rule, Stack, Violation
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ..plan import Plan
 
 RULES: list[Rule] = [*security.RULES, *encryption.RULES, *iam_conformance.RULES, *training.RULES,
-                     *scheduling.RULES, *data_cost_tags.RULES]
+                     *karpenter_capacity.RULES, *scheduling.RULES, *data_cost_tags.RULES]
 
 STACK_WIDE_SETTINGS = ("all", "profile", "maxHourlyUsd")
 LEVELS = typing.get_args(Enforcement)

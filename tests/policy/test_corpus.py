@@ -14,6 +14,7 @@ FSX, BUCKET = "aws:fsx/lustreFileSystem:LustreFileSystem", "aws:s3/bucket:Bucket
 EKS, EKS_CHILD = "eks:index:Cluster", "aws:eks/cluster:Cluster"
 SUBNET = "aws:ec2/subnet:Subnet"
 CQ = "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"
+POOL, NODE_CLASS = "kubernetes:karpenter.sh/v1:NodePool", "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
 
 
 @pytest.mark.parametrize("stack", sorted(PROJECT.stacks()))
@@ -145,6 +146,20 @@ CORPUS = {
             for f in p["spec"]["resourceGroups"][0]["flavors"] for r in f["resources"]]), {}),
     "a LocalQueue feeding a missing ClusterQueue": ("kueue-p5", "kueue-queues-have-quota", lambda s: removed(
         s, CQ, "kueue-p5-addons-clusterqueue-vision"), {}),
+    "a Karpenter pool holding a reservation that may also launch on demand": (
+        "kueue-p5", "karpenter-reserved-pools", lambda s: with_props(
+            s, NODE_CLASS, "kueue-p5-eks-dev-ec2nodeclass",
+            lambda p: p["spec"].update(capacityReservationSelectorTerms=[{"id": "cr-0123456789abcdef0"}])), {}),
+    "a Karpenter pool allowing reserved with no reservation named": ("kueue-p5", "karpenter-reserved-pools",
+                                                                      lambda s: with_capacity_types(s, ["reserved"]),
+                                                                      {}),
+    "a Spot pool with EFA interfaces": ("kueue-p5", "no-spot-for-reserved-or-efa", lambda s: with_props(
+        with_capacity_types(s, ["spot", "on-demand"]), NODE_CLASS, "kueue-p5-eks-dev-ec2nodeclass",
+        lambda p: p["spec"].update(networkInterfaces=[
+            {"networkCardIndex": 0, "deviceIndex": 0, "interfaceType": "interface"},
+            {"networkCardIndex": 0, "deviceIndex": 1, "interfaceType": "efa-only"}])), {}),
+    "a managed EFA group on Spot": ("kueue-p5", "no-spot-for-reserved-or-efa", lambda s: with_props(
+        s, NG, "kueue-p5-eks-p5", lambda p: p.update(capacityType="SPOT")), {}),
     "a Karpenter pool making nodes of a managed group": ("kueue-p5", "one-autoscaler-per-group", lambda s: added(
         s, Resource("kubernetes:karpenter.sh/v1:NodePool", "dev-pool", "urn:test::pool", {
             "metadata": {"name": "dev"}, "spec": {"template": {"spec": {"requirements": [
@@ -152,6 +167,15 @@ CORPUS = {
     "a topology on a type EKS gives no network labels": ("kueue-p5", "kueue-topology-satisfiable", lambda s: with_props(
         s, NG, "kueue-p5-eks-p5", lambda p: p.update(instanceTypes=["g5.48xlarge"])), {}),
 }
+
+
+def with_capacity_types(stack, types):
+    """The shipped dev pool's karpenter.sh/capacity-type requirement set to ``types``."""
+    def edit(props):
+        for requirement in props["spec"]["template"]["spec"]["requirements"]:
+            if requirement["key"] == "karpenter.sh/capacity-type":
+                requirement["values"] = types
+    return with_props(stack, POOL, "kueue-p5-eks-dev-nodepool", edit)
 
 
 def Stack_with_ports(stack, low):
