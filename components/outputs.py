@@ -65,9 +65,6 @@ class AcceleratedGroup(_Model):
     capacity_ends_at: Optional[str] = None
     """When the group's capacity block (or reservation) ends, UTC, ISO 8601 (``2026-12-01T11:30:00Z``).
     EKS scales a capacity block group to zero 40 minutes before; EC2 terminates from 30 minutes before."""
-    min_nodes: Optional[int] = None
-    """A group of an existing cluster (``existingCluster``): the nodes it always keeps, as described
-    (its ``minSize``); absent where trainstack makes the group (its node group resource says so)."""
 
 
 class Cluster(_Model):

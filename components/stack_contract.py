@@ -13,14 +13,13 @@ from typing import TYPE_CHECKING, Any, Optional
 import pulumi
 
 from . import catalog
-from .cluster.existing import ExistingNodeGroup
 from .config import FsxConfig, HyperPodConfig, NodeGroupConfig, StackConfig
 from .names import NODE_GROUP_LABEL
 from .outputs import CONTRACT_VERSION
 
 if TYPE_CHECKING:
     from .cluster import GpuEksCluster
-    from .cluster.existing import ExistingCluster
+    from .cluster.existing import ExistingCluster, ExistingNodeGroup
     from .config.existing_cluster import ExistingFileSystem
     from .hyperpod import HyperPodCluster
     from .nodegroups import AcceleratedNodeGroup
@@ -90,8 +89,6 @@ def group_facts(group: NodeGroupConfig, node_group: AcceleratedNodeGroup | Karpe
         "autoRepair": group.auto_repair,
         "capacityType": group.capacity.type,
         "capacityEndsAt": _utc(group.capacity.ends_at),
-        # A described group has no node group resource for the controller models to read its minimum from.
-        **({"minNodes": group.min_size} if isinstance(node_group, ExistingNodeGroup) else {}),
         # Only DRA groups carry the key: the outputs of groups on device plugins stay as they were.
         **({"deviceAllocation": "dra"} if group.device_allocation == "dra" else {}),
     }

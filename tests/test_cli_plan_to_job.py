@@ -30,6 +30,8 @@ APPLIES = {
     "hyperpod-eks": {"hyperpod-pytorchjob"},
     # DRA: the jobs claim devices through ResourceClaimTemplates (printed first); TrainJobs do not claim yet.
     "b200-dra": {"pytorchjob", "device-check", "all-reduce"},
+    # An existing cluster's p5 group: the training operator, as on a stack that makes its own.
+    "byo-p5": {"pytorchjob", "device-check", "all-reduce"},
 }
 """The launch kinds that render a job on each shipped stack; every other kind is refused there."""
 

@@ -29,7 +29,9 @@ def test_an_existing_cluster_stack_makes_no_aws_resource_and_only_the_kubernetes
     outputs = parse_outputs(plan.outputs)
     assert outputs.cluster is not None and outputs.cluster.name == "ml-platform-prod"
     assert outputs.storage is not None and outputs.storage.file_system_id == "fs-0123456789abcdef0"
-    assert outputs.accelerated_groups["p5"].min_nodes == 2
+    described = plan.get("trainstack:index:ExistingNodeGroup", f"{stack}-eks-p5").inputs
+    assert described["scalingConfig"] == {"minSize": 2, "desiredSize": 2, "maxSize": 2}
+    assert described["efaInterfaces"] == 32 and described["instanceTypes"] == ["p5.48xlarge"]
 
 
 @pytest.mark.parametrize("stack", SHIPPED)

@@ -642,6 +642,8 @@ RESOURCE_TYPES: tuple[ResourceType, ...] = (
     *(ResourceType(token, config_key=config_key, report_part=report_part) for token, config_key, report_part in (
         (names.NETWORK_COMPONENT, "network", "network"),
         (names.GPU_EKS_CLUSTER_COMPONENT, "eks", "control plane"),
+        (names.EXISTING_CLUSTER_COMPONENT, "existingCluster", "control plane"),
+        (names.EXISTING_NODE_GROUP_COMPONENT, "nodeGroups", "node groups"),
         (names.GPU_NODE_GROUP_COMPONENT, "nodeGroups", "node groups"),
         (names.TRAINIUM_NODE_GROUP_COMPONENT, "nodeGroups", "node groups"),
         (names.LUSTRE_FILE_SYSTEM_COMPONENT, "fsx", "storage"),

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Optional, TypedDict
 
 import pulumi
@@ -28,17 +27,31 @@ from ..catalog import AcceleratorKind
 from ..config import NodeGroupConfig, validate
 from ..config.errors import ConfigError, ConfigIssue, format_path
 from ..config.existing_cluster import ExistingClusterConfig
-from ..names import EXISTING_CLUSTER_COMPONENT
+from ..names import EXISTING_CLUSTER_COMPONENT, EXISTING_NODE_GROUP_COMPONENT
 from ..nodegroups.karpenter_pool import pool_marks
 from .system_nodes import SYSTEM_LABELS
 
+EKS_TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
 
-@dataclass(frozen=True)
-class ExistingNodeGroup:
-    """A described group: the labels and taints its nodes carry, as a trainstack group's would."""
 
-    labels: dict[str, str]
-    taints: list[dict[str, Any]]
+class ExistingNodeGroup(pulumi.ComponentResource):
+    """A described group, recorded with the facts an EKS managed node group's resource would carry (instance type,
+    scaling, labels, taints in EKS's spelling, zone, EFA interfaces, maxPods), so that the plan, the policies, the
+    controller models and the rehearsal read it as they read a group trainstack makes. It makes nothing."""
+
+    def __init__(self, name: str, *, instance_type: str, sizes: tuple[int, int, int], labels: dict[str, str],
+                 taints: list[dict[str, Any]], zone: Optional[str], efa_interfaces: int, max_pods: Optional[int],
+                 opts: pulumi.ResourceOptions):
+        minimum, desired, maximum = sizes
+        facts = {"instanceTypes": [instance_type], "labels": labels, "zone": zone, "efaInterfaces": efa_interfaces,
+                 "maxPods": max_pods, "scalingConfig": {"minSize": minimum, "desiredSize": desired, "maxSize": maximum},
+                 "taints": [{"key": t["key"], **({"value": t["value"]} if t.get("value") else {}),
+                             "effect": EKS_TAINT_EFFECTS[t["effect"]]} for t in taints]}
+        super().__init__(EXISTING_NODE_GROUP_COMPONENT, name, facts, opts)
+        self.labels = labels
+        self.taints = taints
+        """Kubernetes' spelling (``NoSchedule``), as the outputs contract and the plugins' tolerations take them."""
+        self.register_outputs({})
 
 
 class ExistingClusterArgs(TypedDict):
@@ -72,8 +85,13 @@ class ExistingCluster(pulumi.ComponentResource):
         """The nodes and core add-ons are there already: nothing to wait for."""
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig,
                                      opts=pulumi.ResourceOptions(parent=self))
-        self.node_groups = {g.name: ExistingNodeGroup(*pool_marks(g)) for g in described}
+        child = pulumi.ResourceOptions(parent=self)
+        self.node_groups = {g.name: _described(f"{name}-{g.name}", g, child) for g in described}
         """The described groups, by config name."""
+        system = settings.system_nodes
+        ExistingNodeGroup(f"{name}-system", instance_type=system.instance_type,
+                          sizes=(system.min_size, system.desired_size, system.max_size), labels=dict(SYSTEM_LABELS),
+                          taints=[], zone=None, efa_interfaces=0, max_pods=system.pods_per_node.value, opts=child)
         self.karpenter_pools: dict[str, ExistingNodeGroup] = {}
         self.accelerator_kinds = {g.accelerator.kind for g in described}
         if settings.install_device_plugins:
@@ -94,6 +112,14 @@ class ExistingCluster(pulumi.ComponentResource):
                                  group_taints=taints(AcceleratorKind.NEURON))
         if any(g.efa_enabled for g in described):
             efa_device_plugin(name, region=self.region, **common, group_taints=taints(efa=True))
+
+
+def _described(name: str, group: NodeGroupConfig, opts: pulumi.ResourceOptions) -> ExistingNodeGroup:
+    labels, taints = pool_marks(group)
+    return ExistingNodeGroup(name, instance_type=group.instance_type,
+                             sizes=(group.min_size, group.desired_size, group.max_size), labels=labels, taints=taints,
+                             zone=group.zone, efa_interfaces=group.efa_interfaces_per_node,
+                             max_pods=group.pods_per_node.value, opts=opts)
 
 
 def kubeconfig_of(settings: ExistingClusterConfig, region: str) -> str:

@@ -20,7 +20,7 @@ from typing import Optional
 from pydantic import Field, field_validator, model_validator
 
 from .base import ConfigModel, ConfigValueError
-from .cluster import DEFAULT_EKS_VERSION, EKS_VERSIONS
+from .cluster import DEFAULT_EKS_VERSION, EKS_VERSIONS, SystemNodesConfig
 
 K8S_NAME = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
 
@@ -65,6 +65,9 @@ class ExistingClusterConfig(ConfigModel):
     """The cluster's certificate authority data, base64 (``cluster.certificateAuthority.data``)."""
     version: str = DEFAULT_EKS_VERSION
     """The cluster's Kubernetes minor version (the Neuron scheduler runs the release of the same minor)."""
+    system_nodes: SystemNodesConfig = SystemNodesConfig()
+    """The cluster's nodes for cluster services, as they are (labelled ``trainstack.io/node-group: system``):
+    operators, the autoscaler's and Kueue's controllers and MPI launchers run there."""
     install_device_plugins: bool = True
     """Install the NVIDIA, Neuron and EFA device plugins for the groups' devices. Set false where the
     cluster already runs them (a GPU operator, a platform group's own releases): two plugins would

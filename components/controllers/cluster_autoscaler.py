@@ -58,6 +58,7 @@ from ..kube.quantity import quantity
 from ..names import (
     AUTOSCALING_TAG,
     DEVICE_ALLOCATION_LABEL,
+    EXISTING_NODE_GROUP_COMPONENT,
     GPU_RESOURCE,
     HELM_RELEASE,
     INSTANCE_TYPE_LABEL,
@@ -136,6 +137,25 @@ def managed_groups(stack: Stack, accelerated_only: bool = True) -> list[ManagedG
                       for t in stack.referencing(resource, "autoscalingGroupName", AUTOSCALING_TAG)},
             zone=subnet.props.get("availabilityZone") if subnet else None,
             max_pods=_max_pods(template), efa_interfaces=_efa_interfaces(template)))
+    return groups + described_groups(stack, accelerated_only)
+
+
+def described_groups(stack: Stack, accelerated_only: bool = True) -> list[ManagedGroup]:
+    """The groups of a cluster made elsewhere (``cluster.existing.ExistingNodeGroup``), as their facts say they
+    are: their nodes are there, and no autoscaler of this stack's tags them."""
+    groups = []
+    for resource in stack.of_type(EXISTING_NODE_GROUP_COMPONENT):
+        props = resource.props
+        labels = dict(props.get("labels") or {})
+        instance = catalog.find((props.get("instanceTypes") or [""])[0])
+        if instance is None or (accelerated_only and instance.accelerator is None):
+            continue
+        groups.append(ManagedGroup(
+            resource=resource, name=labels.get(NODE_GROUP_LABEL, resource.name), instance=instance,
+            min_size=int((props.get("scalingConfig") or {}).get("minSize", 0)), labels=labels,
+            taints=[Taint(t["key"], t.get("value") or "", _EFFECTS[t["effect"]]) for t in props.get("taints") or []],
+            asg_tags={}, zone=props.get("zone"), max_pods=props.get("maxPods"),
+            efa_interfaces=int(props.get("efaInterfaces") or 0)))
     return groups
 
 

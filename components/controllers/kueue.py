@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, Optional
 
-from ..names import KUEUE_RESOURCE_FLAVOR, NODE_GROUP, NODE_GROUP_LABEL
+from ..names import EXISTING_NODE_GROUP_COMPONENT, KUEUE_RESOURCE_FLAVOR, NODE_GROUP, NODE_GROUP_LABEL
 from ..outputs import StackOutputs
 from ..policy.model import Stack
 from .jobs import Job, job_name
@@ -105,10 +105,7 @@ def check_topology_capacity(stack: Stack, outputs: Optional[StackOutputs]) -> li
     reach = {group: max((q.quotas[group].max_nodes for q in outputs.scheduling.queues.values() if group in q.quotas),
                         default=0) for group in outputs.accelerated_groups}
     minimum = {str(r.props.get("labels", {}).get(NODE_GROUP_LABEL)): int((r.props.get("scalingConfig") or {}).get(
-        "minSize", 0)) for r in stack.of_type(NODE_GROUP)}
-    # A group of an existing cluster is described, not made: its minimum comes with the outputs.
-    minimum.update({group: facts.min_nodes for group, facts in outputs.accelerated_groups.items()
-                    if facts.min_nodes is not None})
+        "minSize", 0)) for r in [*stack.of_type(NODE_GROUP), *stack.of_type(EXISTING_NODE_GROUP_COMPONENT)]}
     findings = []
     for flavor in stack.of_type(KUEUE_RESOURCE_FLAVOR):
         spec = flavor.props.get("spec") or {}
