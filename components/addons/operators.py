@@ -51,8 +51,26 @@ def training_operator(name: str, *, beside_mpi_operator: bool, provider: k8s.Pro
     variant = "without-mpijob" if beside_mpi_operator else "standalone"
     directory: pulumi.Resource = k8s.kustomize.v2.Directory(
         f"{name}-training-operator", directory=kustomization("training-operator", variant),
-        opts=pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=depends_on))
+        opts=pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=depends_on,
+                                    transforms=[webhook_certificate_is_the_operators]))
     return directory
+
+
+WEBHOOK_CERTIFICATE = "training-operator-webhook-cert"
+"""The Secret the operator's release overlay generates empty (its ``secretGenerator``) and the operator fills with
+its webhook's certificate at start (manifests/overlays/standalone/kustomization.yaml at v1.8.1)."""
+
+
+def webhook_certificate_is_the_operators(args: pulumi.ResourceTransformArgs) -> pulumi.ResourceTransformResult | None:
+    """The webhook certificate's data is the operator's, not the stack's: changes to it are ignored. Without this
+    the Kubernetes provider replaced the Secret on every ``pulumi up``, even one with nothing to do (found by the
+    engine's deploy tests): the generated Secret's empty ``data`` is never in the live object, the provider sees
+    ``data`` added, and a Secret's data change is a replacement (pulumi/pulumi-kubernetes#1772); the replacement
+    would also delete the certificate a running operator wrote."""
+    if args.type_ == "kubernetes:core/v1:Secret" and args.name.endswith(f"/{WEBHOOK_CERTIFICATE}"):
+        return pulumi.ResourceTransformResult(props=args.props, opts=pulumi.ResourceOptions.merge(
+            args.opts, pulumi.ResourceOptions(ignore_changes=["data"])))
+    return None
 
 
 def mpi_operator(name: str, *, provider: k8s.Provider, parent: pulumi.Resource,

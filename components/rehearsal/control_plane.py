@@ -119,12 +119,13 @@ def _scheduler_config(directory: Path, url: str, ca_file: Path, scheduler_names:
 
 @contextmanager
 def control_plane(scheduler_names: list[str], *, controller_manager: bool = False,
-                  directory: Path | None = None, node_grace_seconds: int = 8) -> Iterator[ControlPlane]:
+                  directory: Path | None = None, node_lifecycle: bool = True) -> Iterator[ControlPlane]:
     """etcd, kube-apiserver, kube-scheduler (and kube-controller-manager) on free loopback ports,
     stopped on exit. ``directory`` keeps certificates and logs (a temporary one, removed after, if None).
-    ``node_grace_seconds``: how long a node may miss kwok's heartbeats before the controller manager marks it
-    NotReady (and its pods not ready): short for the rehearsal's node-loss fault, the default's for a deploy,
-    whose readiness waits must not see a busy machine's late heartbeat as a lost node."""
+    ``node_lifecycle``: run the controller manager's node lifecycle controller, which marks a node NotReady when
+    its heartbeats stop, and its pods not ready (the rehearsal's node-loss fault needs it). A deploy turns it off:
+    kwok's heartbeats come late on a busy machine, and a pod marked not ready stays so (kwok marks it ready once),
+    so the provider's readiness waits would time out on what is only the simulation's lag."""
     binaries = engines.directory(engines.KUBERNETES)
     owned = directory is None
     directory = directory or Path(tempfile.mkdtemp(prefix="trainstack-control-plane-"))
@@ -168,8 +169,9 @@ def control_plane(scheduler_names: list[str], *, controller_manager: bool = Fals
                 f"--root-ca-file={ca.certificate}", f"--service-account-private-key-file={service_account.key}",
                 # A lost node is noticed within seconds, not the default 50: the rehearsal's
                 # node-loss fault waits on it.
-                f"--node-monitor-grace-period={node_grace_seconds}s", "--node-monitor-period=1s",
-                "--concurrent-gc-syncs=20"])
+                "--node-monitor-grace-period=8s", "--node-monitor-period=1s",
+                "--concurrent-gc-syncs=20",
+                *([] if node_lifecycle else ["--controllers=*,-node-lifecycle-controller"])])
         yield plane
     finally:
         processes.stop()

@@ -28,8 +28,9 @@ from trainstack.plan import library_paths
 DAEMONSETS = {"nvidia-device-plugin": "nvidia.com/gpu", "dcgm-exporter": "nvidia.com/gpu",
               "aws-efa-k8s-device-plugin": "vpc.amazonaws.com/efa",
               "neuron-helm-chart/devicePlugin": "aws.amazon.com/neuron"}
-EKS_STACKS = [s for s in rendered_jobs.SHIPPED_STACKS
-              if any(r["type"] == "aws:eks/nodeGroup:NodeGroup" for r in rendered_jobs.planned_record(s)["resources"])]
+EKS_STACKS = [s for s in rendered_jobs.SHIPPED_STACKS if any(
+    r["type"] in ("aws:eks/nodeGroup:NodeGroup", "trainstack:index:ExistingNodeGroup")
+    for r in rendered_jobs.planned_record(s)["resources"])]
 
 
 @dataclass(frozen=True)

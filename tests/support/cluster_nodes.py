@@ -73,7 +73,24 @@ def node_groups(record: dict[str, Any]) -> list[NodeGroup]:
             efa_interfaces=sum(1 for i in interfaces if i.get("interfaceType") in ("efa", "efa-only")),
             zone=(subnet or {}).get("inputs", {}).get("availabilityZone"),
             template_tags=tags_by_asg.get(asg, {}) if asg else {}))
-    return groups + hyperpod_groups(record) + karpenter_groups(record)
+    return groups + hyperpod_groups(record) + karpenter_groups(record) + existing_groups(record)
+
+
+def existing_groups(record: dict[str, Any]) -> list[NodeGroup]:
+    """The groups of a cluster made elsewhere (cluster/existing.py's ExistingNodeGroup), as described."""
+    groups = []
+    for r in record["resources"]:
+        if r["type"] != "trainstack:index:ExistingNodeGroup":
+            continue
+        inputs = r["inputs"]
+        groups.append(NodeGroup(
+            name=inputs["labels"]["trainstack.io/node-group"], instance_type=inputs["instanceTypes"][0],
+            labels=dict(inputs["labels"]),
+            taints=[{"key": t["key"], "value": t.get("value", ""), "effect": TAINT_EFFECTS[t["effect"]]}
+                    for t in inputs.get("taints") or []],
+            min_size=inputs["scalingConfig"]["minSize"], max_size=inputs["scalingConfig"]["maxSize"],
+            efa_interfaces=inputs["efaInterfaces"], zone=inputs.get("zone"), template_tags={}))
+    return groups
 
 
 def karpenter_groups(record: dict[str, Any]) -> list[NodeGroup]:

@@ -60,8 +60,16 @@ def node(name: str, labels: dict[str, str], taints: list[dict[str, Any]], alloca
     labels = {**labels, "kubernetes.io/hostname": name, "kubernetes.io/os": "linux"}
     return {"apiVersion": "v1", "kind": "Node",
             "metadata": {"name": name, "labels": labels, "annotations": {"kwok.x-k8s.io/node": "fake"}},
-            "spec": {"taints": [{k: v for k, v in t.items() if v} for t in taints]} if taints else {},
+            "spec": {"taints": [{k: v for k, v in t.items() if v} for t in taints] or None},
             "status": {"capacity": allocatable, "allocatable": allocatable}}
+
+
+def create_node(cluster: Cluster, document: dict[str, Any]) -> None:
+    """A Node as its kubelet registers it, then made schedulable as the node lifecycle controller would once it is
+    Ready: the API server's TaintNodesByCondition admission gives every new node the ``not-ready`` taint, and the
+    controller, which the deploy's control plane does not run (engine_deploy.existing_cluster), never lifts it."""
+    created = cluster.create(document)
+    cluster.patch(created, {"spec": {"taints": document["spec"].get("taints")}})
 
 
 def register_nodes(cluster: Cluster, project: Project, stack: str) -> None:
@@ -70,7 +78,7 @@ def register_nodes(cluster: Cluster, project: Project, stack: str) -> None:
     assert config is not None
     small = {"cpu": "8", "memory": "16Gi", "pods": "58"}
     for index in range(SYSTEM_NODES):
-        cluster.create(node(f"system-{index}", {NODE_GROUP_LABEL: "system"}, [], small))
+        create_node(cluster, node(f"system-{index}", {NODE_GROUP_LABEL: "system"}, [], small))
     for group in config.node_groups:
         labels, taints = pool_marks(group)
         instance, accelerator = group.instance, group.accelerator
@@ -78,7 +86,7 @@ def register_nodes(cluster: Cluster, project: Project, stack: str) -> None:
             group.efa_interfaces_per_node), "hugepages-2Mi": "5120Mi"} if group.efa_enabled else {
             accelerator.resource_names[0]: str(accelerator.count)}
         for index in range(group.desired_size):
-            cluster.create(node(f"{group.name}-{index}", labels, taints, {
+            create_node(cluster, node(f"{group.name}-{index}", labels, taints, {
                 "cpu": str(instance.vcpus), "memory": f"{instance.memory_gib}Gi", "pods": "100", **devices}))
 
 
@@ -124,9 +132,9 @@ def present(cluster: Cluster, objects: list[tuple[str, str, str, str]]) -> set[t
 
 @contextmanager
 def existing_cluster(project: Project, stack: str, directory: Path) -> Iterator[ControlPlane]:
-    # The controller manager's default grace (50 s) for kwok's heartbeats: a deploy waits for pods to be ready.
+    # Without the node lifecycle controller (control_plane says why); create_node lifts the taint it would.
     with control_plane(["default-scheduler", NEURON_SCHEDULER_NAME], controller_manager=True,
-                       directory=directory / "cluster", node_grace_seconds=50) as plane:
+                       directory=directory / "cluster", node_lifecycle=False) as plane:
         kwok.start(plane)
         register_nodes(plane.cluster, project, stack)
         yield plane

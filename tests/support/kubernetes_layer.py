@@ -27,9 +27,10 @@ LEFT_OUT = {
     "hyperpod": "a HyperPod cluster",
 }
 """What each shipped stack's AWS half makes that its Kubernetes layer alone cannot ask for."""
-LAYERED = ["dev", "nemo-p4de", "fsdp-p5", "trn1", "kueue-p5"]
-"""The shipped stacks that make an EKS cluster without HyperPod (hyperpod has no Kubernetes layer;
-hyperpod-eks's accelerated nodes are HyperPod's, which an existing cluster's stack does not describe)."""
+LAYERED = ["dev", "nemo-p4de", "fsdp-p5", "kueue-p5", "b200-dra"]
+"""The shipped stacks that make an EKS cluster, but: hyperpod (no Kubernetes layer), hyperpod-eks (its accelerated
+nodes are HyperPod's, which an existing cluster's stack does not describe) and trn1 (its MPI operator kustomization
+reads the operator's manifest from raw.githubusercontent.com, for which no local mirror stands in here)."""
 
 
 def kubernetes_layer(stack: str) -> dict[str, Any]:
