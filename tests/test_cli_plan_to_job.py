@@ -28,8 +28,9 @@ APPLIES = {
     "trn1": {"mpijob", "device-check"},
     "hyperpod": {"sbatch"},
     "hyperpod-eks": {"hyperpod-pytorchjob"},
-    # DRA: the jobs claim devices through ResourceClaimTemplates (printed first); TrainJobs do not claim yet.
-    "b200-dra": {"pytorchjob", "device-check", "all-reduce"},
+    # DRA: the device check claims devices through a ResourceClaimTemplate (printed first); the training operator
+    # v1.8.1's PyTorchJob CRD refuses a pod's claims, and TrainJobs do not claim yet.
+    "b200-dra": {"device-check"},
     # An existing cluster's p5 group: the training operator, as on a stack that makes its own.
     "byo-p5": {"pytorchjob", "device-check", "all-reduce"},
 }

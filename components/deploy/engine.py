@@ -158,10 +158,17 @@ def _workspace(project: Project, stack: str, engine: Engine, state: Path) -> aut
         "PULUMI_SKIP_UPDATE_CHECK": "true",
         "PATH": path,
     }
+    # The workspace is a directory of its own (the Automation API writes the stack's settings there, never into
+    # the user's stack files), whose project names the program's directory as its ``main``: the engine starts the
+    # providers there (pkg/engine/project.go, getPwdMain), as `pulumi up` in the project would, so the paths the
+    # program passes relative to its directory (the shipped kustomizations) name the same files for the provider.
+    workspace = state / ".workspace" / stack
+    workspace.mkdir(parents=True, exist_ok=True)
+    main = os.path.relpath(project.main, workspace)
     options = auto.LocalWorkspaceOptions(
-        pulumi_home=str(home), env_vars=environment,
+        work_dir=str(workspace), pulumi_home=str(home), env_vars=environment,
         pulumi_command=auto.PulumiCommand(root=str(root), skip_version_check=True),
-        project_settings=auto.ProjectSettings(name=project.name, runtime="python"))
+        project_settings=auto.ProjectSettings(name=project.name, runtime="python", main=main))
     return auto.create_or_select_stack(stack_name=stack, project_name=project.name,
                                        program=_program(project), opts=options)
 

@@ -56,7 +56,7 @@ def render_trainjob(outputs: StackOutputs, *, name: str, group_name: str, nodes:
     target = placement.group(outputs, group_name)
     # A TrainJob sets its pods' resources per node (resourcesPerNode); their pod-level claims would need the
     # runtime's pod template overridden, which trainstack's runtimes do not do yet.
-    refuse_dra(target, group_name, "TrainJob", "`trainstack launch pytorchjob` (operators.trainingOperator)")
+    refuse_dra(target, group_name, "TrainJob", "a plain Job (`trainstack launch device-check`)")
     if outputs.operators.trainer_runtime is None:
         raise LaunchError(f"stack {outputs.stack} does not run Kubeflow Trainer v2; turn on operators.trainer (and "
                           "off operators.trainingOperator), or launch a PyTorchJob or MPIJob.")

@@ -74,6 +74,8 @@ def _eks_jobs(outputs: StackOutputs, group: str, kind: str, nodes: int, accelera
                            render(outputs, name=name, group_name=group, nodes=nodes, **arguments))
 
     yield job("render_device_check")
+    if outputs.accelerated_groups[group].device_allocation == "dra":
+        return  # the operators' jobs refuse a DRA group's claims (launch/pytorchjob.py, launch/claims.py)
     if kind == "nvidia-gpu":
         if outputs.operators.trainer_runtime:
             yield job("render_trainjob", command=["torchrun", "train.py"])

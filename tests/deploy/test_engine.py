@@ -49,9 +49,14 @@ def _name(urn: str) -> str:
 
 
 @pytest.mark.parametrize("life", LIVES)
-def test_preview_plans_every_resource_of_the_offline_plan_for_creation(life):
+def test_preview_plans_every_resource_of_the_offline_plan_for_creation_and_the_providers_own_children(life):
     deployed = life()
-    assert deployed.outcomes["preview"].counts.get("create") == len(deployed.plan.resources)
+    created = {c.urn for c in deployed.outcomes["preview"].changes if c.operation == "create"}
+    planned = {r.urn for r in deployed.plan.resources}
+    assert planned <= created
+    # The rest are what the provider makes inside its own components (a kustomize directory's objects).
+    assert all(any(f"{component}$" in urn for component in PROVIDER_COMPONENTS) for urn in created - planned)
+    assert deployed.outcomes["preview"].counts == {"create": len(created)}
 
 
 @pytest.mark.parametrize("life", LIVES)

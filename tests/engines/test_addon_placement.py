@@ -22,12 +22,16 @@ import yaml
 from support import rendered_jobs
 from support.control_plane import Cluster
 from support.engine_cluster import StackCluster, scheduling_message
+from trainstack.names import DEVICE_ALLOCATION_LABEL
 from trainstack.plan import library_paths
 
 # The device resource whose nodes each per-node add-on must run on.
 DAEMONSETS = {"nvidia-device-plugin": "nvidia.com/gpu", "dcgm-exporter": "nvidia.com/gpu",
               "aws-efa-k8s-device-plugin": "vpc.amazonaws.com/efa",
               "neuron-helm-chart/devicePlugin": "aws.amazon.com/neuron"}
+# The DRA drivers' per-node plugins (addons/dra_drivers.py): on every node whose devices go by Dynamic Resource
+# Allocation, which advertise no extended resource.
+DRA_DAEMONSETS = {"aws-dranet", "dra-driver-nvidia-gpu/kubeletPlugin"}
 EKS_STACKS = [s for s in rendered_jobs.SHIPPED_STACKS if any(
     r["type"] in ("aws:eks/nodeGroup:NodeGroup", "trainstack:index:ExistingNodeGroup")
     for r in rendered_jobs.planned_record(s)["resources"])]
@@ -92,12 +96,14 @@ def test_add_on_workloads_are_scheduled_where_trainstack_places_them(cluster: Cl
     pods: dict[str, tuple[Placement, str | None]] = {}
     for number, placement in enumerate(placements(stack)):
         device = DAEMONSETS.get(placement.workload)
-        if device is None:
+        if device is None and placement.workload not in DRA_DAEMONSETS:
             pods[f"deployment-{number}"] = (placement, None)
             continue
         selected = {n["metadata"]["name"] for n in registered
                     if placement.node_selector.items() <= n["metadata"]["labels"].items()}
-        needing = {n["metadata"]["name"] for n in registered if int(n["status"]["capacity"].get(device, "0"))}
+        needing = ({n["metadata"]["name"] for n in registered if int(n["status"]["capacity"].get(device, "0"))}
+                   if device is not None else {n["metadata"]["name"] for n in registered
+                                               if n["metadata"]["labels"].get(DEVICE_ALLOCATION_LABEL) == "dra"})
         assert selected == needing, \
             f"{stack} {placement.workload}: selects {sorted(selected)}, needed on {sorted(needing)}"
         pods.update({f"daemon-{number}-{node}": (placement, node) for node in sorted(selected)})

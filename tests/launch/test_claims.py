@@ -17,20 +17,26 @@ def pods(job):
     return [spec["template"]["spec"] for spec in job["spec"]["pytorchReplicaSpecs"].values()]
 
 
-def test_a_pytorchjob_on_b200_claims_its_gpus_and_every_efa_interface_from_a_template(b200):
-    job = render_pytorchjob(b200, name="fsdp", group_name="b200", nodes=2, image=IMAGE, command=["python"],
-                            gpus_per_node=4)
-    for pod in pods(job):
-        assert pod["resourceClaims"] == [{"name": "devices", "resourceClaimTemplateName": "b200-4-devices"}]
-        resources = pod["containers"][0]["resources"]
-        assert resources["claims"] == [{"name": "devices"}]
-        assert not {"nvidia.com/gpu", "vpc.amazonaws.com/efa"} & set(resources["limits"])
-        assert resources["limits"]["hugepages-2Mi"] == "5120Mi"
+def test_a_pytorchjob_on_b200_is_refused_because_the_training_operators_crd_refuses_its_claims(b200):
+    """Found by the real API server with the training operator v1.8.1's CRD: strict decoding refuses
+    resourceClaims[].resourceClaimTemplateName in a PyTorchJob's pod template."""
+    with pytest.raises(LaunchError, match=r"deviceAllocation: dra.*training operator v1.8.1.*device-check"):
+        render_pytorchjob(b200, name="fsdp", group_name="b200", nodes=2, image=IMAGE, command=["python"],
+                          gpus_per_node=4)
+
+
+def test_the_device_check_on_b200_claims_its_gpus_and_every_efa_interface_from_a_template(b200):
+    job = render_device_check(b200, name="check", group_name="b200", nodes=2, image=IMAGE)
+    pod = job["spec"]["template"]["spec"]
+    assert pod["resourceClaims"] == [{"name": "devices", "resourceClaimTemplateName": "b200-8-devices"}]
+    resources = pod["containers"][0]["resources"]
+    assert resources["claims"] == [{"name": "devices"}]
+    assert not {"nvidia.com/gpu", "vpc.amazonaws.com/efa"} & set(resources.get("limits", {}))
     template, rendered = claims.documents(b200, "b200", job)
     assert rendered is job
-    assert template["apiVersion"] == "resource.k8s.io/v1" and template["metadata"] == {"name": "b200-4-devices"}
+    assert template["apiVersion"] == "resource.k8s.io/v1" and template["metadata"] == {"name": "b200-8-devices"}
     assert template["spec"]["spec"]["devices"]["requests"] == [
-        {"name": "gpus", "exactly": {"deviceClassName": "gpu.nvidia.com", "allocationMode": "ExactCount", "count": 4}},
+        {"name": "gpus", "exactly": {"deviceClassName": "gpu.nvidia.com", "allocationMode": "ExactCount", "count": 8}},
         {"name": "efa", "exactly": {"deviceClassName": "efa.networking.k8s.aws", "allocationMode": "ExactCount",
                                     "count": 8}}]
 
@@ -50,5 +56,5 @@ def test_a_job_on_a_device_plugin_group_comes_alone_and_requests_extended_resour
 
 
 def test_a_trainjob_on_a_dra_group_is_refused_with_the_launcher_to_use(b200):
-    with pytest.raises(LaunchError, match=r"deviceAllocation: dra.*trainstack launch pytorchjob"):
+    with pytest.raises(LaunchError, match=r"deviceAllocation: dra.*trainstack launch device-check"):
         render_trainjob(b200, name="t", group_name="b200", nodes=1, image=IMAGE, command=["python"])

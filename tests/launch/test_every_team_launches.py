@@ -69,7 +69,9 @@ def jobs_per_team(outputs: StackOutputs) -> list[tuple[str, dict[str, Any]]]:
             if group.accelerator_kind == "nvidia-gpu" and outputs.operators.trainer_runtime:
                 rendered.append((f"{team}/{group_name}/trainjob",
                                  launch.render_trainjob(outputs, command=["torchrun", "t.py"], **common)))
-            if group.accelerator_kind == "nvidia-gpu" and outputs.operators.training_operator:
+            # The training operator's PyTorchJob refuses a pod's DRA claims (launch/pytorchjob.py says why).
+            if group.accelerator_kind == "nvidia-gpu" and outputs.operators.training_operator \
+                    and group.device_allocation != "dra":
                 rendered.append((f"{team}/{group_name}/pytorchjob",
                                  launch.render_pytorchjob(outputs, command=["torchrun", "t.py"], **common)))
             if group.accelerator_kind == "neuron" and outputs.operators.mpi_operator:

@@ -64,16 +64,23 @@ def node_groups(record: dict[str, Any]) -> list[NodeGroup]:
         interfaces = (template or {}).get("inputs", {}).get("networkInterfaces") or []
         subnet = by_id.get((inputs.get("subnetIds") or [None])[0])
         asg = next((name for name in tags_by_asg if name.startswith(f"eks-{r['name']}-")), None)
-        groups.append(NodeGroup(
-            name=inputs["labels"]["trainstack.io/node-group"], instance_type=inputs["instanceTypes"][0],
-            labels=dict(inputs["labels"]),
-            taints=[{"key": t["key"], "value": t.get("value", ""), "effect": TAINT_EFFECTS[t["effect"]]}
-                    for t in inputs.get("taints") or []],
-            min_size=inputs["scalingConfig"]["minSize"], max_size=inputs["scalingConfig"]["maxSize"],
-            efa_interfaces=sum(1 for i in interfaces if i.get("interfaceType") in ("efa", "efa-only")),
+        groups.append(_group(
+            inputs, efa_interfaces=sum(1 for i in interfaces if i.get("interfaceType") in ("efa", "efa-only")),
             zone=(subnet or {}).get("inputs", {}).get("availabilityZone"),
             template_tags=tags_by_asg.get(asg, {}) if asg else {}))
     return groups + hyperpod_groups(record) + karpenter_groups(record) + existing_groups(record)
+
+
+def _group(inputs: dict[str, Any], *, efa_interfaces: int, zone: str | None,
+           template_tags: dict[str, str]) -> NodeGroup:
+    """A group from the inputs a managed node group (or a described one, in the same shape) records."""
+    return NodeGroup(
+        name=inputs["labels"]["trainstack.io/node-group"], instance_type=inputs["instanceTypes"][0],
+        labels=dict(inputs["labels"]),
+        taints=[{"key": t["key"], "value": t.get("value", ""), "effect": TAINT_EFFECTS[t["effect"]]}
+                for t in inputs.get("taints") or []],
+        min_size=inputs["scalingConfig"]["minSize"], max_size=inputs["scalingConfig"]["maxSize"],
+        efa_interfaces=efa_interfaces, zone=zone, template_tags=template_tags)
 
 
 def existing_groups(record: dict[str, Any]) -> list[NodeGroup]:
@@ -83,13 +90,8 @@ def existing_groups(record: dict[str, Any]) -> list[NodeGroup]:
         if r["type"] != "trainstack:index:ExistingNodeGroup":
             continue
         inputs = r["inputs"]
-        groups.append(NodeGroup(
-            name=inputs["labels"]["trainstack.io/node-group"], instance_type=inputs["instanceTypes"][0],
-            labels=dict(inputs["labels"]),
-            taints=[{"key": t["key"], "value": t.get("value", ""), "effect": TAINT_EFFECTS[t["effect"]]}
-                    for t in inputs.get("taints") or []],
-            min_size=inputs["scalingConfig"]["minSize"], max_size=inputs["scalingConfig"]["maxSize"],
-            efa_interfaces=inputs["efaInterfaces"], zone=inputs.get("zone"), template_tags={}))
+        groups.append(_group(inputs, efa_interfaces=inputs["efaInterfaces"], zone=inputs.get("zone"),
+                             template_tags={}))
     return groups
 
 
