@@ -121,6 +121,10 @@ def _custom_resource(name: str, document: dict[str, Any], *, provider: k8s.Provi
         k8s.apiextensions.CustomResource(resource_name, api_version=document["apiVersion"], kind=document["kind"],
                                          metadata=metadata, spec=document["spec"], opts=opts)
     else:
-        # WorkloadPriorityClass keeps its fields beside metadata, not under a spec, which
-        # CustomResource cannot express.
-        k8s.yaml.v2.ConfigGroup(resource_name, objs=[document], opts=opts)
+        # WorkloadPriorityClass keeps its fields beside metadata, not under a spec, which CustomResource's
+        # constructor cannot express: registered as the Kubernetes provider's resource of the object's own type
+        # token, as CustomResource does. Not a yaml/v2 ConfigGroup: the engine's first preview of a stack failed
+        # there, the provider unable to tell whether the kind is namespaced before Kueue's release installs its CRD
+        # ("failed to determine if the following GVK is namespaced"; found by tests/deploy).
+        pulumi.CustomResource(f"kubernetes:{document['apiVersion']}:{document['kind']}", resource_name,
+                              dict(document), opts)

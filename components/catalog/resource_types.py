@@ -634,8 +634,8 @@ RESOURCE_TYPES: tuple[ResourceType, ...] = (
     _kubernetes_object(names.STORAGE_CLASS, kubernetes("parameters", "provisioner")),
     *(_kubernetes_object(token) for token in (
         names.KUEUE_RESOURCE_FLAVOR, names.KUEUE_TOPOLOGY, names.KUEUE_COHORT, names.KUEUE_CLUSTER_QUEUE,
-        names.KUEUE_LOCAL_QUEUE, names.CLUSTER_TRAINING_RUNTIME, names.KARPENTER_NODE_POOL,
-        names.KARPENTER_NODE_CLASS)),
+        names.KUEUE_LOCAL_QUEUE, names.KUEUE_WORKLOAD_PRIORITY_CLASS, names.CLUSTER_TRAINING_RUNTIME,
+        names.KARPENTER_NODE_POOL, names.KARPENTER_NODE_CLASS)),
     # A remote component whose objects are registered as their own resources, each with its time.
     ResourceType(names.YAML_CONFIG_GROUP, minutes=KUBERNETES_OBJECT, minutes_source="counted as one API server write"),
     # -- trainstack's components -----------------------------------------------------------------

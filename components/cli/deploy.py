@@ -33,7 +33,8 @@ def deploy(args: argparse.Namespace) -> int:
 
     progress(f"{args.action} {project.name} / {args.stack} with the Pulumi engine")
     try:
-        outcome = run(project, args.stack, args.action, state=args.state, progress=progress)
+        outcome = run(project, args.stack, args.action, state=args.state, progress=progress,
+                      policy_packs=[str(p.resolve()) for p in args.policy_pack] or None)
     except DeployError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_FAILURE
@@ -42,6 +43,8 @@ def deploy(args: argparse.Namespace) -> int:
                                            for c in outcome.changed]}
     if outcome.protected:
         summary["protectedKept"] = outcome.protected
+    if outcome.policy_violations:
+        summary["policyViolations"] = outcome.policy_violations
     if args.json:
         print(json.dumps({**summary, "outputs": outcome.outputs}, indent=2, sort_keys=True))
     else:
@@ -49,6 +52,8 @@ def deploy(args: argparse.Namespace) -> int:
         print(f"{outcome.action}: {counts} in {outcome.seconds:.1f} s")
         for urn in outcome.protected:
             print(f"  kept (protected): {urn}")
+        for violation in outcome.policy_violations:
+            print(f"  policy: {violation}")
     return EXIT_OK
 
 
@@ -65,6 +70,9 @@ def add_deploy(commands: Any, here: dict[str, Any]) -> None:
         command.add_argument("--state", type=Path, default=None,
                              help="directory of the stack's state (a local backend); default .trainstack/state "
                                   "beside Pulumi.yaml, or PULUMI_BACKEND_URL when set")
+        command.add_argument("--policy-pack", type=Path, action="append", default=[],
+                             help="a CrossGuard policy pack directory the engine runs too (policies/ is trainstack's; "
+                                  "run through pulumi.policy in this Python, no language host needed); repeatable")
         command.add_argument("--json", action="store_true", help="print the outcome as one JSON document")
         command.add_argument("--quiet", "-q", action="store_true", help="no progress lines on standard error")
         command.add_argument("--debug", action="store_true", help="show tracebacks of unexpected failures")

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import os
 import runpy
+import shlex
+import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -77,6 +79,10 @@ class Outcome:
     """``<urn>: <the provider's message>`` for each resource that failed, and the engine's own errors."""
     protected: list[str] = field(default_factory=list)
     """URNs of protected resources a destroy left in place (and in the state)."""
+    policy_violations: list[str] = field(default_factory=list)
+    """``<level> <pack>/<policy>: <message>`` of each violation the policy packs reported."""
+    text: str = ""
+    """What the CLI printed (its progress and summary, the policy packs it ran)."""
 
     @property
     def changed(self) -> list[Change]:
@@ -99,7 +105,7 @@ def run(project: Project, stack: str, action: Action, *, engine: Optional[Engine
     resource and the provider's message."""
     engine = engine or Engine.built()
     settings = load_stack(project, stack)
-    workspace = _workspace(project, stack, engine, state or project.root / DEFAULT_STATE)
+    workspace = _workspace(project, stack, engine, state or project.root / DEFAULT_STATE, bool(policy_packs))
     values = {**settings.config, **(config or {})}
     workspace.set_all_config({key: auto.ConfigValue(value, secret=key in settings.secret_keys)
                               for key, value in values.items()})
@@ -112,17 +118,17 @@ def run(project: Project, stack: str, action: Action, *, engine: Optional[Engine
                          events.failures or [_last_lines(str(error))])
         raise DeployError(f"pulumi {action} of {stack} failed:\n  " + "\n  ".join(failed.failures), failed) from None
     outcome.seconds = round(time.monotonic() - began, 2)
-    outcome.changes = events.changes
+    outcome.changes, outcome.policy_violations, outcome.text = events.changes, events.violations, events.text()
     return outcome
 
 
 def _operate(stack: auto.Stack, action: Action, events: _Events, policy_packs: Optional[list[str]]) -> Outcome:
     if action == "preview":
-        previewed = stack.preview(on_event=events, policy_packs=policy_packs, diff=False)
+        previewed = stack.preview(on_event=events, policy_packs=policy_packs, diff=False, on_output=events.output)
         counts = {_op(op): n for op, n in previewed.change_summary.items()}
         return Outcome(action, [], counts, {}, 0.0, [])
     if action == "up":
-        result = stack.up(on_event=events, policy_packs=policy_packs, suppress_progress=True)
+        result = stack.up(on_event=events, policy_packs=policy_packs, suppress_progress=True, on_output=events.output)
         counts = {_op(op): n for op, n in (result.summary.resource_changes or {}).items()}
         return Outcome(action, [], counts, {k: v.value for k, v in result.outputs.items()}, 0.0, [])
     # Protected resources (data) stay: the engine skips them and leaves them in the state, and says so.
@@ -138,7 +144,7 @@ def _op(op: object) -> str:
     return str(getattr(op, "value", op))
 
 
-def _workspace(project: Project, stack: str, engine: Engine, state: Path) -> auto.Stack:
+def _workspace(project: Project, stack: str, engine: Engine, state: Path, policies: bool) -> auto.Stack:
     """The stack in a local workspace whose program is trainstack's, run in this process."""
     state.mkdir(parents=True, exist_ok=True)
     home = state / ".pulumi"
@@ -149,7 +155,8 @@ def _workspace(project: Project, stack: str, engine: Engine, state: Path) -> aut
     if not link.exists() or link.resolve() != engine.cli.resolve():
         link.unlink(missing_ok=True)
         link.symlink_to(engine.cli.resolve())
-    path = os.pathsep.join([*(str(d) for d in engine.plugin_directories), os.environ.get("PATH", "")])
+    plugins = [*(str(d) for d in engine.plugin_directories), *([str(_policy_analyzer(root))] if policies else [])]
+    path = os.pathsep.join([*plugins, os.environ.get("PATH", "")])
     environment = {
         "PULUMI_BACKEND_URL": os.environ.get("PULUMI_BACKEND_URL", state.resolve().as_uri()),
         # A stack of a local backend keeps its secrets under a passphrase; none is asked for unless the
@@ -173,6 +180,26 @@ def _workspace(project: Project, stack: str, engine: Engine, state: Path) -> aut
                                        program=_program(project), opts=options)
 
 
+def _policy_analyzer(root: Path) -> Path:
+    """A directory holding ``pulumi-analyzer-policy-python``, the ambient plugin the CLI runs a Python policy pack
+    with when no Python language host is installed (it first looks one up, and asks GitHub for the ``policy-python``
+    plugin, which is not reachable everywhere). It runs what the language host would: ``python -u -m pulumi.policy
+    <engine address> <pack directory>`` (pulumi/pulumi sdk/python/cmd/pulumi-language-python, RunPlugin), with
+    this interpreter, which has pulumi-policy; the runtime options the CLI adds (``-virtualenv=…``) are the
+    language host's and are dropped."""
+    directory = root / "analyzers"
+    directory.mkdir(parents=True, exist_ok=True)
+    shim = directory / "pulumi-analyzer-policy-python"
+    shim.write_text("#!/bin/sh\n"
+                    "for argument in \"$@\"; do shift; case \"$argument\" in\n"
+                    "  -virtualenv=*|-toolchain=*|-typechecker=*) ;;\n"
+                    "  *) set -- \"$@\" \"$argument\" ;;\n"
+                    "esac; done\n"
+                    f"exec {shlex.quote(sys.executable)} -u -m pulumi.policy \"$@\"\n")
+    shim.chmod(0o755)
+    return directory
+
+
 def _program(project: Project) -> Callable[[], None]:
     """The trainstack program as the language host would run it: ``stacks/__main__.py``, from its directory."""
     def program() -> None:
@@ -188,6 +215,14 @@ class _Events:
         self.progress = progress
         self.changes: list[Change] = []
         self.failures: list[str] = []
+        self.violations: list[str] = []
+        self.lines: list[str] = []
+
+    def output(self, line: str) -> None:
+        self.lines.append(line)
+
+    def text(self) -> str:
+        return "".join(line if line.endswith("\n") else line + "\n" for line in self.lines)
 
     def __call__(self, event: auto.events.EngineEvent) -> None:
         if event.resource_pre_event is not None:
@@ -201,6 +236,10 @@ class _Events:
         elif event.res_op_failed_event is not None:
             metadata = event.res_op_failed_event.metadata
             self.progress(f"  failed   {metadata.type} {metadata.urn.rsplit('::', 1)[-1]}")
+        elif event.policy_event is not None:
+            policy = event.policy_event
+            self.violations.append(f"{policy.enforcement_level} {policy.policy_pack_name}/{policy.policy_name}: "
+                                   f"{policy.message.strip()}")
         elif event.diagnostic_event is not None and event.diagnostic_event.severity == "error":
             diagnostic = event.diagnostic_event
             where = diagnostic.urn or "the engine"

@@ -19,7 +19,6 @@ STACK = "byo-p5"
 # The resources the provider itself makes inside a kustomize directory or a ConfigGroup (components it
 # implements): the offline plan runs no provider, so it records the component and not what is inside.
 PROVIDER_COMPONENTS = ("kubernetes:kustomize/v2:Directory", "kubernetes:yaml/v2:ConfigGroup")
-DEFAULT_PROVIDER = "pulumi:providers:kubernetes::default"
 
 
 def _longer_pods_ready_timeout(scheduling: dict) -> dict:
@@ -28,7 +27,7 @@ def _longer_pods_ready_timeout(scheduling: dict) -> dict:
 
 @functools.cache
 def byo() -> Life:
-    return live(STACK, ("trainstack:scheduling", _longer_pods_ready_timeout))
+    return live(STACK, ("trainstack:scheduling", _longer_pods_ready_timeout), policies=True)
 
 
 @functools.cache
@@ -48,14 +47,21 @@ def _name(urn: str) -> str:
     return urn.rsplit("::", 1)[-1]
 
 
+def _type(urn: str) -> str:
+    return urn.rsplit("::", 1)[0].rsplit("::", 1)[-1].rsplit("$", 1)[-1]
+
+
 @pytest.mark.parametrize("life", LIVES)
 def test_preview_plans_every_resource_of_the_offline_plan_for_creation_and_the_providers_own_children(life):
     deployed = life()
     created = {c.urn for c in deployed.outcomes["preview"].changes if c.operation == "create"}
-    planned = {r.urn for r in deployed.plan.resources}
-    assert planned <= created
-    # The rest are what the provider makes inside its own components (a kustomize directory's objects).
-    assert all(any(f"{component}$" in urn for component in PROVIDER_COMPONENTS) for urn in created - planned)
+    planned = {(r.type, r.name) for r in deployed.plan.resources}
+    assert planned <= {(c.type, _name(c.urn)) for c in deployed.outcomes["preview"].changes}
+    # The rest are the provider's children of its own components (a kustomize directory's objects) and the
+    # engine's built-in default provider.
+    rest = {urn for urn in created if (_type(urn), _name(urn)) not in planned}
+    assert all(any(f"{component}$" in urn for component in PROVIDER_COMPONENTS) or urn.endswith("::default")
+               for urn in rest), rest
     assert deployed.outcomes["preview"].counts == {"create": len(created)}
 
 
@@ -76,8 +82,9 @@ def test_the_engine_registers_the_resources_of_the_offline_plan_one_to_one(life)
 
     planned = {key(r.type, r.name, r.parent) for r in deployed.plan.resources}
     inside = {r["urn"] for r in deployed.state if r["type"] in PROVIDER_COMPONENTS}
+    # The engine's own default providers (its built-in ``pulumi`` provider) are no resource of the program.
     engine = {key(r["type"], _name(r["urn"]), r.get("parent")) for r in deployed.state
-              if r.get("parent") not in inside and DEFAULT_PROVIDER not in r["urn"]}
+              if r.get("parent") not in inside and not r["urn"].endswith("::default")}
     assert engine == planned
 
 
@@ -91,6 +98,13 @@ def test_a_changed_input_updates_only_what_depends_on_it():
     changed = byo().outcomes["changed up"].changed
     assert [(c.type, _name(c.urn), c.operation) for c in changed] == [
         ("kubernetes:helm.sh/v3:Release", f"{STACK}-addons-kueue", "update")]
+
+
+def test_the_engine_runs_the_policy_pack_without_a_language_host_and_every_mandatory_policy_passes():
+    """The CLI runs policies/ through the ambient analyzer trainstack.deploy provides (deploy/engine.py says why)."""
+    outcome = byo().outcomes["preview with the policy pack"]
+    assert "Policy Packs run" in outcome.text and "trainstack" in outcome.text.split("Policy Packs run", 1)[1]
+    assert not [v for v in outcome.policy_violations if v.startswith("mandatory")]
 
 
 @pytest.mark.parametrize("life", LIVES)

@@ -145,8 +145,9 @@ Change = tuple[str, Callable[[Any], Any]]
 
 
 def live(stack: str, change: Optional[Change] = None, progress: Callable[[str], None] = print,
-         directory: Optional[Path] = None, project: Optional[Project] = None) -> Life:
-    """The life of ``stack``'s Kubernetes layer: preview, up, a second up, the ``change`` (if any), destroy."""
+         directory: Optional[Path] = None, project: Optional[Project] = None, policies: bool = False) -> Life:
+    """The life of ``stack``'s Kubernetes layer: preview, up, a second up (with ``policies``, a preview with the
+    policy pack too), the ``change`` (if any), destroy."""
     directory = directory or Path(tempfile.mkdtemp(prefix=f"trainstack-deploy-{stack}-"))
     project = project or find_project(REPO)
     plan = plan_stack(stack, project)
@@ -167,16 +168,18 @@ def live(stack: str, change: Optional[Change] = None, progress: Callable[[str], 
         engine = Engine.built()
         state = directory / "state"
 
-        def step(label: str, action: str, config: dict[str, str]) -> None:
+        def step(label: str, action: str, config: dict[str, str], packs: Optional[list[str]] = None) -> None:
             progress(f"{stack}: {label}")
             life.outcomes[label] = run(project, stack, action, engine=engine, state=state, config=config,  # type: ignore[arg-type]
-                                       progress=progress)
+                                       progress=progress, policy_packs=packs)
             life.objects_after[label] = present(plane.cluster, objects)
 
         step("preview", "preview", overrides)
         step("up", "up", overrides)
         life.state = _engine_resources(state, stack)
         step("no-op up", "up", overrides)
+        if policies:
+            step("preview with the policy pack", "preview", overrides, [str(REPO / "policies")])
         if change is not None:
             key, changed = change
             overrides = {**overrides, key: json.dumps(changed(json.loads(settings.config[key])))}
