@@ -82,7 +82,7 @@ start=$SECONDS
 if [[ -f "$module/prepare" ]]; then
   cp -r "$module" "$staging/src" && chmod -R u+w "$staging/src"
   module="$staging/src"
-  (cd "$module" && nice -n 10 ./prepare)
+  (cd "$module" && nice -n 10 bash ./prepare)
 fi
 for i in "${!tools[@]}"; do
   echo "engines/build.sh: building ${tools[$i]} -> $target/${names[$i]}" >&2

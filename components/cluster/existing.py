@@ -51,7 +51,8 @@ class ExistingNodeGroup(pulumi.ComponentResource):
         self.labels = labels
         self.taints = taints
         """Kubernetes' spelling (``NoSchedule``), as the outputs contract and the plugins' tolerations take them."""
-        self.register_outputs({})
+        # Registered as its outputs too: the engine hands a policy pack a component's outputs, not its inputs.
+        self.register_outputs(facts)
 
 
 class ExistingClusterArgs(TypedDict):

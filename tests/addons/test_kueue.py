@@ -26,14 +26,11 @@ def plan(config):
 
 
 def kueue_objects(record):
-    """The Kueue objects as they will reach the API server (CustomResources and ConfigGroups)."""
+    """The Kueue objects as they will reach the API server (each the provider's resource of its kind)."""
     objects = []
     for resource in record.resources:
         if resource.type.startswith(f"kubernetes:{KUEUE_API}:"):
-            objects.append({"apiVersion": KUEUE_API, "kind": resource.type.rsplit(":", 1)[1],
-                            "metadata": resource.inputs["metadata"], "spec": resource.inputs["spec"]})
-        elif resource.type == "kubernetes:yaml/v2:ConfigGroup" and "-workloadpriorityclass-" in resource.name:
-            objects += resource.inputs["objs"]
+            objects.append({"apiVersion": KUEUE_API, "kind": resource.type.rsplit(":", 1)[1], **resource.inputs})
     return objects
 
 
