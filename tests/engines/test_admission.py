@@ -62,8 +62,10 @@ def _custom_objects() -> list[tuple[str, dict]]:
     records = {"kueue-p5": rendered_jobs.planned_record("kueue-p5"),
                "kueue-v1": rendered_jobs.variant_record("kueue-v1"),
                "trn1-trainer": rendered_jobs.variant_record("trn1-trainer")}
-    return [(f"{stack}/{r['name']}", {"apiVersion": r["type"].split(":")[1], "kind": r["type"].rsplit(":", 1)[1],
-                                       "metadata": r["inputs"]["metadata"], "spec": r["inputs"]["spec"]})
+    # Each object as the provider applies it: its inputs under its type's apiVersion and kind (a
+    # WorkloadPriorityClass keeps its fields beside metadata, not under a spec).
+    return [(f"{stack}/{r['name']}", {**r["inputs"], "apiVersion": r["type"].split(":")[1],
+                                       "kind": r["type"].rsplit(":", 1)[1]})
             for stack, record in records.items() for r in record["resources"]
             if r["type"].startswith(tuple(f"kubernetes:{group}" for group in CUSTOM_GROUPS))]
 
