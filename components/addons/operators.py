@@ -20,6 +20,7 @@ import yaml
 from ..catalog.addons import KUEUE
 from ..cluster.system_nodes import SYSTEM_LABELS
 from ..helm import helm_release
+from ..names import SECRET
 from .persistent_volumes import STORAGE_CLASS
 
 # PyTorch's etcd rendezvous speaks the etcd v2 API, which etcd 3.6 removed; 3.5 still
@@ -67,7 +68,7 @@ def webhook_certificate_is_the_operators(args: pulumi.ResourceTransformArgs) -> 
     engine's deploy tests): the generated Secret's empty ``data`` is never in the live object, the provider sees
     ``data`` added, and a Secret's data change is a replacement (pulumi/pulumi-kubernetes#1772); the replacement
     would also delete the certificate a running operator wrote."""
-    if args.type_ == "kubernetes:core/v1:Secret" and args.name.endswith(f"/{WEBHOOK_CERTIFICATE}"):
+    if args.type_ == SECRET and args.name.endswith(f"/{WEBHOOK_CERTIFICATE}"):
         return pulumi.ResourceTransformResult(props=args.props, opts=pulumi.ResourceOptions.merge(
             args.opts, pulumi.ResourceOptions(ignore_changes=["data"])))
     return None

@@ -26,6 +26,17 @@ def is_dra(target: AcceleratedGroup) -> bool:
     return target.device_allocation == "dra"
 
 
+def refuse_dra_on_the_training_operator(target: AcceleratedGroup, group_name: str) -> None:
+    """Found by the real kube-apiserver (tests/engines/test_admission.py) with the operator's own CRD: its
+    PyTorchJob pod template schema predates the pod's resourceClaims[].resourceClaimTemplateName, so strict
+    decoding refuses every PyTorchJob that claims devices."""
+    if is_dra(target):
+        raise LaunchError(f"group '{group_name}' hands out its devices through DRA (deviceAllocation: dra), and the "
+                          "Kubeflow training operator v1.8.1's PyTorchJob refuses a pod that claims them (its CRD's "
+                          "pod schema has no resourceClaims[].resourceClaimTemplateName); run the group's jobs as "
+                          "plain Jobs (trainstack launch device-check), or put the group on device-plugins.")
+
+
 def refuse_dra(target: AcceleratedGroup, group_name: str, kind: str, instead: str) -> None:
     """Launchers that cannot yet hand a pod a ResourceClaim refuse a DRA group by name."""
     if is_dra(target):

@@ -13,7 +13,7 @@ from typing import Optional
 
 from ..outputs import StackOutputs
 from .arguments import check_image, check_namespace, check_replica_job_name
-from .claims import is_dra, pod_claims
+from .claims import pod_claims, refuse_dra_on_the_training_operator
 from .placement import (
     LaunchError,
     check_nodes,
@@ -63,14 +63,7 @@ def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, node
     if not outputs.operators.training_operator:
         raise LaunchError(f"stack {outputs.stack} does not run the Kubeflow training operator; turn on "
                           "operators.trainingOperator.")
-    if is_dra(target):
-        # Found by the real kube-apiserver (tests/engines/test_admission.py) with the operator's own CRD: its
-        # PyTorchJob pod template schema predates the pod's resourceClaims[].resourceClaimTemplateName, so strict
-        # decoding refuses every PyTorchJob that claims devices.
-        raise LaunchError(f"group '{group_name}' hands out its devices through DRA (deviceAllocation: dra), and the "
-                          "Kubeflow training operator v1.8.1's PyTorchJob refuses a pod that claims them (its CRD's "
-                          "pod schema has no resourceClaims[].resourceClaimTemplateName); run the group's jobs as "
-                          "plain Jobs (trainstack launch device-check), or put the group on device-plugins.")
+    refuse_dra_on_the_training_operator(target, group_name)
     check_nodes(target, group_name, nodes)
     gpus = devices_per_node(target, group_name, gpus_per_node)
     limit = backoff_limit_for(restart_policy, backoff_limit)

@@ -152,6 +152,8 @@ class ExistingClusterConfig(TypedDict, total=False):
     """The cluster's certificate authority data, base64 (``cluster.certificateAuthority.data``)."""
     version: str
     """The cluster's Kubernetes minor version (the Neuron scheduler runs the release of the same minor)."""
+    system_nodes: SystemNodesConfig
+    """The cluster's nodes for cluster services, as they are (labelled ``trainstack.io/node-group: system``): operators, the autoscaler's and Kueue's controllers and MPI launchers run there."""
     install_device_plugins: bool
     """Install the NVIDIA, Neuron and EFA device plugins for the groups' devices. Set false where the cluster already runs them (a GPU operator, a platform group's own releases): two plugins would advertise the same devices twice."""
     file_system: ExistingFileSystem

@@ -57,9 +57,16 @@ def scheduler_names(jobs: list[RenderedJob]) -> list[str]:
             names |= {str(pod["schedulerName"]) for pod in pod_specs(job.document) if pod.get("schedulerName")}
     return sorted(names)
 
-def _claims_devices(outputs: StackOutputs, group: str) -> bool:
-    facts = outputs.accelerated_groups.get(group)
-    return facts is not None and facts.device_allocation == "dra"
+def _without_device_claims(jobs: list[RenderedJob], outputs: StackOutputs, rehearsal: Rehearsal) -> list[RenderedJob]:
+    """A pod that claims devices is placed only where a DRA driver published ResourceSlices, and no driver runs on
+    kwok's nodes: such jobs are said not rehearsed, not rehearsed as if they could never run."""
+    claimed = sorted({job.group for job in jobs if (facts := outputs.accelerated_groups.get(job.group)) is not None
+                      and facts.device_allocation == "dra"})
+    if claimed:
+        rehearsal.notes.append(f"jobs on {', '.join(claimed)} claim their devices through Dynamic Resource "
+                               "Allocation: no DRA driver publishes ResourceSlices on kwok's nodes, so they are not "
+                               "rehearsed")
+    return [job for job in jobs if job.group not in claimed]
 
 
 def rehearse(plan: Plan, progress: Progress = lambda line: None, image: str = IMAGE,
@@ -74,16 +81,9 @@ def rehearse(plan: Plan, progress: Progress = lambda line: None, image: str = IM
     if not jobs and outputs.hyperpod is not None and outputs.hyperpod.orchestrator == "slurm":
         rehearsal.notes.append("a Slurm-orchestrated HyperPod stack has no Kubernetes layer to rehearse")
         return rehearsal
-    claimed = sorted({job.group for job in jobs if _claims_devices(outputs, job.group)})
-    if claimed:
-        # A pod that claims devices is placed only where a DRA driver published ResourceSlices, and no driver runs
-        # on kwok's nodes: said, not rehearsed as if it could never run.
-        jobs = [job for job in jobs if job.group not in claimed]
-        rehearsal.notes.append(f"jobs on {', '.join(claimed)} claim their devices through Dynamic Resource "
-                               "Allocation: no DRA driver publishes ResourceSlices on kwok's nodes, so they are not "
-                               "rehearsed")
-        if not jobs:
-            return rehearsal
+    jobs = _without_device_claims(jobs, outputs, rehearsal)
+    if not jobs:
+        return rehearsal
     began = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="trainstack-rehearsal-") as scratch, \
             cluster_for(plan, scheduler_names(jobs), progress, directory or Path(scratch)) as running:
