@@ -144,6 +144,21 @@ CHARTS: tuple[Chart, ...] = (NVIDIA_DEVICE_PLUGIN, EFA_DEVICE_PLUGIN, NEURON_CHA
 OPERATOR_MANIFESTS: tuple[OperatorManifest, ...] = (TRAINING_OPERATOR, MPI_OPERATOR)
 
 
+def chart_reference(chart: str) -> str:
+    """The chart a release installs, as the catalog names it, whether the release takes it from its repository (the
+    name, or its ``oci://`` reference) or from a directory of pulled charts (``helmCharts.directory``: a path to
+    ``<name>-<version>.tgz`` or ``<name>/``), so that what reads releases (the controller models, the estimates)
+    knows the chart either way."""
+    if "://" in chart or "/" not in chart:
+        return chart
+    base = chart.rstrip("/").rsplit("/", 1)[-1]
+    for known in CHARTS:
+        name = known.name.rsplit("/", 1)[-1]
+        if base in (name, f"{name}-{known.version}.tgz"):
+            return known.name
+    return chart
+
+
 def support(component: str, version: str) -> Optional[Support]:
     """The support row of a pinned component (a chart as a release records it, or ``kustomize:<operator>``)."""
     pins = [(c.name, c.version, c.support) for c in CHARTS]

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from .. import names
+from .addons import chart_reference
 from .replacement_facts import (
     CFN,
     PROVIDER_ONLY,
@@ -144,7 +145,7 @@ def _endpoint_minutes(inputs: Inputs) -> float:
 
 
 def _helm_release_minutes(inputs: Inputs) -> float:
-    return SLOW_CHARTS.get(str(inputs.get("chart")), HELM_RELEASE_MINUTES)
+    return SLOW_CHARTS.get(chart_reference(str(inputs.get("chart"))), HELM_RELEASE_MINUTES)
 
 
 def _hyperpod_minutes(inputs: Inputs) -> float:

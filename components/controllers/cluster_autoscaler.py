@@ -54,6 +54,7 @@ from typing import Any
 
 from .. import catalog
 from ..catalog import EFA_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESOURCE, AcceleratorKind
+from ..catalog.addons import chart_reference
 from ..kube.quantity import quantity
 from ..names import (
     AUTOSCALING_TAG,
@@ -259,7 +260,8 @@ def _allowed_schedulers(values: dict[str, Any] | None) -> set[str]:
 
 def installed_charts(stack: Stack) -> dict[str, dict[str, Any]]:
     """Chart name -> values of every Helm release the stack installs."""
-    return {str(r.props.get("chart")): dict(r.props.get("values") or {}) for r in stack.of_type(HELM_RELEASE)}
+    return {chart_reference(str(r.props.get("chart"))): dict(r.props.get("values") or {})
+            for r in stack.of_type(HELM_RELEASE)}
 
 
 def check(stack: Stack, jobs: Iterable[tuple[str, Any]]) -> list[Finding]:

@@ -23,7 +23,7 @@ import re
 from pathlib import PurePosixPath
 from typing import Optional
 
-from ..catalog.addons import minor, support
+from ..catalog.addons import chart_reference, minor, support
 from ..names import EKS_CLUSTER, EKS_COMPONENT_CLUSTER, HELM_RELEASE, KUSTOMIZE_DIRECTORY, NODE_GROUP
 from ..plan import library_paths
 from ..policy.model import Resource, Stack
@@ -59,7 +59,7 @@ def pinned_components(stack: Stack) -> list[tuple[Resource, str, str]]:
     ``cluster_controllers.kustomization``) is left out, and the CrossGuard pack says so."""
     found = []
     for release in stack.of_type(HELM_RELEASE):
-        found.append((release, str(release.props.get("chart")), str(release.props.get("version"))))
+        found.append((release, chart_reference(str(release.props.get("chart"))), str(release.props.get("version"))))
     for directory in stack.of_type(KUSTOMIZE_DIRECTORY):
         recorded = kustomization(directory)
         if recorded is None:

@@ -114,8 +114,10 @@ def run(project: Project, stack: str, action: Action, *, engine: Optional[Engine
     try:
         outcome = _operate(workspace, action, events, policy_packs)
     except auto.CommandError as error:
+        # The engine's own summary ("preview failed") says little: the CLI's last words say why.
+        said = _last_lines(str(error))
         failed = Outcome(action, events.changes, {}, {}, round(time.monotonic() - began, 2),
-                         events.failures or [_last_lines(str(error))])
+                         [*events.failures, *([said] if said and said not in events.failures else [])])
         raise DeployError(f"pulumi {action} of {stack} failed:\n  " + "\n  ".join(failed.failures), failed) from None
     outcome.seconds = round(time.monotonic() - began, 2)
     outcome.changes, outcome.policy_violations, outcome.text = events.changes, events.violations, events.text()

@@ -48,3 +48,15 @@ def test_no_module_but_the_table_pins_a_chart():
             if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "Chart":
                 pinned_elsewhere.append(f"{file.relative_to(PACKAGE)}:{node.lineno}")
     assert pinned_elsewhere == []
+
+
+def test_a_release_from_a_directory_of_pulled_charts_is_known_as_its_catalog_chart():
+    """helmCharts.directory makes a release's chart a path; the controller models and estimates still know it (the
+    engine's policy preview found the device-plugin model reading `/…/nvidia-device-plugin` as no plugin at all)."""
+    from trainstack.catalog.addons import EFA_DEVICE_PLUGIN, KUEUE, NVIDIA_DEVICE_PLUGIN, chart_reference
+
+    assert chart_reference("/mirror/charts/nvidia-device-plugin") == NVIDIA_DEVICE_PLUGIN.name
+    pulled = f"/mirror/aws-efa-k8s-device-plugin-{EFA_DEVICE_PLUGIN.version}.tgz"
+    assert chart_reference(pulled) == EFA_DEVICE_PLUGIN.name
+    assert chart_reference("/mirror/kueue") == KUEUE.name and chart_reference(KUEUE.name) == KUEUE.name
+    assert chart_reference("/mirror/something-else") == "/mirror/something-else"
