@@ -13,4 +13,6 @@ found = find_namespace_packages("components", exclude=["*__pycache__"])
 # engines/ is mapped to trainstack.engines in pyproject.toml; each engine's directory is a package of data files.
 engines = find_namespace_packages("engines")
 setup(packages=["trainstack", *(f"trainstack.{package}" for package in found),
-                "trainstack.engines", *(f"trainstack.engines.{package}" for package in engines)])
+                "trainstack.engines", *(f"trainstack.engines.{package}" for package in engines),
+                # stacks/ is mapped to trainstack.stacks: the shipped stack files `trainstack init` writes from.
+                "trainstack.stacks"])

@@ -12,6 +12,7 @@ from ..version import version
 from . import commands as run
 from .deploy import add_deploy
 from .errors import EXIT_CODES
+from .init import add_init
 from .launch import KINDS, add_kind, launch_job
 from .prices import add_prices
 from .rehearse import rehearse
@@ -30,6 +31,7 @@ def parser() -> argparse.ArgumentParser:
                 _add_rehearse):
         add(commands)
     add_deploy(commands, HERE)
+    add_init(commands, HERE)
     return parser
 
 

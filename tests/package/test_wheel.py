@@ -75,6 +75,14 @@ def test_the_engines_ship_so_that_rehearse_builds_them_where_trainstack_is_insta
     assert not sorted(expected - in_wheel), sorted(expected - in_wheel)
 
 
+def test_the_shipped_stacks_ship_so_that_init_writes_them_where_trainstack_is_installed(built):
+    """stacks/ (each shipped stack file) is ``trainstack/stacks`` in the wheel: the workloads of ``init``."""
+    in_wheel = set(built.wheel_files())
+    shipped = {"trainstack/" + name for name in wheel.run(["git", "ls-files", "stacks"], REPO).stdout.split()}
+    assert "trainstack/stacks/Pulumi.nemo-p4de.yaml" in shipped
+    assert not sorted(shipped - in_wheel), sorted(shipped - in_wheel)
+
+
 def test_every_file_the_package_opens_at_run_time_is_in_the_wheel(built, tmp_path):
     """Run from the checkout under an audit hook: every file the commands open inside the
     package (catalog data, overlays, dashboards, scripts, programs, schema) must ship, and none
@@ -123,6 +131,14 @@ def test_the_consumer_project_plans_its_own_stack_and_a_shipped_one(installed, p
         record = json.loads(done.stdout)
         assert record["project"] == "training-cluster" and record["stack"] == stack
         assert record["outputs"]["trainstack"]["contractVersion"] == 2
+
+
+def test_init_from_the_wheel_writes_a_workloads_stack_that_plans_without_edits(installed, project):
+    trainstack = str(installed.trainstack)
+    installed.run([trainstack, "init", "--workload", "fsdp-p5", "--stack", "fsdp"], cwd=project)
+    assert (project / "Pulumi.fsdp.yaml").read_text().startswith("# yaml-language-server: $schema=stack.schema.json")
+    record = json.loads(installed.run([trainstack, "plan", "--stack", "fsdp", "--json"], cwd=project).stdout)
+    assert record["stack"] == "fsdp" and record["policies"]["mandatoryFailures"] == 0
 
 
 def test_the_consumer_project_diffs_reports_and_launches(installed, project, tmp_path):
