@@ -103,14 +103,23 @@ def test_the_library_page_lists_exactly_what_all_exports_and_each_components_arg
     assert args_listed == {_args_type(getattr(trainstack, n)).__name__ for n in _exported(_is_component)}
 
 
-def test_the_library_pages_example_plans_a_network_a_cluster_and_a_file_system():
-    example = re.search(r"```python\n(.*?)```", _library_page(), re.S).group(1)
-    plan = run_program(lambda: exec(example, {}), project="example", stack="dev")
+def _examples() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", _library_page(), re.S)
+
+
+def test_the_library_pages_whole_program_is_the_consumer_examples_program():
+    assert _examples()[0] == (ROOT / "examples" / "consumer" / "__main__.py").read_text()
+    assert "stack.export_outputs()" in _examples()[0]
+
+
+def test_the_library_pages_parts_plan_a_network_a_cluster_and_a_file_system_and_export_them():
+    plan = run_program(lambda: exec(_examples()[1], {}), project="example", stack="dev")
     types = {r.type for r in plan.resources}
     assert {"trainstack:index:Network", "trainstack:index:GpuEksCluster", "trainstack:index:GpuNodeGroup",
             "trainstack:index:LustreFileSystem"} <= types
-    fsx = plan.get("trainstack:index:LustreFileSystem", "train-fsx")
-    assert fsx is not None
+    assert plan.get("trainstack:index:LustreFileSystem", "train-fsx") is not None
+    assert set(plan.outputs) == {"kubeconfig", "fileSystem"}
+    assert set(plan.outputs["fileSystem"]) == {"id", "dnsName", "mountName"}
 
 
 def test_importing_the_package_root_does_not_load_pulumi_aws():
