@@ -1,5 +1,6 @@
 """Write the docs site's reference pages: one per stack-file key, from the config models' JSON Schema
-(``trainstack.config.schema``), and the command line's, from its parser (``trainstack.cli.parser``).
+(``trainstack.config.schema``), the command line's, from its parser (``trainstack.cli.parser``), and the policy
+rules' and the Python API's, from the code (``generate_code_pages.py``).
 
     .venv/bin/python docs/generate.py          # rewrite docs/reference/
     .venv/bin/python docs/generate.py --check  # exit 1 and name the stale pages (tests/test_docs.py does the same)
@@ -20,6 +21,9 @@ from typing import Any
 
 from trainstack.cli.parser import parser as cli_parser
 from trainstack.config.schema import stack_file_schema
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module, when loaded by a test too
+from generate_code_pages import policy_page, python_page
 
 DOCS = Path(__file__).resolve().parent
 REFERENCE = DOCS / "reference"
@@ -296,6 +300,8 @@ def pages() -> dict[Path, str]:
     """Every generated page by its path under docs/."""
     found = {STACK_PAGES / name: text for name, text in StackPages().pages().items()}
     found[REFERENCE / "cli.md"] = cli_page()
+    found[REFERENCE / "policies.md"] = policy_page()
+    found[REFERENCE / "python.md"] = python_page()
     return found
 
 

@@ -54,6 +54,27 @@ def test_every_stack_file_key_has_its_page_and_every_command_its_section():
                 assert f"`{flag}`" in cli, (name, flag)
 
 
+def test_the_policy_page_lists_every_rule_of_the_pack_with_its_source():
+    from trainstack.policy import RULES
+
+    page = (DOCS / "reference" / "policies.md").read_text(encoding="utf-8")
+    rows = {re.search(r"\| `([\w-]+)` \|", line).group(1): line for line in page.splitlines()
+            if re.match(r"\| [a-z ]+ \| `", line)}
+    assert set(rows) == {rule.id for rule in RULES}
+    assert all(not row.rstrip().endswith("| — |") for row in rows.values()), "a rule without its source"
+
+
+def test_the_python_api_page_documents_every_key_of_every_components_args():
+    """Args are documented where they are declared: a key without a docstring shows as an empty cell."""
+    page = (DOCS / "reference" / "python.md").read_text(encoding="utf-8")
+    sections = re.split(r"^### ", page, flags=re.M)
+    args = [s for s in sections if re.match(r"`(\w+Args|ClusterAttachment)`", s)]
+    assert len(args) >= 10
+    undocumented = [(s.split("`")[1], row.split("`")[1]) for s in args for row in s.splitlines()
+                    if row.startswith("| `") and row.rstrip().endswith("|  |")]
+    assert undocumented == []
+
+
 def test_the_site_builds_in_strict_mode_with_every_page(tmp_path):
     built = build(ROOT, tmp_path / "site")
     assert built.returncode == 0, built.stderr

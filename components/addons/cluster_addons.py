@@ -31,8 +31,11 @@ class ClusterAddonsArgs(TypedDict):
     """The ``observability`` and ``operators`` config blocks and the cluster they install onto."""
 
     observability: ObservabilityConfig | dict
+    """The ``observability`` config block (Prometheus, DCGM exporter, Container Insights)."""
     operators: OperatorsConfig | dict
+    """The ``operators`` config block (training operator, MPI operator, Trainer, Kueue, etcd)."""
     cluster: GpuEksCluster | ExistingCluster
+    """The cluster the add-ons go on: its Kubernetes provider, its groups, its readiness."""
     kueue: NotRequired[KueueSetup]
     """Kueue's configuration, objects and team namespaces (``addons.kueue``); needs operators.kueue."""
 

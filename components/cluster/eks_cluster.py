@@ -59,10 +59,15 @@ class GpuEksClusterArgs(TypedDict, total=False):
     cluster_name: str
     """The EKS cluster name (unique per account and region)."""
     region: str
+    """The stack's region: its offerings of the groups' types are checked, and the autoscaler and the EFA
+    device plugin's image registry are of it."""
     vpc_id: pulumi.Input[str]
+    """The VPC the cluster and its nodes live in."""
     private_subnet_ids: Mapping[str, pulumi.Input[str]]
     """Private subnet id per zone: nodes, and the control plane's network interfaces."""
     public_subnet_ids: Mapping[str, pulumi.Input[str]]
+    """Public subnet id per zone, handed to the EKS cluster with the private ones (internet-facing load
+    balancers); the node groups use the private subnets."""
     lustre_over_efa: bool
     """The stack's FSx for Lustre file system is EFA-enabled (its EFA clients set LNet up at boot)."""
     external_nodes: Sequence[catalog.InstanceType]

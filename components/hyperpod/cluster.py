@@ -52,9 +52,13 @@ class HyperPodClusterArgs(TypedDict, total=False):
     settings: HyperPodConfig | dict
     """The ``hyperpod`` config block."""
     region: str
+    """The stack's region: the instance types must be offered for HyperPod there, and the execution role's
+    grants are scoped to it."""
     subnet_id: pulumi.Input[str]
     """The private subnet of the cluster's zone."""
     security_group_ids: Sequence[pulumi.Input[str]]
+    """The security groups of the instances' network interfaces, 1 to 5: the EFA group and the file system's
+    client group."""
     fsx_mount: dict
     """``{dns_name, mount_name, mount_path}`` (LustreFileSystem.hyperpod_mount)."""
     lustre_over_efa: bool

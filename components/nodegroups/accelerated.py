@@ -42,10 +42,13 @@ class ClusterAttachment:
     """What a node group needs from its cluster and network."""
 
     cluster_name: str
+    """The EKS cluster the group's nodes join."""
     kubernetes_version: str
     """Nodes follow the control plane: bumping it rolls the groups to the new version."""
     cluster_security_group_id: pulumi.Input[str]
+    """The cluster security group EKS made: the nodes' primary interface joins it, as EKS's own nodes do."""
     node_role_arn: pulumi.Input[str]
+    """The node IAM role (it has an EC2_LINUX access entry on the cluster)."""
     subnet_ids: Mapping[str, pulumi.Input[str]]
     """Private subnet id per zone."""
     efa_security_group_id: Optional[pulumi.Input[str]] = None
@@ -83,6 +86,7 @@ class AcceleratedNodeGroupArgs(TypedDict):
     settings: NodeGroupConfig | dict
     """One entry of the ``nodeGroups`` config list."""
     cluster: ClusterAttachment
+    """The cluster, network and security groups the group joins."""
 
 
 # MINIMAL terminates old nodes before it launches new ones, "useful ... with hardware

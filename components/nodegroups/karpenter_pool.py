@@ -131,6 +131,7 @@ class KarpenterNodePoolArgs(TypedDict):
     efa_security_group_id: NotRequired[pulumi.Input[str]]
     """The EFA security group; required for a group with EFA."""
     provider: k8s.Provider
+    """The cluster's Kubernetes provider: the EC2NodeClass and NodePool are Kubernetes objects."""
     depends_on: list[pulumi.Resource]
     """The Karpenter controller: its chart serves the CRDs."""
 

@@ -53,6 +53,7 @@ class LustreFileSystemArgs(TypedDict, total=False):
     settings: FsxConfig | dict
     """The ``fsx`` config block."""
     vpc_id: pulumi.Input[str]
+    """The VPC of the file system's security group."""
     subnet_id: pulumi.Input[str]
     """The private subnet of ``settings.zone``."""
     client_security_group_ids: Sequence[pulumi.Input[str]]

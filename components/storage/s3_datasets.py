@@ -50,6 +50,7 @@ class S3DatasetsArgs(TypedDict):
     """Where the claims go: every namespace jobs run in (the FSx claim's first, then each team's);
     a claim is namespaced, so each gets its own volume and claim."""
     cluster_name: pulumi.Input[str]
+    """The EKS cluster that gets the Mountpoint for S3 add-on and its Pod Identity association."""
     provider: k8s.Provider
     """The cluster's Kubernetes provider."""
     depends_on: list[pulumi.Resource]
