@@ -113,3 +113,41 @@ def test_a_wrong_key_or_type_is_flagged_by_the_schema_and_refused_by_plan(case, 
     stderr = capsys.readouterr().err
     assert exit_code == 2, stderr
     assert f"  {key}" in stderr and "Traceback" not in stderr, stderr
+
+
+def _shown(page: str, command: str) -> list[str]:
+    marker = f"<!-- {command}: tests/config/test_schema.py checks it -->\n```text\n"
+    return page.split(marker, 1)[1].split("```", 1)[0].splitlines()
+
+
+def test_the_stack_files_page_shows_what_the_validator_and_plan_say_of_a_broken_file(tmp_path, monkeypatch):
+    """docs/stack-files.md, "What a validator says of a broken file": the file made as the page says, then
+    check-jsonschema (the validator editors' language servers resemble) and trainstack plan, word for word."""
+    import contextlib
+    import io
+    import subprocess
+    import sys
+
+    for name in ("Pulumi.yaml", "__main__.py"):
+        shutil.copy(REPO / "examples" / "consumer" / name, tmp_path)
+    monkeypatch.chdir(tmp_path)
+    with contextlib.redirect_stderr(io.StringIO()):
+        assert cli.main(["init", "--workload", "dev", "--stack", "broken", "--cwd", str(tmp_path)]) == 0
+    stack = tmp_path / "Pulumi.broken.yaml"
+    text = stack.read_text(encoding="utf-8")
+    assert text.count("      instanceType: g5.2xlarge\n") == 1 and text.count("      maxSize: 2\n") == 1
+    stack.write_text(text.replace("      instanceType: g5.2xlarge\n", "      instanceTyp: g5.2xlarge\n")
+                     .replace("      maxSize: 2\n", "      maxSize: two\n"), encoding="utf-8")
+    page = (REPO / "docs" / "stack-files.md").read_text(encoding="utf-8")
+
+    validator = Path(sys.executable).with_name("check-jsonschema")
+    checked = subprocess.run([str(validator), "--schemafile", "stack.schema.json", "Pulumi.broken.yaml"],
+                             capture_output=True, text=True, cwd=tmp_path)
+    assert checked.returncode == 1
+    shown = _shown(page, "check-jsonschema --schemafile stack.schema.json Pulumi.broken.yaml")
+    assert [line.rstrip() for line in checked.stdout.splitlines() if line.strip()] == shown
+
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        assert cli.main(["plan", "--stack", "broken", "--cwd", str(tmp_path)]) == 2
+    assert err.getvalue().splitlines() == _shown(page, "trainstack plan --stack broken")
