@@ -24,6 +24,7 @@ from trainstack.config.schema import stack_file_schema
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module, when loaded by a test too
 from generate_code_pages import policy_page, python_page
+from wrong_values import wrong_value_error
 
 DOCS = Path(__file__).resolve().parent
 REFERENCE = DOCS / "reference"
@@ -58,7 +59,8 @@ class StackPages:
     def index(self) -> str:
         lines = [BANNER.format(source="the config models (components/config/)"), "# Stack file keys\n",
                  "Every `trainstack:` key of a stack file (`Pulumi.<stack>.yaml`), one page each with the keys inside "
-                 "it: type, default, constraints and what it does, from the config models' docstrings. The same "
+                 "it: type, default, constraints and what it does, from the config models' docstrings, and the error a "
+                 "wrong value gets, made by validating a shipped stack with that value (docs/wrong_values.py). The same "
                  "facts are the stack file's JSON Schema, `components/config/stack.schema.json` "
                  "([Stack files](../../stack-files.md) says how editors use it).\n",
                  "| key | type | required | what it is |", "|---|---|---|---|"]
@@ -71,7 +73,8 @@ class StackPages:
     def page(self, key: str) -> str:
         field = self.keys[key]
         out = [BANNER.format(source="the config models (components/config/)"), f"# `trainstack:{key}`\n",
-               _markdown(field.get("description", "")) + "\n", self.facts(field, key in self.required) + "\n"]
+               _markdown(field.get("description", "")) + "\n", self.facts(field, key in self.required) + "\n",
+               *_wrong_value(key, field)]
         model = self.model_of(field)
         if model is not None:
             out.append("## Keys\n")
@@ -92,6 +95,7 @@ class StackPages:
             out.append(self.facts(field, name in required) + "\n")
             if field.get("description"):
                 out.append(_markdown(field["description"]) + "\n")
+            out += _wrong_value(here, field)
             inner = self.model_of(field)
             if inner is not None and inner not in seen:
                 nested.append((inner, here + _step(field)))
@@ -143,6 +147,16 @@ class StackPages:
                 if found is not None:
                     return found
         return None
+
+
+def _wrong_value(path: str, field: dict[str, Any]) -> list[str]:
+    """What ``trainstack plan`` says of a value this key refuses (docs/wrong_values.py), where one can be made."""
+    found = wrong_value_error(path, field)
+    if found is None:
+        return []
+    wrong, error = found
+    name = path.rsplit(".", 1)[-1].removesuffix("[]")
+    return [f"A wrong value, `{name}: {json.dumps(wrong)}`, gets:\n", f"```text\n{error}\n```\n"]
 
 
 def _step(field: dict[str, Any]) -> str:

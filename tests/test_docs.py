@@ -54,6 +54,17 @@ def test_every_stack_file_key_has_its_page_and_every_command_its_section():
                 assert f"`{flag}`" in cli, (name, flag)
 
 
+def test_a_key_with_a_value_to_get_wrong_shows_the_error_that_value_gets():
+    """docs/wrong_values.py puts a refused value into a shipped stack and shows what validation says of it."""
+    pages = {p.stem: p.read_text(encoding="utf-8") for p in (DOCS / "reference" / "stack").glob("*.md")}
+    shown = sum(page.count("A wrong value, `") for page in pages.values())
+    assert shown >= 150, shown
+    max_size = ("A wrong value, `maxSize: 0`, gets:\n\n```text\ntrainstack:nodeGroups[0].maxSize = 0\n"
+                "    Input should be greater than or equal to 1.\n    Fix: use a value at least 1.\n```")
+    assert max_size in pages["nodeGroups"]
+    assert "A wrong value, `profile: \"not-one-of-these\"`, gets:" in pages["profile"]
+
+
 def test_the_policy_page_lists_every_rule_of_the_pack_with_its_source():
     from trainstack.policy import RULES
 
