@@ -60,8 +60,8 @@ class StackPages:
         lines = [BANNER.format(source="the config models (components/config/)"), "# Stack file keys\n",
                  "Every `trainstack:` key of a stack file (`Pulumi.<stack>.yaml`), one page each with the keys inside "
                  "it: type, default, constraints and what it does, from the config models' docstrings, and the error a "
-                 "wrong value gets, made by validating a shipped stack with that value (docs/wrong_values.py). The same "
-                 "facts are the stack file's JSON Schema, `components/config/stack.schema.json` "
+                 "wrong value gets, made by validating a shipped stack with that value (docs/wrong_values.py). The "
+                 "same facts are the stack file's JSON Schema, `components/config/stack.schema.json` "
                  "([Stack files](../../stack-files.md) says how editors use it).\n",
                  "| key | type | required | what it is |", "|---|---|---|---|"]
         for key, field in self.keys.items():
