@@ -47,9 +47,10 @@ def run(argv: list[str]) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-def test_there_are_guides_and_each_has_a_tested_block():
-    assert len(GUIDES) >= 4
+def test_there_are_guides_and_each_has_a_tested_block_and_shows_some_output():
+    assert len(GUIDES) >= 8
     assert all(commands_of(guide) for guide in GUIDES), [g.name for g in GUIDES if not commands_of(g)]
+    assert all(shown_outputs(guide) for guide in GUIDES), [g.name for g in GUIDES if not shown_outputs(g)]
 
 
 @pytest.mark.parametrize("guide", GUIDES, ids=lambda path: path.stem)
