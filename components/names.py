@@ -151,6 +151,9 @@ NEURON_RESOURCE = "aws.amazon.com/neuron"
 """The Neuron device plugin's extended resource, one per Neuron device."""
 NEURONCORE_RESOURCE = "aws.amazon.com/neuroncore"
 """The Neuron device plugin's extended resource, one per NeuronCore."""
+BLOCK_ENDING_TAINT = "trainstack.io/capacity-block-ending"
+"""The NoExecute taint trainstack puts on a capacity block's nodes ``endLeadMinutes`` before the block ends
+(addons/block_end.py): its value is the block's end, ``20261201T113000Z``."""
 GPU_TAINT = {"key": GPU_RESOURCE, "value": "true", "effect": "NoSchedule"}
 """Keeps pods that request no GPU off GPU nodes (EKS accelerated AMI convention)."""
 NEURON_TAINT = {"key": NEURON_RESOURCE, "value": "true", "effect": "NoSchedule"}

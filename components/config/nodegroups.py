@@ -11,6 +11,7 @@ from .. import catalog
 from ..catalog.efa_layout import layout_for
 from ..names import LABEL_PREFIX, RESERVED_LABELS
 from .base import ConfigModel, ConfigValueError
+from .block_end import DEFAULT_END_LEAD_MINUTES, check_end_lead
 from .cluster import catalog_entry
 from .device_allocation import DeviceAllocation, check_group
 from .karpenter_groups import check_karpenter_group, check_spot
@@ -58,6 +59,14 @@ class Capacity(ConfigModel):
     """When the block starts, in UTC as EC2 shows it (``2026-11-24T11:30:00Z``). A capacity block is
     paid up front for its whole duration: with ``startsAt`` the cost estimate says the total it costs;
     without it, only its hourly rate."""
+    end_lead_minutes: Optional[int] = None
+    """Capacity blocks on EKS: how many minutes before ``endsAt`` trainstack winds the block down. At that
+    moment a CronJob the stack renders holds the Kueue ClusterQueues that can use the group
+    (``stopPolicy: Hold``: no new admissions, admitted jobs keep running) and taints the group's nodes
+    ``trainstack.io/capacity-block-ending:NoExecute``, which deletes their pods with each pod's grace
+    period (SIGTERM: checkpoint now). Default: 60, which is EC2's own warning (the Capacity Block Expiration
+    Warning event, 40 minutes before the end, when Karpenter and EKS start draining the nodes) plus 20
+    minutes to checkpoint. At least 41 (before that warning), at most 1440, and shorter than the block."""
 
     @field_validator("ends_at", "starts_at")
     @classmethod
@@ -72,7 +81,8 @@ class Capacity(ConfigModel):
         if self.type == "none":
             for key, value in (("reservationId", self.reservation_id), ("resourceGroupArn", self.resource_group_arn),
                                ("zone", self.zone), ("instanceCount", self.instance_count),
-                               ("endsAt", self.ends_at), ("startsAt", self.starts_at)):
+                               ("endsAt", self.ends_at), ("startsAt", self.starts_at),
+                               ("endLeadMinutes", self.end_lead_minutes)):
                 if value is not None:
                     raise ConfigValueError(f"'{key}' is set but capacity type is 'none'.",
                                            fix="set type: reservation or type: capacityBlock, or remove the key.",
@@ -96,6 +106,7 @@ class Capacity(ConfigModel):
                                    f"{self.ends_at:%Y-%m-%dT%H:%M:%SZ}.",
                                    fix="set both as EC2 shows the block (aws ec2 describe-capacity-reservations).",
                                    path=("startsAt",), value=self.starts_at)
+        check_end_lead(self.type, self.end_lead_minutes, self.starts_at, self.ends_at)
         required: list[tuple[str, Any]] = [("zone", self.zone), ("instanceCount", self.instance_count)]
         if self.type == "capacityBlock":
             required.append(("endsAt", self.ends_at))
@@ -106,6 +117,13 @@ class Capacity(ConfigModel):
                     fix=f"set {key} as the reservation shows it (aws ec2 describe-capacity-reservations).",
                     path=(key,), value=None)
         return self
+
+    @property
+    def block_end_lead_minutes(self) -> Optional[int]:
+        """Minutes before ``endsAt`` that trainstack winds a capacity block down; None for other capacity."""
+        if self.type != "capacityBlock":
+            return None
+        return self.end_lead_minutes if self.end_lead_minutes is not None else DEFAULT_END_LEAD_MINUTES
 
 
 class Taint(ConfigModel):

@@ -158,12 +158,6 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
                                         ignore_changes=["scalingConfig.desiredSize"]),
         )
         self._scale_from_zero_tags(name, instance, settings)
-        if settings.capacity.type == "capacityBlock" and settings.capacity.ends_at is not None:
-            ends = settings.capacity.ends_at.strftime("%Y-%m-%dT%H:%M:%SZ")
-            pulumi.log.warn(
-                f"capacity block {settings.capacity.reservation_id} of group {settings.name} ends {ends}: EKS scales "
-                "the group to zero 40 minutes before and EC2 terminates its instances from 30 minutes before; "
-                "checkpoint before then and move to the next block (docs/runbook.md).", resource=self)
         self.register_outputs({"nodeGroupName": self.node_group.node_group_name, "maxPods": self.max_pods,
                                "labels": self.labels, "instanceType": instance.name,
                                **({"capacity": capacity} if capacity else {})})
