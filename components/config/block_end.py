@@ -9,10 +9,13 @@ moment must come before all of them, or a job's checkpoint races the drain.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from ..catalog.karpenter_capacity import EC2_BLOCK_WARNING_MINUTES
 from .base import ConfigValueError
+
+if TYPE_CHECKING:
+    from .nodegroups import CapacityPurchase
 
 CHECKPOINT_MINUTES = 20
 """Minutes the default leaves between trainstack's signal and EC2's warning, for a job to checkpoint."""
@@ -45,3 +48,19 @@ def check_end_lead(kind: str, lead: Optional[int], starts_at: Optional[datetime]
             f"endLeadMinutes {lead} reaches back before startsAt: the block lasts {hours:g} h.",
             fix=f"set endLeadMinutes below {int((ends_at - starts_at).total_seconds() // 60)}.",
             path=("endLeadMinutes",), value=lead)
+
+
+def check_purchase(purchase: Optional[CapacityPurchase], reservation_id: Optional[str], starts_at: Optional[datetime],
+                   ends_at: Optional[datetime]) -> None:
+    """A block is either bought elsewhere (its reservationId) or bought by the stack (purchase), with the dates the
+    offering lists, so the plan can show what is bought for when."""
+    if purchase is None:
+        return
+    if reservation_id is not None:
+        raise ConfigValueError(f"purchase buys a new block, but reservationId {reservation_id} names one already "
+                               "bought.", fix="remove purchase to use the block you have, or remove reservationId "
+                               "to buy the offering.", path=("purchase",), value=purchase.offering_id)
+    if starts_at is None:
+        raise ConfigValueError(f"purchase of {purchase.offering_id} needs startsAt, so the plan shows what is bought "
+                               "for when.", fix="set startsAt and endsAt as `trainstack capacity offerings` lists "
+                               "the offering.", path=("startsAt",), value=None)

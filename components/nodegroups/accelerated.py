@@ -30,6 +30,7 @@ from ..names import (
     NODE_GROUP_LABEL,
     NODE_GROUP_TAG,
 )
+from .capacity_purchase import buy_block
 from .launch_template import capacity_record, capacity_settings, launch_template
 from .lustre_efa_client import lustre_efa_client_script
 from .node_health import node_repair_config
@@ -175,7 +176,9 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
             name, layout=layout_for(instance, efa), security_group_ids=security_groups,
             root_volume=settings.root_volume, max_pods=self.max_pods, capacity=settings.capacity,
             placement_group=placement, parent=self, raid0_instance_store=bool(instance.nvme_instance_store_gb),
-            boot_script=lustre_efa_client_script(instance) if efa and cluster.lustre_over_efa else None)
+            boot_script=lustre_efa_client_script(instance) if efa and cluster.lustre_over_efa else None,
+            bought=(buy_block(name, settings.capacity, instance.name, self)
+                    if settings.capacity.purchase is not None else None))
 
     def _labels(self, settings: NodeGroupConfig, instance: catalog.InstanceType) -> dict[str, str]:
         return group_labels(settings, instance, self.PRESENT_LABEL)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Optional
+from typing import Any, Literal, Optional
 
 from ..catalog import find as instance_type
 
@@ -128,3 +128,22 @@ def render(found: list[Offering], what: str) -> str:
         lines.append(f"  {o.offering_id}  {o.zone}  {o.instance_count} x {o.instance_type}  "
                      f"{_utc(o.starts)} to {_utc(o.ends)} ({o.hours} h)  {fee}{rate}")
     return "\n".join(lines)
+
+
+def offering_still_on_sale(client: Any, name: str, count: int, starts: datetime, ends: datetime, offering_id: str,
+                           fee_usd: float) -> tuple[Literal["pass", "fail"], str]:
+    """(status, reason) of a block the stack buys: is its offering still on sale for the declared dates and fee?
+    An offering gone or repriced fails, so ``pulumi up`` does not buy other than what the pull request approved."""
+    hours = round((ends - starts).total_seconds() / 3600)
+    found = {o.offering_id: o for o in offerings(client, name, count, hours, starts)}
+    offering = found.get(offering_id)
+    if offering is None:
+        return "fail", (f"{offering_id} is no longer on sale for {count} x {name}, {hours} h from {_utc(starts)}: "
+                        "list what is (`trainstack capacity offerings`) and set capacity.purchase to one")
+    if (offering.starts, offering.ends) != (starts, ends):
+        return "fail", (f"{offering_id} runs {_utc(offering.starts)} to {_utc(offering.ends)}; the stack declares "
+                        f"{_utc(starts)} to {_utc(ends)}: set startsAt and endsAt as EC2 lists them")
+    if offering.upfront_fee != fee_usd:
+        return "fail", (f"{offering_id} now costs {offering.upfront_fee} {offering.currency}; the stack declares "
+                        f"{fee_usd}: set capacity.purchase.upfrontFeeUsd to the fee, and have it approved again")
+    return "pass", f"{offering_id} on sale: {fee_usd:,.2f} USD up front, {_utc(starts)} to {_utc(ends)}"

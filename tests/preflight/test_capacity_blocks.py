@@ -93,3 +93,20 @@ def test_a_bad_argument_exits_2_with_one_line(capsys):
     assert cli.main(["capacity", "offerings", "--instance-type", "p5.48xlarge", "--count", "0", "--hours", "24",
                      "--region", "us-east-1"]) == 2
     assert capsys.readouterr().err.startswith("error: --count 0: a Capacity Block holds 1 to 64 instances.")
+
+
+def test_preflight_fails_a_purchase_whose_offering_is_gone_or_repriced_and_passes_one_still_on_sale(client):
+    from trainstack.preflight.capacity_blocks import offering_still_on_sale
+    request = {"InstanceType": "p5.48xlarge", "InstanceCount": 2, "CapacityDurationHours": 48,
+               "StartDateRange": START}
+    listed = {"CapacityBlockOfferings": [offer("cbr-0aaaaaaaaaaaaaaaa", "3840.00")]}
+    with Stubber(client) as stub:
+        for _ in range(3):
+            stub.add_response("describe_capacity_block_offerings", listed, request)
+        ask = lambda offering, fee: offering_still_on_sale(client, "p5.48xlarge", 2, START, END, offering, fee)  # noqa: E731
+        assert ask("cbr-0aaaaaaaaaaaaaaaa", 3840.0) == ("pass", "cbr-0aaaaaaaaaaaaaaaa on sale: 3,840.00 USD up "
+                                                        "front, 2026-12-01T11:30:00Z to 2026-12-03T11:30:00Z")
+        status, reason = ask("cbr-0bbbbbbbbbbbbbbbb", 3840.0)
+        assert status == "fail" and "is no longer on sale" in reason
+        status, reason = ask("cbr-0aaaaaaaaaaaaaaaa", 3000.0)
+        assert status == "fail" and "now costs 3840.0 USD; the stack declares 3000.0" in reason
