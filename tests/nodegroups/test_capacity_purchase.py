@@ -108,3 +108,11 @@ def test_a_karpenter_pool_cannot_buy_its_block(tmp_path, capsys):
     assert cli.main(["plan", "--stack", "cb", "--cwd", str(write_stack(tmp_path, "cb", config))]) == 2
     err = capsys.readouterr().err
     assert "trainstack:nodeGroups[0].capacity.purchase" in err and "buy it first and name its reservationId" in err
+
+
+def test_the_cost_estimate_counts_the_offerings_fee_up_front(bought):
+    from trainstack.estimate import estimate_cost
+    (commitment,) = estimate_cost(bought).commitments
+    assert commitment.reserved.label == f"capacity block to buy (offering {OFFERING})"
+    assert round(commitment.upfront or 0, 2) == 3840.0 and commitment.reserved.hours == 48
+    assert "the offering's up-front fee, 3,840.00 USD" in commitment.source
