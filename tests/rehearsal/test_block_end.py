@@ -38,12 +38,28 @@ def _admitted(cluster: Any, document: dict[str, Any]) -> bool:
                                         for c in workload.get("status", {}).get("conditions", []))
 
 
+def _may(cluster: Any, user: str, verb: str, group: str, resource: str, name: str) -> bool:
+    """What the API server's RBAC authorizer answers for ``user`` (a SubjectAccessReview)."""
+    review = cluster.create({"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview", "metadata": {},
+                             "spec": {"user": user, "resourceAttributes": {
+                                 "verb": verb, "group": group, "resource": resource, "name": name}}})
+    return bool(review["status"]["allowed"])
+
+
 def test_a_held_block_admits_no_new_job_keeps_the_running_one_and_signals_its_pods() -> None:
     record = rendered_jobs.variant_record(VARIANT)
     outputs = rendered_jobs.variant_outputs(VARIANT)
     pod = _wind_down(record)
     with cluster_for(Plan.from_dict(record), ["default-scheduler"]) as running:
         cluster, quiet = running.cluster, (lambda line: None)
+        # The real API server took the wind-down's objects as recorded, and its RBAC lets the Job's ServiceAccount
+        # do its steps and no more.
+        cron = cluster.get("/apis/batch/v1/namespaces/kube-system/cronjobs/capacity-block-end-p5")
+        assert cron["spec"]["schedule"] == "30 10 1 12 *"
+        account = f"system:serviceaccount:kube-system:{pod['serviceAccountName']}"
+        assert [_may(cluster, account, *step) for step in (
+            ("patch", "kueue.x-k8s.io", "clusterqueues", "llm"), ("patch", "kueue.x-k8s.io", "clusterqueues", "other"),
+            ("patch", "", "nodes", "p5-0"), ("delete", "", "nodes", "p5-0"))] == [True, False, True, False]
         before = _job(outputs, "before-the-hold")
         assert submit(cluster, running.nodes, before, timeout=60, progress=quiet).seen.running_whole
         for step in pod["initContainers"]:
