@@ -29,6 +29,7 @@ SECURITY_GROUP_RULE = "aws:ec2/securityGroupRule:SecurityGroupRule"
 """The legacy inline-style rule; trainstack renders the two ``aws:vpc`` rule types below."""
 SECURITY_GROUP_INGRESS_RULE = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
 SECURITY_GROUP_EGRESS_RULE = "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule"
+CAPACITY_BLOCK_RESERVATION = "aws:ec2/capacityBlockReservation:CapacityBlockReservation"
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 PLACEMENT_GROUP = "aws:ec2/placementGroup:PlacementGroup"
 IAM_ROLE = "aws:iam/role:Role"
@@ -151,6 +152,9 @@ NEURON_RESOURCE = "aws.amazon.com/neuron"
 """The Neuron device plugin's extended resource, one per Neuron device."""
 NEURONCORE_RESOURCE = "aws.amazon.com/neuroncore"
 """The Neuron device plugin's extended resource, one per NeuronCore."""
+BLOCK_ENDING_TAINT = "trainstack.io/capacity-block-ending"
+"""The NoExecute taint trainstack puts on a capacity block's nodes ``endLeadMinutes`` before the block ends
+(addons/block_end.py): its value is the block's end, ``20261201T113000Z``."""
 GPU_TAINT = {"key": GPU_RESOURCE, "value": "true", "effect": "NoSchedule"}
 """Keeps pods that request no GPU off GPU nodes (EKS accelerated AMI convention)."""
 NEURON_TAINT = {"key": NEURON_RESOURCE, "value": "true", "effect": "NoSchedule"}

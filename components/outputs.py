@@ -65,6 +65,10 @@ class AcceleratedGroup(_Model):
     capacity_ends_at: Optional[str] = None
     """When the group's capacity block (or reservation) ends, UTC, ISO 8601 (``2026-12-01T11:30:00Z``).
     EKS scales a capacity block group to zero 40 minutes before; EC2 terminates from 30 minutes before."""
+    capacity_wind_down_at: Optional[str] = None
+    """Capacity blocks: when trainstack holds the block's queues and signals its pods (``endsAt`` minus
+    ``capacity.endLeadMinutes``), UTC; a job launched with ``--duration`` must finish before it. Absent for
+    other groups."""
 
 
 class Cluster(_Model):

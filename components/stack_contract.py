@@ -7,7 +7,7 @@ stack, so the dependency runs one way: training_stack -> stack_contract -> parts
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Optional
 
 import pulumi
@@ -91,6 +91,10 @@ def group_facts(group: NodeGroupConfig, node_group: AcceleratedNodeGroup | Karpe
         "capacityEndsAt": _utc(group.capacity.ends_at),
         # Only DRA groups carry the key: the outputs of groups on device plugins stay as they were.
         **({"deviceAllocation": "dra"} if group.device_allocation == "dra" else {}),
+        # Only capacity block groups carry it (the others' outputs stay as they were): when trainstack winds the
+        # block down (addons/block_end.py), which the launchers hold a job's --duration against.
+        **({"capacityWindDownAt": _utc(group.capacity.ends_at - timedelta(minutes=lead))}
+           if (lead := group.capacity.block_end_lead_minutes) is not None and group.capacity.ends_at else {}),
     }
 
 

@@ -24,7 +24,7 @@ import pulumi
 import pulumi_aws as aws
 
 from . import catalog
-from .addons import kueue
+from .addons import block_end, kueue
 from .addons.cluster_addons import ClusterAddons, ClusterAddonsArgs
 from .addons.trainer import CHECK_RUNTIME, MPI_RUNTIME, TORCH_RUNTIME, neuron_training_image
 from .cluster import GpuEksCluster
@@ -184,6 +184,9 @@ class TrainingStack(pulumi.ComponentResource):
         """Monitoring and operators; with a scheduling block, Kueue's configuration and objects too."""
         args: ClusterAddonsArgs = {"observability": config.observability, "operators": config.operators,
                                    "cluster": cluster}
+        ends = block_end.block_ends(config.node_groups, config.scheduling)
+        if ends:
+            args["block_ends"] = ends
         if config.scheduling is not None:
             taints = {name: group.taints for name, group in (cluster.node_groups | cluster.karpenter_pools).items()}
             # The FSx claims' namespaces are created with the claims (storage/lustre_eks.py); the others here.

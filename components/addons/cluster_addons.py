@@ -17,7 +17,8 @@ import pulumi_kubernetes as k8s
 from ..catalog import AcceleratorKind
 from ..config import ObservabilityConfig, OperatorsConfig, validate
 from ..names import CLUSTER_ADDONS_COMPONENT
-from . import observability, operators, trainer
+from . import block_end, observability, operators, trainer
+from .block_end import BlockEnd
 from .device_plugins import NEURON_SCHEDULER_NAME
 from .kueue import KueueSetup
 from .persistent_volumes import ebs_storage
@@ -38,6 +39,8 @@ class ClusterAddonsArgs(TypedDict):
     """The cluster the add-ons go on: its Kubernetes provider, its groups, its readiness."""
     kueue: NotRequired[KueueSetup]
     """Kueue's configuration, objects and team namespaces (``addons.kueue``); needs operators.kueue."""
+    block_ends: NotRequired[list[BlockEnd]]
+    """Each capacity block group's wind-down before AWS ends the block (``addons.block_end``)."""
 
 
 class ClusterAddons(pulumi.ComponentResource):
@@ -98,6 +101,8 @@ class ClusterAddons(pulumi.ComponentResource):
                 self._queues(name, scheduling, release, cluster.provider)
         elif scheduling:
             raise ValueError(f"ClusterAddons({name}): Kueue objects were given but operators.kueue is off")
+        for end in args.get("block_ends", []):
+            self._block_end(name, end, cluster.provider, common["depends_on"])
         self.register_outputs({"trainingOperator": self.training_operator, "mpiOperator": self.mpi_operator,
                                "etcdEndpoint": self.etcd_endpoint})
 
@@ -111,6 +116,15 @@ class ClusterAddons(pulumi.ComponentResource):
         for document in setup.objects:
             after = [release, *namespaces, *setup.depends_on] if "namespace" in document["metadata"] else [release]
             _custom_resource(name, document, provider=provider, parent=self, depends_on=after)
+
+
+    def _block_end(self, name: str, end: BlockEnd, provider: k8s.Provider, depends_on: list[pulumi.Resource]) -> None:
+        """A block's wind-down: built-in kinds only, so a ConfigGroup (the Kueue CRD is not needed to apply it),
+        and the plan's words for who acts when."""
+        group = k8s.yaml.v2.ConfigGroup(f"{name}-{end.name}", objs=block_end.objects(end),
+                                        opts=pulumi.ResourceOptions(parent=self, provider=provider,
+                                                                    depends_on=depends_on))
+        pulumi.log.warn(block_end.timeline_text(end), resource=group)
 
 
 def _custom_resource(name: str, document: dict[str, Any], *, provider: k8s.Provider, parent: pulumi.Resource,

@@ -62,8 +62,19 @@ KARPENTER_BLOCK_DRAIN_MINUTES = 40
 # ec2-capacity-blocks.html, as quoted in odcrs.md at v1.14.1): "With 30 minutes (for instance types) ...
 # left in your Capacity Block reservation, we begin terminating any instances that are running in the
 # Capacity Block."
+# Re-read in AWS's own pages 2026-11-26: https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-using.html
+# "Thirty minutes before the reservation expires, we begin to terminate any instances that are still running in
+# the Capacity Block."
 EC2_BLOCK_TERMINATION_MINUTES = 30
 """EC2 begins terminating a Capacity Block's instances this many minutes before the block ends."""
+# https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-monitor.html, read 2026-11-26: "Forty minutes
+# before your Capacity Block reservation ends, you receive another EventBridge event that tells you that any
+# instances running in the reservation will begin to terminate in 10 minutes" (detail-type "Capacity Block
+# Reservation Expiration Warning", source aws.ec2). Karpenter's 40 minutes are "inline with" it (controller.go).
+EC2_BLOCK_WARNING_MINUTES = 40
+"""EC2 sends its Capacity Block Reservation Expiration Warning event this many minutes before the block ends."""
+EC2_BLOCK_WARNING_EVENT = "Capacity Block Reservation Expiration Warning"
+"""The EventBridge detail-type of that warning (source ``aws.ec2``)."""
 BLOCK_DRAIN_GRACE_MINUTES = KARPENTER_BLOCK_DRAIN_MINUTES - EC2_BLOCK_TERMINATION_MINUTES
 """What is left between Karpenter's drain and EC2's termination: the most a block's pool may wait for
 its pods to leave (the NodePool's terminationGracePeriod) before EC2 takes the instances anyway."""

@@ -76,6 +76,9 @@ class ResourceType:
     """Jobs run on it or keep their data in it while the stack is up: what to call it."""
     network: Optional[str] = None
     """A network resource, judged by what runs on it when replaced: what to call it."""
+    purchase: Optional[str] = None
+    """Creating or replacing it buys something that cannot be undone: what, in a reviewer's words. The review
+    blocks such a change until the pull request approves it by URN."""
     config_key: Optional[str] = None
     """A component's key in the stack file (``trainstack:<key>``)."""
     report_part: Optional[str] = None
@@ -384,6 +387,19 @@ RESOURCE_TYPES: tuple[ResourceType, ...] = (
         runs="node group",
         config_leaves={"instanceTypes": "instanceType", "scalingConfig": "maxSize", "version": "version"},
         outputs=OfflineOutputs("node-group")),
+    # A Capacity Block bought with the stack. terraform-provider-aws internal/service/ec2/
+    # ec2_capacity_block_reservation.go: create calls PurchaseCapacityBlock and waits up to 40 minutes (its
+    # default create timeout) for the block; capacity_block_offering_id and instance_platform RequiresReplace;
+    # delete is a no-op (framework.WithNoOpDelete): a bought block is never cancelled.
+    ResourceType(names.CAPACITY_BLOCK_RESERVATION,
+        minutes=0.05,
+        minutes_source=f"{API_CALL} (PurchaseCapacityBlock; the provider then waits for the block's state)",
+        replacement=ReplacementFacts(f"{TF} internal/service/ec2/ec2_capacity_block_reservation.go (Schema: "
+            "RequiresReplace)", replaces=("capacityBlockOfferingId", "instancePlatform"), others_in_place=True,
+            note="tags only; deleting it does not cancel the block (WithNoOpDelete)"),
+        loses="the Capacity Block bought: a replacement buys another, and neither is refunded",
+        purchase="a Capacity Block, paid up front and never refunded",
+        outputs=_ec2("cr", "capacity-reservation")),
     ResourceType(names.LAUNCH_TEMPLATE,
         minutes=0.05,
         minutes_source=API_CALL,
@@ -663,6 +679,12 @@ _BY_TOKEN = {row.token: row for row in RESOURCE_TYPES}
 def find(token: str) -> Optional[ResourceType]:
     """The row of a resource type token; None for a type trainstack does not render."""
     return _BY_TOKEN.get(token)
+
+
+def purchase(token: str) -> Optional[str]:
+    """What creating or replacing a resource of this type buys for good; None for anything else."""
+    row = find(token)
+    return row.purchase if row else None
 
 
 def loses(token: str) -> Optional[str]:

@@ -45,6 +45,10 @@ def print_error(error: Exception, args: argparse.Namespace) -> int:
         return _print_line(as_json, "project", str(error), EXIT_CONFIG)
     if isinstance(error, (FileProblem, ReportError, ApprovalError, UnknownRegionError, KubeconfigError)):
         return _print_line(as_json, "input", str(error), EXIT_CONFIG)
+    from ..preflight.capacity_blocks import CapacityQueryError
+
+    if isinstance(error, CapacityQueryError):
+        return _print_line(as_json, "input", str(error), EXIT_CONFIG)
     if isinstance(error, LaunchError):
         return _print_line(as_json, "input", f"launch: {error}", EXIT_CONFIG)
     from ..rehearsal.engines import EnginesMissing

@@ -10,6 +10,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Optional
 
@@ -17,6 +18,7 @@ import yaml
 
 from ..boundary import FileProblem, cut, read_json_object
 from ..launch import (
+    LaunchError,
     QueueRequest,
     render_all_reduce,
     render_device_check,
@@ -163,6 +165,8 @@ def launch_job(args: argparse.Namespace) -> int:
         outputs = read_outputs(read_json_object(args.outputs, "outputs", OUTPUTS_FIX), shown)
     except ContractError as error:
         raise FileProblem(f"{shown}: {error}") from None
+    if args.duration is not None:
+        check_block_end(outputs, args.group, args.duration, datetime.now(UTC))
     job = launched(BY_NAME[args.kind], args, outputs)
     if isinstance(job, str):
         print(job, end="")
@@ -175,6 +179,23 @@ def launch_job(args: argparse.Namespace) -> int:
         # Asked for only: a launch that succeeds says nothing on standard error otherwise (docs/getting-started.md).
         print(job_cost(outputs, args.group, args.nodes, args.duration), file=sys.stderr)
     return EXIT_OK
+
+
+def check_block_end(outputs: StackOutputs, group: str, hours: float, now: datetime) -> None:
+    """A job that says how long it runs (``--duration``) and would still run when its capacity block winds down is
+    refused: from then its queue admits nothing and its pods get SIGTERM (docs/capacity-block-end.md). A job that
+    does not say is admitted until the hold and signalled then."""
+    accelerated = outputs.accelerated_groups.get(group)
+    if accelerated is None or accelerated.capacity_wind_down_at is None:
+        return
+    wind_down = datetime.fromisoformat(accelerated.capacity_wind_down_at.replace("Z", "+00:00"))
+    left = (wind_down - now).total_seconds() / 3600
+    if hours > left:
+        raise LaunchError(
+            f"--duration {hours:g}: group {group}'s capacity block winds down at {accelerated.capacity_wind_down_at} "
+            f"(it ends {accelerated.capacity_ends_at}), {max(left, 0):.1f} h from now: its queue admits nothing from "
+            f"then and its pods get SIGTERM. Fix: run at most {max(left, 0):.1f} h (checkpoint and resume on the "
+            "next block), or launch on another group")
 
 
 def job_cost(outputs: StackOutputs, group: str, nodes: int, duration: Optional[float]) -> str:

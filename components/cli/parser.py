@@ -10,6 +10,7 @@ from ..analysis.gate import DIFF_FORMATS
 from ..outputs import CONTRACT_VERSION
 from ..version import version
 from . import commands as run
+from .capacity import add_capacity
 from .deploy import add_deploy
 from .errors import EXIT_CODES
 from .init import add_init
@@ -28,7 +29,7 @@ def parser() -> argparse.ArgumentParser:
                         help="print trainstack's version and the outputs-contract version, then exit")
     commands = parser.add_subparsers(dest="command")
     for add in (_add_plan, _add_preflight, _add_launch, _add_diff, _add_report, _add_catalog, add_prices,
-                _add_rehearse):
+                add_capacity, _add_rehearse):
         add(commands)
     add_deploy(commands, HERE)
     add_init(commands, HERE)

@@ -48,6 +48,12 @@ def check_karpenter_group(group: NodeGroupConfig, pinned: str = KARPENTER.versio
                 fix="give the reservation's reservationId, or set autoscaler: cluster-autoscaler to target the "
                 "resource group from a managed node group's launch template.",
                 path=("capacity", "resourceGroupArn"), value=capacity.resource_group_arn)
+        if capacity.purchase is not None:
+            raise ConfigValueError(
+                "a Karpenter pool selects its block by id (capacityReservationSelectorTerms), which a block the "
+                "stack buys has only after `pulumi up`.", fix="buy it with a managed group (autoscaler: "
+                "cluster-autoscaler), or buy it first and name its reservationId here.",
+                path=("capacity", "purchase"), value=capacity.purchase.offering_id)
         require_feature(CAPACITY_BLOCKS if capacity.type == "capacityBlock" else RESERVED,
                         ("capacity", "type"), capacity.type, pinned)
     if group.efa:

@@ -11,6 +11,7 @@ from .. import catalog
 from ..catalog.efa_layout import layout_for
 from ..names import LABEL_PREFIX, RESERVED_LABELS
 from .base import ConfigModel, ConfigValueError
+from .block_end import DEFAULT_END_LEAD_MINUTES, check_end_lead, check_purchase
 from .cluster import catalog_entry
 from .device_allocation import DeviceAllocation, check_group
 from .karpenter_groups import check_karpenter_group, check_spot
@@ -29,6 +30,18 @@ def _efa_accelerated_kinds() -> str:
 
 # EC2 Capacity Blocks hold at most 64 instances each (DescribeCapacityBlockOfferings).
 CAPACITY_BLOCK_MAX_INSTANCES = 64
+
+
+class CapacityPurchase(ConfigModel):
+    """A Capacity Block the stack buys (opt in): the offering ``trainstack capacity offerings`` listed. The block is
+    paid up front at ``pulumi up`` and never refunded (EC2 User Guide, Capacity Blocks pricing and billing); the
+    plan shows the fee and dates, and ``trainstack diff`` blocks the pull request until the purchase is approved."""
+
+    offering_id: str = Field(pattern=r"^\S{1,128}$")
+    """The offering to buy, its id exactly as ``trainstack capacity offerings`` (DescribeCapacityBlockOfferings'
+    ``CapacityBlockOfferingId``) lists it."""
+    upfront_fee_usd: float = Field(gt=0)
+    """The offering's up-front fee in USD as listed: what the plan and the review say the purchase costs."""
 
 
 class Capacity(ConfigModel):
@@ -58,6 +71,18 @@ class Capacity(ConfigModel):
     """When the block starts, in UTC as EC2 shows it (``2026-11-24T11:30:00Z``). A capacity block is
     paid up front for its whole duration: with ``startsAt`` the cost estimate says the total it costs;
     without it, only its hourly rate."""
+    purchase: Optional[CapacityPurchase] = None
+    """Capacity blocks on managed node groups: buy this block with the stack (``aws.ec2.CapacityBlockReservation``)
+    instead of naming one bought elsewhere; then no ``reservationId``, and ``startsAt`` and ``endsAt`` as the
+    offering lists them. Opt in: without it nothing is bought."""
+    end_lead_minutes: Optional[int] = None
+    """Capacity blocks on EKS: how many minutes before ``endsAt`` trainstack winds the block down. At that
+    moment a CronJob the stack renders holds the Kueue ClusterQueues that can use the group
+    (``stopPolicy: Hold``: no new admissions, admitted jobs keep running) and taints the group's nodes
+    ``trainstack.io/capacity-block-ending:NoExecute``, which deletes their pods with each pod's grace
+    period (SIGTERM: checkpoint now). Default: 60, which is EC2's own warning (the Capacity Block Expiration
+    Warning event, 40 minutes before the end, when Karpenter and EKS start draining the nodes) plus 20
+    minutes to checkpoint. At least 41 (before that warning), at most 1440, and shorter than the block."""
 
     @field_validator("ends_at", "starts_at")
     @classmethod
@@ -72,7 +97,8 @@ class Capacity(ConfigModel):
         if self.type == "none":
             for key, value in (("reservationId", self.reservation_id), ("resourceGroupArn", self.resource_group_arn),
                                ("zone", self.zone), ("instanceCount", self.instance_count),
-                               ("endsAt", self.ends_at), ("startsAt", self.starts_at)):
+                               ("endsAt", self.ends_at), ("startsAt", self.starts_at),
+                               ("endLeadMinutes", self.end_lead_minutes), ("purchase", self.purchase)):
                 if value is not None:
                     raise ConfigValueError(f"'{key}' is set but capacity type is 'none'.",
                                            fix="set type: reservation or type: capacityBlock, or remove the key.",
@@ -83,7 +109,8 @@ class Capacity(ConfigModel):
                                    fix="give the reservation id (cr-…) or the resource group ARN, not both.",
                                    path=("reservationId",), value=self.reservation_id)
         if self.type == "capacityBlock":
-            if self.reservation_id is None:
+            check_purchase(self.purchase, self.reservation_id, self.starts_at, self.ends_at)
+            if self.reservation_id is None and self.purchase is None:
                 raise ConfigValueError("a capacity block needs its reservationId.",
                                        fix="set reservationId to the block's cr-… id.", path=("reservationId",),
                                        value=None)
@@ -96,6 +123,7 @@ class Capacity(ConfigModel):
                                    f"{self.ends_at:%Y-%m-%dT%H:%M:%SZ}.",
                                    fix="set both as EC2 shows the block (aws ec2 describe-capacity-reservations).",
                                    path=("startsAt",), value=self.starts_at)
+        check_end_lead(self.type, self.end_lead_minutes, self.starts_at, self.ends_at)
         required: list[tuple[str, Any]] = [("zone", self.zone), ("instanceCount", self.instance_count)]
         if self.type == "capacityBlock":
             required.append(("endsAt", self.ends_at))
@@ -106,6 +134,13 @@ class Capacity(ConfigModel):
                     fix=f"set {key} as the reservation shows it (aws ec2 describe-capacity-reservations).",
                     path=(key,), value=None)
         return self
+
+    @property
+    def block_end_lead_minutes(self) -> Optional[int]:
+        """Minutes before ``endsAt`` that trainstack winds a capacity block down; None for other capacity."""
+        if self.type != "capacityBlock":
+            return None
+        return self.end_lead_minutes if self.end_lead_minutes is not None else DEFAULT_END_LEAD_MINUTES
 
 
 class Taint(ConfigModel):

@@ -33,14 +33,18 @@ class Reserved:
     instances: int
     starts_at: Optional[datetime]
     ends_at: Optional[datetime]
+    offered_usd: Optional[float] = None
+    """A block the stack buys: the up-front fee its offering lists (``capacity.purchase.upfrontFeeUsd``)."""
 
     @classmethod
     def from_record(cls, record: Optional[dict[str, Any]]) -> Optional[Reserved]:
         if not record or record.get("type") not in ("reservation", "capacityBlock"):
             return None
-        return cls(record["type"], str(record.get("reservationId") or record.get("resourceGroupArn")),
-                   str(record.get("instanceType")), int(record.get("instanceCount") or 0),
-                   _moment(record.get("startsAt")), _moment(record.get("endsAt")))
+        purchase = record.get("purchase") or {}
+        target = record.get("reservationId") or record.get("resourceGroupArn") or (
+            f"to buy (offering {purchase.get('offeringId')})")
+        return cls(record["type"], str(target), str(record.get("instanceType")), int(record.get("instanceCount") or 0),
+                   _moment(record.get("startsAt")), _moment(record.get("endsAt")), purchase.get("upfrontFeeUsd"))
 
     @property
     def label(self) -> str:
@@ -59,6 +63,11 @@ class Reserved:
         published rate for a capacity block."""
         if self.kind == "reservation":
             return on_demand_usd, f"{on_demand_source}; {ODCR_BILLING}"
+        if self.offered_usd is not None and self.hours and self.instances:
+            # What is bought is what the offering lists, whatever the published rate table says.
+            return (self.offered_usd / (self.hours * self.instances),
+                    f"the offering's up-front fee, {self.offered_usd:,.2f} USD (capacity.purchase.upfrontFeeUsd, "
+                    f"as DescribeCapacityBlockOfferings lists it); {CAPACITY_BLOCK_BILLING}")
         block = CAPACITY_BLOCK.get((self.instance_type, region))
         if block is None:
             return None, f"no published Capacity Block rate for {self.instance_type} in {region}"

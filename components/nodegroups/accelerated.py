@@ -30,6 +30,7 @@ from ..names import (
     NODE_GROUP_LABEL,
     NODE_GROUP_TAG,
 )
+from .capacity_purchase import buy_block
 from .launch_template import capacity_record, capacity_settings, launch_template
 from .lustre_efa_client import lustre_efa_client_script
 from .node_health import node_repair_config
@@ -162,12 +163,6 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
                                         ignore_changes=["scalingConfig.desiredSize"]),
         )
         self._scale_from_zero_tags(name, instance, settings)
-        if settings.capacity.type == "capacityBlock" and settings.capacity.ends_at is not None:
-            ends = settings.capacity.ends_at.strftime("%Y-%m-%dT%H:%M:%SZ")
-            pulumi.log.warn(
-                f"capacity block {settings.capacity.reservation_id} of group {settings.name} ends {ends}: EKS scales "
-                "the group to zero 40 minutes before and EC2 terminates its instances from 30 minutes before; "
-                "checkpoint before then and move to the next block (docs/runbook.md).", resource=self)
         self.register_outputs({"nodeGroupName": self.node_group.node_group_name, "maxPods": self.max_pods,
                                "labels": self.labels, "instanceType": instance.name,
                                **({"capacity": capacity} if capacity else {})})
@@ -185,7 +180,9 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
             name, layout=layout_for(instance, efa), security_group_ids=security_groups,
             root_volume=settings.root_volume, max_pods=self.max_pods, capacity=settings.capacity,
             placement_group=placement, parent=self, raid0_instance_store=bool(instance.nvme_instance_store_gb),
-            boot_script=lustre_efa_client_script(instance) if efa and cluster.lustre_over_efa else None)
+            boot_script=lustre_efa_client_script(instance) if efa and cluster.lustre_over_efa else None,
+            bought=(buy_block(name, settings.capacity, instance.name, self)
+                    if settings.capacity.purchase is not None else None))
 
     def _labels(self, settings: NodeGroupConfig, instance: catalog.InstanceType) -> dict[str, str]:
         return group_labels(settings, instance, self.PRESENT_LABEL)

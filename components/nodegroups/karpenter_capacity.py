@@ -19,11 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..catalog.efa_layout import layout_for
-from ..catalog.karpenter_capacity import (
-    BLOCK_DRAIN_GRACE_MINUTES,
-    EC2_BLOCK_TERMINATION_MINUTES,
-    KARPENTER_BLOCK_DRAIN_MINUTES,
-)
+from ..catalog.karpenter_capacity import BLOCK_DRAIN_GRACE_MINUTES
 from ..config import NodeGroupConfig
 
 RESERVED, SPOT, ON_DEMAND = "reserved", "spot", "on-demand"
@@ -68,15 +64,3 @@ def node_class_capacity(settings: NodeGroupConfig, *, placement_group: Any) -> d
         fields["placementGroupSelector"] = {"name": placement_group}
     return fields
 
-
-def block_end_notice(settings: NodeGroupConfig) -> str | None:
-    """What happens to a Capacity Block pool's nodes at the block's end, and who does it: said in the plan
-    so a reader knows Karpenter, not trainstack or EKS, drains them. None for any other pool."""
-    capacity = settings.capacity
-    if capacity.type != "capacityBlock" or capacity.ends_at is None:
-        return None
-    return (f"capacity block {capacity.reservation_id} of Karpenter pool {settings.name} ends "
-            f"{capacity.ends_at:%Y-%m-%dT%H:%M:%SZ}: Karpenter deletes its nodes {KARPENTER_BLOCK_DRAIN_MINUTES} "
-            f"minutes before and drains them for at most {BLOCK_DRAIN_GRACE_MINUTES} minutes "
-            f"(terminationGracePeriod); EC2 terminates what is left from {EC2_BLOCK_TERMINATION_MINUTES} minutes "
-            "before. trainstack adds no drain of its own; checkpoint before then and move to the next block.")

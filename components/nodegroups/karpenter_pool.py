@@ -30,7 +30,7 @@ from ..config import NodeGroupConfig, validate
 from ..names import CAPACITY_TYPE_LABEL, INSTANCE_TYPE_LABEL, KARPENTER_NODE_POOL_COMPONENT, NODE_GROUP_TAG, ZONE_LABEL
 from . import NODE_GROUP_FOR
 from .accelerated import group_labels
-from .karpenter_capacity import block_end_notice, capacity_types, node_class_capacity, template_lifetime
+from .karpenter_capacity import capacity_types, node_class_capacity, template_lifetime
 from .launch_template import capacity_record
 
 NODEPOOL_API = "karpenter.sh/v1"
@@ -159,8 +159,5 @@ class KarpenterNodePool(pulumi.ComponentResource):
             k8s.apiextensions.CustomResource(
                 f"{name}-{obj['kind'].lower()}", api_version=obj["apiVersion"], kind=obj["kind"],
                 metadata=obj["metadata"], spec=obj["spec"], opts=child)
-        notice = block_end_notice(settings)
-        if notice is not None:
-            pulumi.log.warn(notice, resource=self)
         self.register_outputs({"labels": self.labels, "instanceType": settings.instance_type,
                                **({"capacity": capacity} if capacity else {})})

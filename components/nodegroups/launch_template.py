@@ -69,15 +69,17 @@ def network_interfaces(layout: Sequence[InterfaceSlot], security_group_ids: Sequ
     } for slot in layout]
 
 
-def capacity_settings(capacity: Capacity) -> tuple[Optional[dict], Optional[dict], str]:
-    """(capacityReservationSpecification, instanceMarketOptions, the node group's capacity type)."""
+def capacity_settings(capacity: Capacity, bought: Optional[pulumi.Input[str]] = None,
+                      ) -> tuple[Optional[dict], Optional[dict], str]:
+    """(capacityReservationSpecification, instanceMarketOptions, the node group's capacity type); ``bought``: the
+    id of the block the stack buys (``capacity.purchase``), in place of a ``reservationId``."""
     if capacity.type == "none":
         return None, None, "ON_DEMAND"
-    target: dict[str, Optional[str]]
+    target: dict[str, Optional[pulumi.Input[str]]]
     if capacity.resource_group_arn:
         target = {"capacity_reservation_resource_group_arn": capacity.resource_group_arn}
     else:
-        target = {"capacity_reservation_id": capacity.reservation_id}
+        target = {"capacity_reservation_id": bought if bought is not None else capacity.reservation_id}
     reservation = {"capacity_reservation_target": target}
     if capacity.type == "capacityBlock":
         return reservation, {"market_type": "capacity-block"}, "CAPACITY_BLOCK"
@@ -91,10 +93,14 @@ def capacity_record(capacity: Capacity, instance_type: str) -> Optional[dict[str
     component's outputs) both see it. None on plain on-demand capacity."""
     if capacity.type == "none":
         return None
-    return {"type": capacity.type, "reservationId": capacity.reservation_id,
-            "resourceGroupArn": capacity.resource_group_arn, "instanceType": instance_type,
-            "instanceCount": capacity.instance_count, "startsAt": _utc(capacity.starts_at),
-            "endsAt": _utc(capacity.ends_at)}
+    record: dict[str, Any] = {"type": capacity.type, "reservationId": capacity.reservation_id,
+                              "resourceGroupArn": capacity.resource_group_arn, "instanceType": instance_type,
+                              "instanceCount": capacity.instance_count, "startsAt": _utc(capacity.starts_at),
+                              "endsAt": _utc(capacity.ends_at)}
+    if capacity.purchase is not None:
+        record["purchase"] = {"offeringId": capacity.purchase.offering_id,
+                              "upfrontFeeUsd": capacity.purchase.upfront_fee_usd}
+    return record
 
 
 def _utc(moment: Optional[datetime]) -> Optional[str]:
@@ -105,8 +111,9 @@ def launch_template(
     name: str, *, layout: Sequence[InterfaceSlot], security_group_ids: Sequence[pulumi.Input[str]],
     root_volume: RootVolume, max_pods: int, capacity: Capacity, placement_group: Optional[pulumi.Input[str]],
     parent: pulumi.Resource, raid0_instance_store: bool = False, boot_script: Optional[str] = None,
+    bought: Optional[pulumi.Input[str]] = None,
 ) -> aws.ec2.LaunchTemplate:
-    reservation, market, _ = capacity_settings(capacity)
+    reservation, market, _ = capacity_settings(capacity, bought)
     uses_efa = any(slot.is_efa for slot in layout)
     return aws.ec2.LaunchTemplate(
         name,

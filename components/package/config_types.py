@@ -160,6 +160,14 @@ class ExistingClusterConfig(TypedDict, total=False):
     """The FSx for Lustre file system jobs mount; omit for none."""
 
 
+class CapacityPurchase(TypedDict, total=False):
+    """A Capacity Block the stack buys (opt in): the offering ``trainstack capacity offerings`` listed. The block is paid up front at ``pulumi up`` and never refunded (EC2 User Guide, Capacity Blocks pricing and billing); the plan shows the fee and dates, and ``trainstack diff`` blocks the pull request until the purchase is approved."""
+    offering_id: Required[str]
+    """The offering to buy, its id exactly as ``trainstack capacity offerings`` (DescribeCapacityBlockOfferings' ``CapacityBlockOfferingId``) lists it."""
+    upfront_fee_usd: Required[float]
+    """The offering's up-front fee in USD as listed: what the plan and the review say the purchase costs."""
+
+
 class Capacity(TypedDict, total=False):
     """Where the group's instances come from."""
     type: str
@@ -176,6 +184,10 @@ class Capacity(TypedDict, total=False):
     """When the block (or a reservation with an end date) ends, in UTC as EC2 shows it (``2026-12-01T11:30:00Z``). Required for capacity blocks: the plan and the outputs report it, and ``trainstack preflight`` checks it against EC2. An ISO 8601 date and time with its offset, e.g. 2026-01-31T11:30:00Z."""
     starts_at: str
     """When the block starts, in UTC as EC2 shows it (``2026-11-24T11:30:00Z``). A capacity block is paid up front for its whole duration: with ``startsAt`` the cost estimate says the total it costs; without it, only its hourly rate. An ISO 8601 date and time with its offset, e.g. 2026-01-31T11:30:00Z."""
+    purchase: CapacityPurchase
+    """Capacity blocks on managed node groups: buy this block with the stack (``aws.ec2.CapacityBlockReservation``) instead of naming one bought elsewhere; then no ``reservationId``, and ``startsAt`` and ``endsAt`` as the offering lists them. Opt in: without it nothing is bought."""
+    end_lead_minutes: int
+    """Capacity blocks on EKS: how many minutes before ``endsAt`` trainstack winds the block down. At that moment a CronJob the stack renders holds the Kueue ClusterQueues that can use the group (``stopPolicy: Hold``: no new admissions, admitted jobs keep running) and taints the group's nodes ``trainstack.io/capacity-block-ending:NoExecute``, which deletes their pods with each pod's grace period (SIGTERM: checkpoint now). Default: 60, which is EC2's own warning (the Capacity Block Expiration Warning event, 40 minutes before the end, when Karpenter and EKS start draining the nodes) plus 20 minutes to checkpoint. At least 41 (before that warning), at most 1440, and shorter than the block."""
 
 
 class RootVolume(TypedDict, total=False):

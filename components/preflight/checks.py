@@ -85,10 +85,29 @@ def _unreachable(error: Exception) -> str:
     return f"{type(error).__name__}: {error}"
 
 
+def _purchase(group: NodeGroupConfig, ec2: Any) -> Check:
+    """A block the stack buys: its offering still on sale, for the declared dates and fee."""
+    from .capacity_blocks import offering_still_on_sale
+
+    capacity = group.capacity
+    assert capacity.purchase and capacity.starts_at and capacity.ends_at and capacity.instance_count
+    subject = f"{group.name}: {capacity.purchase.offering_id}"
+    try:
+        status, reason = offering_still_on_sale(ec2, group.instance_type, capacity.instance_count, capacity.starts_at,
+                                                capacity.ends_at, capacity.purchase.offering_id,
+                                                capacity.purchase.upfront_fee_usd)
+    except (BotoCoreError, ClientError) as error:
+        return Check("capacity block offering", subject, "could-not-check", _unreachable(error))
+    return Check("capacity block offering", subject, status, reason)
+
+
 def _capacity(group: NodeGroupConfig, ec2: Any) -> Iterator[Check]:
     capacity = group.capacity
     kind = "capacity block" if capacity.type == "capacityBlock" else "reservation"
     name, subject = f"{kind}", f"{group.name}: {capacity.reservation_id or capacity.resource_group_arn}"
+    if capacity.purchase is not None and capacity.starts_at is not None and capacity.ends_at is not None:
+        yield _purchase(group, ec2)
+        return
     if capacity.reservation_id is None:
         yield Check(name, subject, "could-not-check", "reservations in a resource group are not inspected; check "
                                                       "the group's reservations by hand")

@@ -22,6 +22,9 @@
 - Kubernetes versions: EKS upgrades one minor version at a time and never downgrades; a larger
   jump is refused here as EKS would refuse it.
 - Policies: a newly failing mandatory policy blocks; advisory ones and fixes are reported.
+- Purchases: creating or replacing a resource that buys something for good (a Capacity Block) blocks until the
+  pull request approves it by URN; a change of a resource type the table does not know blocks the same way
+  (``unclassified``).
 """
 
 from __future__ import annotations
@@ -45,8 +48,10 @@ from .disruption import (
 
 Severity = Literal["blocking", "warning", "note"]
 Kind = Literal["data-loss", "protected", "node-roll", "kubernetes-version", "policy", "provider-decides",
-               "unknown-replacement", "network", "rejected", "instance-group", "ignored", "cost"]
+               "unknown-replacement", "network", "rejected", "instance-group", "ignored", "cost", "purchase",
+               "unclassified"]
 
+ENGINE_PREFIX = "pulumi:"
 ROLLING_INPUTS = ("version", "releaseVersion", "launchTemplate.version")
 """Node group inputs updated through UpdateNodegroupVersion, which replaces every node."""
 
@@ -71,6 +76,7 @@ def assess(diff: PlanDiff, approvals: frozenset[str] = frozenset()) -> list[Find
     graph = Dependents(diff.head, diff.base)
     running = running_before(diff)
     for change in diff.changes:
+        findings += _purchase_or_unclassified(change, approvals, asked)
         if change.action in ("replace", "delete"):
             findings += _loss_and_protection(change, approvals, asked)
         if change.type == EKS_COMPONENT_CLUSTER:
@@ -143,6 +149,27 @@ def _loss_and_protection(change: ResourceChange, approvals: frozenset[str], aske
             f"Pulumi refuses to {'replace' if change.action == 'replace' else 'delete'} a protected resource. "
             f"To proceed: {steps}."))
     return findings
+
+
+def assess_change(change: ResourceChange, approvals: frozenset[str] = frozenset()) -> list[Finding]:
+    """What the gate says of one change by its type alone: a purchase, or a type it cannot classify."""
+    return _purchase_or_unclassified(change, approvals, set())
+
+
+def _purchase_or_unclassified(change: ResourceChange, approvals: frozenset[str], asked: set[str]) -> list[Finding]:
+    """A create or replacement that buys something for good (the resource-type table's ``purchase``) blocks until
+    approved by URN; so does any change of a type the table has no row for, whose effects nothing here knows."""
+    bought = resource_types.purchase(change.type)
+    if bought and change.action in ("create", "replace"):
+        return [_approvable("purchase", change, f"{change.name} buys {bought}",
+                            "A purchase cannot be undone by reverting the change: the plan's warning says the fee "
+                            "and the dates.", approvals, asked)]
+    # The engine's own resources (providers, the stack) are Pulumi's, not the library's types.
+    if resource_types.find(change.type) is None and not change.type.startswith(ENGINE_PREFIX):
+        return [_approvable("unclassified", change, f"{change.name}: {change.type} is not in the resource-type table",
+                            "Nothing says what creating, changing or deleting it does. Add its row to "
+                            "`catalog/resource_types.py` with its sources.", approvals, asked)]
+    return []
 
 
 def _approvable(kind: Kind, change: ResourceChange, title: str, detail: str, approvals: frozenset[str],

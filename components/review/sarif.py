@@ -28,7 +28,9 @@ _DIFF_RULES = {
     "data-loss": "A stateful resource (file system, bucket, image repository, cluster, key) is replaced or deleted",
     "kubernetes-version": "A Kubernetes version change EKS refuses (more than one minor version, or a downgrade)",
     "network": "The VPC of a running cluster, file system or HyperPod cluster is replaced or deleted",
+    "purchase": "A resource that buys something for good (a Capacity Block, paid up front) is created or replaced",
     "rejected": "A change AWS refuses (a replacement subnet overlapping a subnet the VPC still has)",
+    "unclassified": "A change of a resource type the resource-type table does not know",
     "unknown-replacement": "A changed input of a resource that holds data or carries running things, which no "
                            "replacement fact classifies: it may replace the resource",
 }

@@ -1,5 +1,5 @@
 """A capacity block ends: the config must say when, and the plan and the outputs say it
-back, with what EKS and EC2 do to the nodes before then."""
+back, with what trainstack, EKS and EC2 do to the nodes before then (tests/addons/test_block_end.py)."""
 
 import copy
 
@@ -25,7 +25,8 @@ def test_the_outputs_and_the_plan_say_when_the_block_ends(tmp_path):
     assert (groups["ondemand"]["capacityType"], groups["ondemand"]["capacityEndsAt"]) == ("none", None)
     (warning,) = [d["message"] for d in plan.diagnostics if "capacity block" in d["message"]]
     assert "cr-0123456789abcdef0 of group block ends 2026-12-01T11:30:00Z" in warning
-    assert "zero 40 minutes before" in warning and "30 minutes before" in warning
+    assert "2026-12-01T10:50:00Z EKS: EKS scales the managed node group to zero" in warning
+    assert "2026-12-01T11:00:00Z AWS: EC2 terminates the instances left" in warning
 
 
 def test_an_end_in_another_time_zone_is_reported_in_utc(tmp_path):

@@ -68,6 +68,10 @@ VARIANTS: dict[str, tuple[str, Callable[[dict[str, Any]], None]]] = {
     "p5-capacity-block-from-zero": ("fsdp-p5", lambda c: _first_group(c, minSize=0, desiredSize=0, maxSize=4, capacity={
         "type": "capacityBlock", "reservationId": "cr-0123456789abcdef1", "zone": "us-east-1a", "instanceCount": 4,
         "endsAt": "2026-12-01T11:30:00Z"})),
+    # Two Kueue teams on a capacity block: the block's wind-down holds their ClusterQueues (addons/block_end.py).
+    "p5-kueue-capacity-block": ("kueue-p5", lambda c: _first_group(c, capacity={
+        "type": "capacityBlock", "reservationId": "cr-0123456789abcdef0", "zone": "us-east-1a", "instanceCount": 16,
+        "endsAt": "2026-12-01T11:30:00Z"})),
     "p4de-reservation-from-zero": ("nemo-p4de", lambda c: _first_group(c, minSize=0, desiredSize=0)),
     "trn1-from-zero": ("trn1", lambda c: _first_group(c, minSize=0, desiredSize=0)),
     "trn1-on-1.34": ("trn1", _on_eks("1.34")),
