@@ -22,6 +22,7 @@ from .base import ConfigModel, ConfigValueError
 from .checkpoints import CheckpointWriters
 from .cluster import VPC_CNI_MIN_FOR_EFA_ONLY, EksConfig, vpc_cni_version_tuple
 from .datasets import DatasetConfig
+from .device_wait import DeviceWait
 from .existing_cluster import ExistingClusterConfig
 from .hyperpod import HyperPodConfig
 from .ip_budget import check_ip_budget
@@ -76,6 +77,9 @@ class StackConfig(ConfigModel):
     """Expected usage per month, for the usage-based charges (config/usage.py); none estimated without it."""
     tags: dict[str, str] = {}
     """Tags on every AWS resource (provider default tags)."""
+    device_wait: Optional[DeviceWait] = None
+    """``trainstack up`` is done only when every accelerated node shows the GPUs, Neuron devices and EFA
+    interfaces its instance type has, within a timeout (config/device_wait.py); omit for no wait."""
 
     @field_validator("region")
     @classmethod
