@@ -113,6 +113,7 @@ class StackConfig(ConfigModel):
         check_ip_budget(self)
         self._check_fsx()
         self._check_datasets()
+        self._check_device_wait()
         self._check_hyperpod()
         check_offerings(self)
         self._check_image_registries()
@@ -245,6 +246,13 @@ class StackConfig(ConfigModel):
             raise ConfigValueError("SCRATCH_2 keeps no replica and no backup; production data needs PERSISTENT_2.",
                                    fix="use deploymentType: PERSISTENT_2, or profile: dev.",
                                    path=("fsx", "deploymentType"), value="SCRATCH_2")
+
+    def _check_device_wait(self) -> None:
+        if self.device_wait is not None and not self.node_groups:
+            raise ConfigValueError("deviceWait waits for the nodes of the accelerated groups, and the stack has none "
+                                   "(HyperPod's nodes are HyperPod's to check).",
+                                   fix="remove deviceWait, or add nodeGroups.", path=("deviceWait",),
+                                   value=self.device_wait.model_dump(by_alias=True))
 
     def _check_datasets(self) -> None:
         if self.datasets and self.eks is None:

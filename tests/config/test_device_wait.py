@@ -73,3 +73,10 @@ def test_the_plan_shows_the_wait_and_its_timeout_only_on_a_stack_that_sets_it(va
                                             "devices": {"nvidia.com/gpu": 8, "vpc.amazonaws.com/efa": 32}}]
     assert "timeout 35 min" in section.render()
     assert plan_stack("no-wait", project).sections.device_wait is None
+
+
+def test_a_wait_on_a_stack_without_accelerated_groups_is_refused_with_the_fix(valid_config):
+    with pytest.raises(ConfigError) as raised:
+        validate_stack_config({**valid_config, "nodeGroups": [], "deviceWait": {}})
+    (issue,) = raised.value.issues
+    assert issue.path == "trainstack:deviceWait" and "add nodeGroups" in issue.fix
