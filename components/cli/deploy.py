@@ -75,10 +75,10 @@ def wait_after_up(project: Any, stack: str, outputs: dict[str, Any], progress: C
     reading the cluster through the stack's ``kubeconfig`` output. None where the stack does not wait."""
     from ..analysis import stack_config
     from ..config.device_wait import device_needs
-    from ..kube.kubeconfig import connect, read_access
+    from ..kube.kubeconfig import CredentialError, KubeconfigError, connect, read_access
     from ..outputs import KUBECONFIG_OUTPUT
     from ..plan import load_stack
-    from ..preflight.devices import wait_for_devices
+    from ..preflight.devices import WaitResult, wait_for_devices
 
     config = stack_config(load_stack(project, stack))
     if config is None or config.device_wait is None:
@@ -87,9 +87,13 @@ def wait_after_up(project: Any, stack: str, outputs: dict[str, Any], progress: C
     progress(f"waiting up to {settings.timeout_minutes} min for every accelerated node to show its devices")
     kubeconfig = outputs[KUBECONFIG_OUTPUT]
     document = kubeconfig if isinstance(kubeconfig, dict) else json.loads(kubeconfig)
-    access = read_access(document, f"{stack}'s kubeconfig output", project.root)
-    with connect(access) as cluster:
-        return wait_for_devices(cluster, needs, settings.timeout_minutes * 60, settings.poll_seconds, progress)
+    try:
+        access = read_access(document, f"{stack}'s kubeconfig output", project.root)
+        with connect(access) as cluster:
+            return wait_for_devices(cluster, needs, settings.timeout_minutes * 60, settings.poll_seconds, progress)
+    except (KubeconfigError, CredentialError) as error:
+        # The stack is deployed; what cannot be read is said as the wait's failure, not as a crash.
+        return WaitResult([], 0.0, settings.timeout_minutes * 60, str(error))
 
 
 def add_deploy(commands: Any, here: dict[str, Any]) -> None:

@@ -26,8 +26,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import requests
+
+from ..boundary import cut
 from ..config.device_wait import DeviceNeed
-from ..kube.client import Cluster
+from ..kube.client import ApiError, Cluster
 from ..kube.quantity import quantity
 
 RESOURCE_SLICE_API = "resource.k8s.io/v1"
@@ -139,17 +142,21 @@ class WaitResult:
     groups: list[GroupReading]
     seconds: float
     timeout_seconds: float
+    unread: str = ""
+    """Why the last reading failed (the API server out of reach, a refused list), if it did."""
 
     @property
     def done(self) -> bool:
-        return all(group.complete for group in self.groups)
+        return not self.unread and all(group.complete for group in self.groups)
 
     def problems(self) -> list[str]:
-        return [problem for group in self.groups for problem in group.problems()]
+        unread = [f"the cluster could not be read: {self.unread}"] if self.unread else []
+        return [*unread, *(problem for group in self.groups for problem in group.problems())]
 
     def as_dict(self) -> dict[str, Any]:
+        unread = {"unread": self.unread} if self.unread else {}
         return {"done": self.done, "seconds": self.seconds, "timeoutSeconds": self.timeout_seconds,
-                "groups": [group.as_dict() for group in self.groups]}
+                "groups": [group.as_dict() for group in self.groups], **unread}
 
 
 def wait_for_devices(cluster: Cluster, needs: list[DeviceNeed], timeout_seconds: float, poll_seconds: float,
@@ -158,8 +165,12 @@ def wait_for_devices(cluster: Cluster, needs: list[DeviceNeed], timeout_seconds:
     way. A node short at first is read again (a device plugin may still be starting) until the timeout."""
     began = time.monotonic()
     while True:
-        groups = read_cluster(cluster, needs)
-        result = WaitResult(groups, round(time.monotonic() - began, 2), timeout_seconds)
+        # A failed read (the API server restarting, a request timing out) is read again until the timeout.
+        try:
+            groups, unread = read_cluster(cluster, needs), ""
+        except (ApiError, requests.RequestException) as error:
+            groups, unread = [], cut(str(error), 200)
+        result = WaitResult(groups, round(time.monotonic() - began, 2), timeout_seconds, unread)
         if result.done or time.monotonic() - began + poll_seconds > timeout_seconds:
             return result
         progress("  waiting for devices: " + "; ".join(result.problems()[:3]))

@@ -54,3 +54,13 @@ def test_only_a_pools_newest_generation_counts():
     assert published_devices([old, new]) == {"gpu.nvidia.com": 6}
     # A pool split over two slices of one generation counts both.
     assert published_devices([new, slice_("n", "gpu.nvidia.com", 2, generation=2)]) == {"gpu.nvidia.com": 8}
+
+
+def test_an_api_server_out_of_reach_is_read_again_until_the_timeout_and_then_named():
+    from trainstack.kube.client import Cluster
+    from trainstack.preflight.devices import wait_for_devices
+
+    unreachable = Cluster("https://127.0.0.1:9", None, "token")  # the discard port: nothing listens
+    result = wait_for_devices(unreachable, list(NEEDS.values()), timeout_seconds=2, poll_seconds=1)
+    assert not result.done and result.problems()[0].startswith("the cluster could not be read: ")
+    assert result.as_dict()["unread"]
