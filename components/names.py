@@ -142,6 +142,14 @@ EFA_PRESENT_LABEL = "vpc.amazonaws.com/efa.present"
 DEVICE_ALLOCATION_LABEL = "trainstack.io/device-allocation"
 """On nodes of a group with ``deviceAllocation: dra`` (value ``dra``): the DRA drivers select these nodes, and
 the device plugins, which select the ``*.present`` labels such nodes do not carry, stay off them."""
+GPU_CLIQUE_LABEL = "nvidia.com/gpu.clique"
+"""NVIDIA GPU Feature Discovery's label of a node's multi-node NVLink domain (a GB200 UltraServer)."""
+NEURON_ULTRASERVER_LABEL = "neuron.amazonaws.com/ultraserver-server-id-4"
+"""The Neuron device plugin's label of a Trn2 UltraServer's four nodes (one value per unit)."""
+HYPERPOD_ULTRASERVER_LABEL = "topology.k8s.aws/ultraserver-id"
+"""The label SageMaker HyperPod puts on the nodes of one UltraServer's NVLink domain."""
+JOB_POD_LABEL = "trainstack.io/job"
+"""On the pods of a job kept inside one UltraServer: its pod affinity selects the job's pods by it."""
 RESERVED_LABELS = (GPU_PRESENT_LABEL, EFA_PRESENT_LABEL, NEURON_PRESENT_LABEL)
 """Labels the device plugins select nodes by: trainstack sets them, a user's labels may not."""
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Optional
 
 from ..config import StackConfig, validate_stack_config
+from ..config.device_wait import DeviceWaitPlan, device_needs
 from ..config.ip_budget import ip_budget
 from ..controllers import Rendered, check_stack
 from ..controllers import Report as ControllerReport
@@ -104,7 +105,16 @@ def plan_stack(stack: str = "dev", project: Project | Path | None = None,
     sections.efa_huge_pages = HugePagesSummary(needs) if needs else None
     queues = describe_queues(outputs, queue_cost(outputs)) if outputs is not None else None
     sections.queues = QueueSummary(queues) if queues is not None else None
+    sections.device_wait = device_wait_plan(config)
     return plan
+
+
+def device_wait_plan(config: Optional[StackConfig]) -> Optional[DeviceWaitPlan]:
+    """The wait ``trainstack up`` does once deployed, on a stack that sets ``deviceWait``; None elsewhere, so the
+    records of the stacks that do not set it are unchanged."""
+    if config is None or config.device_wait is None:
+        return None
+    return DeviceWaitPlan(config.device_wait, tuple(device_needs(config.node_groups)))
 
 
 def queue_cost(outputs: StackOutputs) -> Callable[[str, int], str]:

@@ -29,13 +29,39 @@ release, ships it; read 2026-11-26):
   accelerator from the Neuron docs (16 Trainium2) and AMI types the EKS AMI table does not list for ``trn2u``;
   not done here.
 
-Not sourced here, so not modelled: the node labels EKS or HyperPod put on an UltraServer's nodes to name the unit.
+The label that names a node's unit, by who runs the node (``UNIT_LABELS``, ``HYPERPOD_UNIT_LABEL``; read 2026-11-26):
+
+* P6e-GB200 on EKS: ``nvidia.com/gpu.clique``, applied by NVIDIA GPU Feature Discovery: "Nodes within the same
+  ``nvidia.com/gpu.clique`` have multi-node NVLink-reachability, and you can use pod affinities in your application
+  to schedule pods to the same NVlink domain"; its sample job's workers carry a required ``podAffinity`` with
+  ``topologyKey: nvidia.com/gpu.clique`` (EKS User Guide source, awsdocs/amazon-eks-user-guide @00e3293d,
+  latest/ug/ml/ml-eks-nvidia-ultraserver.adoc; https://docs.aws.amazon.com/eks/latest/userguide/
+  ml-eks-nvidia-ultraserver.html). EKS itself puts no UltraServer label on a managed node group's nodes in any page
+  read here; the clique label exists only where GFD runs (trainstack installs no GFD: said where it is used).
+* Trn2 UltraServers on EKS: ``neuron.amazonaws.com/ultraserver-server-id-4`` (one value per four-node unit; ``-2``
+  per pair), set by the Neuron device plugin (>= 2.26.26.0); a 2- or 4-node MPIJob's workers carry a required
+  ``podAffinity`` on it, a larger job a preferred one (weight 100) (aws-neuron/aws-neuron-sdk @0521004c,
+  containers/how-to/how-to-ultraserver.rst, "How to schedule MPI jobs to run on Neuron UltraServer on EKS").
+* SageMaker HyperPod: "When using UltraServers with Amazon SageMaker HyperPod, SageMaker HyperPod automatically
+  applies topology labels to your resources" (https://docs.aws.amazon.com/sagemaker/latest/dg/
+  sagemaker-hyperpod-topology.html); the key, ``topology.k8s.aws/ultraserver-id``, is from AWS's HyperPod CLI,
+  which accepts it as a job's topology label (aws/sagemaker-hyperpod-cli @70997259, hyperpod-pytorch-job-template/
+  hyperpod_pytorch_job_template/v1_1/model.py, ``ALLOWED_TOPOLOGY_LABELS``). The HyperPod page that defines the key
+  (task governance scheduling) was not read here.
+
+Capacity Block rules specific to UltraServers (EKS User Guide, ml-eks-nvidia-ultraserver, above): P6e-GB200
+UltraServers "are made available through EC2 Capacity Blocks for ML"; a managed node group on Capacity Blocks
+needs a custom launch template (trainstack always renders one); "When upgrading EKS managed node groups with
+P6e-GB200 UltraServers, you must set the desired size of the node group to 0 before upgrading". EC2's own
+Capacity Block rules for UltraServers (whole units, durations) were not read here and are not modelled.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal, Optional
+
+from ..names import GPU_CLIQUE_LABEL, HYPERPOD_ULTRASERVER_LABEL, NEURON_ULTRASERVER_LABEL
 
 EKS_ULTRASERVER_PAGE = "Amazon EKS User Guide, ml-eks-nvidia-ultraserver (read 2026-11-26)"
 NEURON_TRN2_PAGE = "AWS Neuron docs, Amazon EC2 Trn2 Architecture (read 2026-11-26)"
@@ -86,3 +112,39 @@ def ultraserver_of(instance_type: str) -> Optional[UltraServer]:
 def needs_compute_domain(instance_type: str) -> bool:
     """Whether the type's NVLink domain spans instances, so its nodes run the NVIDIA DRA driver's ComputeDomains."""
     return any(u.needs_compute_domain for u in ultraservers_of(instance_type))
+
+
+@dataclass(frozen=True)
+class UnitLabel:
+    """The node label whose value is the same on every node of one UltraServer, and who sets it."""
+
+    key: str
+    set_by: str
+    source: str
+
+
+UNIT_LABELS: dict[str, UnitLabel] = {
+    "p6e-gb200.36xlarge": UnitLabel(GPU_CLIQUE_LABEL, "NVIDIA GPU Feature Discovery",
+                                    "awsdocs/amazon-eks-user-guide @00e3293d ml-eks-nvidia-ultraserver.adoc"),
+    "trn2u.48xlarge": UnitLabel(NEURON_ULTRASERVER_LABEL, "the Neuron device plugin (>= 2.26.26.0)",
+                                "aws-neuron/aws-neuron-sdk @0521004c containers/how-to/how-to-ultraserver.rst"),
+}
+"""On EKS nodes: the unit label of each UltraServer instance type."""
+HYPERPOD_UNIT_LABEL = UnitLabel(HYPERPOD_ULTRASERVER_LABEL, "SageMaker HyperPod",
+                                "aws/sagemaker-hyperpod-cli @70997259 hyperpod-pytorch-job-template/"
+                                "hyperpod_pytorch_job_template/v1_1/model.py")
+"""On HyperPod's nodes, whatever the UltraServer type."""
+
+
+def smallest_unit(instance_type: str) -> Optional[UltraServer]:
+    """The smallest unit the type is sold in: a job that fits it fits whichever unit was bought."""
+    units = ultraservers_of(instance_type.removeprefix("ml."))
+    return min(units, key=lambda u: u.instances) if units else None
+
+
+def unit_label(instance_type: str, hyperpod: bool) -> Optional[UnitLabel]:
+    """The label naming the node's UltraServer, where a source gives one; None for a type sold alone."""
+    bare = instance_type.removeprefix("ml.")
+    if not ultraservers_of(bare):
+        return None
+    return HYPERPOD_UNIT_LABEL if hyperpod else UNIT_LABELS.get(bare)

@@ -8,9 +8,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Optional
 
 from .errors import EXIT_FAILURE, EXIT_OK, EXIT_POLICY
+
+if TYPE_CHECKING:
+    from ..preflight.devices import WaitResult
 
 
 def deploy(args: argparse.Namespace) -> int:
@@ -38,6 +42,7 @@ def deploy(args: argparse.Namespace) -> int:
     except DeployError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_FAILURE
+    waited = wait_after_up(project, args.stack, outcome.outputs, progress) if args.action == "up" else None
     summary: dict[str, Any] = {"action": outcome.action, "seconds": outcome.seconds, "counts": outcome.counts,
                                "changed": [{"urn": c.urn, "operation": c.operation, "diffs": c.diffs}
                                            for c in outcome.changed]}
@@ -45,6 +50,8 @@ def deploy(args: argparse.Namespace) -> int:
         summary["protectedKept"] = outcome.protected
     if outcome.policy_violations:
         summary["policyViolations"] = outcome.policy_violations
+    if waited is not None:
+        summary["deviceWait"] = waited.as_dict()
     if args.json:
         print(json.dumps({**summary, "outputs": outcome.outputs}, indent=2, sort_keys=True))
     else:
@@ -54,7 +61,39 @@ def deploy(args: argparse.Namespace) -> int:
             print(f"  kept (protected): {urn}")
         for violation in outcome.policy_violations:
             print(f"  policy: {violation}")
+    if waited is not None and not waited.done:
+        print(f"error: {args.stack} is deployed, but not every accelerated node shows its devices after "
+              f"{waited.seconds:.0f} s (deviceWait timeout {waited.timeout_seconds:.0f} s):\n  "
+              + "\n  ".join(waited.problems()), file=sys.stderr)
+        return EXIT_FAILURE
     return EXIT_OK
+
+
+def wait_after_up(project: Any, stack: str, outputs: dict[str, Any], progress: Callable[[str], None]
+                  ) -> Optional[WaitResult]:
+    """With ``deviceWait`` set: wait until every accelerated node shows its devices (preflight/devices.py),
+    reading the cluster through the stack's ``kubeconfig`` output. None where the stack does not wait."""
+    from ..analysis import stack_config
+    from ..config.device_wait import device_needs
+    from ..kube.kubeconfig import CredentialError, KubeconfigError, connect, read_access
+    from ..outputs import KUBECONFIG_OUTPUT
+    from ..plan import load_stack
+    from ..preflight.devices import WaitResult, wait_for_devices
+
+    config = stack_config(load_stack(project, stack))
+    if config is None or config.device_wait is None:
+        return None
+    settings, needs = config.device_wait, device_needs(config.node_groups)
+    progress(f"waiting up to {settings.timeout_minutes} min for every accelerated node to show its devices")
+    kubeconfig = outputs[KUBECONFIG_OUTPUT]
+    document = kubeconfig if isinstance(kubeconfig, dict) else json.loads(kubeconfig)
+    try:
+        access = read_access(document, f"{stack}'s kubeconfig output", project.root)
+        with connect(access) as cluster:
+            return wait_for_devices(cluster, needs, settings.timeout_minutes * 60, settings.poll_seconds, progress)
+    except (KubeconfigError, CredentialError) as error:
+        # The stack is deployed; what cannot be read is said as the wait's failure, not as a crash.
+        return WaitResult([], 0.0, settings.timeout_minutes * 60, str(error))
 
 
 def add_deploy(commands: Any, here: dict[str, Any]) -> None:

@@ -22,6 +22,7 @@ from .base import ConfigModel, ConfigValueError
 from .checkpoints import CheckpointWriters
 from .cluster import VPC_CNI_MIN_FOR_EFA_ONLY, EksConfig, vpc_cni_version_tuple
 from .datasets import DatasetConfig
+from .device_wait import DeviceWait
 from .existing_cluster import ExistingClusterConfig
 from .hyperpod import HyperPodConfig
 from .ip_budget import check_ip_budget
@@ -76,6 +77,9 @@ class StackConfig(ConfigModel):
     """Expected usage per month, for the usage-based charges (config/usage.py); none estimated without it."""
     tags: dict[str, str] = {}
     """Tags on every AWS resource (provider default tags)."""
+    device_wait: Optional[DeviceWait] = None
+    """``trainstack up`` is done only when every accelerated node shows the GPUs, Neuron devices and EFA
+    interfaces its instance type has, within a timeout (config/device_wait.py); omit for no wait."""
 
     @field_validator("region")
     @classmethod
@@ -109,6 +113,7 @@ class StackConfig(ConfigModel):
         check_ip_budget(self)
         self._check_fsx()
         self._check_datasets()
+        self._check_device_wait()
         self._check_hyperpod()
         check_offerings(self)
         self._check_image_registries()
@@ -241,6 +246,13 @@ class StackConfig(ConfigModel):
             raise ConfigValueError("SCRATCH_2 keeps no replica and no backup; production data needs PERSISTENT_2.",
                                    fix="use deploymentType: PERSISTENT_2, or profile: dev.",
                                    path=("fsx", "deploymentType"), value="SCRATCH_2")
+
+    def _check_device_wait(self) -> None:
+        if self.device_wait is not None and not self.node_groups:
+            raise ConfigValueError("deviceWait waits for the nodes of the accelerated groups, and the stack has none "
+                                   "(HyperPod's nodes are HyperPod's to check).",
+                                   fix="remove deviceWait, or add nodeGroups.", path=("deviceWait",),
+                                   value=self.device_wait.model_dump(by_alias=True))
 
     def _check_datasets(self) -> None:
         if self.datasets and self.eks is None:

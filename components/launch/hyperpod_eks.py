@@ -31,6 +31,7 @@ from .placement import (
     fabric_env,
 )
 from .restarts import checkpoint_env
+from .ultraserver import keep_in_unit
 
 AUTO_RESUME_ANNOTATION = "sagemaker.amazonaws.com/enable-job-auto-resume"
 MAX_RETRY_ANNOTATION = "sagemaker.amazonaws.com/job-max-retry-count"
@@ -77,6 +78,8 @@ def render_hyperpod_pytorchjob(outputs: StackOutputs, *, name: str, group_name: 
                         "resources": pod_resources(target, gpus), "volumeMounts": mounts,
                         "env": env + checkpoint_env(outputs, job_metadata)}],
     }}
+    # On an UltraServer every replica stays inside one unit's NVLink domain (HyperPod labels its nodes).
+    pod = keep_in_unit(pod, target.instance_type, nodes, name, hyperpod=True)
     # HyperPod's auto-resume requires OnFailure on every replica.
     replicas: dict[str, Any] = {"Master": {"replicas": 1, "restartPolicy": "OnFailure", "template": pod}}
     if nodes > 1:

@@ -47,6 +47,7 @@ from .arguments import check_image, check_namespace, check_replica_job_name
 from .placement import LaunchError
 from .queueing import QueueRequest, admission, annotate_pods, label_job
 from .restarts import backoff_limit_for, checkpoint_env
+from .ultraserver import keep_in_unit
 
 LAUNCHER_RESTART_POLICIES = ("OnFailure", "Never")
 
@@ -88,6 +89,8 @@ def render_mpijob(outputs: StackOutputs, *, name: str, group_name: str, nodes: i
     worker: dict[str, Any] = {"spec": {**placement.pod_placement(target), "volumes": vols, "containers": [{
         "name": "worker", "image": image, "command": list(NODE_SSHD_COMMAND), "securityContext": dict(ROOT),
         "resources": placement.resources(target, devices), "volumeMounts": mounts}]}}
+    # On a Trn2 UltraServer the workers stay inside one unit (NeuronLink-v3), as the Neuron docs' MPIJobs do.
+    worker = keep_in_unit(worker, target.instance_type, nodes, name)
     annotate_pods(worker, granted)
     # The launcher only starts mpirun; it needs no devices and stays off accelerator nodes.
     launcher = {"spec": {"containers": [{

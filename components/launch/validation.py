@@ -19,6 +19,7 @@ from .programs import program_text
 from .pytorchjob import render_pytorchjob
 from .queueing import QueueRequest, admission, annotate_pods, label_job
 from .trainjob import render_trainjob
+from .ultraserver import keep_in_unit
 
 # `sh -c SCRIPT NAME ARGS...`: the program arrives as $1, is written to a file, and
 # torchrun runs it with the remaining arguments. No quoting or heredoc touches its text.
@@ -56,7 +57,8 @@ def render_device_check(outputs: StackOutputs, *, name: str, group_name: str, no
                             "resources": resources(target, accelerators)}]}
     granted = admission(outputs, group_name, nodes, queue, None, mounts_storage=False)
     job_metadata = {"name": name, **({"namespace": granted.namespace} if granted.namespace else {})}
-    template = annotate_pods({"spec": spec}, granted)
+    # On an UltraServer the check runs where the job's pods would: all of them inside one unit.
+    template = annotate_pods(keep_in_unit({"spec": spec}, target.instance_type, nodes, name), granted)
     return label_job({"apiVersion": "batch/v1", "kind": "Job", "metadata": job_metadata,
                       "spec": {"completions": nodes, "parallelism": nodes, "backoffLimit": 0, "template": template}},
                      granted)

@@ -562,6 +562,14 @@ class UsageConfig(TypedDict, total=False):
     """GB the file system imports from or exports to its S3 data repository per month."""
 
 
+class DeviceWait(TypedDict, total=False):
+    """Wait, after ``trainstack up`` has deployed, until every accelerated node shows its devices; set it to turn the wait on. A node still short of a GPU, Neuron device or EFA interface when the timeout passes fails the deploy, naming the node and the device."""
+    timeout_minutes: int
+    """How long to wait for every node of every accelerated group to show its devices."""
+    poll_seconds: int
+    """How often to read the nodes again while waiting."""
+
+
 class StackConfig(TypedDict, total=False):
     """A whole stack: every ``trainstack:`` key of a stack file, validated together."""
     profile: Required[str]
@@ -598,3 +606,5 @@ class StackConfig(TypedDict, total=False):
     """Expected usage per month, for the usage-based charges (config/usage.py); none estimated without it."""
     tags: dict[str, str]
     """Tags on every AWS resource (provider default tags)."""
+    device_wait: DeviceWait
+    """``trainstack up`` is done only when every accelerated node shows the GPUs, Neuron devices and EFA interfaces its instance type has, within a timeout (config/device_wait.py); omit for no wait."""

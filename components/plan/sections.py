@@ -52,7 +52,8 @@ class SavedSection:
 
 RECORD_KEYS = {"cost": "cost", "critical_path": "criticalPath", "ip_budget": "ipBudget",
                "efa_huge_pages": "efaHugePages", "storage": "storage", "policies": "policies",
-               "controllers": "controllers", "queues": "queues"}
+               "controllers": "controllers", "queues": "queues",
+               "device_wait": "deviceWait"}
 """Each field of :class:`Sections` and its record key, in the order a record lists them."""
 
 
@@ -68,6 +69,8 @@ class Sections:
     policies: Optional[Section] = None
     controllers: Optional[Section] = None
     queues: Optional[Section] = None
+    device_wait: Optional[Section] = None
+    """What ``trainstack up`` waits for once deployed (config/device_wait.py); only on stacks that set it."""
     unknown: tuple[SavedSection, ...] = field(default_factory=tuple)
     """Sections of a saved record this version does not know, kept so the record reads back whole."""
 

@@ -1,0 +1,121 @@
+"""A deploy that is done when the nodes are usable (``trainstack:deviceWait``): what ``trainstack up`` waits for.
+
+After the engine has made the node groups and the device plugins (or DRA drivers), ``trainstack up`` reads the
+cluster's Nodes (and, on DRA groups, ResourceSlices) until every accelerated node shows the devices the catalog
+says its instance type has, or the timeout passes; a node short of a device fails the deploy, naming the node and
+the device (``preflight/devices.py``). This module says what to wait for, from the config and the catalog alone,
+so the offline plan shows the wait (its ``deviceWait`` section) and its timeout before anything is deployed.
+
+Why the wait runs in ``trainstack up`` and not as a Job the provider awaits: docs/adr/0014-device-wait-after-up.md.
+Off unless the stack sets the key, so the records of the stacks that do not are unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import Field
+
+from ..catalog import EFA_RESOURCE, AcceleratorKind
+from ..catalog.device_allocation import EFA, accelerator_device
+from ..catalog.interconnect import GPU_PEER_LINKS
+from ..names import NODE_GROUP_LABEL
+from .base import ConfigModel
+from .nodegroups import NodeGroupConfig
+
+DEVICE_WAIT_KEY = "deviceWait"
+
+FABRIC_MANAGER_UNCHECKED = (
+    "not checked: NVIDIA Fabric Manager, which sets up the NVLink fabric of NVSwitch systems, is a host service "
+    "(nvidia-fabricmanager), and neither the NVIDIA device plugin nor the DRA driver reports it through the "
+    "Kubernetes API; check it on the node")
+"""What the wait says of the fabric manager on an NVSwitch type: nothing the API server holds shows it. NVIDIA Fabric
+Manager User Guide (https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/index.html, read 2026-11-26):
+Fabric Manager is set up for "NVSwitch-based single-node HGX and DGX systems" and runs as the
+``nvidia-fabricmanager`` service (Managing Fabric Manager Service)."""
+
+
+class DeviceWait(ConfigModel):
+    """Wait, after ``trainstack up`` has deployed, until every accelerated node shows its devices; set it to turn
+    the wait on. A node still short of a GPU, Neuron device or EFA interface when the timeout passes fails the
+    deploy, naming the node and the device."""
+
+    timeout_minutes: int = Field(default=20, ge=1, le=240)
+    """How long to wait for every node of every accelerated group to show its devices."""
+    poll_seconds: int = Field(default=15, ge=1, le=300)
+    """How often to read the nodes again while waiting."""
+
+
+@dataclass(frozen=True)
+class DeviceNeed:
+    """What every node of one accelerated group must show before the deploy is done."""
+
+    group: str
+    instance_type: str
+    allocation: Literal["device-plugins", "dra"]
+    devices: dict[str, int]
+    """Device-plugin groups: extended resource -> count in the node's allocatable. DRA groups: DRA driver ->
+    devices that driver publishes for the node in ResourceSlices."""
+    nodes: int
+    """Nodes to wait for: the group's desired size (a group at zero has none to wait for)."""
+    node_selector: dict[str, str] = field(default_factory=dict)
+    fabric_manager: str = ""
+    """On NVSwitch types, what the wait says of the fabric manager; empty elsewhere."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"group": self.group, "instanceType": self.instance_type, "allocation": self.allocation,
+                "devices": dict(self.devices), "nodes": self.nodes,
+                **({"fabricManager": self.fabric_manager} if self.fabric_manager else {})}
+
+
+def device_needs(groups: list[NodeGroupConfig]) -> list[DeviceNeed]:
+    """Each accelerated group's devices per node, from the catalog: its accelerators and, with EFA, the EFA
+    interfaces its launch template attaches (``efa_interfaces_per_node``)."""
+    return [_need(group) for group in groups]
+
+
+def _need(group: NodeGroupConfig) -> DeviceNeed:
+    accelerator = group.accelerator
+    efa = group.efa_interfaces_per_node if group.efa_enabled else 0
+    if group.device_allocation == "dra":
+        devices = {accelerator_device(accelerator.kind).driver: accelerator.count, **({EFA.driver: efa} if efa else {})}
+    else:
+        devices = {accelerator.resource_names[0]: accelerator.count, **({EFA_RESOURCE: efa} if efa else {})}
+    nodes = 0 if group.autoscaler == "karpenter" else group.desired_size
+    return DeviceNeed(group.name, group.instance_type, group.device_allocation, devices, nodes,
+                      {NODE_GROUP_LABEL: group.name}, FABRIC_MANAGER_UNCHECKED if _nvswitch(group) else "")
+
+
+def _nvswitch(group: NodeGroupConfig) -> bool:
+    """GPUs joined by NVSwitch (catalog/interconnect.py), which need the fabric manager running to start."""
+    accelerator = group.accelerator
+    link = GPU_PEER_LINKS.get(accelerator.name) if accelerator.kind is AcceleratorKind.GPU else None
+    return link is not None and "NVSwitch" in link.link
+
+
+@dataclass(frozen=True)
+class DeviceWaitPlan:
+    """The plan's ``deviceWait`` section: the wait ``trainstack up`` will do, and its timeout."""
+
+    settings: DeviceWait
+    needs: tuple[DeviceNeed, ...]
+
+    @property
+    def key(self) -> str:
+        return DEVICE_WAIT_KEY
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"timeoutMinutes": self.settings.timeout_minutes, "pollSeconds": self.settings.poll_seconds,
+                "groups": [need.as_dict() for need in self.needs]}
+
+    def render(self) -> str:
+        lines = [f"Device wait: after up, until every accelerated node shows its devices (timeout "
+                 f"{self.settings.timeout_minutes} min, read every {self.settings.poll_seconds} s)"]
+        for need in self.needs:
+            where = "allocatable" if need.allocation == "device-plugins" else "ResourceSlices (DRA)"
+            devices = ", ".join(f"{count} {name}" for name, count in need.devices.items())
+            lines.append(f"  {need.group} ({need.instance_type}, {need.nodes} nodes): {devices} in {where}")
+            if need.fabric_manager:
+                lines.append(f"    fabric manager: {need.fabric_manager}")
+        return "\n".join(lines)
