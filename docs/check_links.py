@@ -6,8 +6,8 @@ can reach. MkDocs' strict build checks the internal links; this checks the rest.
 
 A link whose host answers with an error (4xx or 5xx, after a GET where HEAD is refused) is broken: exit 1. A link
 whose host cannot be reached from here (no DNS, no route, refused, timed out) is reported as not checked, with
-the reason, never as passing. Loopback addresses and templates (``https://github.com/<org>/...``) are listed as
-not links.
+the reason, never as passing. Loopback addresses, a scheme alone (``https://``) and templates
+(``https://github.com/<org>/...``) are listed as not links.
 """
 
 from __future__ import annotations
@@ -56,8 +56,8 @@ def external_links(root: Path = ROOT) -> list[Link]:
 
 def results(links: list[Link], timeout: float) -> list[Result]:
     """Each link checked, but the loopback addresses and templates the docs show (nothing to check)."""
-    return [Result(link, "not a link", "a loopback address or a template the reader fills in")
-            if (urllib.parse.urlsplit(link.url).hostname or "") in LOOPBACK or "<" in link.url
+    return [Result(link, "not a link", "a loopback address, a scheme alone or a template the reader fills in")
+            if (urllib.parse.urlsplit(link.url).hostname or "") in (*LOOPBACK, "") or "<" in link.url
             else check(link, timeout) for link in links]
 
 

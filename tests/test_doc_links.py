@@ -74,3 +74,4 @@ def test_the_docs_external_links_are_listed_with_where_they_are_and_none_is_brok
     judged = links.results(found, timeout=3)
     assert [r.link.url for r in judged if r.verdict == "broken"] == []
     assert {r.link.url for r in judged if r.verdict == "not a link"} >= {"http://127.0.0.1:8000"}
+    assert all(r.link.url.split("://", 1)[1] for r in judged if r.verdict != "not a link")  # a host to ask
