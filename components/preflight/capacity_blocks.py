@@ -43,10 +43,7 @@ class Offering:
 
     @property
     def per_instance_hour(self) -> Optional[float]:
-        """The fee spread over the block's instance-hours, to set beside the on-demand rate."""
-        if self.upfront_fee is None or not self.hours or not self.instance_count:
-            return None
-        return self.upfront_fee / (self.hours * self.instance_count)
+        return per_instance_hour(self.upfront_fee, self.hours, self.instance_count)
 
     def as_dict(self) -> dict[str, Any]:
         return {"offeringId": self.offering_id, "instanceType": self.instance_type, "zone": self.zone,
@@ -57,6 +54,13 @@ class Offering:
     def line(self) -> str:
         return (f"{self.offering_id}  {self.zone}  {self.instance_count} x {self.instance_type}  "
                 f"{utc(self.starts)} to {utc(self.ends)} ({self.hours} h)")
+
+
+def per_instance_hour(upfront_fee: Optional[float], hours: int, instances: int) -> Optional[float]:
+    """An up-front fee spread over its instance-hours, to set beside the on-demand rate; None where one is missing."""
+    if upfront_fee is None or not hours or not instances:
+        return None
+    return upfront_fee / (hours * instances)
 
 
 def utc(moment: datetime) -> str:

@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import Any, Optional
 
 from ..catalog import find_hyperpod
-from .capacity_blocks import CapacityQueryError, fee, utc
+from .capacity_blocks import CapacityQueryError, fee, per_instance_hour, utc
 
 # The request's limits in the SageMaker model (botocore's sagemaker/2017-07-24): ReservedCapacityInstanceCount
 # 0..256 (0 reserves nothing, so 1 is the least asked), TrainingPlanDurationHoursInput 1..87600.
@@ -73,10 +73,7 @@ class PlanOffering:
 
     @property
     def per_instance_hour(self) -> Optional[float]:
-        """The fee spread over the plan's instance-hours."""
-        if self.upfront_fee is None or not self.hours or not self.instance_count:
-            return None
-        return self.upfront_fee / (self.hours * self.instance_count)
+        return per_instance_hour(self.upfront_fee, self.hours, self.instance_count)
 
     def as_dict(self) -> dict[str, Any]:
         return {"offeringId": self.offering_id, "targetResources": list(self.target_resources),

@@ -6,7 +6,6 @@ stubbed, so a call to it would fail the test."""
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 
 import boto3
@@ -68,21 +67,17 @@ def test_what_sagemaker_or_the_catalog_would_refuse_is_refused_before_asking(cli
     assert said in str(caught.value) and "Fix:" in str(caught.value)
 
 
-def test_the_command_lists_them_as_text_and_as_json(client, monkeypatch, capsys):
+def test_the_command_lists_them_as_text_and_as_json(client, monkeypatch, listing):
     monkeypatch.setattr("trainstack.cli.capacity.sagemaker_client", lambda region: client)
     with Stubber(client) as stub:
-        for _ in range(2):
-            stub.add_response("search_training_plan_offerings",
-                              {"TrainingPlanOfferings": [offer("tpo-cheap", "7680.00")]},
-                              {**REQUEST, "StartTimeAfter": START})
-        args = ["capacity", "training-plans", "--instance-type", "ml.p5.48xlarge", "--count", "4", "--hours", "48",
-                "--earliest", "2026-12-01T11:30:00Z", "--region", "us-east-1"]
-        assert cli.main(args) == 0
-        text = capsys.readouterr().out
-        assert ("tpo-cheap  4 x ml.p5.48xlarge in us-east-1a  2026-12-01T11:30:00Z to 2026-12-03T11:30:00Z (48 h)  "
-                "7,680.00 USD (40.00 per instance-hour)") in text
-        assert cli.main([*args, "--json"]) == 0
-        assert json.loads(capsys.readouterr().out)["trainingPlans"][0]["upfrontFee"] == 7680.0
+        text, document = listing(
+            stub, "search_training_plan_offerings", {"TrainingPlanOfferings": [offer("tpo-cheap", "7680.00")]},
+            {**REQUEST, "StartTimeAfter": START},
+            ["capacity", "training-plans", "--instance-type", "ml.p5.48xlarge", "--count", "4", "--hours", "48",
+             "--earliest", "2026-12-01T11:30:00Z", "--region", "us-east-1"])
+    assert ("tpo-cheap  4 x ml.p5.48xlarge in us-east-1a  2026-12-01T11:30:00Z to 2026-12-03T11:30:00Z (48 h)  "
+            "7,680.00 USD (40.00 per instance-hour)") in text
+    assert document["trainingPlans"][0]["upfrontFee"] == 7680.0
 
 
 def test_a_bad_argument_exits_2_with_one_line(capsys):
