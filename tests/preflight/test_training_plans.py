@@ -80,10 +80,13 @@ def test_the_command_lists_them_as_text_and_as_json(client, monkeypatch, listing
     assert document["trainingPlans"][0]["upfrontFee"] == 7680.0
 
 
-def test_a_bad_argument_exits_2_with_one_line(capsys):
-    assert cli.main(["capacity", "training-plans", "--instance-type", "ml.g5.48xlarge", "--count", "4", "--hours",
-                     "48", "--region", "us-east-1"]) == 2
-    assert capsys.readouterr().err.startswith("error: --instance-type ml.g5.48xlarge: the catalog has no SageMaker")
+@pytest.mark.parametrize(("instance_type", "region", "said"), [
+    ("ml.g5.48xlarge", "us-east-1", "error: --instance-type ml.g5.48xlarge: the catalog has no SageMaker"),
+    ("ml.p5.48xlarge", "xx-nowhere-1", "error: 'xx-nowhere-1' is not an AWS region")])
+def test_a_bad_argument_exits_2_with_one_line(capsys, instance_type, region, said):
+    assert cli.main(["capacity", "training-plans", "--instance-type", instance_type, "--count", "4", "--hours",
+                     "48", "--region", region]) == 2
+    assert capsys.readouterr().err.startswith(said)
 
 
 def hyperpod(count=4, instance_type="ml.p5.48xlarge"):
