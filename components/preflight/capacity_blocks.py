@@ -11,9 +11,10 @@ capacity-blocks-pricing-billing.html): nothing here buys; the listing says what 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, Optional
+from typing import Any, Literal, Optional, Protocol
 
 from ..catalog import find as instance_type
 
@@ -42,23 +43,31 @@ class Offering:
 
     @property
     def per_instance_hour(self) -> Optional[float]:
-        """The fee spread over the block's instance-hours, to set beside the on-demand rate."""
-        if self.upfront_fee is None or not self.hours or not self.instance_count:
-            return None
-        return self.upfront_fee / (self.hours * self.instance_count)
+        return per_instance_hour(self.upfront_fee, self.hours, self.instance_count)
 
     def as_dict(self) -> dict[str, Any]:
         return {"offeringId": self.offering_id, "instanceType": self.instance_type, "zone": self.zone,
-                "instanceCount": self.instance_count, "startsAt": _utc(self.starts), "endsAt": _utc(self.ends),
+                "instanceCount": self.instance_count, "startsAt": utc(self.starts), "endsAt": utc(self.ends),
                 "hours": self.hours, "upfrontFee": self.upfront_fee, "currency": self.currency,
                 "perInstanceHour": self.per_instance_hour}
 
+    def line(self) -> str:
+        return (f"{self.offering_id}  {self.zone}  {self.instance_count} x {self.instance_type}  "
+                f"{utc(self.starts)} to {utc(self.ends)} ({self.hours} h)")
 
-def _utc(moment: datetime) -> str:
+
+def per_instance_hour(upfront_fee: Optional[float], hours: int, instances: int) -> Optional[float]:
+    """An up-front fee spread over its instance-hours, to set beside the on-demand rate; None where one is missing."""
+    if upfront_fee is None or not hours or not instances:
+        return None
+    return upfront_fee / (hours * instances)
+
+
+def utc(moment: datetime) -> str:
     return f"{moment:%Y-%m-%dT%H:%M:%SZ}"
 
 
-def _fee(text: Optional[str]) -> Optional[float]:
+def fee(text: Optional[str]) -> Optional[float]:
     return float(text) if text not in (None, "") else None
 
 
@@ -86,7 +95,7 @@ def offerings(client: Any, name: str, count: int, hours: int, earliest: Optional
     if latest is not None:
         request["EndDateRange"] = latest
     found = [Offering(o["CapacityBlockOfferingId"], o["InstanceType"], o["AvailabilityZone"], o["InstanceCount"],
-                      o["StartDate"], o["EndDate"], o["CapacityBlockDurationHours"], _fee(o.get("UpfrontFee")),
+                      o["StartDate"], o["EndDate"], o["CapacityBlockDurationHours"], fee(o.get("UpfrontFee")),
                       o.get("CurrencyCode", "USD"))
              for o in _pages(client.describe_capacity_block_offerings, request, "CapacityBlockOfferings")]
     return sorted(found, key=lambda o: (o.upfront_fee is None, o.upfront_fee or 0.0, o.starts))
@@ -101,7 +110,7 @@ def extension_offerings(client: Any, reservation_id: str, hours: int) -> list[Of
     request = {"CapacityReservationId": reservation_id, "CapacityBlockExtensionDurationHours": hours}
     return [Offering(o["CapacityBlockExtensionOfferingId"], o["InstanceType"], o["AvailabilityZone"],
                      o["InstanceCount"], o["CapacityBlockExtensionStartDate"], o["CapacityBlockExtensionEndDate"],
-                     o["CapacityBlockExtensionDurationHours"], _fee(o.get("UpfrontFee")), o.get("CurrencyCode", "USD"))
+                     o["CapacityBlockExtensionDurationHours"], fee(o.get("UpfrontFee")), o.get("CurrencyCode", "USD"))
             for o in _pages(client.describe_capacity_block_extension_offerings, request,
                             "CapacityBlockExtensionOfferings")]
 
@@ -117,16 +126,27 @@ def _pages(call: Any, request: dict[str, Any], key: str) -> list[dict[str, Any]]
             return items
 
 
-def render(found: list[Offering], what: str) -> str:
-    """The listing: one line per offering, and what buying one means."""
+class Listed(Protocol):
+    """An offering as listed: a block, an extension, a training plan."""
+
+    upfront_fee: Optional[float]
+    currency: str
+
+    @property
+    def per_instance_hour(self) -> Optional[float]: ...
+
+    def line(self) -> str: ...
+
+
+def render(found: Sequence[Listed], what: str, terms: str = "paid up front when bought, never refunded") -> str:
+    """The listing: one line per offering, with its fee and rate, and what buying one means (``terms``)."""
     if not found:
         return f"no {what} on sale for this request"
-    lines = [f"{len(found)} {what} on sale (paid up front when bought, never refunded):"]
+    lines = [f"{len(found)} {what} on sale ({terms}):"]
     for o in found:
-        fee = f"{o.upfront_fee:,.2f} {o.currency}" if o.upfront_fee is not None else "fee not given"
+        price = f"{o.upfront_fee:,.2f} {o.currency}" if o.upfront_fee is not None else "fee not given"
         rate = f" ({o.per_instance_hour:,.2f} per instance-hour)" if o.per_instance_hour is not None else ""
-        lines.append(f"  {o.offering_id}  {o.zone}  {o.instance_count} x {o.instance_type}  "
-                     f"{_utc(o.starts)} to {_utc(o.ends)} ({o.hours} h)  {fee}{rate}")
+        lines.append(f"  {o.line()}  {price}{rate}")
     return "\n".join(lines)
 
 
@@ -138,12 +158,12 @@ def offering_still_on_sale(client: Any, name: str, count: int, starts: datetime,
     found = {o.offering_id: o for o in offerings(client, name, count, hours, starts)}
     offering = found.get(offering_id)
     if offering is None:
-        return "fail", (f"{offering_id} is no longer on sale for {count} x {name}, {hours} h from {_utc(starts)}: "
+        return "fail", (f"{offering_id} is no longer on sale for {count} x {name}, {hours} h from {utc(starts)}: "
                         "list what is (`trainstack capacity offerings`) and set capacity.purchase to one")
     if (offering.starts, offering.ends) != (starts, ends):
-        return "fail", (f"{offering_id} runs {_utc(offering.starts)} to {_utc(offering.ends)}; the stack declares "
-                        f"{_utc(starts)} to {_utc(ends)}: set startsAt and endsAt as EC2 lists them")
+        return "fail", (f"{offering_id} runs {utc(offering.starts)} to {utc(offering.ends)}; the stack declares "
+                        f"{utc(starts)} to {utc(ends)}: set startsAt and endsAt as EC2 lists them")
     if offering.upfront_fee != fee_usd:
         return "fail", (f"{offering_id} now costs {offering.upfront_fee} {offering.currency}; the stack declares "
                         f"{fee_usd}: set capacity.purchase.upfrontFeeUsd to the fee, and have it approved again")
-    return "pass", f"{offering_id} on sale: {fee_usd:,.2f} USD up front, {_utc(starts)} to {_utc(ends)}"
+    return "pass", f"{offering_id} on sale: {fee_usd:,.2f} USD up front, {utc(starts)} to {utc(ends)}"

@@ -20,6 +20,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from .. import catalog
 from ..config import NodeGroupConfig, StackConfig
+from ..config.hyperpod import InstanceGroupConfig
 from ..config.ip_budget import ip_budget
 from ..config.offerings import Placement, placements
 
@@ -47,11 +48,13 @@ class Check:
 
 @dataclass
 class Clients:
-    """boto3 clients; ``capacity`` answers DescribeCapacityReservations (the EC2 client itself in use)."""
+    """boto3 clients; ``capacity`` answers DescribeCapacityReservations (the EC2 client itself in use), ``sagemaker``
+    DescribeTrainingPlan (None: a plan a HyperPod group names could not be checked)."""
 
     ec2: Any
     capacity: Any
     quotas: Any
+    sagemaker: Any = None
 
     @classmethod
     def for_region(cls, region: str) -> Clients:
@@ -62,7 +65,8 @@ class Clients:
         config = Config(connect_timeout=5, read_timeout=20, retries={"max_attempts": 2})
         session = boto3.Session(region_name=region)
         ec2 = session.client("ec2", config=config)
-        return cls(ec2=ec2, capacity=ec2, quotas=session.client("service-quotas", config=config))
+        return cls(ec2=ec2, capacity=ec2, quotas=session.client("service-quotas", config=config),
+                   sagemaker=session.client("sagemaker", config=config))
 
 
 def run_preflight(config: StackConfig, clients: Clients) -> list[Check]:
@@ -70,6 +74,10 @@ def run_preflight(config: StackConfig, clients: Clients) -> list[Check]:
     for group in config.node_groups:
         if group.capacity.type != "none":
             checks.extend(_capacity(group, clients.capacity))
+    if config.hyperpod is not None:
+        for instance_group in config.hyperpod.groups:
+            if instance_group.training_plan_arn is not None:
+                checks.extend(_training_plan(instance_group, clients.sagemaker))
     checks.extend(_zones(config, clients.ec2))
     # HyperPod runs in SageMaker's capacity, which EC2's offerings to this account do not show, and SageMaker
     # has no read API for what it offers: validation judges HyperPod types by SageMaker's per-region list.
@@ -150,6 +158,33 @@ def _capacity(group: NodeGroupConfig, ec2: Any) -> Iterator[Check]:
                 f"holds {total} instances; the group grows to {group.max_size}")
     if capacity.ends_at is not None:
         yield _end(name, subject, capacity.ends_at.strftime("%Y-%m-%dT%H:%M:%SZ"), reservation.get("EndDate"))
+
+
+def _training_plan(group: InstanceGroupConfig, sagemaker: Any) -> Iterator[Check]:
+    """The SageMaker training plan a HyperPod group names: usable, for HyperPod, of the group's type and size
+    (preflight/training_plans.py), and when it ends."""
+    from .training_plans import plan_findings
+
+    arn = group.training_plan_arn
+    subject = f"hyperpod {group.name}: {arn}"
+    if sagemaker is None:
+        yield Check("training plan", subject, "could-not-check", "no SageMaker client was given")
+        return
+    try:
+        plan = sagemaker.describe_training_plan(TrainingPlanName=arn)
+    except ClientError as error:
+        if error.response["Error"]["Code"] in ("ResourceNotFound", "ValidationException"):
+            yield Check("training plan", subject, "fail", f"{_unreachable(error)}: set trainingPlanArn to a plan "
+                        "of this account and region (aws sagemaker list-training-plans)")
+            return
+        yield Check("training plan", subject, "could-not-check", _unreachable(error))
+        return
+    except BotoCoreError as error:
+        yield Check("training plan", subject, "could-not-check", _unreachable(error))
+        return
+    for check, passed, reason in plan_findings(plan, group.instance_type, group.count):
+        yield Check(f"training plan {check}", subject, "pass" if passed else "fail",
+                    reason if passed else f"hyperpod {group.name} trainingPlanArn: {reason}")
 
 
 def _end(name: str, subject: str, declared: str, ends: Any) -> Check:

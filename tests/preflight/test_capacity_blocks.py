@@ -4,7 +4,6 @@ Nothing is bought: no purchase call is ever stubbed, so one would fail the test.
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 
 import boto3
@@ -70,23 +69,19 @@ def test_what_ec2_would_refuse_is_refused_first_with_the_option_the_value_and_th
     assert said in str(caught.value) and "Fix:" in str(caught.value)
 
 
-def test_the_command_lists_them_as_text_and_as_json(client, monkeypatch, capsys):
+def test_the_command_lists_them_as_text_and_as_json(client, monkeypatch, listing):
     monkeypatch.setattr("trainstack.cli.capacity.ec2_client", lambda region: client)
     with Stubber(client) as stub:
-        for _ in range(2):
-            stub.add_response("describe_capacity_block_offerings",
-                              {"CapacityBlockOfferings": [offer("cbr-0aaaaaaaaaaaaaaaa", "3840.00")]},
-                              {"InstanceType": "p5.48xlarge", "InstanceCount": 2, "CapacityDurationHours": 48,
-                               "StartDateRange": START})
-        args = ["capacity", "offerings", "--instance-type", "p5.48xlarge", "--count", "2", "--hours", "48",
-                "--earliest", "2026-12-01T11:30:00Z", "--region", "us-east-1"]
-        assert cli.main(args) == 0
-        text = capsys.readouterr().out
-        assert ("cbr-0aaaaaaaaaaaaaaaa  us-east-1a  2 x p5.48xlarge  2026-12-01T11:30:00Z to 2026-12-03T11:30:00Z"
-                in text)
-        assert "3,840.00 USD (40.00 per instance-hour)" in text and "never refunded" in text
-        assert cli.main([*args, "--json"]) == 0
-        assert json.loads(capsys.readouterr().out)["offerings"][0]["upfrontFee"] == 3840.0
+        text, document = listing(
+            stub, "describe_capacity_block_offerings",
+            {"CapacityBlockOfferings": [offer("cbr-0aaaaaaaaaaaaaaaa", "3840.00")]},
+            {"InstanceType": "p5.48xlarge", "InstanceCount": 2, "CapacityDurationHours": 48, "StartDateRange": START},
+            ["capacity", "offerings", "--instance-type", "p5.48xlarge", "--count", "2", "--hours", "48",
+             "--earliest", "2026-12-01T11:30:00Z", "--region", "us-east-1"])
+    assert ("cbr-0aaaaaaaaaaaaaaaa  us-east-1a  2 x p5.48xlarge  2026-12-01T11:30:00Z to 2026-12-03T11:30:00Z"
+            in text)
+    assert "3,840.00 USD (40.00 per instance-hour)" in text and "never refunded" in text
+    assert document["offerings"][0]["upfrontFee"] == 3840.0
 
 
 def test_a_bad_argument_exits_2_with_one_line(capsys):
