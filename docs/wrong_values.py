@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import copy
 from functools import cache
-from pathlib import Path
 from typing import Any, Optional
 
 import yaml
+from trainstack.cli.init import workloads
 from trainstack.config import ConfigError, validate_stack_config
 from trainstack.config.errors import NAMESPACE
 
-STACKS = Path(__file__).resolve().parent.parent / "stacks"
 _NO_VALUE = object()
 
 
@@ -25,7 +24,7 @@ _NO_VALUE = object()
 def _shipped() -> list[dict[str, Any]]:
     """Each shipped stack's trainstack keys, without the namespace, in name order."""
     found = []
-    for path in sorted(STACKS.glob("Pulumi.*.yaml")):
+    for path in workloads().values():
         config = yaml.safe_load(path.read_text(encoding="utf-8"))["config"]
         found.append({key.split(":", 1)[1]: value for key, value in config.items() if key.startswith(f"{NAMESPACE}:")})
     return found

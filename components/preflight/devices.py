@@ -32,6 +32,7 @@ from ..boundary import cut
 from ..config.device_wait import DeviceNeed
 from ..kube.client import ApiError, Cluster
 from ..kube.quantity import quantity
+from .nodes import selects
 
 RESOURCE_SLICE_API = "resource.k8s.io/v1"
 
@@ -98,29 +99,26 @@ def _count(value: Any) -> int:
 
 def published_devices(slices: Iterable[Mapping[str, Any]]) -> dict[str, int]:
     """Devices per driver in one node's ResourceSlices, counting each pool's highest generation only."""
+    pieces = []  # (driver, pool), generation, devices
+    for piece in slices:
+        spec = piece.get("spec") or {}
+        pool = spec.get("pool") or {}
+        pieces.append(((str(spec.get("driver")), str(pool.get("name"))), int(pool.get("generation") or 0),
+                       len(spec.get("devices") or [])))
     newest: dict[tuple[str, str], int] = {}
-    for piece in slices:
-        spec = piece.get("spec") or {}
-        pool = spec.get("pool") or {}
-        key = (str(spec.get("driver")), str(pool.get("name")))
-        newest[key] = max(newest.get(key, 0), int(pool.get("generation") or 0))
+    for key, generation, _ in pieces:
+        newest[key] = max(newest.get(key, 0), generation)
     counts: dict[str, int] = defaultdict(int)
-    for piece in slices:
-        spec = piece.get("spec") or {}
-        pool = spec.get("pool") or {}
-        key = (str(spec.get("driver")), str(pool.get("name")))
-        if int(pool.get("generation") or 0) == newest[key]:
-            counts[key[0]] += len(spec.get("devices") or [])
+    for (driver, pool_name), generation, devices in pieces:
+        if generation == newest[(driver, pool_name)]:
+            counts[driver] += devices
     return dict(counts)
 
 
 def read_group(need: DeviceNeed, nodes: list[dict[str, Any]], slices: list[dict[str, Any]]) -> GroupReading:
     """The group's nodes (by its label) and, for each, the devices it is short of."""
     reading = GroupReading(need)
-    for node in nodes:
-        labels = node["metadata"].get("labels") or {}
-        if not all(labels.get(k) == v for k, v in need.node_selector.items()):
-            continue
+    for node in (node for node in nodes if selects(need.node_selector, node)):
         shows = node_devices(need, node, slices)
         reading.nodes[node["metadata"]["name"]] = shows
         reading.short += [Short(node["metadata"]["name"], device, shows[device], expected)

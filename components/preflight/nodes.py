@@ -77,10 +77,11 @@ def _subject(need: HugePagesNeed) -> str:
 def check_nodes(needs: list[HugePagesNeed], nodes: list[dict[str, Any]]) -> list[Check]:
     """One check per group in ``needs``: pass when each of its nodes offers what a pod requests, fail naming the
     nodes that offer less, could-not-check when none of its nodes is running (a group at zero)."""
-    return [_group(need, [n for n in nodes if _selects(need.node_selector, n)]) for need in needs]
+    return [_group(need, [n for n in nodes if selects(need.node_selector, n)]) for need in needs]
 
 
-def _selects(selector: Mapping[str, str], node: Mapping[str, Any]) -> bool:
+def selects(selector: Mapping[str, str], node: Mapping[str, Any]) -> bool:
+    """The node carries every label of ``selector`` (a nodeSelector's meaning)."""
     labels = (node.get("metadata") or {}).get("labels") or {}
     return all(labels.get(key) == value for key, value in selector.items())
 
