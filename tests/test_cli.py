@@ -1,6 +1,8 @@
 """The trainstack command: the offline plan's tree, its JSON record, exit codes."""
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from trainstack import cli
@@ -179,3 +181,15 @@ def test_catalog_refuses_a_region_aws_does_not_have_in_one_line_with_the_regions
     assert line.endswith(f"use one of {', '.join(regions.names())}")
     assert cli.main(["catalog", "--region", "x" * 5000]) == 2
     assert "(4920 more characters)" in capsys.readouterr().err
+
+
+def test_a_reader_that_stops_early_is_not_an_error():
+    """`trainstack plan | head` ends with exit 0 and nothing on standard error: the pipe is closed before the
+    command writes, so its first write meets a broken pipe."""
+    process = subprocess.Popen([sys.executable, "-m", "trainstack.cli", "plan", "--stack", "dev"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    errors = process.stderr.read().decode()
+    assert process.wait(timeout=300) == cli.EXIT_OK
+    assert errors == ""

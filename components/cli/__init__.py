@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -38,7 +40,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with _cycle_collector_paused():
             return _run(args)
-    except BrokenPipeError:  # output piped into `head`
+    except BrokenPipeError:
+        # The reader stopped early (`trainstack plan | head`), which is not an error. Standard output points at
+        # the null device from here, so the interpreter's last flush at exit has nowhere to fail (the Python
+        # documentation's "Note on SIGPIPE", signal module).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
 
 
@@ -67,5 +73,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         code: int = args.handler(args)
         return code
+    except BrokenPipeError:
+        raise  # not the command's failure: main() ends quietly
     except Exception as error:  # noqa: BLE001 - the CLI reports, it does not crash
         return print_error(error, args)
