@@ -19,7 +19,7 @@ from ..controllers.scheduling import unfit_reasons
 from ..kube.client import ApiError, Cluster
 from ..names import HELM_RELEASE, KUSTOMIZE_DIRECTORY, NODE_GROUP_LABEL
 from ..policy import stack_from_plan
-from . import controllers, engines, kwok
+from . import controllers, dra, engines, kwok
 from .control_plane import ControlPlane, control_plane
 from .nodes import KARPENTER_POOL, NETWORK_BLOCK, GroupShape, group_shapes, node_object
 from .stack_objects import stack_objects
@@ -120,8 +120,9 @@ class Nodes:
 
     def register(self, shape: GroupShape, how_many: int) -> None:
         for _ in range(how_many):
-            node = node_object(shape, self._launched[shape.name])
-            self.cluster.create(node)
+            node = self.cluster.create(node_object(shape, self._launched[shape.name]))
+            for published in dra.resource_slices(node, shape.devices):
+                self.cluster.create(published)
             self.count[shape.name] += 1
             self._launched[shape.name] += 1
 
@@ -220,6 +221,8 @@ def cluster_for(plan: Plan, scheduler_names: list[str], progress: Progress = lam
         kwok.start(plane)
         step = time.monotonic()
         nodes = Nodes(plane.cluster, group_shapes(stack_from_plan(plan)))
+        for device_class in dra.device_classes(c for shape in nodes.shapes.values() for c in shape.devices):
+            plane.cluster.create(device_class)
         for shape in nodes.shapes.values():
             nodes.register(shape, shape.desired)
         plane.cluster.wait_for("every registered node Ready and untainted", lambda: _nodes_ready(plane), timeout=60)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import launch
+from ..launch import claims
 from ..outputs import StackOutputs
 
 IMAGE = "rehearsal.invalid/trainstack:never-pulled"
@@ -29,6 +30,8 @@ class RenderedJob:
     nodes: int
     document: dict[str, Any] | str
     """The Kubernetes object, or the sbatch script's text."""
+    claim_templates: tuple[dict[str, Any], ...] = ()
+    """On a DRA group, the ResourceClaimTemplates the job's pods name, applied before it (``launch.claims``)."""
 
     @property
     def id(self) -> str:
@@ -70,8 +73,9 @@ def _eks_jobs(outputs: StackOutputs, group: str, kind: str, nodes: int, accelera
             arguments["queue"] = queue
         name = f"{group}-{nodes}-{launcher.removeprefix('render_').replace('_', '-')}" if named_by_launcher else (
             f"{group}-{nodes}")
-        return RenderedJob(outputs.stack, launcher, group, nodes,
-                           render(outputs, name=name, group_name=group, nodes=nodes, **arguments))
+        document = render(outputs, name=name, group_name=group, nodes=nodes, **arguments)
+        return RenderedJob(outputs.stack, launcher, group, nodes, document,
+                           tuple(claims.documents(outputs, group, document)[:-1]))
 
     yield job("render_device_check")
     if outputs.accelerated_groups[group].device_allocation == "dra":

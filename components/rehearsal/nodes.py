@@ -18,12 +18,13 @@ says so.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from .. import catalog
 from ..catalog.network_topology import network_node_labels
+from ..controllers import dra
 from ..controllers.cluster_autoscaler import (
     ManagedGroup,
     installed_charts,
@@ -33,6 +34,7 @@ from ..controllers.cluster_autoscaler import (
 )
 from ..controllers.scheduling import Node, Taint
 from ..names import (
+    DEVICE_ALLOCATION_LABEL,
     HOSTNAME_LABEL,
     HYPERPOD_CLUSTER,
     INSTANCE_TYPE_LABEL,
@@ -66,6 +68,8 @@ class GroupShape:
     kind: str
     """``managed node group``, ``HyperPod instance group`` or ``Karpenter NodePool`` (Karpenter is not run: its
     nodes are added as its model says it would launch them)."""
+    devices: dict[str, int] = field(default_factory=dict)
+    """On a DRA group, the devices each node's drivers publish (DeviceClass -> count; ``rehearsal.dra``)."""
 
 
 def group_shapes(stack: Stack) -> list[GroupShape]:
@@ -77,8 +81,9 @@ def group_shapes(stack: Stack) -> list[GroupShape]:
         scaling = group.resource.props.get("scalingConfig") or {}
         desired, maximum = int(scaling.get("desiredSize", 0)), int(scaling.get("maxSize", 0))
         template = template_node(group) if autoscaled and group.instance.accelerator and maximum > desired else None
-        shapes.append(GroupShape(group.name, group.instance.name, desired, maximum, running_node(group, plugins),
-                                 template, group.zone, MANAGED_GROUP))
+        node = running_node(group, plugins)
+        shapes.append(GroupShape(group.name, group.instance.name, desired, maximum, node, template, group.zone,
+                                 MANAGED_GROUP, _published(group, node, plugins)))
     for group in _hyperpod_groups(stack):
         shapes.append(GroupShape(group.name, group.instance.name, group.min_size, group.min_size,
                                  running_node(group, plugins), None, None, HYPERPOD_GROUP))
@@ -88,6 +93,16 @@ def group_shapes(stack: Stack) -> list[GroupShape]:
         node = running_node(group, plugins)
         shapes.append(GroupShape(group.name, group.instance.name, 0, limit, node, node, group.zone, KARPENTER_POOL))
     return shapes
+
+
+def _published(group: ManagedGroup, node: Node, plugins: dict[str, dict[str, Any]]) -> dict[str, int]:
+    """The devices a DRA group's node publishes, as the DRA model says (none on a device-plugin group)."""
+    if group.labels.get(DEVICE_ALLOCATION_LABEL) != "dra":
+        return {}
+    accelerator = group.instance.accelerator
+    devices, _ = dra.published(node, accelerator.count if accelerator else 0, accelerator.kind if accelerator else None,
+                               group.efa_interfaces, plugins)
+    return {device_class: count for device_class, count in devices.items() if count}
 
 
 def _karpenter_pools(stack: Stack) -> list[tuple[ManagedGroup, int]]:

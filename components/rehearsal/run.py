@@ -57,18 +57,6 @@ def scheduler_names(jobs: list[RenderedJob]) -> list[str]:
             names |= {str(pod["schedulerName"]) for pod in pod_specs(job.document) if pod.get("schedulerName")}
     return sorted(names)
 
-def _without_device_claims(jobs: list[RenderedJob], outputs: StackOutputs, rehearsal: Rehearsal) -> list[RenderedJob]:
-    """A pod that claims devices is placed only where a DRA driver published ResourceSlices, and no driver runs on
-    kwok's nodes: such jobs are said not rehearsed, not rehearsed as if they could never run."""
-    claimed = sorted({job.group for job in jobs if (facts := outputs.accelerated_groups.get(job.group)) is not None
-                      and facts.device_allocation == "dra"})
-    if claimed:
-        rehearsal.notes.append(f"jobs on {', '.join(claimed)} claim their devices through Dynamic Resource "
-                               "Allocation: no DRA driver publishes ResourceSlices on kwok's nodes, so they are not "
-                               "rehearsed")
-    return [job for job in jobs if job.group not in claimed]
-
-
 def rehearse(plan: Plan, progress: Progress = lambda line: None, image: str = IMAGE,
              timeout: float = JOB_TIMEOUT_SECONDS, directory: Path | None = None, faults: bool = False,
              launchers: frozenset[str] | None = None) -> Rehearsal:
@@ -81,7 +69,6 @@ def rehearse(plan: Plan, progress: Progress = lambda line: None, image: str = IM
     if not jobs and outputs.hyperpod is not None and outputs.hyperpod.orchestrator == "slurm":
         rehearsal.notes.append("a Slurm-orchestrated HyperPod stack has no Kubernetes layer to rehearse")
         return rehearsal
-    jobs = _without_device_claims(jobs, outputs, rehearsal)
     if not jobs:
         return rehearsal
     began = time.monotonic()

@@ -43,6 +43,8 @@ def submit(cluster: Cluster, nodes: Nodes, job: RenderedJob, timeout: float, pro
     seen = Observation(document["kind"], document["metadata"]["name"], namespace, expected_pods(document), queued)
     result = JobResult(job.id, job.launcher, job.group, job.nodes, seen)
     try:
+        for template in job.claim_templates:
+            _create_once(cluster, {**template, "metadata": {**template["metadata"], "namespace": namespace}})
         cluster.create(document)
     except ApiError as error:
         result.problem = f"refused at submission: {error}"
@@ -60,6 +62,15 @@ def submit(cluster: Cluster, nodes: Nodes, job: RenderedJob, timeout: float, pro
     progress(f"  {job.id}: {_line(result)}")
     return result
 
+def _create_once(cluster: Cluster, obj: dict[str, Any]) -> None:
+    """Create ``obj`` unless it is there: a claim template is shared by every job that asks for the same devices."""
+    try:
+        cluster.create(obj)
+    except ApiError as error:
+        if error.status != 409:
+            raise
+
+
 def _evidence(cluster: Cluster, document: dict[str, Any], pods: list[dict[str, Any]]) -> dict[str, Any]:
     namespace, name = document["metadata"].get("namespace", "default"), document["metadata"]["name"]
     evidence: dict[str, Any] = {"pods": pods}
@@ -69,6 +80,11 @@ def _evidence(cluster: Cluster, document: dict[str, Any], pods: list[dict[str, A
         api_version, kind, object_name, key = related[document["kind"]]
         with contextlib.suppress(ApiError):
             evidence[key] = cluster.get(f"{cluster.collection(api_version, kind, namespace)}/{object_name}")
+    claimed = {status["resourceClaimName"] for pod in pods for status in pod["status"].get("resourceClaimStatuses", [])
+               if status.get("resourceClaimName")}
+    if claimed:  # the ResourceClaims kube-controller-manager made for the pods, with what the scheduler allocated
+        evidence["claims"] = [claim for claim in cluster.list("resource.k8s.io/v1", "ResourceClaim", namespace)
+                              if claim["metadata"]["name"] in claimed]
     return evidence
 
 def _why_not(seen: Observation) -> str:

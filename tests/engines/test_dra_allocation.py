@@ -8,15 +8,10 @@ stands in between:
 * kube-scheduler's DRA plugin allocates each claim from the node's ResourceSlices through the drivers' DeviceClasses,
   and binds the pod.
 
-The DeviceClasses are the charts' own (their selectors as the pinned charts render them, read 2026-11-26):
-``gpu.nvidia.com`` from dra-driver-nvidia-gpu v0.4.1 ``deployments/helm/dra-driver-nvidia-gpu/templates/
-deviceclass-gpu.yaml`` (kubernetes-sigs/dra-driver-nvidia-gpu @764900e), ``efa.networking.k8s.aws`` from
-aws-dranet 1.0.0 ``stable/aws-dranet/templates/deviceclass.yaml`` (aws/eks-charts @5239609). The ResourceSlices
-carry the attributes those selectors read: the GPU driver's ``type: gpu`` (``cmd/gpu-kubelet-plugin/deviceinfo.go``
-``GpuInfo.Attributes`` at v0.4.1) and dranet's ``dra.net/pciDevice``, the PCI product name
-(kubernetes-sigs/dranet ``pkg/apis/attributes.go``, ``pkg/inventory/db.go`` @f258477). Each node also publishes its
-ENA interface, which the EFA class must not select. No DRA driver runs here (no GPU, no kubelet): the slices are
-what their kubelet plugins would publish, and that is all of the drivers this test stands in for."""
+The DeviceClasses and the slices are the rehearsal's (``trainstack.rehearsal.dra``: the pinned charts' selectors and
+the attributes the drivers publish, with their sources); each node also publishes its ENA interface, which the EFA
+class must not select. No DRA driver runs here (no GPU, no kubelet): the slices are what their kubelet plugins would
+publish, and that is all of the drivers this test stands in for."""
 
 from __future__ import annotations
 
@@ -26,28 +21,20 @@ from typing import Any
 
 import pytest
 from support import rendered_jobs
+from trainstack.catalog.device_allocation import EFA, GPU
 from trainstack.kube.client import ApiError, Cluster
 from trainstack.launch.claims import documents
 from trainstack.launch.validation import render_device_check
 from trainstack.names import NODE_GROUP_LABEL
 from trainstack.plan import Plan
 from trainstack.policy import stack_from_plan
+from trainstack.rehearsal import dra
 from trainstack.rehearsal.control_plane import control_plane
 from trainstack.rehearsal.nodes import group_shapes, node_object
 
 STACK, GROUP = "b200-dra", "b200"
 NAMESPACE = "dra-check"
-GPU_DRIVER, EFA_DRIVER = "gpu.nvidia.com", "dra.net"
-EFA_PRODUCT, ENA_PRODUCT = "Elastic Fabric Adapter (EFA)", "Elastic Network Adapter (ENA)"
-DEVICE_CLASSES = [
-    {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu.nvidia.com"},
-     "spec": {"selectors": [{"cel": {"expression":
-              "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'"}}]}},
-    {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "efa.networking.k8s.aws"},
-     "spec": {"selectors": [{"cel": {"expression":
-              "device.driver == \"dra.net\" &&\n"
-              "device.attributes[\"dra.net\"].pciDevice == 'Elastic Fabric Adapter (EFA)'\n"}}]}},
-]
+EFA_DRIVER = "dra.net"
 
 
 @pytest.fixture(scope="module")
@@ -55,13 +42,13 @@ def cluster() -> Iterator[Cluster]:
     """etcd, kube-apiserver, kube-scheduler and kube-controller-manager (its node lifecycle controller off: no
     kubelet heartbeats here), with the drivers' DeviceClasses and the job's namespace."""
     with control_plane(["default-scheduler"], controller_manager=True, node_lifecycle=False) as plane:
-        for device_class in DEVICE_CLASSES:
+        for device_class in dra.device_classes([GPU.device_class, EFA.device_class]):
             plane.cluster.create(device_class)
         plane.cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}})
         yield plane.cluster
 
 
-def register(cluster: Cluster, index: int) -> str:
+def register(cluster: Cluster, index: int) -> dict[str, Any]:
     """The group's ``index``-th node as its kubelet registers it (labels, taints, allocatable)."""
     shape = next(s for s in group_shapes(stack_from_plan(Plan.from_dict(rendered_jobs.planned_record(STACK))))
                  if s.name == GROUP)
@@ -73,24 +60,14 @@ def register(cluster: Cluster, index: int) -> str:
     cluster.request("PATCH", f"/api/v1/nodes/{created['metadata']['name']}",
                     {"spec": {"taints": node["spec"].get("taints")}}, "application/merge-patch+json")
     assert created["metadata"]["labels"][NODE_GROUP_LABEL] == GROUP
-    return str(created["metadata"]["name"])
+    return created
 
 
-def publish(cluster: Cluster, node: str, gpus: int, efa_interfaces: int) -> None:
-    """The node's ResourceSlices as the two kubelet plugins publish them: one pool per node and driver."""
-    def slice_of(driver: str, devices: list[dict[str, Any]]) -> dict[str, Any]:
-        return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"{node}-{driver}"},
-                "spec": {"nodeName": node, "driver": driver,
-                         "pool": {"name": node, "generation": 1, "resourceSliceCount": 1}, "devices": devices}}
-
-    gpus_published = [{"name": f"gpu-{i}", "attributes": {"type": {"string": "gpu"},
-                                                         "productName": {"string": "NVIDIA B200"}}}
-                      for i in range(gpus)]
-    interfaces = [{"name": "ens32", "attributes": {"dra.net/pciDevice": {"string": ENA_PRODUCT}}}]
-    interfaces += [{"name": f"rdmap{i}s0", "attributes": {"dra.net/pciDevice": {"string": EFA_PRODUCT}}}
-                   for i in range(efa_interfaces)]
-    cluster.create(slice_of(GPU_DRIVER, gpus_published))
-    cluster.create(slice_of(EFA_DRIVER, interfaces))
+def publish(cluster: Cluster, node: dict[str, Any], gpus: int, efa_interfaces: int) -> str:
+    """The node's ResourceSlices as the two kubelet plugins publish them; the node's name."""
+    for published in dra.resource_slices(node, {GPU.device_class: gpus, EFA.device_class: efa_interfaces}):
+        cluster.create(published)
+    return str(node["metadata"]["name"])
 
 
 def apply_device_check(cluster: Cluster, name: str, nodes: int) -> list[dict[str, Any]]:
@@ -121,10 +98,7 @@ def claim_of(cluster: Cluster, pod: dict[str, Any]) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def two_nodes(cluster: Cluster) -> list[str]:
     """Two p6-b200 nodes, each with its 8 GPUs and 8 EFA interfaces (and its ENA interface) published."""
-    nodes = [register(cluster, index) for index in range(2)]
-    for node in nodes:
-        publish(cluster, node, gpus=8, efa_interfaces=8)
-    return nodes
+    return [publish(cluster, register(cluster, index), gpus=8, efa_interfaces=8) for index in range(2)]
 
 
 def test_each_device_check_pod_gets_its_nodes_8_gpus_and_8_efa_interfaces_from_the_real_scheduler(
@@ -139,7 +113,7 @@ def test_each_device_check_pod_gets_its_nodes_8_gpus_and_8_efa_interfaces_from_t
         by_request = {request: sorted(r["device"] for r in allocated if r["request"] == request)
                       for request in {r["request"] for r in allocated}}
         assert by_request == {"gpus": sorted(f"gpu-{i}" for i in range(8)),
-                              "efa": sorted(f"rdmap{i}s0" for i in range(8))}
+                              "efa": sorted(f"efa-{i}" for i in range(8))}
         assert {r["pool"] for r in allocated} == {pod["spec"]["nodeName"]}
         assert {r["driver"] for r in allocated if r["request"] == "efa"} == {EFA_DRIVER}
 
@@ -147,8 +121,7 @@ def test_each_device_check_pod_gets_its_nodes_8_gpus_and_8_efa_interfaces_from_t
 def test_a_node_that_publishes_7_of_its_8_gpus_takes_no_device_check_pod(cluster: Cluster, two_nodes: list[str]
                                                                          ) -> None:
     """A third node short of one GPU: a 3-node check leaves one pod Pending, with the scheduler's reason."""
-    short = register(cluster, 2)
-    publish(cluster, short, gpus=7, efa_interfaces=8)
+    short = publish(cluster, register(cluster, 2), gpus=7, efa_interfaces=8)
     remove_job(cluster, "all-devices")
     apply_device_check(cluster, "three-nodes", nodes=3)
     cluster.wait_for("two pods bound, one unschedulable", lambda: _bound_and_unschedulable(cluster) == (2, 1),

@@ -26,10 +26,27 @@ def test_every_job_of_the_shipped_stack_runs_on_the_real_controllers(stack: str)
     assert result.ok, render_text(result)
     if stack == "hyperpod":
         assert result.notes == ["a Slurm-orchestrated HyperPod stack has no Kubernetes layer to rehearse"]
-    elif stack == "b200-dra":
-        assert not result.jobs and "no DRA driver publishes ResourceSlices" in result.notes[0]
     else:
         assert result.jobs and all(job.seen.running == job.seen.expected for job in result.jobs)
+
+
+def test_b200_dras_device_check_claims_every_gpu_and_efa_interface_of_8_nodes_the_group_grown_from_2() -> None:
+    """The pods' claims are made by kube-controller-manager and allocated by the scheduler from the slices the DRA
+    drivers publish on each node (rehearsal/dra.py): 8 GPUs and 8 EFA interfaces, all of the pod's own node."""
+    result = rehearsed("b200-dra")
+    (job,) = result.jobs
+    assert (job.launcher, job.seen.running, len(job.seen.nodes)) == ("render_device_check", 8, 8)
+    assert result.groups["b200"]["registered"] == 2 and result.groups["b200"]["registeredAtEnd"] == 8
+    node_of = {pod["metadata"]["name"]: pod["spec"]["nodeName"] for pod in job.evidence["pods"]}
+    claims = job.evidence["claims"]
+    assert len(claims) == 8
+    for claim in claims:
+        results = claim["status"]["allocation"]["devices"]["results"]
+        owner = claim["metadata"]["ownerReferences"][0]["name"]
+        assert {r["pool"] for r in results} == {node_of[owner]}
+        assert sorted((r["request"], r["driver"]) for r in results) == sorted(
+            [("gpus", "gpu.nvidia.com")] * 8 + [("efa", "dra.net")] * 8)
+        assert all(r["device"] != "ena-0" for r in results)
 
 
 def test_fsdp_p5s_pytorchjob_runs_16_ranks_one_per_p5_the_group_grown_from_2_by_the_autoscaler() -> None:
