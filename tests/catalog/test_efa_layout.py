@@ -1,8 +1,6 @@
 """EFA layouts per type: card 0 a plain interface, then efa-only on every EFA card;
 pods per node from the ENIs the layout leaves on card 0."""
 
-import re
-
 import pytest
 from trainstack import catalog
 from trainstack.catalog.efa_layout import InterfaceSlot, efa_layout, max_pods, node_ip_budget, plain_layout
@@ -59,8 +57,8 @@ def test_p6_b300_leaves_card_0_plain_and_puts_efa_on_cards_1_to_16():
 def test_p6e_gb200_gets_4_efa_interfaces_on_cards_1_5_9_13_and_card_0_stays_plain():
     # EC2 User Guide efa-for-p6e: ENA on card 0, EFA-only at device 0 of cards 1, 5, 9 and 13 (one per GPU).
     layout = efa_layout(catalog.get("p6e-gb200.36xlarge"))
-    assert layout == (InterfaceSlot(0, 0, "interface"), InterfaceSlot(1, 0, "efa-only"), InterfaceSlot(5, 0, "efa-only"),
-                      InterfaceSlot(9, 0, "efa-only"), InterfaceSlot(13, 0, "efa-only"))
+    assert layout == (InterfaceSlot(0, 0, "interface"),
+                      *(InterfaceSlot(card, 0, "efa-only") for card in (1, 5, 9, 13)))
 
 
 def test_p6_b200_gets_8_efa_interfaces_card_0_at_device_1():
