@@ -179,5 +179,5 @@ def test_trn2u_is_selected_with_its_accelerator_from_the_override(moto_descripti
 
 def test_an_override_is_refused_once_the_ec2_data_gives_the_accelerator(moto_descriptions):
     gained = dict(moto_descriptions["trn2u.48xlarge"], NeuronInfo=moto_descriptions["trn2.48xlarge"]["NeuronInfo"])
-    with pytest.raises(ValueError, match="trn2u.48xlarge: the EC2 data now has its accelerator"):
+    with pytest.raises(ValueError, match=r"trn2u\.48xlarge: the EC2 data now has its accelerator"):
         generate._accelerator(gained)
