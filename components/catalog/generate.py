@@ -18,8 +18,9 @@ What comes from where:
   and ``ReservedCapacityInstanceType`` (HyperPod training plans); cfn-lint's SageMaker cluster
   instance types per region: the regions where HyperPod offers ``ml.<type>``.
 
-The output holds the source values as AWS reports them; where the catalog departs
-from them (Trainium2 memory), :mod:`.instances` does so and says why. Runtime code
+The output holds the source values as AWS reports them, except the accelerator of a type
+the EC2 data gives none (``ACCELERATOR_OVERRIDES``: trn2u.48xlarge, from the Neuron docs); where the
+catalog departs from them (Trainium2 memory), :mod:`.instances` does so and says why. Runtime code
 never imports this module's data sources: moto is a dev dependency, and the
 generated JSON is package data.
 """
@@ -66,6 +67,21 @@ EXCLUDED_ACCELERATED: dict[str, str] = {
 }
 
 
+# Accelerated types whose EC2 data lacks the accelerator info the generator selects by, with the accelerator
+# from a primary source. trn2u.48xlarge (the Trn2 UltraServer's instance) is in moto 5.2.5's snapshot with its
+# network but no ``NeuronInfo``; EC2's accelerated-computing specifications list "Trn2u ... ✗ No" accelerators
+# for it too (https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html, read 2026-11-26). The Neuron docs
+# say "A Trn2 UltraServer comprises four trn2u.48xlarge instances ... a total of 64 Trainium2 chips", so 16 per
+# instance (https://awsdocs-neuron.readthedocs-hosted.com/en/latest/general/arch/neuron-hardware/trn2-arch.html,
+# read 2026-11-26). Cores and memory per chip are trn2.48xlarge's own EC2 ``NeuronInfo`` (16 Trainium2, 128
+# NeuronCores, 524288 MiB per chip), the same chip; the memory keeps the generated file's one convention, and the
+# catalog replaces it with the Neuron docs' HBM for every Trainium2 (:mod:`.instances`).
+ACCELERATOR_OVERRIDES: dict[str, dict[str, Any]] = {
+    "trn2u.48xlarge": {"kind": "neuron", "name": "Trainium2", "count": 16, "memory_mib": 524288,
+                       "neuron_cores": 128},
+}
+
+
 def _moto_resource(*parts: str) -> Any:
     path = resources.files("moto.ec2").joinpath("resources", *parts)
     with path.open("rb") as raw, gzip.open(raw, "rt") as text:
@@ -97,6 +113,12 @@ def is_accelerated(description: dict[str, Any]) -> bool:
 
 
 def _accelerator(description: dict[str, Any]) -> dict[str, Any] | None:
+    override = ACCELERATOR_OVERRIDES.get(description["InstanceType"])
+    if override is not None:
+        if is_accelerated(description):
+            raise ValueError(f"{description['InstanceType']}: the EC2 data now has its accelerator; "
+                             "drop its entry in ACCELERATOR_OVERRIDES.")
+        return dict(override)
     if "GpuInfo" in description:
         (gpu,) = description["GpuInfo"]["Gpus"]
         return {"kind": "nvidia-gpu", "name": gpu["Name"], "count": gpu["Count"],
@@ -177,7 +199,7 @@ def selected(descriptions: dict[str, dict[str, Any]]) -> list[str]:
     """The types the catalog carries: every accelerated type not excluded, and the system families."""
     return sorted(name for name, description in descriptions.items()
                   if (is_accelerated(description) and name not in EXCLUDED_ACCELERATED)
-                  or name.split(".")[0] in SYSTEM_FAMILIES)
+                  or name in ACCELERATOR_OVERRIDES or name.split(".")[0] in SYSTEM_FAMILIES)
 
 
 def build(generated_on: date) -> dict[str, Any]:

@@ -6,7 +6,7 @@ Most facts are generated: ``ec2_instance_types.json`` is written by
 ships (its ``sources`` and ``generated_on`` say which versions and when). This
 module reads that package data (moto is not needed at run time) and adds, by hand
 and with sources, only what the data lacks: EKS AMI types, prices, the max-pods
-rule, and the p6e-gb200 entry the data does not have.
+rule, and the p6e-gb200 entry the data does not have (:mod:`.p6e_gb200`).
 
 Where sources conflict, the choice is made here and said why:
 
@@ -26,10 +26,12 @@ Where sources conflict, the choice is made here and said why:
   against. Which ``ml.`` types a given region offers is narrower: cfn-lint's per-region
   list (from the AWS pricing API), generated into each type's ``hyperpod_regions`` and
   checked where HyperPod inputs are validated (``config/offerings.py``).
-* p6e-gb200: absent from the EC2 snapshot and nodeadm; its EFA count, ENIs,
-  IPs, vCPUs and memory are unknown and stay ``None`` (a maintainer comment in
-  ParallelCluster is not a primary source). The GPU count of 4 is derived from
-  the UltraServer size (72 GPUs / 18 instances).
+* p6e-gb200: absent from the EC2 snapshot and nodeadm; its facts come from AWS's
+  published pages instead, and where they leave a fact open (the ENIs on card 0)
+  :mod:`.p6e_gb200` says what it takes and why.
+* trn2u.48xlarge: in the EC2 snapshot without ``NeuronInfo``; the generator gives it
+  its accelerator from the Neuron docs (``generate.ACCELERATOR_OVERRIDES``) and it
+  takes the trn2 family's AMI types (below).
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from .model import NO_EFA, Accelerator, AcceleratorKind, Efa, InstanceType, Network, Source
+from .model import NO_EFA, Accelerator, AcceleratorKind, Efa, InstanceType, Network, Source, max_pods_nodeadm
+from .p6e_gb200 import P6E_GB200
 from .prices import ON_DEMAND
 
 GPU = AcceleratorKind.GPU
@@ -60,11 +63,6 @@ NEURON_DOCS = Source(
     EC2_SNAPSHOT.description + "; Trainium2 HBM from the AWS Neuron docs (Trainium2 architecture)",
     EC2_SNAPSHOT.as_of,
 )
-GB200_SECONDARY = Source(
-    "botocore 1.44.5 InstanceType and HyperPod enums; EKS AMI table (AL2023 ARM NVIDIA); "
-    "GPU count derived from u-p6e-gb200x72 = 18 instances",
-    date(2026, 7, 23),
-)
 
 NVIDIA_AMIS = ("AL2023_x86_64_NVIDIA", "BOTTLEROCKET_x86_64_NVIDIA")
 NVIDIA_ARM_AMIS = ("AL2023_ARM_64_NVIDIA", "BOTTLEROCKET_ARM_64_NVIDIA")
@@ -78,6 +76,11 @@ AMI_TYPES_BY_FAMILY: dict[str, tuple[str, ...]] = {
         "p3dn", "p4d", "p4de", "p5", "p5e", "p5en", "p6-b200", "p6-b300", "g4dn", "g5", "g6", "g6e", "g7e", "gr6")},
     "g5g": NVIDIA_ARM_AMIS,
     **{family: NEURON_AMIS for family in ("inf1", "inf2", "trn1", "trn1n", "trn2")},
+    # trn2u: the EKS AMI table (@07d09a00, the same page) names the trn2 family and not trn2u. trn2u.48xlarge
+    # carries the same 16 Trainium2 as trn2.48xlarge (EC2 lists it in the Trn2 family's specifications, ac.html,
+    # read 2026-11-26), and the Neuron AMIs are the ones with the Neuron driver, so it takes trn2's AMI types. No
+    # AWS page read here names trn2u with an AMI type: this is the catalog's inference, said as one.
+    "trn2u": NEURON_AMIS,
 }
 
 TRAINIUM2_HBM_MIB = 96 * 1024
@@ -92,11 +95,6 @@ GPUDIRECT_STORAGE_FAMILIES = frozenset({"p5", "p5e", "p5en", "p6-b200"})
 NOTES: dict[str, tuple[str, ...]] = {
     "p6-b300.48xlarge": ("Card 0 carries only a plain interface; EFA sits on cards 1-16.",),
 }
-
-
-def max_pods_nodeadm(enis_on_card0: int, ipv4_per_eni: int) -> int:
-    """AL2023 nodeadm's default max pods: only the default card's ENIs count for pods."""
-    return enis_on_card0 * (ipv4_per_eni - 1) + 2
 
 
 def _accelerator(facts: dict[str, Any] | None) -> Accelerator | None:
@@ -136,19 +134,6 @@ def _from_generated(name: str, facts: dict[str, Any]) -> InstanceType:
         gpudirect_storage=name.split(".")[0] in GPUDIRECT_STORAGE_FAMILIES,
     )
 
-
-P6E_GB200 = InstanceType(
-    "p6e-gb200.36xlarge", arch="arm64", vcpus=None, memory_gib=None,
-    accelerator=Accelerator(GPU, "GB200", count=4, memory_mib=None),
-    network=Network(cards=None, enis_on_card0=None, ipv4_per_eni=None, max_pods=None),
-    efa=Efa(supported=True, max_interfaces=None, cards=None),
-    ami_types=("AL2023_ARM_64_NVIDIA",), capacity_block=None, hyperpod=True,
-    hyperpod_training_plan=True, source=GB200_SECONDARY,
-    notes=("p6e-gb200 is missing from the EC2 snapshot and nodeadm data; its EFA interfaces, "
-           "network cards, ENIs and IPs are unconfirmed. Check `aws ec2 describe-instance-types "
-           "--instance-types p6e-gb200.36xlarge` and add the facts to the catalog.",),
-)
-"""Kept by hand until the EC2 data has it; if the data gains it, the generated entry wins."""
 
 _KIND_ORDER = {GPU: 0, NEURON: 1}
 

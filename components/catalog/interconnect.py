@@ -12,7 +12,10 @@ bandwidth is a unidirectional figure meant to be compared with the hardware's pe
   sum of the network cards' peaks (p6-b200: 3200 against 8 x 200; g6e.48xlarge: 400
   against 4 x 400), the headline figure governs: it is what AWS sells the type as, and
   the card peaks of those types are themselves unreconciled (moto 5.2.5's snapshot lists
-  p6-b200's cards as 8 x 200 Gbps beside its "3200 Gigabit"). Only EFA-capable types get a figure: a network
+  p6-b200's cards as 8 x 200 Gbps beside its "3200 Gigabit"). Where AWS's EFA page caps EFA below the
+  headline, that cap governs (``EFA_CAPS``: p6e-gb200's 3200 Gigabit holds 1,600 Gbps of EFA at most; the
+  p6-b200 and p6-b300 sections give 3,200 and 6,400 Gbps of EFA, their headlines, so no cap). Only EFA-capable
+  types get a figure: a network
   test between instances without EFA runs over TCP and has no floor trainstack could
   defend.
 * GPU to GPU inside the instance: NVIDIA's published link bandwidth for the GPU model,
@@ -29,6 +32,22 @@ from typing import Optional
 from . import find
 
 NETWORK_SOURCE = "EC2 DescribeInstanceTypes NetworkInfo.NetworkPerformance (trainstack's generated catalog)"
+
+
+@dataclass(frozen=True)
+class EfaCap:
+    """EFA bandwidth AWS states for a type below its network figure."""
+
+    gbps: float
+    source: str
+
+
+EFA_CAPS: dict[str, EfaCap] = {
+    # "Each GPU supports up to 400 Gbps of EFA bandwidth" and AWS's layouts reach "a total of 1,600 Gbps EFA
+    # bandwidth" on the 4-GPU instance, whose network figure is 3200 Gigabit (ENA and EFA together).
+    "p6e-gb200.36xlarge": EfaCap(1600.0, "EC2 User Guide, EFA configuration for P6e-GB200 instances "
+                                         "(efa-acc-inst-types.html#efa-for-p6e, read 2026-11-26)"),
+}
 
 
 @dataclass(frozen=True)
@@ -79,7 +98,14 @@ def efa_network_gbps(instance_type: str) -> Optional[float]:
     entry = find(instance_type)
     if entry is None or not entry.efa.supported:
         return None
-    return entry.network.bandwidth_gbps
+    cap = EFA_CAPS.get(entry.name)
+    return cap.gbps if cap is not None else entry.network.bandwidth_gbps
+
+
+def efa_network_source(instance_type: str) -> str:
+    """Where :func:`efa_network_gbps`'s figure for the type comes from."""
+    cap = EFA_CAPS.get(instance_type)
+    return cap.source if cap is not None else NETWORK_SOURCE
 
 
 def gpu_peer_link(gpu: str) -> Optional[PeerLink]:

@@ -65,13 +65,21 @@ class Network:
     traffic; ``None`` where EC2 gives only a burst figure ("Up to 25 Gigabit") or none."""
 
 
+def max_pods_nodeadm(enis_on_card0: int, ipv4_per_eni: int) -> int:
+    """AL2023 nodeadm's default max pods: only the default card's ENIs count for pods."""
+    return enis_on_card0 * (ipv4_per_eni - 1) + 2
+
+
 @dataclass(frozen=True)
 class Efa:
     supported: bool
     max_interfaces: Optional[int]
-    """``MaximumEfaInterfaces``; ``None`` when EFA exists but the count is unknown."""
+    """The EFA interfaces a node gets: ``MaximumEfaInterfaces`` from EC2's data, or for a type kept by hand
+    the count of AWS's recommended layout (p6e-gb200: :mod:`.p6e_gb200`); ``None`` when EFA exists but the
+    count is unknown."""
     cards: Optional[tuple[int, ...]]
-    """Network card indexes that can carry an EFA interface (one EFA per card)."""
+    """Network card indexes that carry an EFA interface (one EFA per card): those whose EC2 ``InterfaceTypes``
+    include EFA, or for a type kept by hand the cards of AWS's recommended layout."""
 
 
 NO_EFA = Efa(supported=False, max_interfaces=0, cards=())

@@ -15,19 +15,18 @@ keeps its collectives on NVLink (GB200) or NeuronLink (Trainium2). Sources, read
   the unit's name ``u-trn2x64`` is the Neuron docs' of release 2.21
   (.../en/v2.21.0.beta/general/arch/neuron-hardware/trn2-arch.html).
 
-What AWS's own instance data says of the two types (EC2 ``DescribeInstanceTypes`` as moto 5.2.5, the newest
-release, ships it; read 2026-11-26):
+What the catalog holds of the two types (read 2026-11-26):
 
-* ``p6e-gb200.36xlarge`` is absent. Its network cards, ENIs and EFA interfaces stay ``None`` in the catalog
-  (``instances.py``): ParallelCluster's maintainers describe 17 cards with EFA on alternate cards, but that is
-  not AWS's instance data, and the catalog takes EC2's data over it (as for p6-b300), so a node group of the type
-  is refused until EC2's data has it.
-* ``trn2u.48xlarge`` is present with its network (16 network cards, ``MaximumEfaInterfaces`` 16, every card
-  ``interface``/``efa``/``efa-only``, 2 ENIs per card, 50 IPv4 per ENI, 192 vCPUs, 2048 GiB, the
-  ``capacity-block`` usage class, offered in ap-south-2 only) but without ``NeuronInfo``, so the generator,
-  which selects accelerated types by their accelerator info, leaves it out of the catalog. Adding it needs its
-  accelerator from the Neuron docs (16 Trainium2) and AMI types the EKS AMI table does not list for ``trn2u``;
-  not done here.
+* ``p6e-gb200.36xlarge`` is absent from EC2's instance data as moto 5.2.5 ships it; its facts come from AWS's
+  pages (EC2 Instance Types guide ac.html, the EC2 User Guide's EFA configuration for P6e-GB200, this EKS page),
+  kept by hand in ``p6e_gb200.py``: 17 network cards, 4 EFA-only interfaces on cards 1, 5, 9 and 13 (AWS's
+  recommended layout, one per GPU), card 0 plain. Card 0's ENIs are not published; the catalog takes the smaller
+  reading of the one per-card source (a ParallelCluster review comment) and says so there.
+* ``trn2u.48xlarge`` is in EC2's data with its network (16 network cards, ``MaximumEfaInterfaces`` 16, 2 ENIs
+  per card, 50 IPv4 per ENI, 192 vCPUs, 2048 GiB, the ``capacity-block`` usage class, offered in ap-south-2
+  only) but without ``NeuronInfo``; the generator gives it 16 Trainium2 from the Neuron docs
+  (``generate.ACCELERATOR_OVERRIDES``), and the catalog the trn2 family's AMI types, which the EKS AMI table
+  lists for trn2 and not for trn2u (``instances.py`` says why).
 
 The label that names a node's unit, by who runs the node (``UNIT_LABELS``, ``HYPERPOD_UNIT_LABEL``; read 2026-11-26):
 

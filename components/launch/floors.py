@@ -6,7 +6,15 @@ an instance type and a node count, and the peak it is a share of.
   estimate for an AWS instance, see ``trainstack.catalog.interconnect``).
 * Several nodes: in a ring all-reduce each node sends what one rank sends, so the bus
   bandwidth cannot pass the node's network bandwidth (nor its GPU links): the peak is
-  the smaller of EC2's network figure for the type, which EFA uses, and the GPU link.
+  the smaller of EC2's network figure for the type, which EFA uses (or the lower EFA cap AWS's
+  EFA page states: p6e-gb200, ``catalog.interconnect.EFA_CAPS``), and the GPU link.
+
+The Blackwell types, and where their peaks come from: p6-b200 and p6-b300 one node, NVLink 5
+(NVIDIA's figure, an estimate), several nodes EC2's 3200 and 6400 Gigabit; p6e-gb200 one node
+NVLink 5 (estimate), several nodes AWS's EFA cap of 1,600 Gbps. A GB200 job inside one
+UltraServer runs its collectives over multi-node NVLink, faster than EFA, so the EFA floor
+only catches a fabric that is broken outright there; no AWS or NVIDIA figure for multi-node
+NVLink bus bandwidth on AWS was read, so no floor is set from one.
 
 The floor is a share of that peak, chosen to catch a broken fabric, not to tune one.
 A healthy node gets well above half: two H200s reached about 2,600 Gbit/s of 3,600
@@ -23,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..catalog import find
-from ..catalog.interconnect import NETWORK_SOURCE, efa_network_gbps, gpu_peer_link
+from ..catalog.interconnect import efa_network_gbps, efa_network_source, gpu_peer_link
 from .placement import LaunchError
 
 SHARE_OF_PEAK = 0.5
@@ -56,7 +64,7 @@ def default_floor(instance_type: str, nodes: int, gpus_per_node: int) -> Floor:
     if network is None:
         raise LaunchError(f"the catalog has no EFA bandwidth for {instance_type}, so there is no default floor "
                           f"across {nodes} nodes; {ask}")
-    basis = f"{instance_type} network {network:g} Gbit/s, {NETWORK_SOURCE}"
+    basis = f"{instance_type} network {network:g} Gbit/s, {efa_network_source(instance_type)}"
     if link is not None and gpus_per_node > 1 and link.gbps < network:
         return _share(link.gbps, f"{link.link} peak per direction, below the network's {network:g} Gbit/s; "
                                  f"estimate: {link.source}")

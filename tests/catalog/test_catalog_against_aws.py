@@ -167,3 +167,17 @@ def _moved(committed: dict[str, dict], fresh: dict[str, dict]) -> list[str]:
             else:
                 moved.append(f"{name}: {fact} {old!r} -> {new!r}")
     return sorted(moved)
+
+
+def test_trn2u_is_selected_with_its_accelerator_from_the_override(moto_descriptions):
+    # EC2's data has trn2u.48xlarge's network but no NeuronInfo; the generator gives it the Neuron docs' chips.
+    trn2u = moto_descriptions["trn2u.48xlarge"]
+    assert not generate.is_accelerated(trn2u)
+    assert "trn2u.48xlarge" in generate.selected(moto_descriptions)
+    assert generate._accelerator(trn2u) == generate.ACCELERATOR_OVERRIDES["trn2u.48xlarge"]
+
+
+def test_an_override_is_refused_once_the_ec2_data_gives_the_accelerator(moto_descriptions):
+    gained = dict(moto_descriptions["trn2u.48xlarge"], NeuronInfo=moto_descriptions["trn2.48xlarge"]["NeuronInfo"])
+    with pytest.raises(ValueError, match=r"trn2u\.48xlarge: the EC2 data now has its accelerator"):
+        generate._accelerator(gained)

@@ -28,6 +28,8 @@ def _facts_for(instance_facts, name):
 
 
 def _efa_cards(facts):
+    if "efa_cards" in facts:  # a decision: the cards of AWS's recommended layout (p6e-gb200)
+        return tuple(facts["efa_cards"])
     if not facts["efa_supported"] or facts["max_efa_interfaces"] is None:
         return () if not facts["efa_supported"] else None
     card_types = facts["card_interface_types"]

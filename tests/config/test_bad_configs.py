@@ -60,9 +60,9 @@ BROKEN = {
         lambda c: group(c, instanceType="c5.2xlarge"), "trainstack:nodeGroups[0].instanceType", "eks.systemNodes"),
     "EFA on a type without EFA": (
         lambda c: group(c, instanceType="g5.2xlarge", efa=True), "trainstack:nodeGroups[0].efa", "set efa: false"),
-    "EFA on p6e-gb200 while its EFA facts are unknown": (
-        lambda c: group(c, instanceType="p6e-gb200.36xlarge", deviceAllocation="dra", minSize=1, desiredSize=1),
-        "trainstack:nodeGroups[0].efa", "set efa: false"),
+    "maxPods above what p6e-gb200's card 0 can address": (
+        lambda c: group(c, instanceType="p6e-gb200.36xlarge", deviceAllocation="dra", minSize=1, desiredSize=1,
+                        maxPods=250), "trainstack:nodeGroups[0].maxPods", "set maxPods to at most 100"),
     "p6e-gb200 on device plugins": (
         lambda c: group(c, instanceType="p6e-gb200.36xlarge"), "trainstack:nodeGroups[0].deviceAllocation",
         "set deviceAllocation: dra"),

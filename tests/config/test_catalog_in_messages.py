@@ -21,7 +21,8 @@ def test_a_capacity_block_of_a_type_not_sold_so_is_told_every_type_the_catalog_s
         valid_config, scratch_project, capsys):
     stderr = refusal(valid_config, scratch_project, capsys, instanceType="g6e.48xlarge", capacity=BLOCK)
     # p4de.24xlarge is sold as blocks; the hand-written list this replaced left it out.
-    assert "capacity-block type (p4d, p4de, p5, p5e, p5en, p6-b200, p6-b300, trn1.32xlarge, trn2)." in stderr
+    assert ("capacity-block type (p4d, p4de, p5, p5e, p5en, p6-b200, p6-b300, p6e-gb200, trn1.32xlarge, trn2, trn2u)."
+            in stderr)
     sold = [t for t in catalog.INSTANCE_TYPES if t.capacity_block]
     assert all(t.family in stderr for t in sold)
 

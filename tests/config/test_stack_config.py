@@ -32,17 +32,13 @@ def test_efa_defaults_on_for_efa_types_and_off_for_others(valid_config):
     assert plain_group.efa_enabled is False
 
 
-def test_p6e_gb200_without_efa_is_still_refused_while_its_network_facts_are_unknown(valid_config):
-    valid_config["nodeGroups"][0].update(instanceType="p6e-gb200.36xlarge", efa=False, deviceAllocation="dra",
+def test_a_p6e_gb200_group_on_dra_gets_efa_and_100_pods_per_node(valid_config):
+    # Its network facts are AWS's (catalog/p6e_gb200.py); card 0's 2 ENIs cap pods at 100, below EKS's 250.
+    valid_config["nodeGroups"][0].update(instanceType="p6e-gb200.36xlarge", deviceAllocation="dra",
                                          minSize=1, desiredSize=1)
-    # The group alone cannot size its kubelet's maxPods either (component Args get the same error).
-    with pytest.raises(ConfigError, match="group:instanceType"):
-        validate(NodeGroupConfig, valid_config["nodeGroups"][0], prefix="group")
-    with pytest.raises(ConfigError) as raised:
-        validate_stack_config(valid_config)
-    issue = raised.value.issues[0]
-    assert issue.path == "trainstack:nodeGroups[0].instanceType"
-    assert "ENIs on network card 0 is not known" in issue.message
+    group = validate(NodeGroupConfig, valid_config["nodeGroups"][0], prefix="group")
+    assert group.efa_enabled is True
+    assert (group.pods_per_node.value, group.pods_per_node.ceiling) == (100, 100)
 
 
 def test_a_reservation_in_the_groups_zone_that_covers_max_size_is_accepted(valid_config):

@@ -12,7 +12,11 @@ from trainstack.launch.floors import default_floor
     ("p6-b200.48xlarge", 1, 8, 3600, 7200),  # NVLink 5: 1.8 TB/s
     ("p5.48xlarge", 4, 8, 1600, 3200),       # EC2: 3200 Gigabit
     ("p4d.24xlarge", 2, 8, 200, 400),        # EC2: 4x 100 Gigabit
-    ("p6-b300.48xlarge", 2, 8, 3200, 6400),
+    ("p6-b300.48xlarge", 2, 8, 3200, 6400),  # EC2: 6400 Gigabit; the EFA page: 6400 Gbps of EFA
+    ("p6-b200.48xlarge", 2, 8, 1600, 3200),  # EC2: 3200 Gigabit; the EFA page: 3200 Gbps of EFA
+    ("p6-b300.48xlarge", 1, 8, 3600, 7200),  # NVLink 5
+    ("p6e-gb200.36xlarge", 1, 4, 3600, 7200),  # NVLink 5
+    ("p6e-gb200.36xlarge", 2, 4, 800, 1600),  # the EFA page: 1,600 Gbps of EFA, below the 3200 Gigabit network
     ("g5.48xlarge", 2, 8, 50, 100),          # the network (100) is below PCIe (256)
     ("g6e.48xlarge", 2, 8, 128, 256),        # PCIe 4.0 (256) is below the network (400)
     ("g6e.48xlarge", 2, 1, 200, 400),        # one GPU a node: only the network counts
@@ -26,12 +30,12 @@ def test_the_basis_names_the_source_and_marks_vendor_figures_as_estimates():
     assert "estimate" in default_floor("p5.48xlarge", 1, 8).basis
     assert "NetworkPerformance" in default_floor("p5.48xlarge", 2, 8).basis
     assert "estimate" in default_floor("g6e.48xlarge", 2, 8).basis
+    assert "efa-for-p6e" in default_floor("p6e-gb200.36xlarge", 2, 4).basis
 
 
 @pytest.mark.parametrize("instance_type, nodes, message", [
     ("g5.xlarge", 2, "no EFA bandwidth for g5.xlarge, so there is no default floor across 2 nodes; "
                      "pass --floor-gbps"),
-    ("p6e-gb200.36xlarge", 2, "no EFA bandwidth for p6e-gb200.36xlarge"),
     ("c5.large", 2, "c5.large is not a GPU type in the catalog"),
     ("p9.48xlarge", 1, "p9.48xlarge is not a GPU type in the catalog"),
 ])

@@ -1,8 +1,7 @@
 """Launchers keep a job inside one UltraServer (launch/ultraserver.py): the unit label each orchestrator puts on the
 unit's nodes (catalog/ultraservers.py, with sources), a required pod affinity on it for a job that fits the smallest
 unit, a preferred one for a larger job, and nothing on a type sold alone. The groups are the shipped stacks'
-recorded outputs with the instance type changed: no shipped stack can run an UltraServer group yet (the catalog has
-no EC2 network facts for p6e-gb200, and leaves trn2u out)."""
+recorded outputs with the instance type changed: no shipped stack runs an UltraServer group."""
 
 import json
 from pathlib import Path
