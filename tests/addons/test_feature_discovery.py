@@ -70,3 +70,17 @@ def test_a_gfd_release_never_stands_in_for_the_device_plugin_in_the_models():
     assert cluster_autoscaler.installed_charts(stack)["nvidia-device-plugin"] == plugin.props["values"]
     owners = [who for owned, who in installed_by_stack(stack) if owned == "resource/nvidia.com/gpu"]
     assert owners == [f"Helm release {plugin.name}"]
+
+
+def test_the_cluster_installs_gfd_for_the_dra_groups_that_need_it(tmp_path, monkeypatch):
+    """The wiring, on b200-dra with p6-b200 standing in for p6e-gb200 (which the catalog refuses until it has
+    EC2's network facts for it): one release, on that group's type, waiting for its node group."""
+    from support import plan_records
+    from trainstack.cluster import eks_cluster
+
+    monkeypatch.setattr(eks_cluster, "needs_gpu_feature_discovery", lambda t: t == "p6-b200.48xlarge")
+    stack = from_record(plan_records.record(tmp_path, "b200-dra"))
+    [gfd] = [r for r in stack.of_type(HELM_RELEASE) if r.name.endswith("gpu-feature-discovery")]
+    assert gfd.props["chart"] == "nvidia-device-plugin" and gfd.props["namespace"] == "kube-system"
+    assert gfd.props["values"] == gfd_values(["p6-b200.48xlarge"], system_node_selector=SYSTEM,
+                                             group_taints=[GPU_TAINT])
