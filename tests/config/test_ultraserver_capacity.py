@@ -62,3 +62,17 @@ def test_the_plan_warns_to_scale_a_gb200_managed_group_to_zero_before_an_upgrade
     assert upgrade_warning("gb200", GB200, "karpenter") is None
     assert upgrade_warning("trn2u", TRN2U, "cluster-autoscaler") is None
     assert upgrade_warning("p5", "p5.48xlarge", "cluster-autoscaler") is None
+
+
+def test_the_stack_prints_the_upgrade_warning_in_the_plan(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The wiring, on b200-dra with p6-b200 standing in for p6e-gb200; shipped stacks print none."""
+    from support import plan_records, rendered_jobs
+    from trainstack import training_stack
+
+    assert not [d for d in rendered_jobs.planned_record("b200-dra")["diagnostics"] if "desired size 0" in d["message"]]
+    monkeypatch.setattr(training_stack, "upgrade_warning",
+                        lambda name, t, autoscaler: upgrade_warning(name, GB200 if t == "p6-b200.48xlarge" else t,
+                                                                    autoscaler))
+    record = plan_records.record(tmp_path, "b200-dra")
+    [warning] = [d for d in record["diagnostics"] if "desired size 0" in d["message"]]
+    assert warning["severity"] == "warning" and "nodeGroups.b200" in warning["message"]
