@@ -54,8 +54,13 @@ The label that names a node's unit, by who runs the node (``UNIT_LABELS``, ``HYP
 Capacity Block rules specific to UltraServers (EKS User Guide, ml-eks-nvidia-ultraserver, above): P6e-GB200
 UltraServers "are made available through EC2 Capacity Blocks for ML"; a managed node group on Capacity Blocks
 needs a custom launch template (trainstack always renders one); "When upgrading EKS managed node groups with
-P6e-GB200 UltraServers, you must set the desired size of the node group to 0 before upgrading". EC2's own
-Capacity Block rules for UltraServers (whole units, durations) were not read here and are not modelled.
+P6e-GB200 UltraServers, you must set the desired size of the node group to 0 before upgrading" (a plan
+warning: config/ultraserver_capacity.py says why trainstack does not do it). EC2's own rules (each UltraServer one
+Capacity Block, offerings searched by ``UltraserverType`` and ``UltraserverCount``) are enforced in
+config/ultraserver_capacity.py (blocks and groups in whole units) and preflight/capacity_blocks.py (the search).
+Not modelled: EC2's resource groups of UltraServer Capacity Blocks, which instances may target instead of one block
+(EC2 User Guide, cb-group.html, read 2026-11-26 in its Chinese edition; trainstack still targets blocks by id), and
+the Dallas Local Zone opt-in EC2 requires for P6e-GB200 UltraServer blocks (capacity-blocks-launch.html).
 """
 
 from __future__ import annotations
