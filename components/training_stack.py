@@ -31,6 +31,7 @@ from .cluster import GpuEksCluster
 from .cluster.existing import ExistingCluster
 from .config import FsxConfig, HyperPodConfig, StackConfig, validate_stack_config
 from .config.ip_budget import ip_budget
+from .config.ultraserver_capacity import upgrade_warning
 from .helm import charts_from
 from .names import PROFILE_CONFIG, STACK_TAG, TRAINING_STACK_COMPONENT
 from .network import Network, efa_security_group
@@ -102,6 +103,10 @@ class TrainingStack(pulumi.ComponentResource):
         # The steady state was checked with the config; the worst case is a warning, not a refusal.
         for warning in budget.warnings() if budget is not None else []:
             pulumi.log.warn(warning, resource=self)
+        for group in config.node_groups if config.eks is not None else []:  # groups trainstack itself manages
+            upgrade = upgrade_warning(group.name, group.instance_type, group.autoscaler)
+            if upgrade is not None:
+                pulumi.log.warn(upgrade, resource=self)
         self.cluster = cluster = self._cluster(name, config, network, in_region) if config.eks is not None else None
 
         # HyperPod's security group exists before FSx, which lets it in as a client.

@@ -138,6 +138,15 @@ AWS_DRANET = Chart(
     Support("1.34", None, "Amazon EKS User Guide device-management-efa: the EFA DRA driver needs Kubernetes 1.34 "
             "or later (read 2026-11-26)"))
 
+def runs_device_plugin(chart: str, values: dict) -> bool:
+    """Whether a release of ``chart`` with ``values`` runs a device plugin: not the NVIDIA device-plugin chart with
+    ``devicePlugin.enabled: false``, which renders GPU Feature Discovery alone (addons/feature_discovery.py; the
+    chart's templates/daemonset-device-plugin.yml at v0.20.0 renders only ``if .Values.devicePlugin.enabled``)."""
+    if chart_reference(chart) != NVIDIA_DEVICE_PLUGIN.name:
+        return True
+    return bool((values.get("devicePlugin") or {}).get("enabled", True))
+
+
 CHARTS: tuple[Chart, ...] = (NVIDIA_DEVICE_PLUGIN, EFA_DEVICE_PLUGIN, NEURON_CHART, DCGM_EXPORTER,
                              KUBE_PROMETHEUS_STACK, TRAINER, KUEUE, KARPENTER, *CLUSTER_AUTOSCALER.values(),
                              NVIDIA_DRA_DRIVER, AWS_DRANET)

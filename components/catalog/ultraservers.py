@@ -36,7 +36,9 @@ The label that names a node's unit, by who runs the node (``UNIT_LABELS``, ``HYP
   ``topologyKey: nvidia.com/gpu.clique`` (EKS User Guide source, awsdocs/amazon-eks-user-guide @00e3293d,
   latest/ug/ml/ml-eks-nvidia-ultraserver.adoc; https://docs.aws.amazon.com/eks/latest/userguide/
   ml-eks-nvidia-ultraserver.html). EKS itself puts no UltraServer label on a managed node group's nodes in any page
-  read here; the clique label exists only where GFD runs (trainstack installs no GFD: said where it is used).
+  read here; the clique label exists only where GFD runs, so trainstack installs GFD, with the Node Feature
+  Discovery it needs, on the DRA groups of this type (``needs_gpu_feature_discovery``;
+  addons/feature_discovery.py says which chart and values, and why).
 * Trn2 UltraServers on EKS: ``neuron.amazonaws.com/ultraserver-server-id-4`` (one value per four-node unit; ``-2``
   per pair), set by the Neuron device plugin (>= 2.26.26.0); a 2- or 4-node MPIJob's workers carry a required
   ``podAffinity`` on it, a larger job a preferred one (weight 100) (aws-neuron/aws-neuron-sdk @0521004c,
@@ -51,8 +53,13 @@ The label that names a node's unit, by who runs the node (``UNIT_LABELS``, ``HYP
 Capacity Block rules specific to UltraServers (EKS User Guide, ml-eks-nvidia-ultraserver, above): P6e-GB200
 UltraServers "are made available through EC2 Capacity Blocks for ML"; a managed node group on Capacity Blocks
 needs a custom launch template (trainstack always renders one); "When upgrading EKS managed node groups with
-P6e-GB200 UltraServers, you must set the desired size of the node group to 0 before upgrading". EC2's own
-Capacity Block rules for UltraServers (whole units, durations) were not read here and are not modelled.
+P6e-GB200 UltraServers, you must set the desired size of the node group to 0 before upgrading" (a plan
+warning: config/ultraserver_capacity.py says why trainstack does not do it). EC2's own rules (each UltraServer one
+Capacity Block, offerings searched by ``UltraserverType`` and ``UltraserverCount``) are enforced in
+config/ultraserver_capacity.py (blocks and groups in whole units) and preflight/capacity_blocks.py (the search).
+Not modelled: EC2's resource groups of UltraServer Capacity Blocks, which instances may target instead of one block
+(EC2 User Guide, cb-group.html, read 2026-11-26 in its Chinese edition; trainstack still targets blocks by id), and
+the Dallas Local Zone opt-in EC2 requires for P6e-GB200 UltraServer blocks (capacity-blocks-launch.html).
 """
 
 from __future__ import annotations
@@ -133,6 +140,13 @@ HYPERPOD_UNIT_LABEL = UnitLabel(HYPERPOD_ULTRASERVER_LABEL, "SageMaker HyperPod"
                                 "aws/sagemaker-hyperpod-cli @70997259 hyperpod-pytorch-job-template/"
                                 "hyperpod_pytorch_job_template/v1_1/model.py")
 """On HyperPod's nodes, whatever the UltraServer type."""
+
+
+def needs_gpu_feature_discovery(instance_type: str) -> bool:
+    """Whether the type's unit label on EKS is GFD's ``nvidia.com/gpu.clique``, so its nodes run GFD
+    (addons/feature_discovery.py) for a job kept inside one unit to be scheduled at all."""
+    label = UNIT_LABELS.get(instance_type)
+    return label is not None and label.key == GPU_CLIQUE_LABEL
 
 
 def smallest_unit(instance_type: str) -> Optional[UltraServer]:

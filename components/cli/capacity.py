@@ -30,8 +30,10 @@ def add_capacity(commands: Any) -> None:
     actions = capacity.add_subparsers(dest="capacity_command", required=True)
     offer = actions.add_parser("offerings", help="the blocks on sale for a type, count and duration, cheapest "
                                                  "first (ec2:DescribeCapacityBlockOfferings)")
-    _search(offer, "an instance type sold as Capacity Blocks", "instances in the block (1 to 64)",
-            "the block's duration in hours")
+    _search(offer, "an instance type sold as Capacity Blocks", "instances in the block (1 to 64); with "
+            "--ultraserver-type, whole UltraServers", "the block's duration in hours")
+    offer.add_argument("--ultraserver-type", help="search whole UltraServers of this type (u-p6e-gb200x36, "
+                                                  "u-p6e-gb200x72, u-trn2x64); --count is then UltraServers")
     offer.set_defaults(handler=capacity_offerings)
     plans = actions.add_parser("training-plans", help="the SageMaker training plans on sale for HyperPod clusters, "
                                                       "cheapest first (sagemaker:SearchTrainingPlanOfferings)")
@@ -92,7 +94,8 @@ def _show(found: Sequence[Any], what: str, as_json: bool, terms: str = "paid up 
 def capacity_offerings(args: argparse.Namespace) -> int:
     from ..preflight.capacity_blocks import offerings
 
-    found = offerings(ec2_client(args.region), args.instance_type, args.count, args.hours, args.earliest, args.latest)
+    found = offerings(ec2_client(args.region), args.instance_type, args.count, args.hours, args.earliest, args.latest,
+                      args.ultraserver_type)
     return _show(found, "offerings", args.json)
 
 

@@ -7,7 +7,8 @@
         (+ eks-node-monitoring-agent when accelerated groups run; node auto repair on the groups)
     EFA security group (when a group uses EFA)
     accelerated node groups (GpuNodeGroup / TrainiumNodeGroup per group)
-    device plugins (NVIDIA where GPUs are, Neuron where Trainium is, EFA where EFA is)
+    device plugins (NVIDIA where GPUs are, Neuron where Trainium is, EFA where EFA is); on DRA groups the DRA
+        drivers, and GPU Feature Discovery where P6e-GB200 needs its clique label
     Cluster Autoscaler (Pod Identity): the managed node groups
     Karpenter (Pod Identity, node role, interruption queue) and a KarpenterNodePool per group with
         autoscaler: karpenter, which has no managed node group (docs/adr/0007-one-autoscaler-per-group.md)
@@ -31,8 +32,9 @@ import pulumi_kubernetes as k8s
 from .. import catalog
 from ..addons.device_plugins import efa_device_plugin, neuron_device_plugin, nvidia_device_plugin
 from ..addons.dra_drivers import aws_dranet, nvidia_dra_driver
+from ..addons.feature_discovery import gpu_feature_discovery
 from ..catalog import AcceleratorKind
-from ..catalog.ultraservers import needs_compute_domain
+from ..catalog.ultraservers import needs_compute_domain, needs_gpu_feature_discovery
 from ..config import EksConfig, NodeGroupConfig, validate
 from ..config.offerings import check_component, group_placements, system_placement
 from ..names import GPU_EKS_CLUSTER_COMPONENT
@@ -239,6 +241,14 @@ class GpuEksCluster(pulumi.ComponentResource):
         if any(g.efa_enabled for g in dra):
             aws_dranet(name, region=self.region, provider=self.provider, parent=self, depends_on=[system, *groups],
                        group_taints=taints)
+        # The UltraServer label of P6e-GB200 nodes comes from GPU Feature Discovery alone (catalog/ultraservers.py):
+        # installed for those groups only, so a stack without them renders none.
+        labelled = [g for g in dra if needs_gpu_feature_discovery(g.instance_type)]
+        if labelled:
+            gpu_feature_discovery(name, instance_types=[g.instance_type for g in labelled],
+                                  system_node_selector=SYSTEM_LABELS, provider=self.provider, parent=self,
+                                  depends_on=[system, *(self.node_groups[g.name].node_group for g in labelled)],
+                                  group_taints=[t for g in labelled for t in self.node_groups[g.name].taints])
 
     def _karpenter_pools(self, name: str, configured: list[NodeGroupConfig], args: GpuEksClusterArgs, *,
                          depends_on: list[pulumi.Resource]) -> dict[str, KarpenterNodePool]:

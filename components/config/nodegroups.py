@@ -20,6 +20,7 @@ from .network import ZONE_PATTERN
 from .node_repair import NodeRepair
 from .node_repair import check_group as check_node_repair
 from .pods import PodsPerNode, pods_per_node
+from .ultraserver_capacity import check_block_units
 
 
 def _efa_accelerated_kinds() -> str:
@@ -381,6 +382,8 @@ class NodeGroupConfig(ConfigModel):
                     fix="use an on-demand reservation, or a capacity-block type "
                     f"({', '.join(catalog.family_names(t for t in catalog.INSTANCE_TYPES if t.capacity_block))}).",
                     path=("capacity", "type"), value=capacity.type)
+            check_block_units(self.instance_type, instance_count=capacity.instance_count,
+                              desired_size=self.desired_size, max_size=self.max_size)
             if capacity.instance_count > CAPACITY_BLOCK_MAX_INSTANCES:
                 raise ConfigValueError(
                     f"a capacity block holds at most {CAPACITY_BLOCK_MAX_INSTANCES} instances.",

@@ -54,7 +54,7 @@ from typing import Any
 
 from .. import catalog
 from ..catalog import EFA_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESOURCE, AcceleratorKind
-from ..catalog.addons import chart_reference
+from ..catalog.addons import chart_reference, runs_device_plugin
 from ..kube.quantity import quantity
 from ..names import (
     AUTOSCALING_TAG,
@@ -259,9 +259,11 @@ def _allowed_schedulers(values: dict[str, Any] | None) -> set[str]:
 
 
 def installed_charts(stack: Stack) -> dict[str, dict[str, Any]]:
-    """Chart name -> values of every Helm release the stack installs."""
+    """Chart name -> values of every Helm release the stack installs; a release of a device-plugin chart that runs
+    no device plugin (GPU Feature Discovery alone) is left out, so it never stands in for the plugin's release."""
     return {chart_reference(str(r.props.get("chart"))): dict(r.props.get("values") or {})
-            for r in stack.of_type(HELM_RELEASE)}
+            for r in stack.of_type(HELM_RELEASE)
+            if runs_device_plugin(str(r.props.get("chart")), dict(r.props.get("values") or {}))}
 
 
 def check(stack: Stack, jobs: Iterable[tuple[str, Any]]) -> list[Finding]:

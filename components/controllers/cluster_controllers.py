@@ -33,6 +33,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import PurePath
 from typing import Optional
 
+from ..catalog.addons import runs_device_plugin
 from ..catalog.hyperpod_eks import HYPERPOD_CHART, HYPERPOD_CHART_SOURCE
 from ..names import EKS_ADDON, HELM_RELEASE, KUSTOMIZE_DIRECTORY
 from ..plan import library_paths
@@ -89,7 +90,10 @@ def installed_by_stack(stack: Stack) -> Iterator[tuple[str, str]]:
         for owned in KUSTOMIZATIONS.get(_kustomization_key(directory), ()) if directory is not None else ():
             yield owned, f"kustomization {record.name}"
     for record in stack.of_type(HELM_RELEASE):
-        for owned in HELM_CHARTS.get(str(record.inputs.get("chart", "")).rsplit("/", 1)[-1], ()):
+        chart = str(record.inputs.get("chart", ""))
+        if not runs_device_plugin(chart, dict(record.inputs.get("values") or {})):
+            continue  # GPU Feature Discovery alone: the chart's device plugin is off, it owns no resource
+        for owned in HELM_CHARTS.get(chart.rsplit("/", 1)[-1], ()):
             yield owned, f"Helm release {record.name}"
     for record in stack.of_type(EKS_ADDON):
         for owned in EKS_ADDONS.get(str(record.inputs.get("addonName", "")), ()):

@@ -7,6 +7,13 @@ Offerings (.../API_DescribeCapacityBlockExtensionOfferings.html): what an active
 purchase (PurchaseCapacityBlock, PurchaseCapacityBlockExtension) is paid up front and cannot be cancelled (EC2 User
 Guide, "Capacity Blocks pricing and billing", https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/
 capacity-blocks-pricing-billing.html): nothing here buys; the listing says what a purchase would cost.
+
+UltraServers are sold as whole units, each UltraServer one Capacity Block (EC2 User Guide, capacity-blocks-how.html,
+read 2026-11-26). DescribeCapacityBlockOfferings takes ``UltraserverType`` and ``UltraserverCount`` for them, and
+returns both on each offering (the pinned botocore 1.44.8 ``ec2/2016-11-15`` model, read 2026-11-26): with
+``--ultraserver-type`` the search asks for ``--count`` whole UltraServers of that type and sends no
+``InstanceCount``; ``InstanceType`` is sent too, since the model says the request needs it or
+``InstanceTypePreferences``. Whether EC2 also accepts an UltraServer search by instance count alone is not said there.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from datetime import datetime
 from typing import Any, Literal, Optional, Protocol
 
 from ..catalog import find as instance_type
+from ..catalog.ultraservers import ULTRASERVERS
 
 # DescribeCapacityBlockOfferings: "InstanceCount ... The number of instances for which to reserve capacity"; EC2
 # sells a block of 1 to 64 instances (config.nodegroups.CAPACITY_BLOCK_MAX_INSTANCES, the same limit).
@@ -40,6 +48,9 @@ class Offering:
     hours: int
     upfront_fee: Optional[float]
     currency: str
+    ultraserver_type: Optional[str] = None
+    """The offering's UltraServer type (``UltraserverType``), None for a block of single instances."""
+    ultraserver_count: Optional[int] = None
 
     @property
     def per_instance_hour(self) -> Optional[float]:
@@ -49,10 +60,14 @@ class Offering:
         return {"offeringId": self.offering_id, "instanceType": self.instance_type, "zone": self.zone,
                 "instanceCount": self.instance_count, "startsAt": utc(self.starts), "endsAt": utc(self.ends),
                 "hours": self.hours, "upfrontFee": self.upfront_fee, "currency": self.currency,
-                "perInstanceHour": self.per_instance_hour}
+                "perInstanceHour": self.per_instance_hour,
+                **({"ultraserverType": self.ultraserver_type, "ultraserverCount": self.ultraserver_count}
+                   if self.ultraserver_type is not None else {})}
 
     def line(self) -> str:
-        return (f"{self.offering_id}  {self.zone}  {self.instance_count} x {self.instance_type}  "
+        units = (f" ({self.ultraserver_count} x {self.ultraserver_type})" if self.ultraserver_type is not None
+                 else "")
+        return (f"{self.offering_id}  {self.zone}  {self.instance_count} x {self.instance_type}{units}  "
                 f"{utc(self.starts)} to {utc(self.ends)} ({self.hours} h)")
 
 
@@ -71,6 +86,22 @@ def fee(text: Optional[str]) -> Optional[float]:
     return float(text) if text not in (None, "") else None
 
 
+def check_ultraserver_query(name: str, ultraserver_type: str, count: int) -> None:
+    """Refuse an UltraServer search EC2 could not answer: a unit trainstack does not know, one of another instance
+    type, no units."""
+    units = {u.name: u for u in ULTRASERVERS}
+    unit = units.get(ultraserver_type)
+    if unit is None:
+        raise CapacityQueryError(f"--ultraserver-type {ultraserver_type}: not an UltraServer type trainstack knows. "
+                                 f"Fix: name one of {', '.join(sorted(units))}.")
+    if unit.instance_type != name:
+        raise CapacityQueryError(f"--ultraserver-type {ultraserver_type} is made of {unit.instance_type}, not {name}. "
+                                 f"Fix: set --instance-type {unit.instance_type}.")
+    if count < 1:
+        raise CapacityQueryError(f"--count {count}: with --ultraserver-type the count is whole UltraServers "
+                                 f"({unit.instances} instances each). Fix: ask for 1 or more.")
+
+
 def check_query(name: str, count: int, hours: int) -> None:
     """Refuse what EC2 would: a type the catalog does not sell as a block, a count outside 1..64, no hours."""
     entry = instance_type(name)
@@ -80,23 +111,34 @@ def check_query(name: str, count: int, hours: int) -> None:
     if not 1 <= count <= MAX_INSTANCES:
         raise CapacityQueryError(f"--count {count}: a Capacity Block holds 1 to {MAX_INSTANCES} instances. "
                                  f"Fix: ask for 1 to {MAX_INSTANCES}, and buy several blocks for more.")
+    check_hours(hours)
+
+
+def check_hours(hours: int) -> None:
     if hours < 1:
         raise CapacityQueryError(f"--hours {hours}: a block lasts at least an hour. Fix: give the duration in "
                                  "hours (24 for a day).")
 
 
 def offerings(client: Any, name: str, count: int, hours: int, earliest: Optional[datetime] = None,
-              latest: Optional[datetime] = None) -> list[Offering]:
-    """Every block on sale for ``count`` ``name`` instances for ``hours``, page by page, cheapest first."""
-    check_query(name, count, hours)
-    request: dict[str, Any] = {"InstanceType": name, "InstanceCount": count, "CapacityDurationHours": hours}
+              latest: Optional[datetime] = None, ultraserver_type: Optional[str] = None) -> list[Offering]:
+    """Every block on sale for ``count`` ``name`` instances (``count`` UltraServers of ``ultraserver_type`` when
+    given) for ``hours``, page by page, cheapest first."""
+    request: dict[str, Any] = {"InstanceType": name, "CapacityDurationHours": hours}
+    if ultraserver_type is None:
+        check_query(name, count, hours)
+        request["InstanceCount"] = count
+    else:
+        check_ultraserver_query(name, ultraserver_type, count)
+        check_hours(hours)
+        request.update({"UltraserverType": ultraserver_type, "UltraserverCount": count})
     if earliest is not None:
         request["StartDateRange"] = earliest
     if latest is not None:
         request["EndDateRange"] = latest
     found = [Offering(o["CapacityBlockOfferingId"], o["InstanceType"], o["AvailabilityZone"], o["InstanceCount"],
                       o["StartDate"], o["EndDate"], o["CapacityBlockDurationHours"], fee(o.get("UpfrontFee")),
-                      o.get("CurrencyCode", "USD"))
+                      o.get("CurrencyCode", "USD"), o.get("UltraserverType"), o.get("UltraserverCount"))
              for o in _pages(client.describe_capacity_block_offerings, request, "CapacityBlockOfferings")]
     return sorted(found, key=lambda o: (o.upfront_fee is None, o.upfront_fee or 0.0, o.starts))
 

@@ -105,3 +105,28 @@ def test_preflight_fails_a_purchase_whose_offering_is_gone_or_repriced_and_passe
         assert status == "fail" and "is no longer on sale" in reason
         status, reason = ask("cbr-0aaaaaaaaaaaaaaaa", 3000.0)
         assert status == "fail" and "now costs 3840.0 USD; the stack declares 3000.0" in reason
+
+
+def test_an_ultraserver_search_asks_ec2_for_whole_units_and_lists_them(client):
+    """Issue 44: `--ultraserver-type` sends UltraserverType and UltraserverCount (botocore's model has both; the
+    Stubber checks the request against it) and no InstanceCount; each offering keeps its units."""
+    request = {"InstanceType": "p6e-gb200.36xlarge", "CapacityDurationHours": 48,
+               "UltraserverType": "u-p6e-gb200x72", "UltraserverCount": 1}
+    unit = {**offer("cbr-0ddddddddddddddd1", "90000.00"), "InstanceType": "p6e-gb200.36xlarge", "InstanceCount": 18,
+            "UltraserverType": "u-p6e-gb200x72", "UltraserverCount": 1}
+    with Stubber(client) as stub:
+        stub.add_response("describe_capacity_block_offerings", {"CapacityBlockOfferings": [unit]}, request)
+        (found,) = offerings(client, "p6e-gb200.36xlarge", 1, 48, ultraserver_type="u-p6e-gb200x72")
+    assert (found.ultraserver_type, found.ultraserver_count, found.instance_count) == ("u-p6e-gb200x72", 1, 18)
+    assert found.as_dict()["ultraserverType"] == "u-p6e-gb200x72"
+    assert "(1 x u-p6e-gb200x72)" in found.line()
+
+
+@pytest.mark.parametrize(("name", "unit", "count", "said"), [
+    ("p6e-gb200.36xlarge", "u-p6e-gb200x99", 1, "--ultraserver-type u-p6e-gb200x99: not an UltraServer type"),
+    ("p5.48xlarge", "u-p6e-gb200x36", 1, "--ultraserver-type u-p6e-gb200x36 is made of p6e-gb200.36xlarge"),
+    ("trn2u.48xlarge", "u-trn2x64", 0, "--count 0: with --ultraserver-type the count is whole UltraServers"),
+])
+def test_an_ultraserver_search_ec2_could_not_answer_is_refused_before_asking(client, name, unit, count, said):
+    with Stubber(client), pytest.raises(CapacityQueryError, match=said):
+        offerings(client, name, count, 24, ultraserver_type=unit)
