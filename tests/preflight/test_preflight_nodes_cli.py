@@ -68,17 +68,18 @@ def test_an_api_server_out_of_reach_checks_nothing_and_does_not_pass(tmp_path, c
         assert run(tmp_path, planned_record("fsdp-p5"), "--kubeconfig", str(kubeconfig), *flags) == 1
         out, err = capsys.readouterr()
         assert "could-not-check  node huge pages              p5 (p5.48xlarge)" in out
-        assert f"{UNREACHABLE} is out of reach" in out
-        assert err.startswith("error: preflight did not pass: nothing was checked against the cluster: all 1 checks "
+        assert "could-not-check  node devices                 p5 (p5.48xlarge)" in out
+        assert out.count(f"{UNREACHABLE} is out of reach") == 2
+        assert err.startswith("error: preflight did not pass: nothing was checked against the cluster: all 2 checks "
                               "could not run")
 
 
-def test_a_stack_without_an_efa_group_needs_no_kubeconfig_and_does_not_pass(tmp_path, capsys):
-    assert run(tmp_path, planned_record("dev"), "--json") == 1
+def test_a_stack_without_an_accelerated_group_needs_no_kubeconfig_and_does_not_pass(tmp_path, capsys):
+    assert run(tmp_path, planned_record("hyperpod"), "--json") == 1  # Slurm: no EKS group, nothing on a cluster
     out, err = capsys.readouterr()
     assert json.loads(out) == []
     assert err == ("error: preflight did not pass: nothing was checked against the cluster: no group of this stack "
-                   "runs pods that request hugepages-2Mi (no EFA group)\n")
+                   "has accelerators or runs pods that request hugepages-2Mi\n")
 
 
 @pytest.mark.parametrize("argv", [["preflight", "--help"], ["preflight", "nodes", "--help"]])
@@ -86,12 +87,12 @@ def test_the_account_preflight_and_the_nodes_preflight_each_say_what_they_check(
     with pytest.raises(SystemExit):
         cli.main(argv)
     out = " ".join(capsys.readouterr().out.split())
-    assert ("nodes: the running cluster's EFA nodes" in out) if argv[1] == "--help" else ("--kubeconfig" in out)
+    assert ("nodes: the running cluster's accelerated nodes" in out) if argv[1] == "--help" else ("--kubeconfig" in out)
 
 
 @pytest.mark.parametrize("argv", [["preflight", "--json", "nodes"], ["preflight", "nodes", "--json"]])
 def test_json_may_be_given_before_or_after_nodes(tmp_path, capsys, argv):
     outputs = tmp_path / "outputs.json"
-    outputs.write_text(json.dumps(planned_record("dev")))
+    outputs.write_text(json.dumps(planned_record("hyperpod")))
     assert cli.main([*argv, "--outputs", str(outputs)]) == 1
     assert json.loads(capsys.readouterr().out) == []
