@@ -3,11 +3,13 @@ errors and exit codes of what it cannot use, and the gate when the cluster is ou
 kube-apiserver: tests/engines/test_node_hugepages.py."""
 
 import json
+from pathlib import Path
 
 import pytest
 from support.rendered_jobs import planned_record
 from trainstack import cli
 
+REPO = Path(__file__).resolve().parents[2]
 UNREACHABLE = "https://127.0.0.1:9"  # the discard port: nothing listens
 
 
@@ -96,3 +98,19 @@ def test_json_may_be_given_before_or_after_nodes(tmp_path, capsys, argv):
     outputs.write_text(json.dumps(planned_record("hyperpod")))
     assert cli.main([*argv, "--outputs", str(outputs)]) == 1
     assert json.loads(capsys.readouterr().out) == []
+
+
+@pytest.mark.parametrize("minutes", ["0", "241", "ten", "1.5"])
+def test_wait_takes_whole_minutes_from_1_to_240_and_refuses_others_naming_the_value(tmp_path, capsys, minutes):
+    with pytest.raises(SystemExit) as exited:
+        run(tmp_path, planned_record("fsdp-p5"), "--wait", minutes)
+    assert exited.value.code == 2
+    assert f"argument --wait: '{minutes}' is not a whole number of minutes from 1 to 240" in capsys.readouterr().err
+
+
+def test_node_counts_come_from_the_stack_file_and_without_one_are_said_unchecked(tmp_path):
+    from trainstack.cli.commands import _node_counts
+
+    assert _node_counts(REPO, "fsdp-p5") == ({"p5": 2}, "")
+    assert _node_counts(REPO, "elsewhere")[1] == "project trainstack has no stack file for stack elsewhere (--cwd)"
+    assert _node_counts(tmp_path, "fsdp-p5")[1].startswith("no Pulumi project above ")
