@@ -17,6 +17,7 @@ GATE_TITLES_SHOWN = 300
 
 if TYPE_CHECKING:
     from ..analysis import Plan
+    from ..config.device_wait import DeviceWait
     from ..plan import Project
     from ..preflight import Clients
 
@@ -165,13 +166,15 @@ def preflight_nodes(args: argparse.Namespace) -> int:
     except ContractError as error:
         raise FileProblem(f"{shown}: {error}") from None
     hugepages = hugepages_needs(outputs)
-    node_counts, uncounted = _node_counts(args.cwd, outputs.stack)
+    node_counts, uncounted, settings = _node_counts(args.cwd, outputs.stack)
     devices = needs_from_outputs(outputs, node_counts)
     access = None
     if hugepages or devices:
         kubeconfig, name, directory = _kubeconfig(args.kubeconfig, document, shown, outputs.kubeconfig_output)
         access = read_access(kubeconfig, name, directory, args.context)
-    wait = DeviceWait(timeout_minutes=args.wait) if args.wait else None
+    # --wait reads again as often as the stack's own deviceWait does, where it sets one.
+    wait = DeviceWait(timeout_minutes=args.wait, poll_seconds=(settings or DeviceWait()).poll_seconds) \
+        if args.wait else None
 
     def progress(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
@@ -183,10 +186,10 @@ def preflight_nodes(args: argparse.Namespace) -> int:
     return _preflight_result(checks, why_not, args.json, f"Preflight of stack {outputs.stack}'s nodes{through}")
 
 
-def _node_counts(cwd: Path, stack: str) -> tuple[dict[str, int], str]:
+def _node_counts(cwd: Path, stack: str) -> tuple[dict[str, int], str, Optional[DeviceWait]]:
     """How many nodes each accelerated group of ``stack`` should have (its desiredSize; Karpenter pools none), from
-    the stack file of the project above ``cwd``, and, where there is none, why the counts are not checked: the
-    outputs contract does not carry desired sizes."""
+    the stack file of the project above ``cwd``, and, where there is none, why the counts are not checked (the
+    outputs contract does not carry desired sizes); with the stack's ``deviceWait``, if it sets one."""
     from ..analysis import stack_config
     from ..config.device_wait import device_needs
     from ..plan import ProjectError, find_project, load_stack
@@ -196,13 +199,14 @@ def _node_counts(cwd: Path, stack: str) -> tuple[dict[str, int], str]:
     except ProjectError as error:
         if isinstance(error, FileProblem):
             raise
-        return {}, f"no Pulumi project above {cut(str(cwd))} to read stack {cut(stack)}'s desiredSize from (--cwd)"
+        return {}, (f"no Pulumi project above {cut(str(cwd))} to read stack {cut(stack)}'s desiredSize from "
+                    "(--cwd)"), None
     if stack not in project.stacks():
-        return {}, f"project {cut(project.name)} has no stack file for stack {cut(stack)} (--cwd)"
+        return {}, f"project {cut(project.name)} has no stack file for stack {cut(stack)} (--cwd)", None
     config = stack_config(load_stack(project, stack))
     if config is None:
-        return {}, f"stack {cut(stack)}'s stack file has no trainstack configuration"
-    return {need.group: need.nodes for need in device_needs(config.node_groups)}, ""
+        return {}, f"stack {cut(stack)}'s stack file has no trainstack configuration", None
+    return {need.group: need.nodes for need in device_needs(config.node_groups)}, "", config.device_wait
 
 
 def _preflight_result(checks: list[Any], why_not: Optional[str], as_json: bool, heading: str) -> int:

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 from support.rendered_jobs import planned_record
-from trainstack.config import validate_stack_config
 from trainstack.config.device_wait import device_needs
 from trainstack.names import NODE_GROUP_LABEL
 from trainstack.outputs import parse_outputs

@@ -111,6 +111,6 @@ def test_wait_takes_whole_minutes_from_1_to_240_and_refuses_others_naming_the_va
 def test_node_counts_come_from_the_stack_file_and_without_one_are_said_unchecked(tmp_path):
     from trainstack.cli.commands import _node_counts
 
-    assert _node_counts(REPO, "fsdp-p5") == ({"p5": 2}, "")
+    assert _node_counts(REPO, "fsdp-p5")[:2] == ({"p5": 2}, "")
     assert _node_counts(REPO, "elsewhere")[1] == "project trainstack has no stack file for stack elsewhere (--cwd)"
     assert _node_counts(tmp_path, "fsdp-p5")[1].startswith("no Pulumi project above ")
