@@ -95,7 +95,7 @@ def _add_preflight_nodes(scopes: Any) -> None:
                        help="accept groups that could not be checked (no node running yet); a run that checked no "
                             "node still fails")
     nodes.add_argument("--wait", type=_wait_minutes, default=0, metavar="MINUTES",
-                       help="read the nodes again, as `trainstack up`'s deviceWait does, until every accelerated node "
+                       help="read the nodes again, as trainstack up's deviceWait does, until every accelerated node "
                             "shows its devices or MINUTES pass (1 to 240), then check (default: one read, no wait)")
     nodes.add_argument("--debug", **DEBUG)
     nodes.set_defaults(handler=run.preflight_nodes)
