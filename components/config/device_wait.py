@@ -34,7 +34,14 @@ FABRIC_MANAGER_UNCHECKED = (
 """What the wait says of the fabric manager on an NVSwitch type: nothing the API server holds shows it. NVIDIA Fabric
 Manager User Guide (https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/index.html, read 2026-11-26):
 Fabric Manager is set up for "NVSwitch-based single-node HGX and DGX systems" and runs as the
-``nvidia-fabricmanager`` service (Managing Fabric Manager Service)."""
+``nvidia-fabricmanager`` service (Managing Fabric Manager Service).
+
+Not checked from inside a pod either (the validation job) yet: NVML reports each GPU's fabric registration
+(``nvmlDeviceGetGpuFabricInfo``, "Hopper or newer"; ``nvmlGpuFabricInfo_t.state``, and ``status`` to be read only
+once the state is complete: NVML API Reference, Fabric definitions, https://docs.nvidia.com/deploy/nvml-api/
+group__nvmlFabricDefs.html, read 2026-11-26), but the device check is a shell program whose only GPU tool is
+``nvidia-smi``, and no NVIDIA document read gives what ``nvidia-smi`` prints for that state (its ``-q`` "Fabric"
+section, a ``--query-gpu`` field); A100 types (p4d, p4de) predate the API."""
 
 
 class DeviceWait(ConfigModel):
