@@ -59,9 +59,10 @@ def test_the_kubernetes_client_stands_on_the_file_boundary_alone():
     assert imports_of("kube") <= {"boundary"}
 
 
-def test_the_preflight_reads_the_config_the_catalog_the_launchers_requests_and_the_kubernetes_client():
-    # Nodes are judged against what the launchers' pods request (launch.node_needs), not a copy of it.
-    assert imports_of("preflight") <= {"config", "catalog", "launch", "kube", "boundary"}
+def test_the_preflight_reads_the_config_the_catalog_the_launchers_requests_the_outputs_and_the_kubernetes_client():
+    # Nodes are judged against what the launchers' pods request (launch.node_needs), not a copy of it; the node
+    # preflight's groups are the outputs contract's (a leaf the launchers read too).
+    assert imports_of("preflight") <= {"config", "catalog", "launch", "kube", "boundary", "outputs"}
 
 
 def test_config_reads_only_the_catalog():

@@ -17,6 +17,7 @@ GATE_TITLES_SHOWN = 300
 
 if TYPE_CHECKING:
     from ..analysis import Plan
+    from ..config.device_wait import DeviceWait
     from ..plan import Project
     from ..preflight import Clients
 
@@ -147,13 +148,16 @@ NODES_OUTPUTS_FIX = ("write it with `pulumi stack output --json --show-secrets >
 
 
 def preflight_nodes(args: argparse.Namespace) -> int:
-    """Exit 1 unless every EFA group's running nodes offer the huge pages its pods request (preflight.nodes)."""
+    """Exit 1 unless every EFA group's running nodes offer the huge pages its pods request and every accelerated
+    group's nodes show their devices (preflight.node_preflight)."""
     from ..analysis import read_outputs
+    from ..config.device_wait import DeviceWait
     from ..kube.kubeconfig import read_access
     from ..launch.node_needs import hugepages_needs
     from ..outputs import ContractError
     from ..preflight import verdict
-    from ..preflight.nodes import CLUSTER, run_node_preflight
+    from ..preflight.node_devices import needs_from_outputs
+    from ..preflight.node_preflight import CLUSTER, run_node_preflight
 
     shown = f"outputs {'<stdin>' if str(args.outputs) == '-' else cut(str(args.outputs))}"
     document = read_json_object(args.outputs, "outputs", NODES_OUTPUTS_FIX)
@@ -161,15 +165,48 @@ def preflight_nodes(args: argparse.Namespace) -> int:
         outputs = read_outputs(document, shown)
     except ContractError as error:
         raise FileProblem(f"{shown}: {error}") from None
-    needs = hugepages_needs(outputs)
+    hugepages = hugepages_needs(outputs)
+    node_counts, uncounted, settings = _node_counts(args.cwd, outputs.stack)
+    devices = needs_from_outputs(outputs, node_counts)
     access = None
-    if needs:
+    if hugepages or devices:
         kubeconfig, name, directory = _kubeconfig(args.kubeconfig, document, shown, outputs.kubeconfig_output)
         access = read_access(kubeconfig, name, directory, args.context)
-    checks = run_node_preflight(needs, access) if access is not None else []
+    # --wait reads again as often as the stack's own deviceWait does, where it sets one.
+    wait = DeviceWait(timeout_minutes=args.wait, poll_seconds=(settings or DeviceWait()).poll_seconds) \
+        if args.wait else None
+
+    def progress(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    checks = (run_node_preflight(hugepages, devices, access, uncounted, wait, progress)
+              if access is not None else [])
     why_not = verdict(checks, allow_unchecked=args.allow_unchecked, scope=CLUSTER)
     through = f" through {cut(access.server)} (context {cut(access.context)})" if access is not None else ""
     return _preflight_result(checks, why_not, args.json, f"Preflight of stack {outputs.stack}'s nodes{through}")
+
+
+def _node_counts(cwd: Path, stack: str) -> tuple[dict[str, int], str, Optional[DeviceWait]]:
+    """How many nodes each accelerated group of ``stack`` should have (its desiredSize; Karpenter pools none), from
+    the stack file of the project above ``cwd``, and, where there is none, why the counts are not checked (the
+    outputs contract does not carry desired sizes); with the stack's ``deviceWait``, if it sets one."""
+    from ..analysis import stack_config
+    from ..config.device_wait import device_needs
+    from ..plan import ProjectError, find_project, load_stack
+
+    try:
+        project = find_project(cwd)
+    except ProjectError as error:
+        if isinstance(error, FileProblem):
+            raise
+        return {}, (f"no Pulumi project above {cut(str(cwd))} to read stack {cut(stack)}'s desiredSize from "
+                    "(--cwd)"), None
+    if stack not in project.stacks():
+        return {}, f"project {cut(project.name)} has no stack file for stack {cut(stack)} (--cwd)", None
+    config = stack_config(load_stack(project, stack))
+    if config is None:
+        return {}, f"stack {cut(stack)}'s stack file has no trainstack configuration", None
+    return {need.group: need.nodes for need in device_needs(config.node_groups)}, "", config.device_wait
 
 
 def _preflight_result(checks: list[Any], why_not: Optional[str], as_json: bool, heading: str) -> int:

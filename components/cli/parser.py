@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis.gate import DIFF_FORMATS
+from ..boundary import cut
 from ..outputs import CONTRACT_VERSION
 from ..version import version
 from . import commands as run
@@ -60,7 +61,7 @@ def _add_plan(commands: Any) -> None:
 
 def _add_preflight(commands: Any) -> None:
     preflight = commands.add_parser("preflight", help="check the stack against the AWS account, or (preflight nodes) "
-                                                      "its running cluster's EFA nodes (read only)")
+                                                      "its running cluster's accelerated nodes (read only)")
     preflight.add_argument("--stack", "-s", default="dev", help="stack name (stacks/Pulumi.<stack>.yaml); default dev")
     preflight.add_argument("--cwd", **HERE)
     preflight.add_argument("--json", action="store_true", help="print the checks as one JSON list")
@@ -69,13 +70,16 @@ def _add_preflight(commands: Any) -> None:
                                 "which no check reached the account still fails")
     preflight.set_defaults(handler=run.preflight)
     scopes = preflight.add_subparsers(dest="scope", metavar="{nodes}",
-                                      help="without one, the account; nodes: the running cluster's EFA nodes")
+                                      help="without one, the account; nodes: the running cluster's accelerated "
+                                           "nodes")
     _add_preflight_nodes(scopes)
 
 
 def _add_preflight_nodes(scopes: Any) -> None:
-    nodes = scopes.add_parser("nodes", help="check the running cluster's EFA nodes offer the 2 MiB huge pages their "
-                                            "group's pods request (read only)")
+    nodes = scopes.add_parser("nodes", help="check the running cluster's accelerated nodes show the GPUs, Neuron "
+                                            "devices and EFA interfaces of their instance type, in their group's "
+                                            "number, and EFA nodes offer the 2 MiB huge pages their group's pods "
+                                            "request (read only)")
     nodes.add_argument("--outputs", type=Path, default=Path("-"),
                        help="the stack's outputs: pulumi stack output --json --show-secrets (its kubeconfig is used "
                             "unless --kubeconfig is given), or a plan record with --kubeconfig (default: stdin)")
@@ -90,8 +94,23 @@ def _add_preflight_nodes(scopes: Any) -> None:
     nodes.add_argument("--allow-unchecked", action="store_true", default=argparse.SUPPRESS,
                        help="accept groups that could not be checked (no node running yet); a run that checked no "
                             "node still fails")
+    nodes.add_argument("--wait", type=_wait_minutes, default=0, metavar="MINUTES",
+                       help="read the nodes again, as trainstack up's deviceWait does, until every accelerated node "
+                            "shows its devices or MINUTES pass (1 to 240), then check (default: one read, no wait)")
     nodes.add_argument("--debug", **DEBUG)
     nodes.set_defaults(handler=run.preflight_nodes)
+
+
+def _wait_minutes(text: str) -> int:
+    """``--wait``'s minutes: a whole number in deviceWait.timeoutMinutes' range."""
+    from ..config.device_wait import DeviceWait
+
+    bounds = DeviceWait.model_fields["timeout_minutes"].metadata
+    low, high = (next(getattr(b, attr) for b in bounds if hasattr(b, attr)) for attr in ("ge", "le"))
+    if not text.isdigit() or not low <= int(text) <= high:
+        raise argparse.ArgumentTypeError(f"'{cut(text)}' is not a whole number of minutes from {low} to {high}; give "
+                                         "e.g. --wait 20, or leave it out for one read")
+    return int(text)
 
 
 def _add_launch(commands: Any) -> None:

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from .. import catalog
 from ..catalog import EFA_RESOURCE, AcceleratorKind
 from ..catalog.device_allocation import EFA, accelerator_device
 from ..catalog.interconnect import GPU_PEER_LINKS
@@ -33,7 +34,14 @@ FABRIC_MANAGER_UNCHECKED = (
 """What the wait says of the fabric manager on an NVSwitch type: nothing the API server holds shows it. NVIDIA Fabric
 Manager User Guide (https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/index.html, read 2026-11-26):
 Fabric Manager is set up for "NVSwitch-based single-node HGX and DGX systems" and runs as the
-``nvidia-fabricmanager`` service (Managing Fabric Manager Service)."""
+``nvidia-fabricmanager`` service (Managing Fabric Manager Service).
+
+Not checked from inside a pod either (the validation job) yet: NVML reports each GPU's fabric registration
+(``nvmlDeviceGetGpuFabricInfo``, "Hopper or newer"; ``nvmlGpuFabricInfo_t.state``, and ``status`` to be read only
+once the state is complete: NVML API Reference, Fabric definitions, https://docs.nvidia.com/deploy/nvml-api/
+group__nvmlFabricDefs.html, read 2026-11-26), but the device check is a shell program whose only GPU tool is
+``nvidia-smi``, and no NVIDIA document read gives what ``nvidia-smi`` prints for that state (its ``-q`` "Fabric"
+section, a ``--query-gpu`` field); A100 types (p4d, p4de) predate the API."""
 
 
 class DeviceWait(ConfigModel):
@@ -76,21 +84,36 @@ def device_needs(groups: list[NodeGroupConfig]) -> list[DeviceNeed]:
 
 
 def _need(group: NodeGroupConfig) -> DeviceNeed:
-    accelerator = group.accelerator
     efa = group.efa_interfaces_per_node if group.efa_enabled else 0
-    if group.device_allocation == "dra":
-        devices = {accelerator_device(accelerator.kind).driver: accelerator.count, **({EFA.driver: efa} if efa else {})}
-    else:
-        devices = {accelerator.resource_names[0]: accelerator.count, **({EFA_RESOURCE: efa} if efa else {})}
     nodes = 0 if group.autoscaler == "karpenter" else group.desired_size
-    return DeviceNeed(group.name, group.instance_type, group.device_allocation, devices, nodes,
-                      {NODE_GROUP_LABEL: group.name}, FABRIC_MANAGER_UNCHECKED if _nvswitch(group) else "")
+    return DeviceNeed(group.name, group.instance_type, group.device_allocation,
+                      group_devices(group.device_allocation, group.instance_type, efa), nodes,
+                      {NODE_GROUP_LABEL: group.name}, fabric_manager_note(group.instance_type))
 
 
-def _nvswitch(group: NodeGroupConfig) -> bool:
+def group_devices(allocation: Literal["device-plugins", "dra"], instance_type: str, efa_interfaces: int
+                  ) -> dict[str, int]:
+    """What each node of a group of ``instance_type`` must show: its accelerators (catalog) and its
+    ``efa_interfaces`` (0: none), as extended resources (device plugins) or per DRA driver (``dra``). The one
+    derivation for the config's groups (``device_needs``) and the outputs' (``preflight nodes``)."""
+    instance = catalog.get(instance_type)
+    accelerator = instance.require("the accelerator", instance.accelerator, "check an accelerated group's devices")
+    if allocation == "dra":
+        return {accelerator_device(accelerator.kind).driver: accelerator.count,
+                **({EFA.driver: efa_interfaces} if efa_interfaces else {})}
+    return {accelerator.resource_names[0]: accelerator.count,
+            **({EFA_RESOURCE: efa_interfaces} if efa_interfaces else {})}
+
+
+def fabric_manager_note(instance_type: str) -> str:
+    """On NVSwitch types, what the wait says of the fabric manager; empty elsewhere."""
+    return FABRIC_MANAGER_UNCHECKED if nvswitch(instance_type) else ""
+
+
+def nvswitch(instance_type: str) -> bool:
     """GPUs joined by NVSwitch (catalog/interconnect.py), which need the fabric manager running to start."""
-    accelerator = group.accelerator
-    link = GPU_PEER_LINKS.get(accelerator.name) if accelerator.kind is AcceleratorKind.GPU else None
+    accelerator = catalog.get(instance_type).accelerator
+    link = GPU_PEER_LINKS.get(accelerator.name) if accelerator and accelerator.kind is AcceleratorKind.GPU else None
     return link is not None and "NVSwitch" in link.link
 
 

@@ -128,9 +128,15 @@ def read_group(need: DeviceNeed, nodes: list[dict[str, Any]], slices: list[dict[
 
 def read_cluster(cluster: Cluster, needs: list[DeviceNeed]) -> list[GroupReading]:
     """Every group of ``needs`` read once from the API server (Nodes; ResourceSlices where a group is DRA)."""
+    nodes, slices = read_objects(cluster, needs)
+    return [read_group(need, nodes, slices) for need in needs]
+
+
+def read_objects(cluster: Cluster, needs: list[DeviceNeed]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The cluster's Nodes, and its ResourceSlices where a group of ``needs`` is on DRA (else none): one list each."""
     nodes = cluster.list("v1", "Node")
     slices = cluster.list(RESOURCE_SLICE_API, "ResourceSlice") if any(n.allocation == "dra" for n in needs) else []
-    return [read_group(need, nodes, slices) for need in needs]
+    return nodes, slices
 
 
 @dataclass

@@ -8,8 +8,8 @@ where its requests fit that allocatable (kubernetes/kubernetes ``pkg/scheduler/f
 noderesources/fit.go``), so a node that offers less leaves the pods Pending with "Insufficient
 hugepages-2Mi". One check per group: its nodes short of huge pages, each with what it offers.
 
-Reads only (a list of Nodes); changes nothing. A node is on a group where its labels match the group's
-pods' nodeSelector, as the scheduler places them.
+Reads only (a list of Nodes, node_preflight.py); changes nothing. A node is on a group where its labels match
+the group's pods' nodeSelector, as the scheduler places them.
 """
 
 from __future__ import annotations
@@ -18,59 +18,18 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-import requests
-
-from ..boundary import cut
 from ..catalog import HUGEPAGES_RESOURCE
-from ..kube.client import ApiError, Cluster
-from ..kube.kubeconfig import Access, CredentialError, connect
 from ..kube.quantity import quantity
 from ..launch.node_needs import HugePagesNeed
-from .checks import Check, Scope
+from .checks import Check
 
 CHECK = "node huge pages"
 PAGE_BYTES = 2 * 2**20
 SHORT_NODES_SHOWN = 5
 """Nodes a failing group's reason names one by one (the count says how many more)."""
-CLUSTER = Scope("the cluster", "give a kubeconfig whose user may list nodes, and let a node of each group join",
-                "no group of this stack runs pods that request hugepages-2Mi (no EFA group)")
 
 
-def run_node_preflight(needs: list[HugePagesNeed], access: Access) -> list[Check]:
-    """The cluster's nodes judged against ``needs``. Where they cannot be read (the exec plugin gives no token,
-    the server is out of reach, the user may not list nodes), every group's check could not run, with why:
-    not a pass (``verdict``)."""
-    if not needs:
-        return []
-    try:
-        with connect(access) as cluster:
-            nodes = read_nodes(cluster)
-    except CredentialError as error:
-        return _unchecked(needs, str(error))
-    except ApiError as error:
-        return _unchecked(needs, f"listing nodes at {access.server} answered {error}")
-    except requests.RequestException as error:
-        return _unchecked(needs, f"{access.server} is out of reach: {cut(_cause(error), 200)}")
-    return check_nodes(needs, nodes)
-
-
-def read_nodes(cluster: Cluster) -> list[dict[str, Any]]:
-    """Every Node of the cluster (``GET /api/v1/nodes``)."""
-    return cluster.list("v1", "Node")
-
-
-def _cause(error: requests.RequestException) -> str:
-    """What went wrong, without requests' wrapping: urllib3's MaxRetryError names the URL again, its reason
-    says why (refused, TLS verification, timeout)."""
-    wrapped = error.args[0] if error.args else error
-    return f"{type(error).__name__}: {getattr(wrapped, 'reason', None) or wrapped}"
-
-
-def _unchecked(needs: list[HugePagesNeed], reason: str) -> list[Check]:
-    return [Check(CHECK, _subject(need), "could-not-check", reason) for need in needs]
-
-
-def _subject(need: HugePagesNeed) -> str:
+def subject(need: HugePagesNeed) -> str:
     return f"{need.group} ({need.instance_type})"
 
 
@@ -87,12 +46,12 @@ def selects(selector: Mapping[str, str], node: Mapping[str, Any]) -> bool:
 
 
 def _group(need: HugePagesNeed, nodes: list[dict[str, Any]]) -> Check:
-    subject = _subject(need)
+    checked = subject(need)
     wanted = quantity(need.request)
     asked = f"each pod on {need.group} requests {need.request} of {HUGEPAGES_RESOURCE}"
     if not nodes:
         selector = ", ".join(f"{k}={v}" for k, v in need.node_selector.items())
-        return Check(CHECK, subject, "could-not-check",
+        return Check(CHECK, checked, "could-not-check",
                      f"no node of the group is running (none labelled {selector}); {asked}: check again once a "
                      "node has joined")
     offers = [(node["metadata"]["name"], _allocatable(node)) for node in nodes]
@@ -100,11 +59,11 @@ def _group(need: HugePagesNeed, nodes: list[dict[str, Any]]) -> Check:
     if not short:
         least_name, (least_shown, _) = min(offers, key=lambda offer: offer[1][1] or Fraction(0))
         counted = f"{len(nodes)} nodes offer" if len(nodes) != 1 else "1 node offers"
-        return Check(CHECK, subject, "pass", f"{counted} enough; {asked}; the least is {least_shown} on {least_name}")
+        return Check(CHECK, checked, "pass", f"{counted} enough; {asked}; the least is {least_shown} on {least_name}")
     named = "; ".join(f"{name} offers {shown}" for name, shown, _ in short[:SHORT_NODES_SHOWN])
     more = f"; and {len(short) - SHORT_NODES_SHOWN} more" if len(short) > SHORT_NODES_SHOWN else ""
     pages = -(-wanted // PAGE_BYTES)
-    return Check(CHECK, subject, "fail",
+    return Check(CHECK, checked, "fail",
                  f"{len(short)} of {len(nodes)} nodes offer less than the {need.request} of {HUGEPAGES_RESOURCE} each "
                  f"pod on {need.group} requests ({named}{more}), so its pods stay Pending there (Insufficient "
                  f"{HUGEPAGES_RESOURCE}). Fix: {_fix(need, pages)}")

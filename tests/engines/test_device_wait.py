@@ -131,3 +131,48 @@ def test_a_dra_node_missing_its_gpu_slices_is_short_of_gpus_until_they_are_publi
     publish(cluster, "ip-10-0-9-2.ec2.internal", "gpu.nvidia.com", 8)
     cluster.patch_status(nodes["p5"], {"allocatable": {"vpc.amazonaws.com/efa": "32"}})
     assert wait_for_devices(cluster, needs, timeout_seconds=2, poll_seconds=1).done
+
+
+def preflight_nodes(project: Path, cluster: Cluster, *flags: str) -> tuple[int, dict[str, dict[str, Any]], str]:
+    """`trainstack preflight nodes` as a user who deployed with `pulumi up` runs it: the stack's outputs (its
+    contract, from the offline plan here, and its kubeconfig output), in the stack's project. Its device checks
+    by group."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert cli.main(["plan", "--stack", "waits", "--cwd", str(project), "--json"]) == 0
+    outputs = project / "outputs.json"
+    outputs.write_text(json.dumps({"trainstack": json.loads(out.getvalue())["outputs"]["trainstack"],
+                                   "kubeconfig": kubeconfig(cluster)}))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(["preflight", "--cwd", str(project), "nodes", "--outputs", str(outputs), "--json", *flags])
+    checks = {c["subject"].split()[0]: c for c in json.loads(out.getvalue()) if c["name"] == "node devices"}
+    return code, checks, err.getvalue()
+
+
+def test_preflight_nodes_names_a_node_short_of_a_device_in_one_read(project, nodes, cluster):
+    code, checks, err = preflight_nodes(project, cluster)
+    assert code == cli.EXIT_POLICY and "did not pass" in err
+    assert checks[P5]["status"] == "fail"
+    assert checks[P5]["reason"].startswith("node ip-10-0-9-1.ec2.internal shows 31 of 32 vpc.amazonaws.com/efa")
+    assert checks[B200]["status"] == "pass", checks[B200]["reason"]
+    assert "1 node shows 8 gpu.nvidia.com, 8 dra.net each in ResourceSlices (DRA); 1 nodes expected" in \
+        checks[B200]["reason"]
+
+
+def test_preflight_nodes_wait_reads_again_until_the_devices_show(project, nodes, cluster):
+    import threading
+
+    # The EFA plugin finds its last interface a moment after the check began; huge pages as the AMI reserves them.
+    pages = {"hugepages-2Mi": "64Gi"}
+    cluster.patch_status(nodes["b200"], {"allocatable": pages})
+    later = threading.Timer(2, lambda: cluster.patch_status(nodes["p5"], {"allocatable": {
+        "vpc.amazonaws.com/efa": "32", **pages}}))
+    later.start()
+    try:
+        code, checks, err = preflight_nodes(project, cluster, "--wait", "1")
+    finally:
+        later.join()
+    assert code == cli.EXIT_OK, err
+    assert "waiting for devices: wait-p5: node ip-10-0-9-1.ec2.internal shows 31 of 32" in err
+    assert {group: check["status"] for group, check in checks.items()} == {P5: "pass", B200: "pass"}

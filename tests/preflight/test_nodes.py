@@ -8,7 +8,8 @@ from trainstack.catalog import HUGEPAGES_RESOURCE
 from trainstack.launch.node_needs import HugePagesNeed
 from trainstack.launch.placement import resources
 from trainstack.preflight import verdict
-from trainstack.preflight.nodes import CLUSTER, check_nodes
+from trainstack.preflight.node_preflight import CLUSTER
+from trainstack.preflight.nodes import check_nodes
 
 P5 = outputs_of("fsdp-p5").accelerated_groups["p5"]
 REQUEST = resources(P5, P5.accelerators_per_node)["requests"][HUGEPAGES_RESOURCE]
@@ -107,7 +108,7 @@ def test_the_verdict_passes_only_when_nodes_were_checked_and_none_is_short(offer
     assert said is None if why_not is None else said.startswith(why_not)
 
 
-def test_a_stack_without_an_efa_group_checks_nothing_and_does_not_pass():
+def test_a_stack_without_an_accelerated_or_efa_group_checks_nothing_and_does_not_pass():
     assert verdict(check_nodes([], [node("n", "0")]), scope=CLUSTER) == (
-        "nothing was checked against the cluster: no group of this stack runs pods that request hugepages-2Mi "
-        "(no EFA group)")
+        "nothing was checked against the cluster: no group of this stack has accelerators or runs pods that request "
+        "hugepages-2Mi")

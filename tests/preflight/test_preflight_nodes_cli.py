@@ -3,11 +3,13 @@ errors and exit codes of what it cannot use, and the gate when the cluster is ou
 kube-apiserver: tests/engines/test_node_hugepages.py."""
 
 import json
+from pathlib import Path
 
 import pytest
 from support.rendered_jobs import planned_record
 from trainstack import cli
 
+REPO = Path(__file__).resolve().parents[2]
 UNREACHABLE = "https://127.0.0.1:9"  # the discard port: nothing listens
 
 
@@ -68,17 +70,18 @@ def test_an_api_server_out_of_reach_checks_nothing_and_does_not_pass(tmp_path, c
         assert run(tmp_path, planned_record("fsdp-p5"), "--kubeconfig", str(kubeconfig), *flags) == 1
         out, err = capsys.readouterr()
         assert "could-not-check  node huge pages              p5 (p5.48xlarge)" in out
-        assert f"{UNREACHABLE} is out of reach" in out
-        assert err.startswith("error: preflight did not pass: nothing was checked against the cluster: all 1 checks "
+        assert "could-not-check  node devices                 p5 (p5.48xlarge)" in out
+        assert out.count(f"{UNREACHABLE} is out of reach") == 2
+        assert err.startswith("error: preflight did not pass: nothing was checked against the cluster: all 2 checks "
                               "could not run")
 
 
-def test_a_stack_without_an_efa_group_needs_no_kubeconfig_and_does_not_pass(tmp_path, capsys):
-    assert run(tmp_path, planned_record("dev"), "--json") == 1
+def test_a_stack_without_an_accelerated_group_needs_no_kubeconfig_and_does_not_pass(tmp_path, capsys):
+    assert run(tmp_path, planned_record("hyperpod"), "--json") == 1  # Slurm: no EKS group, nothing on a cluster
     out, err = capsys.readouterr()
     assert json.loads(out) == []
     assert err == ("error: preflight did not pass: nothing was checked against the cluster: no group of this stack "
-                   "runs pods that request hugepages-2Mi (no EFA group)\n")
+                   "has accelerators or runs pods that request hugepages-2Mi\n")
 
 
 @pytest.mark.parametrize("argv", [["preflight", "--help"], ["preflight", "nodes", "--help"]])
@@ -86,12 +89,28 @@ def test_the_account_preflight_and_the_nodes_preflight_each_say_what_they_check(
     with pytest.raises(SystemExit):
         cli.main(argv)
     out = " ".join(capsys.readouterr().out.split())
-    assert ("nodes: the running cluster's EFA nodes" in out) if argv[1] == "--help" else ("--kubeconfig" in out)
+    assert ("nodes: the running cluster's accelerated nodes" in out) if argv[1] == "--help" else ("--kubeconfig" in out)
 
 
 @pytest.mark.parametrize("argv", [["preflight", "--json", "nodes"], ["preflight", "nodes", "--json"]])
 def test_json_may_be_given_before_or_after_nodes(tmp_path, capsys, argv):
     outputs = tmp_path / "outputs.json"
-    outputs.write_text(json.dumps(planned_record("dev")))
+    outputs.write_text(json.dumps(planned_record("hyperpod")))
     assert cli.main([*argv, "--outputs", str(outputs)]) == 1
     assert json.loads(capsys.readouterr().out) == []
+
+
+@pytest.mark.parametrize("minutes", ["0", "241", "ten", "1.5"])
+def test_wait_takes_whole_minutes_from_1_to_240_and_refuses_others_naming_the_value(tmp_path, capsys, minutes):
+    with pytest.raises(SystemExit) as exited:
+        run(tmp_path, planned_record("fsdp-p5"), "--wait", minutes)
+    assert exited.value.code == 2
+    assert f"argument --wait: '{minutes}' is not a whole number of minutes from 1 to 240" in capsys.readouterr().err
+
+
+def test_node_counts_come_from_the_stack_file_and_without_one_are_said_unchecked(tmp_path):
+    from trainstack.cli.commands import _node_counts
+
+    assert _node_counts(REPO, "fsdp-p5")[:2] == ({"p5": 2}, "")
+    assert _node_counts(REPO, "elsewhere")[1] == "project trainstack has no stack file for stack elsewhere (--cwd)"
+    assert _node_counts(tmp_path, "fsdp-p5")[1].startswith("no Pulumi project above ")
