@@ -73,7 +73,7 @@ from ..names import (
     ZONE_LABEL,
 )
 from ..policy.model import Resource, Stack
-from . import dra
+from . import daemons, dra
 from .model import Finding
 from .scheduling import Node, Taint, pod_specs, unfit_reasons
 
@@ -225,21 +225,12 @@ def running_node(group: ManagedGroup, plugins: dict[str, dict[str, Any]]) -> Nod
     node = Node(f"{group.name} (running)", dict(group.labels), list(group.taints), allocatable)
     for name, count in devices.items():
         chart, path = DEVICE_PLUGINS[name]
-        kept_off = (unfit_reasons(_plugin_pod(plugins[chart], path), node) if chart in plugins
-                    else ["is not installed"])
+        kept_off = daemons.kept_off(plugins, chart, path, node)
         if not kept_off:
             allocatable[name] = Fraction(count)
         elif count:
             node.notes.append(f"No {name} there: its device plugin ({chart}) {'; '.join(kept_off)}")
     return node
-
-
-def _plugin_pod(values: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
-    """The device plugin DaemonSet's pod as far as placement goes: its nodeSelector and tolerations."""
-    for key in path:
-        values = values.get(key) or {}
-    return {"nodeSelector": values.get("nodeSelector") or {}, "tolerations": values.get("tolerations") or [],
-            "containers": []}
 
 
 def _reserved_millicores(total: int) -> int:
@@ -259,9 +250,10 @@ def _allowed_schedulers(values: dict[str, Any] | None) -> set[str]:
 
 
 def installed_charts(stack: Stack) -> dict[str, dict[str, Any]]:
-    """Chart name -> values of every Helm release the stack installs."""
-    return {chart_reference(str(r.props.get("chart"))): dict(r.props.get("values") or {})
-            for r in stack.of_type(HELM_RELEASE)}
+    """Chart name -> values of every Helm release the stack installs (a chart released twice read as one:
+    daemons.merged_values)."""
+    return daemons.merged_values((chart_reference(str(r.props.get("chart"))), dict(r.props.get("values") or {}))
+                                 for r in stack.of_type(HELM_RELEASE))
 
 
 def check(stack: Stack, jobs: Iterable[tuple[str, Any]]) -> list[Finding]:
