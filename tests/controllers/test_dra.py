@@ -97,13 +97,16 @@ def test_without_the_neuron_dra_driver_no_neuron_device_is_published_and_the_cla
                             and "is not installed" in f.message for f in findings)
 
 
-def test_the_device_plugin_release_beside_the_dra_one_advertises_nothing_on_a_dra_trainium_node():
-    (job_id, job), *templates = neuron_jobs("trn1-dra-beside-plugins", "trn1-dra")[:2]
+@pytest.mark.parametrize(("name", "group"), [("trn1-dra", "trn1"), ("trn1-dra-beside-plugins", "trn1-dra")])
+def test_no_neuron_device_plugin_advertises_on_a_dra_trainium_node(name, group):
+    """Alone, the DRA release switches the device plugin off (no placement: it would land anywhere if read as on);
+    beside a device-plugin group, the plugin's own release selects the plugin groups' nodes only."""
+    (job_id, job), *templates = neuron_jobs(name, group)[:2]
     document = copy.deepcopy(job)
     container = document["spec"]["template"]["spec"]["containers"][0]
     for side in ("requests", "limits"):
         container["resources"][side]["aws.amazon.com/neuron"] = "16"
-    findings = cluster_autoscaler.check(variant("trn1-dra-beside-plugins"), [(job_id, document), *templates])
+    findings = cluster_autoscaler.check(variant(name), [(job_id, document), *templates])
     assert len(findings) == 1 and "requests 16 aws.amazon.com/neuron, the node has 0" in findings[0].message
 
 
