@@ -9,10 +9,12 @@ Sources (read 2026-11-26):
   on EFA-enabled instances ``resource.aws.com/devicegroup{1,4,8,16}_id`` name the connected groups), the
   connected subsets (1, 4, 8 or 16 devices), the FAQ (the DRA driver and device plugins may share a cluster but
   not a node; node AMI 1.34.2 or later).
-* aws-neuron/neuron-helm-charts 1.9.0 (b77a6f9) ``values.yaml`` and ``templates/_helpers.tpl``: the driver's
+* aws-neuron/neuron-helm-charts ``values.yaml`` @b77a6f9 (the 1.9.0 release) and ``templates/_helpers.tpl`` (the
+  version the source index holds, which names no commit; the DaemonSet calling it read @97e1b7d): the driver's
   DaemonSet affinity lists the chart's ``neuronInstances`` without the ``inf``/``ml.inf`` ones, so the driver
   runs on Trainium only; ``neuron-helm-chart.validateConfig`` refuses ``draDriver.enabled`` with
-  ``devicePlugin.enabled`` or ``scheduler.enabled`` in one release.
+  ``devicePlugin.enabled`` or ``scheduler.enabled`` in one release. That these two templates are unchanged at
+  b77a6f9 was not checked here (the index holds no copy of them at that commit).
 
 Where sources disagree: the EKS page's prerequisites name "Trainium or Inferentia2" nodes, the chart's affinity
 keeps the driver off every ``inf`` type, and the Neuron DRA page's prerequisite names trn2.48xlarge. trainstack
