@@ -85,7 +85,10 @@ def group_facts(group: NodeGroupConfig, node_group: AcceleratedNodeGroup | Karpe
                         for t in node_group.taints],
         "maxNodes": group.max_size,
         "zone": group.zone,
-        "schedulerName": NEURON_SCHEDULER_NAME if accelerator.kind is catalog.AcceleratorKind.NEURON else None,
+        # The Neuron chart's custom scheduler places device-plugin pods on connected devices; on DRA the default
+        # scheduler allocates claims itself, and the chart runs no custom scheduler beside its DRA driver.
+        "schedulerName": NEURON_SCHEDULER_NAME if accelerator.kind is catalog.AcceleratorKind.NEURON
+        and group.device_allocation == "device-plugins" else None,
         "autoRepair": group.auto_repair,
         "capacityType": group.capacity.type,
         "capacityEndsAt": _utc(group.capacity.ends_at),

@@ -14,6 +14,15 @@
   trainstack narrows it to DRA nodes, so it never races the EFA device plugin for a device. Its image comes
   from the stack's region's Amazon EKS registry, as the EFA device plugin's does (the chart's default is
   us-west-2's: aws/eks-charts stable/aws-dranet/values.yaml @b4e9338).
+* The Neuron DRA driver publishes each Neuron device as a device of DeviceClass ``neuron.aws.com`` (driver
+  ``neuron.aws.com``). It ships in the Neuron chart trainstack already pins (1.9.0), whose validation refuses
+  ``draDriver.enabled`` beside ``devicePlugin.enabled`` or ``scheduler.enabled`` in one release
+  (``templates/_helpers.tpl``, ``neuron-helm-chart.validateConfig``), so it is a release of its own with only the
+  driver on. Its kubelet plugin selects the DRA Neuron groups' nodes, which carry no
+  ``aws.amazon.com/neuron.present`` label and so never run the device plugin: EKS says the two "cannot coexist on
+  the same node" (device-management-neuron.html, read 2026-11-26). The chart's own affinity (Trainium instance
+  types, no Fargate, hybrid or Auto Mode nodes) stays; the node-problem detector stays off, as in the device
+  plugin's release.
 """
 
 from __future__ import annotations
@@ -24,7 +33,8 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
-from ..catalog.addons import AWS_DRANET, NVIDIA_DRA_DRIVER
+from ..catalog import AcceleratorKind
+from ..catalog.addons import AWS_DRANET, NEURON_DRA_DRIVER, NVIDIA_DRA_DRIVER
 from ..catalog.image_registries import eks_registry
 from ..helm import helm_release
 from ..names import ACCELERATOR_LABEL, DEVICE_ALLOCATION_LABEL
@@ -72,3 +82,23 @@ def aws_dranet(name: str, *, region: str, provider: k8s.Provider, parent: pulumi
     }
     return helm_release(f"{name}-aws-dranet"[:53], AWS_DRANET, namespace="kube-system", provider=provider,
                         parent=parent, depends_on=depends_on, values=values)
+
+
+def neuron_dra_driver(name: str, *, provider: k8s.Provider, parent: pulumi.Resource,
+                      depends_on: list[pulumi.Resource],
+                      group_taints: Sequence[Mapping[str, Any]] = ()) -> k8s.helm.v3.Release:
+    """The Neuron chart's DRA driver alone (device plugin, scheduler and node-problem detector off) in kube-system:
+    its kubelet plugin on the DRA Neuron groups' nodes. The chart puts the DaemonSet in its own namespace
+    (``draDriver.namespaceOverride``, ``neuron-dra-driver``, which it creates)."""
+    neuron_nodes = {**DRA_NODES, ACCELERATOR_LABEL: AcceleratorKind.NEURON.value}
+    values = {
+        "devicePlugin": {"enabled": False},
+        "scheduler": {"enabled": False},
+        "npd": {"enabled": False},
+        "draDriver": {"enabled": True, "nodeSelector": neuron_nodes,
+                      "tolerations": tolerations(NEURON_TOLERATION, HYPERPOD_HEALTH_TOLERATION,
+                                                 {"key": "CriticalAddonsOnly", "operator": "Exists"},
+                                                 group_taints=group_taints)},
+    }
+    return helm_release(f"{name}-neuron-dra-driver"[:53], NEURON_DRA_DRIVER, namespace="kube-system",
+                        provider=provider, parent=parent, depends_on=depends_on, values=values)

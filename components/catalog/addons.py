@@ -146,6 +146,17 @@ def runs_device_plugin(chart: str, values: dict) -> bool:
         return True
     return bool((values.get("devicePlugin") or {}).get("enabled", True))
 
+NEURON_DRA_DRIVER = Chart(
+    NEURON_CHART.name, NEURON_CHART.version, None,
+    "aws-neuron/neuron-helm-charts b77a6f9 (1.9.0) charts/neuron-helm-chart/values.yaml: draDriver (off by "
+    "default, image public.ecr.aws/neuron/neuron-dra-driver:1.1.0, its own namespace neuron-dra-driver); "
+    "templates/dra-driver/dra-driver-deviceclass.yaml @97e1b7d: DeviceClass neuron.aws.com selecting device.driver == "
+    "\"neuron.aws.com\" (read 2026-11-26)",
+    Support("1.34", None, "Amazon EKS User Guide device-management-neuron, comparison table: Neuron DRA driver "
+            "minimum Kubernetes version 1.34; Neuron SDK docs deploy/eks/dra.rst (aws-neuron/aws-neuron-sdk "
+            "3afa0fd) FAQ: control plane 1.34, node AMI 1.34.2 or later (read 2026-11-26)"))
+"""The Neuron DRA driver: the pinned Neuron chart again, released a second time with only ``draDriver`` on. Not a
+row of ``CHARTS`` (one row per chart: the release is found by the chart's name, whose row is ``NEURON_CHART``)."""
 
 CHARTS: tuple[Chart, ...] = (NVIDIA_DEVICE_PLUGIN, EFA_DEVICE_PLUGIN, NEURON_CHART, DCGM_EXPORTER,
                              KUBE_PROMETHEUS_STACK, TRAINER, KUEUE, KARPENTER, *CLUSTER_AUTOSCALER.values(),

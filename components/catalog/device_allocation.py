@@ -59,7 +59,9 @@ class DraDevice:
 GPU = DraDevice("gpu.nvidia.com", "gpu.nvidia.com",
                 "EKS User Guide device-management-nvidia-dra-device-plugin (read 2026-11-26)")
 NEURON = DraDevice("neuron.aws.com", "neuron.aws.com",
-                   "EKS User Guide device-management-neuron (read 2026-11-26)")
+                   "EKS User Guide device-management-neuron (read 2026-11-26); aws-neuron/neuron-helm-charts "
+                   "templates/dra-driver/dra-driver-deviceclass.yaml @97e1b7d: DeviceClass neuron.aws.com selects "
+                   "device.driver == \"neuron.aws.com\" (read 2026-11-26)")
 EFA = DraDevice("efa.networking.k8s.aws", "dra.net",
                 "EKS User Guide device-management-efa; aws/eks-charts stable/aws-dranet/templates/deviceclass.yaml "
                 "@79203dc (read 2026-11-26)")

@@ -22,7 +22,7 @@ run where the VPC is reachable: the Kubernetes resources talk to the API server.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Optional, TypedDict
+from typing import Any, Optional, TypedDict
 
 import pulumi
 import pulumi_aws as aws
@@ -31,7 +31,7 @@ import pulumi_kubernetes as k8s
 
 from .. import catalog
 from ..addons.device_plugins import efa_device_plugin, neuron_device_plugin, nvidia_device_plugin
-from ..addons.dra_drivers import aws_dranet, nvidia_dra_driver
+from ..addons.dra_drivers import aws_dranet, neuron_dra_driver, nvidia_dra_driver
 from ..addons.feature_discovery import gpu_feature_discovery
 from ..catalog import AcceleratorKind
 from ..catalog.ultraservers import needs_compute_domain, needs_gpu_feature_discovery
@@ -229,26 +229,32 @@ class GpuEksCluster(pulumi.ComponentResource):
         self._dra_drivers(name, [g for g in configured if g.device_allocation == "dra"], system)
 
     def _dra_drivers(self, name: str, dra: list[NodeGroupConfig], system: pulumi.Resource) -> None:
-        """The NVIDIA DRA driver (ComputeDomains where a group's type has an NVLink domain across instances)
-        and aws-dranet where a DRA group has EFA; each waits for the groups it serves. None without DRA groups."""
-        if not dra:
-            return
-        groups = [self.node_groups[g.name].node_group for g in dra]
-        taints = [t for g in dra for t in self.node_groups[g.name].taints]
-        nvidia_dra_driver(name, compute_domains=any(needs_compute_domain(g.instance_type) for g in dra),
-                          system_node_selector=SYSTEM_LABELS, provider=self.provider, parent=self,
-                          depends_on=[system, *groups], group_taints=taints)
-        if any(g.efa_enabled for g in dra):
-            aws_dranet(name, region=self.region, provider=self.provider, parent=self, depends_on=[system, *groups],
-                       group_taints=taints)
+        """The NVIDIA DRA driver where a DRA group has GPUs (ComputeDomains where a group's type has an NVLink domain
+        across instances), the Neuron DRA driver where one has Trainium, and aws-dranet where one has EFA; each
+        waits for the groups it serves and tolerates their taints; GPU Feature Discovery where a group's UltraServer
+        label needs it. None without DRA groups."""
+
+        def served(kind: Optional[AcceleratorKind]) -> list[NodeGroupConfig]:
+            """The DRA groups with ``kind``'s accelerators; with None, those with EFA."""
+            return [g for g in dra if (g.efa_enabled if kind is None else g.accelerator.kind is kind)]
+
+        def groups_and_taints(of: list[NodeGroupConfig]) -> dict[str, Any]:
+            return {"depends_on": [system, *(self.node_groups[g.name].node_group for g in of)],
+                    "group_taints": [t for g in of for t in self.node_groups[g.name].taints]}
+
+        common = {"provider": self.provider, "parent": self}
+        if gpus := served(AcceleratorKind.GPU):
+            nvidia_dra_driver(name, compute_domains=any(needs_compute_domain(g.instance_type) for g in gpus),
+                              system_node_selector=SYSTEM_LABELS, **common, **groups_and_taints(gpus))
+        if trainium := served(AcceleratorKind.NEURON):
+            neuron_dra_driver(name, **common, **groups_and_taints(trainium))
+        if efa := served(None):
+            aws_dranet(name, region=self.region, **common, **groups_and_taints(efa))
         # The UltraServer label of P6e-GB200 nodes comes from GPU Feature Discovery alone (catalog/ultraservers.py):
         # installed for those groups only, so a stack without them renders none.
-        labelled = [g for g in dra if needs_gpu_feature_discovery(g.instance_type)]
-        if labelled:
+        if labelled := [g for g in dra if needs_gpu_feature_discovery(g.instance_type)]:
             gpu_feature_discovery(name, instance_types=[g.instance_type for g in labelled],
-                                  system_node_selector=SYSTEM_LABELS, provider=self.provider, parent=self,
-                                  depends_on=[system, *(self.node_groups[g.name].node_group for g in labelled)],
-                                  group_taints=[t for g in labelled for t in self.node_groups[g.name].taints])
+                                  system_node_selector=SYSTEM_LABELS, **common, **groups_and_taints(labelled))
 
     def _karpenter_pools(self, name: str, configured: list[NodeGroupConfig], args: GpuEksClusterArgs, *,
                          depends_on: list[pulumi.Resource]) -> dict[str, KarpenterNodePool]:

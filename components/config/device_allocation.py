@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from ..catalog import AcceleratorKind
+from ..catalog import AcceleratorKind, neuron_dra
 from ..catalog.device_allocation import DRA_ONLY_FAMILIES
 from .base import ConfigValueError
 
@@ -23,7 +23,11 @@ DeviceAllocation = Literal["device-plugins", "dra"]
 
 def check_group(group: NodeGroupConfig) -> None:
     """What a group's profile asks of its own settings: DRA-only families on DRA; DRA on a group its
-    autoscaler can provision for claims."""
+    autoscaler can provision for claims, and, on Neuron, on a type the Neuron DRA driver runs on. The same checks
+    hold for GPU and Neuron groups: EKS gives both drivers Kubernetes 1.34, no dynamic Karpenter pools, managed or
+    self-managed nodes (device-management-nvidia-dra-device-plugin.html, device-management-neuron.html, read
+    2026-11-26). A Neuron DRA group may share the cluster with Neuron groups on the device plugin: the Neuron docs'
+    FAQ and EKS forbid only one node running both (catalog/neuron_dra.py)."""
     family = group.instance_type.split(".")[0]
     if group.device_allocation == "device-plugins" and family in DRA_ONLY_FAMILIES:
         raise ConfigValueError(
@@ -31,13 +35,12 @@ def check_group(group: NodeGroupConfig) -> None:
             fix="set deviceAllocation: dra on this group.", path=("deviceAllocation",), value=group.device_allocation)
     if group.device_allocation != "dra":
         return
-    if group.accelerator.kind is not AcceleratorKind.GPU:
-        # EKS documents the Neuron DRA driver (device-management-neuron.html), shipped in the same Neuron chart
-        # trainstack pins (1.9.0, ``draDriver``); its values there were not read, so trainstack does not install it.
+    if group.accelerator.kind is AcceleratorKind.NEURON and not neuron_dra.runs_on(group.instance_type):
+        # The pinned Neuron chart keeps its DRA driver off every inf type (neuron_dra.py says where sources differ).
         raise ConfigValueError(
-            f"{group.instance_type}: trainstack installs DRA drivers for NVIDIA GPUs and EFA only; the Neuron DRA "
-            "driver of the pinned Neuron chart is not installed yet.",
-            fix="set deviceAllocation: device-plugins on this Neuron group.", path=("deviceAllocation",), value="dra")
+            f"{group.instance_type}: the Neuron DRA driver of the pinned Neuron chart (1.9.0) runs on Trainium "
+            "(trn) nodes only, so no driver would publish this group's Neuron devices.",
+            fix="set deviceAllocation: device-plugins on this group.", path=("deviceAllocation",), value="dra")
     if group.autoscaler == "karpenter":
         # EKS: DRA drivers with Karpenter only on static capacity; trainstack's Karpenter groups are
         # dynamic pools (device-management-nvidia-dra-device-plugin.html, read 2026-11-26).

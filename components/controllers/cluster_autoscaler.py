@@ -73,7 +73,7 @@ from ..names import (
     ZONE_LABEL,
 )
 from ..policy.model import Resource, Stack
-from . import dra
+from . import daemons, dra
 from .model import Finding
 from .scheduling import Node, Taint, pod_specs, unfit_reasons
 
@@ -225,21 +225,12 @@ def running_node(group: ManagedGroup, plugins: dict[str, dict[str, Any]]) -> Nod
     node = Node(f"{group.name} (running)", dict(group.labels), list(group.taints), allocatable)
     for name, count in devices.items():
         chart, path = DEVICE_PLUGINS[name]
-        kept_off = (unfit_reasons(_plugin_pod(plugins[chart], path), node) if chart in plugins
-                    else ["is not installed"])
+        kept_off = daemons.kept_off(plugins, chart, path, node)
         if not kept_off:
             allocatable[name] = Fraction(count)
         elif count:
             node.notes.append(f"No {name} there: its device plugin ({chart}) {'; '.join(kept_off)}")
     return node
-
-
-def _plugin_pod(values: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
-    """The device plugin DaemonSet's pod as far as placement goes: its nodeSelector and tolerations."""
-    for key in path:
-        values = values.get(key) or {}
-    return {"nodeSelector": values.get("nodeSelector") or {}, "tolerations": values.get("tolerations") or [],
-            "containers": []}
 
 
 def _reserved_millicores(total: int) -> int:
@@ -259,11 +250,12 @@ def _allowed_schedulers(values: dict[str, Any] | None) -> set[str]:
 
 
 def installed_charts(stack: Stack) -> dict[str, dict[str, Any]]:
-    """Chart name -> values of every Helm release the stack installs; a release of a device-plugin chart that runs
-    no device plugin (GPU Feature Discovery alone) is left out, so it never stands in for the plugin's release."""
-    return {chart_reference(str(r.props.get("chart"))): dict(r.props.get("values") or {})
-            for r in stack.of_type(HELM_RELEASE)
-            if runs_device_plugin(str(r.props.get("chart")), dict(r.props.get("values") or {}))}
+    """Chart name -> values of every Helm release the stack installs (a chart released twice read as one:
+    daemons.merged_values); a release of a device-plugin chart that runs no device plugin (GPU Feature Discovery
+    alone) is left out, so it never stands in for the plugin's release."""
+    return daemons.merged_values((chart_reference(str(r.props.get("chart"))), dict(r.props.get("values") or {}))
+                                 for r in stack.of_type(HELM_RELEASE)
+                                 if runs_device_plugin(str(r.props.get("chart")), dict(r.props.get("values") or {})))
 
 
 def check(stack: Stack, jobs: Iterable[tuple[str, Any]]) -> list[Finding]:

@@ -21,7 +21,8 @@ What each install reconciles, with where it was read:
 * cert-manager (EKS community add-on ``cert-manager``): its certificate kinds.
 * The HyperPod training operator add-on: HyperPodPyTorchJob (SageMaker developer guide,
   sagemaker-eks-operator-usage).
-* Device plugin charts: the extended resource each advertises.
+* Device plugin charts: the extended resource each advertises; the Neuron chart's DRA driver, the DeviceClass
+  ``neuron.aws.com`` its release creates (each only where the release switches that component on).
 * The HyperPod dependencies chart: ``catalog.hyperpod_eks.HYPERPOD_CHART``.
 """
 
@@ -54,10 +55,17 @@ KUSTOMIZATIONS: dict[str, tuple[str, ...]] = {
 HELM_CHARTS: dict[str, tuple[str, ...]] = {
     "nvidia-device-plugin": ("resource/nvidia.com/gpu",),
     "aws-efa-k8s-device-plugin": ("resource/vpc.amazonaws.com/efa",),
-    "neuron-helm-chart": ("resource/aws.amazon.com/neuron",),
+    "neuron-helm-chart": ("resource/aws.amazon.com/neuron", "deviceclass/neuron.aws.com"),
     "kueue": KUEUE_KINDS,
 }
 """By chart name, the last segment of an OCI reference."""
+CHART_SWITCHES: dict[str, tuple[tuple[str, ...], bool]] = {
+    "resource/aws.amazon.com/neuron": (("devicePlugin", "enabled"), True),
+    "deviceclass/neuron.aws.com": (("draDriver", "enabled"), False),
+}
+"""What a release of a chart with several components owns only where its values switch that component on: the
+value's path and the chart's default (aws-neuron/neuron-helm-charts 1.9.0 values.yaml: the device plugin on, the DRA
+driver off; a stack may release the chart once per component, addons/dra_drivers.py)."""
 EKS_ADDONS: dict[str, tuple[str, ...]] = {
     "amazon-sagemaker-hyperpod-taskgovernance": KUEUE_KINDS,
     "amazon-sagemaker-hyperpod-training-operator": ("sagemaker.amazonaws.com/HyperPodPyTorchJob",),
@@ -94,10 +102,22 @@ def installed_by_stack(stack: Stack) -> Iterator[tuple[str, str]]:
         if not runs_device_plugin(chart, dict(record.inputs.get("values") or {})):
             continue  # GPU Feature Discovery alone: the chart's device plugin is off, it owns no resource
         for owned in HELM_CHARTS.get(chart.rsplit("/", 1)[-1], ()):
-            yield owned, f"Helm release {record.name}"
+            if _switched_on(record, owned):
+                yield owned, f"Helm release {record.name}"
     for record in stack.of_type(EKS_ADDON):
         for owned in EKS_ADDONS.get(str(record.inputs.get("addonName", "")), ()):
             yield owned, f"EKS add-on {record.inputs['addonName']}"
+
+
+def _switched_on(release: Resource, owned: str) -> bool:
+    """Whether the release's values leave on the component that owns ``owned`` (CHART_SWITCHES)."""
+    if owned not in CHART_SWITCHES:
+        return True
+    path, default = CHART_SWITCHES[owned]
+    value: object = release.inputs.get("values") or {}
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
+    return default if value is None else bool(value)
 
 
 def printed_chart_switches(printed: Iterable[str]) -> list[dict[str, bool]]:

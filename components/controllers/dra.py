@@ -7,7 +7,8 @@ dynamicresources``): a claim whose request names a DeviceClass is satisfied only
 ``count`` devices of that class. A driver publishes a node's devices only where its DaemonSet's pod lands, so
 its release's nodeSelector, affinity and tolerations are judged against the node like a device plugin's.
 
-The device counts a driver publishes are the catalog's: the instance type's GPUs (NVIDIA DRA driver), and the
+The device counts a driver publishes are the catalog's: the instance type's GPUs (NVIDIA DRA driver) or Neuron
+devices (the Neuron DRA driver; its UltraServer node devices are not claimed, launch/claims.py), and the
 EFA interfaces the launch template attaches (aws-dranet publishes EFA devices only, its chart's default
 ``filter``: aws/eks-charts stable/aws-dranet/values.yaml @b4e9338).
 """
@@ -18,13 +19,15 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..catalog import AcceleratorKind
-from ..catalog.addons import AWS_DRANET, NVIDIA_DRA_DRIVER
-from ..catalog.device_allocation import EFA, GPU
-from .scheduling import Node, unfit_reasons
+from ..catalog.addons import AWS_DRANET, NEURON_DRA_DRIVER, NVIDIA_DRA_DRIVER
+from ..catalog.device_allocation import EFA, GPU, NEURON
+from . import daemons
+from .scheduling import Node
 
 # Which release publishes which device class, and where in its values its kubelet plugin's placement sits.
 DRIVERS: dict[str, tuple[str, tuple[str, ...]]] = {
     GPU.device_class: (NVIDIA_DRA_DRIVER.name, ("kubeletPlugin",)),
+    NEURON.device_class: (NEURON_DRA_DRIVER.name, ("draDriver",)),
     EFA.device_class: (AWS_DRANET.name, ()),
 }
 
@@ -35,15 +38,16 @@ def claim_templates(jobs: Iterable[tuple[str, Any]]) -> dict[str, dict[str, Any]
             if isinstance(document, Mapping) and document.get("kind") == "ResourceClaimTemplate"}
 
 
-def published(node: Node, gpus: int, kind: AcceleratorKind | None, efa_interfaces: int,
+def published(node: Node, accelerators: int, kind: AcceleratorKind | None, efa_interfaces: int,
               drivers: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, int], list[str]]:
     """Devices per class the node publishes, and why a class it has is not published."""
-    counts = {GPU.device_class: gpus if kind is AcceleratorKind.GPU else 0, EFA.device_class: efa_interfaces}
+    counts = {GPU.device_class: accelerators if kind is AcceleratorKind.GPU else 0,
+              NEURON.device_class: accelerators if kind is AcceleratorKind.NEURON else 0,
+              EFA.device_class: efa_interfaces}
     devices, notes = {}, []
     for device_class, count in counts.items():
         chart, path = DRIVERS[device_class]
-        kept_off = (unfit_reasons(_plugin_pod(drivers[chart], path), node) if chart in drivers
-                    else ["is not installed"])
+        kept_off = daemons.kept_off(drivers, chart, path, node)
         if not kept_off:
             devices[device_class] = count
         elif count:
@@ -69,12 +73,3 @@ def claim_reasons(pod: Mapping[str, Any], templates: Mapping[str, Mapping[str, A
                 reasons.append(f"claims {count} {device_class} devices (request {request['name']}), the node "
                                f"publishes {have}")
     return reasons
-
-
-def _plugin_pod(values: Mapping[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
-    """The driver's kubelet plugin pod as far as placement goes: nodeSelector and tolerations (the affinity
-    trainstack sets names the same labels as the nodeSelector)."""
-    for key in path:
-        values = values.get(key) or {}
-    return {"nodeSelector": values.get("nodeSelector") or {}, "tolerations": values.get("tolerations") or [],
-            "containers": []}

@@ -3,8 +3,9 @@ device count, a pod-level claim made from it, and containers that use the claim.
 
 A pod on a device-plugin group requests ``nvidia.com/gpu`` and ``vpc.amazonaws.com/efa``; a pod on a DRA group
 requests neither (no device plugin advertises them there) and instead names a ResourceClaimTemplate whose
-requests count the devices: the GPUs it uses and, as on device-plugin groups, every EFA interface of the node,
-which also keeps one pod per node. The scheduler allocates a claim per pod from the node's ResourceSlices.
+requests count the devices: the GPUs or Neuron devices it uses and, as on device-plugin groups, every EFA
+interface of the node, which also keeps one pod per node. The scheduler allocates a claim per pod from the node's
+ResourceSlices.
 
 API: ``resource.k8s.io/v1`` (GA in Kubernetes 1.34): ``ResourceClaimTemplate.spec.spec.devices.requests[]``
 with ``exactly: {deviceClassName, allocationMode: ExactCount, count}``; ``PodSpec.resourceClaims[]``
@@ -17,9 +18,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..catalog.device_allocation import EFA, GPU, RESOURCE_API_VERSION
+from ..catalog import AcceleratorKind, neuron_dra
+from ..catalog.device_allocation import EFA, GPU, NEURON, RESOURCE_API_VERSION
 from ..outputs import AcceleratedGroup, StackOutputs
 from .placement import DRA_CLAIM, LaunchError, group
+
+NEURON_REQUEST = "neurons"
+"""A Neuron claim's request, named as the Neuron docs' templates name theirs."""
 
 
 def is_dra(target: AcceleratedGroup) -> bool:
@@ -45,7 +50,7 @@ def refuse_dra(target: AcceleratedGroup, group_name: str, kind: str, instead: st
 
 
 def template_name(group_name: str, devices: int) -> str:
-    """One template per group and GPU count, shared by every job that asks for the same."""
+    """One template per group and device count, shared by every job that asks for the same."""
     return f"{group_name}-{devices}-devices"
 
 
@@ -57,19 +62,34 @@ def pod_claims(target: AcceleratedGroup, group_name: str, devices: int) -> dict[
 
 
 def claim_template(target: AcceleratedGroup, group_name: str, devices: int, namespace: str | None) -> dict[str, Any]:
-    """The ResourceClaimTemplate a pod of ``devices`` GPUs on the group names."""
-    if target.accelerator_kind != "nvidia-gpu":
-        raise LaunchError(f"group '{group_name}' runs {target.accelerator_kind}; trainstack claims DRA devices for "
-                          "NVIDIA GPU groups only.")
-    requests = [{"name": "gpus", "exactly": {"deviceClassName": GPU.device_class, "allocationMode": "ExactCount",
-                                             "count": devices}}]
+    """The ResourceClaimTemplate a pod of ``devices`` accelerators on the group names: the accelerators and, with
+    EFA, every EFA interface of the node."""
+    requests = [_accelerators(target, devices)]
     if target.efa_interfaces_per_node:
         requests.append({"name": "efa", "exactly": {"deviceClassName": EFA.device_class,
                                                     "allocationMode": "ExactCount",
                                                     "count": target.efa_interfaces_per_node}})
+    claimed: dict[str, Any] = {"requests": requests}
+    group = (neuron_dra.connected_group_attribute(devices, target.accelerators_per_node,
+                                                  bool(target.efa_interfaces_per_node))
+             if target.accelerator_kind == AcceleratorKind.NEURON.value else None)
+    if group:
+        # A part of a Trainium node: connected devices, as the Neuron scheduler extension gives device-plugin pods.
+        claimed["constraints"] = [{"requests": [NEURON_REQUEST], "matchAttribute": group}]
     metadata = {"name": template_name(group_name, devices), **({"namespace": namespace} if namespace else {})}
     return {"apiVersion": RESOURCE_API_VERSION, "kind": "ResourceClaimTemplate", "metadata": metadata,
-            "spec": {"spec": {"devices": {"requests": requests}}}}
+            "spec": {"spec": {"devices": claimed}}}
+
+
+def _accelerators(target: AcceleratedGroup, devices: int) -> dict[str, Any]:
+    """The request for the accelerators: GPUs of the NVIDIA DRA driver, or Neuron devices of the Neuron DRA driver
+    (its UltraServer node devices left out, catalog/neuron_dra.py)."""
+    if target.accelerator_kind == AcceleratorKind.GPU.value:
+        return {"name": "gpus", "exactly": {"deviceClassName": GPU.device_class, "allocationMode": "ExactCount",
+                                            "count": devices}}
+    return {"name": NEURON_REQUEST, "exactly": {
+        "deviceClassName": NEURON.device_class, "allocationMode": "ExactCount", "count": devices,
+        "selectors": [{"cel": {"expression": neuron_dra.DEVICE_SELECTOR}}]}}
 
 
 def _claimed_templates(node: Any) -> Iterator[str]:

@@ -26,6 +26,10 @@ the checkpoint location in its environment. MPIJob v2beta1 has no elastic mode. 
 operator maps ``ExitCode`` to the pod policy ``Never`` and leaves the Job to retry every
 failure (``setRestartPolicy``), so ``ExitCode`` would not mean here what it means for a
 PyTorchJob, and ``Always`` is no policy a Job's pods may have: both are refused.
+
+DRA (``deviceAllocation: dra``): the workers claim their Neuron devices and EFA interfaces (claims.py); the
+launcher claims none. The MPI operator v0.8.0's CRD keeps the pod's ``resourceClaims[].resourceClaimTemplateName``
+(``manifests/base/kubeflow.org_mpijobs.yaml``), unlike the training operator's PyTorchJob.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ from ..catalog.mpi_ssh import (
 from ..outputs import StackOutputs
 from . import placement
 from .arguments import check_image, check_namespace, check_replica_job_name
+from .claims import pod_claims
 from .placement import LaunchError
 from .queueing import QueueRequest, admission, annotate_pods, label_job
 from .restarts import backoff_limit_for, checkpoint_env
@@ -86,7 +91,8 @@ def render_mpijob(outputs: StackOutputs, *, name: str, group_name: str, nodes: i
     rank_env = (placement.fabric_env(target.accelerator_kind, target.efa_interfaces_per_node,
                                       target.instance_type)
                 + checkpoint_env(outputs, job_metadata))
-    worker: dict[str, Any] = {"spec": {**placement.pod_placement(target), "volumes": vols, "containers": [{
+    worker: dict[str, Any] = {"spec": {**placement.pod_placement(target),
+                                       **pod_claims(target, group_name, devices), "volumes": vols, "containers": [{
         "name": "worker", "image": image, "command": list(NODE_SSHD_COMMAND), "securityContext": dict(ROOT),
         "resources": placement.resources(target, devices), "volumeMounts": mounts}]}}
     # On a Trn2 UltraServer the workers stay inside one unit (NeuronLink-v3), as the Neuron docs' MPIJobs do.

@@ -14,6 +14,9 @@ Where a node shows its devices, by profile:
   resource slices with the highest generation ... are the ones to use", ResourceSlice API, ResourcePool.generation,
   https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/resource-slice-v1/, read 2026-11-26).
 
+The Neuron DRA driver publishes, on UltraServers, each node as one more device beside its Neuron devices; such a
+device is not counted (catalog/neuron_dra.py).
+
 A node is in a group by the group's label (``names.NODE_GROUP_LABEL``), as the launchers' pods select it. Reads
 only; changes nothing.
 """
@@ -29,6 +32,8 @@ from typing import Any
 import requests
 
 from ..boundary import cut
+from ..catalog.device_allocation import NEURON
+from ..catalog.neuron_dra import NODE_RESOURCE_TYPE
 from ..config.device_wait import DeviceNeed
 from ..kube.client import ApiError, Cluster
 from ..kube.quantity import quantity
@@ -98,13 +103,14 @@ def _count(value: Any) -> int:
 
 
 def published_devices(slices: Iterable[Mapping[str, Any]]) -> dict[str, int]:
-    """Devices per driver in one node's ResourceSlices, counting each pool's highest generation only."""
+    """Devices per driver in one node's ResourceSlices, counting each pool's highest generation only (and no
+    device that stands for the node itself)."""
     pieces = []  # (driver, pool), generation, devices
     for piece in slices:
         spec = piece.get("spec") or {}
         pool = spec.get("pool") or {}
         pieces.append(((str(spec.get("driver")), str(pool.get("name"))), int(pool.get("generation") or 0),
-                       len(spec.get("devices") or [])))
+                       sum(1 for device in spec.get("devices") or [] if not _node_device(device))))
     newest: dict[tuple[str, str], int] = {}
     for key, generation, _ in pieces:
         newest[key] = max(newest.get(key, 0), generation)
@@ -113,6 +119,15 @@ def published_devices(slices: Iterable[Mapping[str, Any]]) -> dict[str, int]:
         if generation == newest[(driver, pool_name)]:
             counts[driver] += devices
     return dict(counts)
+
+
+def _node_device(device: Mapping[str, Any]) -> bool:
+    """A device that stands for a whole node, not one accelerator: the Neuron DRA driver's UltraServer node
+    (``resourceType`` ``neuron_node``, catalog/neuron_dra.py). An attribute's name is qualified by the driver's
+    domain or, unqualified, is in it (ResourceSlice v1, ``Device.attributes``)."""
+    attributes = device.get("attributes") or {}
+    kind = attributes.get("resourceType") or attributes.get(f"{NEURON.driver}/resourceType") or {}
+    return isinstance(kind, Mapping) and kind.get("string") == NODE_RESOURCE_TYPE
 
 
 def read_group(need: DeviceNeed, nodes: list[dict[str, Any]], slices: list[dict[str, Any]]) -> GroupReading:

@@ -79,7 +79,11 @@ def _eks_jobs(outputs: StackOutputs, group: str, kind: str, nodes: int, accelera
 
     yield job("render_device_check")
     if outputs.accelerated_groups[group].device_allocation == "dra":
-        return  # the operators' jobs refuse a DRA group's claims (launch/pytorchjob.py, launch/claims.py)
+        # The training operator's and Trainer's jobs refuse a DRA group's claims (launch/claims.py); the MPI
+        # operator's MPIJob carries them (launch/mpijob.py).
+        if kind == "neuron" and outputs.operators.mpi_operator:
+            yield job("render_mpijob", command=["python", "train.py"])
+        return
     if kind == "nvidia-gpu":
         if outputs.operators.trainer_runtime:
             yield job("render_trainjob", command=["torchrun", "train.py"])

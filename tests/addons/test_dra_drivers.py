@@ -58,3 +58,53 @@ def test_dra_nodes_carry_no_device_plugin_label_and_no_extended_resource_templat
 def test_stacks_on_device_plugins_install_no_dra_driver(stack):
     assert not {"aws-dranet", "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu"} & set(
         releases(stack))
+
+
+NEURON_CHART = "oci://public.ecr.aws/neuron/neuron-helm-chart"
+NEURON_DRA_LABELS = {"trainstack.io/device-allocation": "dra", "trainstack.io/accelerator": "neuron"}
+
+
+def variant_releases(variant):
+    """Every Helm release of a generated variant (tests/support/rendered_jobs.py), by release name."""
+    return {r.name: r for r in from_record(rendered_jobs.variant_record(variant)).of_type(HELM_RELEASE)}
+
+
+def neuron_components(values):
+    return {part for part in ("devicePlugin", "scheduler", "draDriver") if (values.get(part) or {}).get("enabled")}
+
+
+def test_the_neuron_dra_driver_runs_alone_in_its_release_on_the_dra_trainium_nodes():
+    releases_ = variant_releases("trn1-dra")
+    [neuron] = [r for r in releases_.values() if r.props["chart"] == NEURON_CHART]
+    values = neuron.props["values"]
+    assert neuron.props["version"] == "1.9.0" and neuron_components(values) == {"draDriver"}
+    assert values["npd"] == {"enabled": False}
+    assert values["draDriver"]["nodeSelector"] == NEURON_DRA_LABELS
+    assert {"key": "aws.amazon.com/neuron", "operator": "Exists", "effect": "NoSchedule"} in values["draDriver"][
+        "tolerations"]
+    charts = {r.props["chart"] for r in releases_.values()}
+    assert "aws-dranet" in charts
+    assert not {"aws-efa-k8s-device-plugin", "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu"} & (
+        charts)
+
+
+def test_beside_a_device_plugin_group_the_neuron_chart_is_released_once_per_component():
+    """The chart's validateConfig refuses draDriver with devicePlugin or scheduler in one release."""
+    neuron = [r for r in variant_releases("trn1-dra-beside-plugins").values() if r.props["chart"] == NEURON_CHART]
+    assert sorted(neuron_components(r.props["values"]) for r in neuron) == [
+        {"devicePlugin", "scheduler"}, {"draDriver"}]
+    [plugin] = [r for r in neuron if "devicePlugin" in neuron_components(r.props["values"])]
+    assert plugin.props["values"]["devicePlugin"]["nodeSelector"] == {"aws.amazon.com/neuron.present": "true"}
+
+
+def test_a_dra_trainium_node_carries_no_neuron_device_plugin_label():
+    stack = from_record(rendered_jobs.variant_record("trn1-dra-beside-plugins"))
+    labels = {g.props["labels"]["trainstack.io/node-group"]: g.props["labels"] for g in stack.of_type(NODE_GROUP)
+              if "trainstack.io/node-group" in g.props["labels"]}
+    assert "aws.amazon.com/neuron.present" not in labels["trn1-dra"]
+    assert labels["trn1"]["aws.amazon.com/neuron.present"] == "true"
+
+
+def test_a_dra_trainium_group_names_no_custom_scheduler_and_a_device_plugin_one_does():
+    groups = rendered_jobs.variant_outputs("trn1-dra-beside-plugins").accelerated_groups
+    assert groups["trn1-dra"].scheduler_name is None and groups["trn1"].scheduler_name == "my-scheduler"

@@ -35,3 +35,26 @@ def test_dra_needs_kubernetes_1_34():
 def test_every_kubernetes_version_a_new_cluster_may_use_runs_dra():
     # The config checks no version per DRA group because of this; offering an older version needs that check.
     assert all(supports_dra(version) for version in EKS_VERSIONS)
+
+
+TRN1 = {**GROUP, "name": "trn1", "instanceType": "trn1.32xlarge", "deviceAllocation": "dra"}
+
+
+def test_a_trainium_group_may_use_the_neuron_dra_driver():
+    assert validate(NodeGroupConfig, TRN1, prefix="group").device_allocation == "dra"
+
+
+def test_an_inferentia_group_on_dra_is_refused_because_the_chart_runs_its_driver_on_trainium_only():
+    with pytest.raises(ConfigError) as raised:
+        validate(NodeGroupConfig, {**TRN1, "instanceType": "inf2.48xlarge"}, prefix="group")
+    (issue,) = raised.value.issues
+    assert issue.path == "group:deviceAllocation" and "inf2.48xlarge" in issue.message
+    assert "Trainium (trn) nodes only" in issue.message and "device-plugins" in issue.fix
+
+
+@pytest.mark.parametrize(("change", "path"), [({"minSize": 0, "desiredSize": 0}, "group:minSize"),
+                                              ({"autoscaler": "karpenter"}, "group:deviceAllocation")])
+def test_a_trainium_dra_group_meets_the_same_checks_as_a_gpu_one(change, path):
+    with pytest.raises(ConfigError) as raised:
+        validate(NodeGroupConfig, {**TRN1, **change}, prefix="group")
+    assert [issue.path for issue in raised.value.issues] == [path]

@@ -3,7 +3,14 @@ jobs on device-plugin groups are unchanged."""
 
 import pytest
 from support import rendered_jobs
-from trainstack.launch import LaunchError, claims, render_device_check, render_pytorchjob, render_trainjob
+from trainstack.launch import (
+    LaunchError,
+    claims,
+    render_device_check,
+    render_mpijob,
+    render_pytorchjob,
+    render_trainjob,
+)
 
 IMAGE = "123456789012.dkr.ecr.us-east-2.amazonaws.com/train:1"
 
@@ -58,3 +65,47 @@ def test_a_job_on_a_device_plugin_group_comes_alone_and_requests_extended_resour
 def test_a_trainjob_on_a_dra_group_is_refused_with_the_launcher_to_use(b200):
     with pytest.raises(LaunchError, match=r"deviceAllocation: dra.*trainstack launch device-check"):
         render_trainjob(b200, name="t", group_name="b200", nodes=1, image=IMAGE, command=["python"])
+
+
+NEURON_SELECTOR = [{"cel": {"expression": "device.attributes['neuron.aws.com'].resourceType == 'neuron_device'"}}]
+
+
+@pytest.fixture(scope="module")
+def trn1_dra():
+    return rendered_jobs.variant_outputs("trn1-dra")
+
+
+def test_the_device_check_on_a_dra_trainium_group_claims_its_neuron_devices_and_efa_from_a_template(trn1_dra):
+    job = render_device_check(trn1_dra, name="check", group_name="trn1", nodes=2, image=IMAGE)
+    pod = job["spec"]["template"]["spec"]
+    assert pod["resourceClaims"] == [{"name": "devices", "resourceClaimTemplateName": "trn1-16-devices"}]
+    assert "schedulerName" not in pod
+    assert not {"aws.amazon.com/neuron", "vpc.amazonaws.com/efa"} & set(pod["containers"][0]["resources"]["limits"])
+    template, _ = claims.documents(trn1_dra, "trn1", job)
+    assert template["spec"]["spec"]["devices"] == {"requests": [
+        {"name": "neurons", "exactly": {"deviceClassName": "neuron.aws.com", "allocationMode": "ExactCount",
+                                        "count": 16, "selectors": NEURON_SELECTOR}},
+        {"name": "efa", "exactly": {"deviceClassName": "efa.networking.k8s.aws", "allocationMode": "ExactCount",
+                                    "count": 8}}]}
+
+
+def test_mpijob_workers_on_a_dra_trainium_group_claim_devices_and_the_launcher_claims_none(trn1_dra):
+    job = render_mpijob(trn1_dra, name="llama", group_name="trn1", nodes=4, image=IMAGE,
+                        command=["python", "train.py"])
+    worker = job["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]
+    launcher = job["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]
+    assert worker["resourceClaims"] == [{"name": "devices", "resourceClaimTemplateName": "trn1-16-devices"}]
+    assert worker["containers"][0]["resources"]["claims"] == [{"name": "devices"}]
+    assert "aws.amazon.com/neuron" not in worker["containers"][0]["resources"]["limits"]
+    assert "resourceClaims" not in launcher and "schedulerName" not in worker
+    [template, rendered] = claims.documents(trn1_dra, "trn1", job)
+    assert rendered is job and template["metadata"] == {"name": "trn1-16-devices", "namespace": "default"}
+
+
+@pytest.mark.parametrize(("devices", "constraint"), [
+    (4, "resource.aws.com/devicegroup4_id"), (8, "resource.aws.com/devicegroup8_id"), (16, None), (1, None),
+    (2, None)])
+def test_part_of_a_trainium_node_is_claimed_as_a_connected_group(trn1_dra, devices, constraint):
+    template = claims.claim_template(trn1_dra.accelerated_groups["trn1"], "trn1", devices, None)
+    constraints = template["spec"]["spec"]["devices"].get("constraints")
+    assert constraints == ([{"requests": ["neurons"], "matchAttribute": constraint}] if constraint else None)

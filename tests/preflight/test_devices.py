@@ -64,3 +64,23 @@ def test_an_api_server_out_of_reach_is_read_again_until_the_timeout_and_then_nam
     result = wait_for_devices(unreachable, list(NEEDS.values()), timeout_seconds=2, poll_seconds=1)
     assert not result.done and result.problems()[0].startswith("the cluster could not be read: ")
     assert result.as_dict()["unread"]
+
+
+TRN1_DRA = {**CONFIG, "nodeGroups": [{"name": "trn1", "instanceType": "trn1.32xlarge", "minSize": 1, "desiredSize": 1,
+                                      "maxSize": 2, "zone": "us-east-1a", "efa": True, "deviceAllocation": "dra"}]}
+
+
+def test_a_dra_trainium_node_is_read_from_the_neuron_dra_drivers_slices():
+    [need] = device_needs(validate_stack_config(TRN1_DRA).node_groups)
+    assert need.devices == {"neuron.aws.com": 16, "dra.net": 8}
+    whole = [slice_("ip-7", "neuron.aws.com", 16), slice_("ip-7", "dra.net", 8)]
+    assert read_group(need, [node("ip-7", "trn1", {})], whole).complete
+
+
+def test_an_ultraserver_node_device_is_not_counted_as_a_neuron_device():
+    """On UltraServers the Neuron DRA driver publishes the node itself as one more device (resourceType
+    neuron_node); a node with 15 Neuron devices and that one is short of one."""
+    piece = slice_("ip-8", "neuron.aws.com", 15)
+    piece["spec"]["devices"].append({"name": "node", "attributes": {"resourceType": {"string": "neuron_node"}}})
+    piece["spec"]["devices"][0]["attributes"] = {"resourceType": {"string": "neuron_device"}}
+    assert published_devices([piece]) == {"neuron.aws.com": 15}

@@ -83,6 +83,12 @@ VARIANTS: dict[str, tuple[str, Callable[[dict[str, Any]], None]]] = {
         "trainer": True, "trainingOperator": False, "mpiOperator": False}})),
     "trn1-with-a-team-taint": ("trn1", lambda c: _first_group(c, taints=[
         {"key": "team", "value": "research", "effect": "NoExecute"}])),
+    # Trainium on Dynamic Resource Allocation: the Neuron DRA driver and aws-dranet, no device plugin (issue 44).
+    "trn1-dra": ("trn1", lambda c: _first_group(c, deviceAllocation="dra")),
+    # The same group on DRA beside a second Trainium group on the device plugin: two releases of the Neuron chart.
+    "trn1-dra-beside-plugins": ("trn1", lambda c: c["trainstack:nodeGroups"].append({
+        **c["trainstack:nodeGroups"][0], "name": "trn1-dra", "minSize": 1, "desiredSize": 1,
+        "deviceAllocation": "dra"})),
 }
 
 
