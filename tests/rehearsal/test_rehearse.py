@@ -49,6 +49,21 @@ def test_b200_dras_device_check_claims_every_gpu_and_efa_interface_of_8_nodes_th
         assert all(r["device"] != "ena-0" for r in results)
 
 
+def test_trn1_on_dra_runs_its_mpijob_each_worker_claiming_its_nodes_16_neuron_devices_and_8_efa_interfaces() -> None:
+    """The generated variant trn1-dra (support/rendered_jobs.py): the real MPI operator makes the workers, which
+    carry the launcher's claim; the scheduler allocates each from its own node's Neuron and EFA slices."""
+    result = rehearse(Plan.from_dict(rendered_jobs.variant_record("trn1-dra")))
+    assert result.ok, render_text(result)
+    (job,) = [j for j in result.jobs if j.launcher == "render_mpijob"]
+    node_of = {pod["metadata"]["name"]: pod["spec"]["nodeName"] for pod in job.evidence["pods"]}
+    assert len(job.evidence["claims"]) == 4  # one per worker; the launcher claims nothing
+    for claim in job.evidence["claims"]:
+        results = claim["status"]["allocation"]["devices"]["results"]
+        assert {r["pool"] for r in results} == {node_of[claim["metadata"]["ownerReferences"][0]["name"]]}
+        assert sorted((r["request"], r["driver"]) for r in results) == sorted(
+            [("neurons", "neuron.aws.com")] * 16 + [("efa", "dra.net")] * 8)
+
+
 def test_fsdp_p5s_pytorchjob_runs_16_ranks_one_per_p5_the_group_grown_from_2_by_the_autoscaler() -> None:
     result = rehearsed("fsdp-p5")
     (job,) = [j for j in result.jobs if j.launcher == "render_pytorchjob"]
