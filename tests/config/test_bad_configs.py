@@ -71,9 +71,9 @@ BROKEN = {
         "trainstack:nodeGroups[0].deviceAllocation", "autoscaler: cluster-autoscaler"),
     "DRA group that can scale to zero": (
         lambda c: group(c, deviceAllocation="dra"), "trainstack:nodeGroups[0].minSize", "minSize to at least 1"),
-    "DRA on a Neuron group": (
-        lambda c: group(c, instanceType="trn1.32xlarge", deviceAllocation="dra", minSize=1, desiredSize=1),
-        "trainstack:nodeGroups[0].deviceAllocation", "deviceAllocation: device-plugins on this Neuron group"),
+    "DRA on an Inferentia group (the Neuron chart runs its DRA driver on Trainium only)": (
+        lambda c: group(c, instanceType="inf2.48xlarge", deviceAllocation="dra", minSize=1, desiredSize=1),
+        "trainstack:nodeGroups[0].deviceAllocation", "deviceAllocation: device-plugins on this group"),
     "an unknown device-allocation profile": (
         lambda c: group(c, deviceAllocation="cdi"), "trainstack:nodeGroups[0].deviceAllocation", "dra"),
     "reservation in another zone than the group": (
