@@ -26,7 +26,8 @@ import pulumi_aws as aws
 from . import catalog
 from .addons import block_end, kueue
 from .addons.cluster_addons import ClusterAddons, ClusterAddonsArgs
-from .addons.trainer import CHECK_RUNTIME, MPI_RUNTIME, TORCH_RUNTIME, neuron_training_image
+from .addons.trainer import MPI_RUNTIME, neuron_training_image
+from .catalog.torch_runtime import CHECK_RUNTIME, TORCH_RUNTIME
 from .cluster import GpuEksCluster
 from .cluster.existing import ExistingCluster
 from .config import FsxConfig, HyperPodConfig, StackConfig, validate_stack_config

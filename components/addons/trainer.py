@@ -15,7 +15,7 @@ scheduler's name, which a GPU-only cluster does not run, and which no TrainJob c
 runtime patches carry no ``schedulerName``, trainjob_types.go at v2.3.0).
 
 API: ``trainer.kubeflow.org/v1alpha1`` (``pkg/apis/trainer/v1alpha1/trainingruntime_types.go``
-at v2.3.0; the runtime's shape follows ``manifests/base/runtimes/torch_distributed.yaml``).
+at v2.3.0). The torch runtime itself is ``catalog/torch_runtime.py``: a TrainJob on a DRA group brings a copy of it.
 """
 
 from __future__ import annotations
@@ -28,16 +28,11 @@ import pulumi_kubernetes as k8s
 from ..catalog.addons import TRAINER
 from ..catalog.image_registries import dlc_registry
 from ..catalog.mpi_ssh import NODE_SSHD_COMMAND, ROOT, SSH_AUTH_MOUNT_PATH, SSH_PORT
+from ..catalog.torch_runtime import API_VERSION, CHECK_RUNTIME, NODE, RESTARTS, torch_runtime
 from ..cluster.system_nodes import SYSTEM_LABELS
 from ..helm import helm_release
 
 NAMESPACE = "kubeflow-system"
-API_VERSION = "trainer.kubeflow.org/v1alpha1"
-TORCH_RUNTIME = "trainstack-torch"
-# The same pods for checks that end with a verdict (the all-reduce): a missed floor must fail
-# once, and a TrainJob cannot patch its runtime's failurePolicy (v2.3.0 runtimePatches carry
-# replicatedJobs only), so checks name a runtime that never restarts.
-CHECK_RUNTIME = "trainstack-torch-check"
 MPI_RUNTIME = "trainstack-mpi"
 # The replicated job whose pod runs mpirun (constants.Launcher at v2.3.0).
 LAUNCHER = "launcher"
@@ -56,36 +51,6 @@ NEURON_TRAINING_TAG = "2.8.0-neuronx-py311-sdk2.26.1-ubuntu22.04"
 def neuron_training_image(region: str) -> str:
     """The Neuron training DLC in ``region``'s registry; UnknownRegistryRegion where AWS publishes none."""
     return f"{dlc_registry(region, neuron=True).host}/{NEURON_TRAINING_REPOSITORY}:{NEURON_TRAINING_TAG}"
-
-
-# The runtime's replicated job and container TrainJob's trainer settings apply to.
-NODE = "node"
-# A training job restarts within a limit, as a whole: a failed node pod fails its Job at
-# once (backoffLimit 0: a lone restarted rank could not rejoin a running torchrun group) and
-# JobSet recreates every Job, up to this many times (JobSet v1alpha2 FailurePolicy.maxRestarts);
-# the script resumes from its checkpoint. The v1 launchers' default limit
-# (launch/restarts.py DEFAULT_BACKOFF_LIMIT); tests/addons/test_trainer.py keeps them equal.
-RESTARTS = 3
-# The same size the v1 launchers give /dev/shm (launch/placement.py SHM_SIZE): NCCL and
-# dataloader workers share memory through it.
-SHM_SIZE = "64Gi"
-
-
-def torch_runtime(name: str = TORCH_RUNTIME, restarts: int = RESTARTS) -> dict[str, Any]:
-    """The ClusterTrainingRuntime TrainJobs on GPU groups name (``CHECK_RUNTIME``, 0 restarts: checks)."""
-    pod = {"volumes": [{"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": SHM_SIZE}}],
-           "containers": [{"name": NODE, "image": "pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime",
-                           "volumeMounts": [{"name": "shm", "mountPath": "/dev/shm"}]}]}
-    return {
-        "apiVersion": API_VERSION, "kind": "ClusterTrainingRuntime",
-        "metadata": {"name": name, "labels": {"trainer.kubeflow.org/framework": "torch"}},
-        "spec": {"mlPolicy": {"numNodes": 1, "torch": {}},
-                 "template": {"spec": {
-                     "failurePolicy": {"maxRestarts": restarts},
-                     "replicatedJobs": [{"name": NODE, "template": {
-                         "metadata": {"labels": {"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}},
-                         "spec": {"backoffLimit": 0, "template": {"spec": pod}}}}]}}},
-    }
 
 
 def mpi_runtime(scheduler_name: str, region: str, restarts: int = RESTARTS) -> dict[str, Any]:

@@ -7,6 +7,16 @@ requests count the devices: the GPUs or Neuron devices it uses and, as on device
 interface of the node, which also keeps one pod per node. The scheduler allocates a claim per pod from the node's
 ResourceSlices.
 
+A TrainJob's pods claim them through a TrainingRuntime of the job's own (``training_runtime``). Trainer v2.3.0 has
+no other way: a TrainJob's ``runtimePatches`` cannot add pod-level claims (``PodSpecPatch`` has no
+``resourceClaims``, ``pkg/apis/trainer/v1alpha1/trainjob_types.go``), and its ``resourcesPerNode`` replaces the
+node container's resources with their limits and requests alone (``pkg/runtime/core/trainingruntime.go``: the
+merged requirements are applied as limits and requests), dropping the container's claims. Seen so with the real
+Trainer and JobSet: with ``resourcesPerNode`` the JobSet's node container has no ``claims`` and cannot use the
+devices its pod holds; without it, the runtime's claims and resources reach the pods. So the job brings trainstack's
+torch runtime (``catalog/torch_runtime.py``) as a TrainingRuntime named as the job, whose node pods claim the
+group's devices and whose node container requests the whole node, and sets no ``resourcesPerNode``.
+
 API: ``resource.k8s.io/v1`` (GA in Kubernetes 1.34): ``ResourceClaimTemplate.spec.spec.devices.requests[]``
 with ``exactly: {deviceClassName, allocationMode: ExactCount, count}``; ``PodSpec.resourceClaims[]``
 (``name``, ``resourceClaimTemplateName``) and ``ResourceRequirements.claims[]`` (``name``)
@@ -20,8 +30,9 @@ from typing import Any
 
 from ..catalog import AcceleratorKind, neuron_dra
 from ..catalog.device_allocation import EFA, GPU, NEURON, RESOURCE_API_VERSION
+from ..catalog.torch_runtime import NODE, RESTARTS, torch_runtime
 from ..outputs import AcceleratedGroup, StackOutputs
-from .placement import DRA_CLAIM, LaunchError, group
+from .placement import DRA_CLAIM, LaunchError, group, resources
 
 NEURON_REQUEST = "neurons"
 """A Neuron claim's request, named as the Neuron docs' templates name theirs."""
@@ -105,17 +116,43 @@ def _claimed_templates(node: Any) -> Iterator[str]:
             yield from _claimed_templates(item)
 
 
+def training_runtime(target: AcceleratedGroup, group_name: str, name: str, gpus: int,
+                     namespace: str | None) -> dict[str, Any]:
+    """The TrainingRuntime a TrainJob on a DRA group names: trainstack's torch runtime, its node pods claiming
+    ``gpus`` GPUs (and every EFA interface) of their node, its node container requesting the whole node."""
+    runtime = torch_runtime(name, RESTARTS, namespaced=True, namespace=namespace)
+    node_job = next(job for job in runtime["spec"]["template"]["spec"]["replicatedJobs"] if job["name"] == NODE)
+    pod = node_job["template"]["spec"]["template"]["spec"]
+    pod.update(pod_claims(target, group_name, gpus))
+    for container in pod["containers"]:
+        if container["name"] == NODE:
+            container["resources"] = resources(target, gpus)
+    return runtime
+
+
+def _brought_runtime(target: AcceleratedGroup, group_name: str, job: dict[str, Any]) -> list[dict[str, Any]]:
+    """The TrainingRuntime a TrainJob brings with it (none for other jobs, or a TrainJob naming a cluster
+    runtime)."""
+    spec = job.get("spec", {})
+    if job.get("kind") != "TrainJob" or spec.get("runtimeRef", {}).get("kind") != "TrainingRuntime":
+        return []
+    return [training_runtime(target, group_name, spec["runtimeRef"]["name"], int(spec["trainer"]["numProcPerNode"]),
+                             job.get("metadata", {}).get("namespace"))]
+
+
 def documents(outputs: StackOutputs, group_name: str, job: dict[str, Any]) -> list[dict[str, Any]]:
-    """What to apply for a job on the group: the ResourceClaimTemplates its pods name, then the job itself
-    (the job alone on a device-plugin group). Templates go in the job's namespace: claims are namespaced."""
+    """What to apply for a job on the group, in order: the TrainingRuntime a TrainJob brings, the
+    ResourceClaimTemplates its pods name, then the job itself (the job alone on a device-plugin group). Both go in
+    the job's namespace: claims are namespaced."""
     target = group(outputs, group_name)
     if not is_dra(target):
         return [job]
+    brought = _brought_runtime(target, group_name, job)
     by_name = {template_name(group_name, n): n for n in range(1, target.accelerators_per_node + 1)}
-    named = sorted(set(_claimed_templates(job)))
+    named = sorted(set(_claimed_templates([*brought, job])))
     unknown = [name for name in named if name not in by_name]
     if unknown:
         raise LaunchError(f"the job names ResourceClaimTemplates {', '.join(unknown)}, which group '{group_name}' "
                           "does not make.")
     namespace = job.get("metadata", {}).get("namespace")
-    return [*(claim_template(target, group_name, by_name[name], namespace) for name in named), job]
+    return [*brought, *(claim_template(target, group_name, by_name[name], namespace) for name in named), job]

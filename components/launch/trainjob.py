@@ -32,12 +32,13 @@ from ..names import LAUNCH_FIELD_MANAGER
 from ..outputs import AcceleratedGroup, StackOutputs
 from . import placement
 from .arguments import check_image, check_namespace, check_replica_job_name
-from .claims import refuse_dra
+from .claims import is_dra, refuse_dra
 from .placement import LaunchError
 from .queueing import QueueRequest, admission, annotate_pods, label_job
 from .restarts import checkpoint_env
 
 API_VERSION = "trainer.kubeflow.org/v1alpha1"
+API_GROUP = API_VERSION.split("/")[0]
 NODE = "node"
 LAUNCHER = "launcher"
 # Kueue's pod set group: the launcher and the nodes ask for one topology domain together.
@@ -54,9 +55,9 @@ def render_trainjob(outputs: StackOutputs, *, name: str, group_name: str, nodes:
     runtime by default. ``gpus_per_node``: the accelerators each node claims (all by default).
     ``image``: on Neuron, the MPI runtime's image or None (the nodes run that image)."""
     target = placement.group(outputs, group_name)
-    # A TrainJob sets its pods' resources per node (resourcesPerNode); their pod-level claims would need the
-    # runtime's pod template overridden, which trainstack's runtimes do not do yet.
-    refuse_dra(target, group_name, "TrainJob", "a plain Job (`trainstack launch device-check`)")
+    if target.accelerator_kind == "neuron":
+        # The MPI runtime names the Neuron scheduler extension, which a DRA Neuron group does not run.
+        refuse_dra(target, group_name, "Open MPI TrainJob", "an MPIJob (`trainstack launch mpijob`)")
     if outputs.operators.trainer_runtime is None:
         raise LaunchError(f"stack {outputs.stack} does not run Kubeflow Trainer v2; turn on operators.trainer (and "
                           "off operators.trainingOperator), or launch a PyTorchJob or MPIJob.")
@@ -81,16 +82,21 @@ def render_trainjob(outputs: StackOutputs, *, name: str, group_name: str, nodes:
     rank_env = (placement.fabric_env(target.accelerator_kind, target.efa_interfaces_per_node,
                                       target.instance_type)
                 + checkpoint_env(outputs, job_metadata))
+    runtime_ref: dict[str, str] = {"name": runtime}
     if neuron:
         trainer, patched = _mpi_trainer(outputs, target, group_name, nodes, devices, image, command, rank_env)
     else:
         trainer, patched = _torch_trainer(target, nodes, devices, image, command, rank_env), [NODE]
+    if is_dra(target):
+        # The job's own TrainingRuntime claims the devices (launch/claims.py says why); it is named as the job.
+        runtime_ref = {"name": name, "kind": "TrainingRuntime", "apiGroup": API_GROUP}
+        del trainer["resourcesPerNode"]
     pod = _placement(outputs, target, keep_shm=neuron)
     grouped = TRAINER_PODS if len(patched) > 1 else None
     job = {
         "apiVersion": API_VERSION, "kind": "TrainJob", "metadata": job_metadata,
         "spec": {
-            "runtimeRef": {"name": runtime},
+            "runtimeRef": runtime_ref,
             "trainer": trainer,
             "runtimePatches": [{"manager": LAUNCH_FIELD_MANAGER, "trainingRuntimeSpec": {"template": {"spec": {
                 "replicatedJobs": [{"name": job_name, "template": {"spec": {

@@ -30,8 +30,9 @@ class RenderedJob:
     nodes: int
     document: dict[str, Any] | str
     """The Kubernetes object, or the sbatch script's text."""
-    claim_templates: tuple[dict[str, Any], ...] = ()
-    """On a DRA group, the ResourceClaimTemplates the job's pods name, applied before it (``launch.claims``)."""
+    prerequisites: tuple[dict[str, Any], ...] = ()
+    """On a DRA group, what is applied before the job (``launch.claims.documents``): the TrainingRuntime a TrainJob
+    brings, the ResourceClaimTemplates its pods name."""
 
     @property
     def id(self) -> str:
@@ -79,10 +80,12 @@ def _eks_jobs(outputs: StackOutputs, group: str, kind: str, nodes: int, accelera
 
     yield job("render_device_check")
     if outputs.accelerated_groups[group].device_allocation == "dra":
-        # The training operator's and Trainer's jobs refuse a DRA group's claims (launch/claims.py); the MPI
-        # operator's MPIJob carries them (launch/mpijob.py).
+        # The training operator's PyTorchJob refuses a DRA group's claims (launch/claims.py); the MPI operator's
+        # MPIJob carries them (launch/mpijob.py), and a torch TrainJob brings a runtime that does.
         if kind == "neuron" and outputs.operators.mpi_operator:
             yield job("render_mpijob", command=["python", "train.py"])
+        if kind == "nvidia-gpu" and outputs.operators.trainer_runtime:
+            yield job("render_trainjob", command=["torchrun", "train.py"])
         return
     if kind == "nvidia-gpu":
         if outputs.operators.trainer_runtime:

@@ -43,8 +43,8 @@ def submit(cluster: Cluster, nodes: Nodes, job: RenderedJob, timeout: float, pro
     seen = Observation(document["kind"], document["metadata"]["name"], namespace, expected_pods(document), queued)
     result = JobResult(job.id, job.launcher, job.group, job.nodes, seen)
     try:
-        for template in job.claim_templates:
-            _create_once(cluster, {**template, "metadata": {**template["metadata"], "namespace": namespace}})
+        for prerequisite in job.prerequisites:
+            _create_once(cluster, {**prerequisite, "metadata": {**prerequisite["metadata"], "namespace": namespace}})
         cluster.create(document)
     except ApiError as error:
         result.problem = f"refused at submission: {error}"

@@ -10,7 +10,6 @@ from support import policy_stacks, rendered_jobs
 from support.policy_stacks import from_record
 from trainstack.controllers import cluster_autoscaler, karpenter
 from trainstack.kube.quantity import quantity
-from trainstack.launch import claims
 from trainstack.names import HELM_RELEASE, NODE_GROUP_LABEL
 
 TAG = "aws:autoscaling/tag:Tag"
@@ -18,18 +17,15 @@ HUGEPAGES_TAG = "k8s.io/cluster-autoscaler/node-template/resources/hugepages-2Mi
 
 
 def jobs(rendered):
-    return [(job.id, job.document) for job in rendered]
+    """(job id, document) of each job, with what is applied before it on a DRA group (the ResourceClaimTemplates its
+    pods name, the TrainingRuntime a TrainJob brings): what `trainstack launch` prints."""
+    return [(job.id, job.document) for job in rendered] + [
+        (f"{job.id}/{d['metadata']['name']}", d) for job in rendered for d in job.prerequisites]
 
 
 def shipped(stack):
-    """(job id, document) of every job rendered for a shipped stack, with the ResourceClaimTemplates the jobs of
-    its DRA groups name (what `trainstack launch` prints before such a job)."""
-    outputs = rendered_jobs.outputs_of(stack)
-    rendered = list(rendered_jobs.jobs_for(outputs))
-    templates = [(f"{job.id}/{t['metadata']['name']}", t) for job in rendered
-                 if isinstance(job.document, dict) and job.group in outputs.accelerated_groups
-                 for t in claims.documents(outputs, job.group, job.document)[:-1]]
-    return jobs(rendered) + templates
+    """(job id, document) of every job rendered for a shipped stack (and what its DRA groups' jobs bring)."""
+    return jobs(list(rendered_jobs.jobs_for(rendered_jobs.outputs_of(stack))))
 
 
 def dev_device_check():

@@ -4,7 +4,7 @@ torchrun's elastic agent; a training job restarts within its backoff limit; an M
 launcher only under policies a batch Job honours; a HyperPod job with OnFailure."""
 
 import pytest
-from support.rendered_jobs import all_variant_jobs, outputs_of, shipped_jobs, trainer_runtime
+from support.rendered_jobs import all_variant_jobs, outputs_of, runtime_of, shipped_jobs
 from trainstack.controllers import check_restarts, check_trainjob
 from trainstack.launch import render_all_reduce, render_device_check, render_mpijob, render_pytorchjob
 
@@ -27,8 +27,7 @@ def test_every_kind_of_rendered_job_is_modelled():
 def test_every_rendered_job_restarts_as_documented(job):
     if job.document["kind"] == "TrainJob":
         # A TrainJob's restarts are its runtime's (controllers/trainer.py): checked against the one its stack runs.
-        runtime = trainer_runtime(job.stack, job.document["spec"]["runtimeRef"]["name"])
-        assert check_trainjob(job.document, runtime) == []
+        assert check_trainjob(job.document, runtime_of(job)) == []
     else:
         assert check_restarts(job.document) == []
 

@@ -5,7 +5,7 @@ restarts as a whole group within a limit; each way of breaking that is caught.""
 import copy
 
 import pytest
-from support.rendered_jobs import all_variant_jobs, shipped_jobs, trainer_runtime
+from support.rendered_jobs import all_variant_jobs, runtime_of, shipped_jobs, trainer_runtime
 from trainstack.addons.trainer import RESTARTS
 from trainstack.controllers import check_trainjob
 from trainstack.launch.restarts import DEFAULT_BACKOFF_LIMIT
@@ -18,19 +18,20 @@ def test_trainjobs_are_rendered_for_kueue_p5_on_one_and_all_nodes_with_the_all_r
     # Per group of kueue-p5: p5 (16 reserved nodes) and the Karpenter dev pool (maxSize 8, 1 GPU a node:
     # one node has no two GPUs to all-reduce). trn1-trainer: its 4 nodes on the MPI runtime (one node
     # cannot be a TrainJob there: the launcher is a node and the node job keeps a pod). kueue-p5's jobs come
-    # twice: the variant p5-kueue-capacity-block renders them again on its capacity block.
+    # twice: the variant p5-kueue-capacity-block renders them again on its capacity block. b200-dra-trainer: a DRA
+    # group's TrainJobs (no all-reduce: it is a PyTorchJob, which cannot claim devices).
     kueue_p5 = [("dev", 1, "render_trainjob"), ("dev", 8, "render_all_reduce"), ("dev", 8, "render_trainjob"),
                 ("p5", 1, "render_all_reduce"), ("p5", 1, "render_trainjob"), ("p5", 16, "render_all_reduce"),
                 ("p5", 16, "render_trainjob")]
     assert sorted((job.group, job.nodes, job.launcher) for job in TRAINJOBS) == sorted(
-        kueue_p5 * 2 + [("trn1", 4, "render_trainjob")])
+        kueue_p5 * 2 + [("trn1", 4, "render_trainjob"), ("b200", 1, "render_trainjob"), ("b200", 8, "render_trainjob")])
     (trn1,) = [job for job in TRAINJOBS if job.group == "trn1"]
     assert trn1.document["spec"]["runtimeRef"] == {"name": "trainstack-mpi"}
 
 
 @pytest.mark.parametrize("job", TRAINJOBS, ids=lambda job: job.id)
 def test_every_rendered_trainjob_passes_the_model(job):
-    assert check_trainjob(job.document, trainer_runtime(job.stack, job.document["spec"]["runtimeRef"]["name"])) == []
+    assert check_trainjob(job.document, runtime_of(job)) == []
 
 
 def test_a_trainjob_restarts_as_often_as_a_pytorchjob():

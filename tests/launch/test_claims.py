@@ -62,9 +62,29 @@ def test_a_job_on_a_device_plugin_group_comes_alone_and_requests_extended_resour
         assert "resourceClaims" not in pod and pod["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == "8"
 
 
-def test_a_trainjob_on_a_dra_group_is_refused_with_the_launcher_to_use(b200):
-    with pytest.raises(LaunchError, match=r"deviceAllocation: dra.*trainstack launch device-check"):
-        render_trainjob(b200, name="t", group_name="b200", nodes=1, image=IMAGE, command=["python"])
+def test_a_trainjob_on_a_dra_gpu_group_brings_its_own_runtime_whose_node_pods_claim_the_devices():
+    """Trainer v2.3.0 drops a container's claims when a TrainJob sets resourcesPerNode (launch/claims.py), so the
+    job names a TrainingRuntime of its own that claims them, and sets no resourcesPerNode."""
+    outputs = rendered_jobs.variant_outputs("b200-dra-trainer")
+    job = render_trainjob(outputs, name="fsdp", group_name="b200", nodes=2, image=IMAGE, command=["torchrun"],
+                          gpus_per_node=4)
+    runtime, template, applied = claims.documents(outputs, "b200", job)
+    assert applied is job and template["metadata"]["name"] == "b200-4-devices"
+    assert job["spec"]["runtimeRef"] == {"name": "fsdp", "kind": "TrainingRuntime", "apiGroup": "trainer.kubeflow.org"}
+    assert "resourcesPerNode" not in job["spec"]["trainer"] and job["spec"]["trainer"]["numProcPerNode"] == 4
+    assert (runtime["kind"], runtime["metadata"]["name"]) == ("TrainingRuntime", "fsdp")
+    (node,) = runtime["spec"]["template"]["spec"]["replicatedJobs"]
+    pod = node["template"]["spec"]["template"]["spec"]
+    assert pod["resourceClaims"] == [{"name": "devices", "resourceClaimTemplateName": "b200-4-devices"}]
+    (container,) = pod["containers"]
+    assert container["resources"]["claims"] == [{"name": "devices"}]
+    assert "nvidia.com/gpu" not in container["resources"]["limits"]
+    assert container["resources"]["limits"]["hugepages-2Mi"] == "5120Mi"
+
+
+def test_a_trainjob_on_a_dra_trainium_group_is_refused_with_the_launcher_to_use(trn1_dra):
+    with pytest.raises(LaunchError, match=r"deviceAllocation: dra.*Open MPI TrainJob.*trainstack launch mpijob"):
+        render_trainjob(trn1_dra, name="t", group_name="trn1", nodes=2, image=None, command=["python"])
 
 
 NEURON_SELECTOR = [{"cel": {"expression": "device.attributes['neuron.aws.com'].resourceType == 'neuron_device'"}}]

@@ -64,6 +64,26 @@ def test_trn1_on_dra_runs_its_mpijob_each_worker_claiming_its_nodes_16_neuron_de
             [("neurons", "neuron.aws.com")] * 16 + [("efa", "dra.net")] * 8)
 
 
+def test_a_trainjob_on_b200_dra_brings_its_runtime_and_real_trainer_hands_each_node_pod_its_claim() -> None:
+    """The generated variant b200-dra-trainer: the TrainJob names a TrainingRuntime of its own whose node pods claim
+    the node's devices (launch/claims.py says why Trainer v2.3.0 leaves no other way). Real Trainer and JobSet keep
+    the claim on each pod and on its node container, and the scheduler allocates every claim on the pod's node."""
+    result = rehearse(Plan.from_dict(rendered_jobs.variant_record("b200-dra-trainer")))
+    assert result.ok, render_text(result)
+    (job,) = [j for j in result.jobs if j.launcher == "render_trainjob"]
+    assert (job.seen.running, len(job.seen.nodes)) == (8, 8)
+    node = next(r for r in job.evidence["jobset"]["spec"]["replicatedJobs"] if r["name"] == "node")
+    pod = node["template"]["spec"]["template"]["spec"]
+    assert [c["resourceClaimTemplateName"] for c in pod["resourceClaims"]] == ["b200-8-devices"]
+    assert next(c for c in pod["containers"] if c["name"] == "node")["resources"]["claims"] == [{"name": "devices"}]
+    node_of = {p["metadata"]["name"]: p["spec"]["nodeName"] for p in job.evidence["pods"]}
+    assert len(job.evidence["claims"]) == 8
+    for claim in job.evidence["claims"]:
+        results = claim["status"]["allocation"]["devices"]["results"]
+        assert {r["pool"] for r in results} == {node_of[claim["metadata"]["ownerReferences"][0]["name"]]}
+        assert sorted(r["request"] for r in results) == ["efa"] * 8 + ["gpus"] * 8
+
+
 def test_fsdp_p5s_pytorchjob_runs_16_ranks_one_per_p5_the_group_grown_from_2_by_the_autoscaler() -> None:
     result = rehearsed("fsdp-p5")
     (job,) = [j for j in result.jobs if j.launcher == "render_pytorchjob"]

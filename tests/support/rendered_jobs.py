@@ -85,6 +85,9 @@ VARIANTS: dict[str, tuple[str, Callable[[dict[str, Any]], None]]] = {
         {"key": "team", "value": "research", "effect": "NoExecute"}])),
     # Trainium on Dynamic Resource Allocation: the Neuron DRA driver and aws-dranet, no device plugin (issue 44).
     "trn1-dra": ("trn1", lambda c: _first_group(c, deviceAllocation="dra")),
+    # Blackwell on DRA with Kubeflow Trainer v2 in place of the training operator: a TrainJob brings its own runtime.
+    "b200-dra-trainer": ("b200-dra", lambda c: c.update(
+        {"trainstack:operators": {"trainer": True, "trainingOperator": False}})),
     # The same group on DRA beside a second Trainium group on the device plugin: two releases of the Neuron chart.
     "trn1-dra-beside-plugins": ("trn1", lambda c: c["trainstack:nodeGroups"].append({
         **c["trainstack:nodeGroups"][0], "name": "trn1-dra", "minSize": 1, "desiredSize": 1,
@@ -153,6 +156,15 @@ VARIANTS["kueue-v1"] = ("kueue-p5", _whole_config(KUEUE_V1))
 # hyperpod-eks's first deploy: HyperPod's dependencies chart not yet in the cluster, so no HyperPod cluster.
 VARIANTS["hyperpod-eks-first-deploy"] = ("hyperpod-eks", lambda c: c["trainstack:hyperpod"].update(
     dependenciesChartInstalled=False))
+
+
+def runtime_of(job: RenderedJob) -> dict[str, Any]:
+    """The runtime a rendered TrainJob names: the TrainingRuntime it brings (a DRA group's, launch/claims.py), else
+    the ClusterTrainingRuntime its stack creates."""
+    assert isinstance(job.document, dict)
+    ref = job.document["spec"]["runtimeRef"]
+    brought = [d for d in job.prerequisites if d["kind"] == ref.get("kind") and d["metadata"]["name"] == ref["name"]]
+    return brought[0] if brought else trainer_runtime(job.stack, ref["name"])
 
 
 def variant_outputs(variant: str) -> StackOutputs:
