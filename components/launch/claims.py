@@ -17,6 +17,14 @@ devices its pod holds; without it, the runtime's claims and resources reach the 
 torch runtime (``catalog/torch_runtime.py``) as a TrainingRuntime named as the job, whose node pods claim the
 group's devices and whose node container requests the whole node, and sets no ``resourcesPerNode``.
 
+A TrainJob across instances of a P6e-GB200 UltraServer also needs an IMEX channel to reach the other instances'
+GPUs over NVLink: the NVIDIA DRA driver hands one out through a ComputeDomain, "one per workload"
+(``resource.nvidia.com/v1beta1``; kubernetes-sigs/dra-driver-nvidia-gpu ``api/nvidia.com/resource/v1beta1/
+computedomain.go`` at v0.4.1, the pinned chart's version). The driver's controller makes the ResourceClaimTemplate
+the ComputeDomain names, and the pods claim a channel from it. ``numNodes`` is 0: at v0.4.1 it is deprecated and,
+with the IMEXDaemonsWithDNSNames feature gate on (its default there, ``pkg/featuregates/featuregates.go``), only
+feeds the domain's status; the API's own comment recommends zero.
+
 API: ``resource.k8s.io/v1`` (GA in Kubernetes 1.34): ``ResourceClaimTemplate.spec.spec.devices.requests[]``
 with ``exactly: {deviceClassName, allocationMode: ExactCount, count}``; ``PodSpec.resourceClaims[]``
 (``name``, ``resourceClaimTemplateName``) and ``ResourceRequirements.claims[]`` (``name``)
@@ -31,6 +39,7 @@ from typing import Any
 from ..catalog import AcceleratorKind, neuron_dra
 from ..catalog.device_allocation import EFA, GPU, NEURON, RESOURCE_API_VERSION
 from ..catalog.torch_runtime import NODE, RESTARTS, torch_runtime
+from ..catalog.ultraservers import needs_compute_domain
 from ..outputs import AcceleratedGroup, StackOutputs
 from .placement import DRA_CLAIM, LaunchError, group, resources
 
@@ -116,40 +125,71 @@ def _claimed_templates(node: Any) -> Iterator[str]:
             yield from _claimed_templates(item)
 
 
-def training_runtime(target: AcceleratedGroup, group_name: str, name: str, gpus: int,
-                     namespace: str | None) -> dict[str, Any]:
+COMPUTE_DOMAIN_API_VERSION = "resource.nvidia.com/v1beta1"
+IMEX_CHANNEL = "imex-channel"
+"""The claim a pod of a job across GB200 instances names for its IMEX channel."""
+
+
+def needs_imex_channel(target: AcceleratedGroup, nodes: int) -> bool:
+    """Whether a job of ``nodes`` nodes on the group spans an NVLink domain across instances (P6e-GB200)."""
+    return is_dra(target) and nodes > 1 and needs_compute_domain(target.instance_type)
+
+
+def channel_template_name(job_name: str) -> str:
+    """The ResourceClaimTemplate the job's ComputeDomain has the driver make."""
+    return f"{job_name}-{IMEX_CHANNEL}"
+
+
+def compute_domain(job_name: str, namespace: str | None) -> dict[str, Any]:
+    """The job's ComputeDomain, named as the job."""
+    metadata = {"name": job_name, **({"namespace": namespace} if namespace else {})}
+    return {"apiVersion": COMPUTE_DOMAIN_API_VERSION, "kind": "ComputeDomain", "metadata": metadata,
+            "spec": {"numNodes": 0, "channel": {"resourceClaimTemplate": {"name": channel_template_name(job_name)}}}}
+
+
+def training_runtime(target: AcceleratedGroup, group_name: str, name: str, gpus: int, namespace: str | None,
+                     imex_channel: bool = False) -> dict[str, Any]:
     """The TrainingRuntime a TrainJob on a DRA group names: trainstack's torch runtime, its node pods claiming
-    ``gpus`` GPUs (and every EFA interface) of their node, its node container requesting the whole node."""
+    ``gpus`` GPUs (and every EFA interface) of their node, and with ``imex_channel`` the job's IMEX channel, its node
+    container requesting the whole node."""
     runtime = torch_runtime(name, RESTARTS, namespaced=True, namespace=namespace)
     node_job = next(job for job in runtime["spec"]["template"]["spec"]["replicatedJobs"] if job["name"] == NODE)
     pod = node_job["template"]["spec"]["template"]["spec"]
     pod.update(pod_claims(target, group_name, gpus))
+    requested = resources(target, gpus)
+    if imex_channel:
+        pod["resourceClaims"].append({"name": IMEX_CHANNEL, "resourceClaimTemplateName": channel_template_name(name)})
+        requested["claims"].append({"name": IMEX_CHANNEL})
     for container in pod["containers"]:
         if container["name"] == NODE:
-            container["resources"] = resources(target, gpus)
+            container["resources"] = requested
     return runtime
 
 
-def _brought_runtime(target: AcceleratedGroup, group_name: str, job: dict[str, Any]) -> list[dict[str, Any]]:
-    """The TrainingRuntime a TrainJob brings with it (none for other jobs, or a TrainJob naming a cluster
-    runtime)."""
+def _brought(target: AcceleratedGroup, group_name: str, job: dict[str, Any]) -> list[dict[str, Any]]:
+    """What a TrainJob naming a runtime of its own brings: its ComputeDomain where it spans GB200 instances, then its
+    TrainingRuntime (nothing for other jobs, or a TrainJob naming a cluster runtime)."""
     spec = job.get("spec", {})
     if job.get("kind") != "TrainJob" or spec.get("runtimeRef", {}).get("kind") != "TrainingRuntime":
         return []
-    return [training_runtime(target, group_name, spec["runtimeRef"]["name"], int(spec["trainer"]["numProcPerNode"]),
-                             job.get("metadata", {}).get("namespace"))]
+    name, namespace = spec["runtimeRef"]["name"], job.get("metadata", {}).get("namespace")
+    channel = needs_imex_channel(target, int(spec["trainer"]["numNodes"]))
+    runtime = training_runtime(target, group_name, name, int(spec["trainer"]["numProcPerNode"]), namespace, channel)
+    return [compute_domain(name, namespace), runtime] if channel else [runtime]
 
 
 def documents(outputs: StackOutputs, group_name: str, job: dict[str, Any]) -> list[dict[str, Any]]:
-    """What to apply for a job on the group, in order: the TrainingRuntime a TrainJob brings, the
-    ResourceClaimTemplates its pods name, then the job itself (the job alone on a device-plugin group). Both go in
-    the job's namespace: claims are namespaced."""
+    """What to apply for a job on the group, in order: what a TrainJob brings (its ComputeDomain, its TrainingRuntime),
+    the ResourceClaimTemplates its pods name, then the job itself (the job alone on a device-plugin group). All go
+    in the job's namespace: claims are namespaced."""
     target = group(outputs, group_name)
     if not is_dra(target):
         return [job]
-    brought = _brought_runtime(target, group_name, job)
+    brought = _brought(target, group_name, job)
     by_name = {template_name(group_name, n): n for n in range(1, target.accelerators_per_node + 1)}
-    named = sorted(set(_claimed_templates([*brought, job])))
+    # A ComputeDomain's channel template is made by the NVIDIA DRA driver's controller, not applied with the job.
+    channels = {channel_template_name(d["metadata"]["name"]) for d in brought if d["kind"] == "ComputeDomain"}
+    named = sorted(set(_claimed_templates([*brought, job])) - channels)
     unknown = [name for name in named if name not in by_name]
     if unknown:
         raise LaunchError(f"the job names ResourceClaimTemplates {', '.join(unknown)}, which group '{group_name}' "

@@ -36,6 +36,7 @@ from .claims import is_dra, refuse_dra
 from .placement import LaunchError
 from .queueing import QueueRequest, admission, annotate_pods, label_job
 from .restarts import checkpoint_env
+from .ultraserver import keep_in_unit
 
 API_VERSION = "trainer.kubeflow.org/v1alpha1"
 API_GROUP = API_VERSION.split("/")[0]
@@ -91,7 +92,9 @@ def render_trainjob(outputs: StackOutputs, *, name: str, group_name: str, nodes:
         # The job's own TrainingRuntime claims the devices (launch/claims.py says why); it is named as the job.
         runtime_ref = {"name": name, "kind": "TrainingRuntime", "apiGroup": API_GROUP}
         del trainer["resourcesPerNode"]
-    pod = _placement(outputs, target, keep_shm=neuron)
+    # On an UltraServer type, every node pod in one unit (launch/ultraserver.py); a runtime patch may set both the pods'
+    # labels and their affinity (PodTemplatePatch, trainjob_types.go at v2.3.0).
+    pod = keep_in_unit(_placement(outputs, target, keep_shm=neuron), target.instance_type, nodes, name)
     grouped = TRAINER_PODS if len(patched) > 1 else None
     job = {
         "apiVersion": API_VERSION, "kind": "TrainJob", "metadata": job_metadata,

@@ -24,7 +24,8 @@ def test_trainjobs_are_rendered_for_kueue_p5_on_one_and_all_nodes_with_the_all_r
                 ("p5", 1, "render_all_reduce"), ("p5", 1, "render_trainjob"), ("p5", 16, "render_all_reduce"),
                 ("p5", 16, "render_trainjob")]
     assert sorted((job.group, job.nodes, job.launcher) for job in TRAINJOBS) == sorted(
-        kueue_p5 * 2 + [("trn1", 4, "render_trainjob"), ("b200", 1, "render_trainjob"), ("b200", 8, "render_trainjob")])
+        kueue_p5 * 2 + [("trn1", 4, "render_trainjob"), ("b200", 1, "render_trainjob"), ("b200", 8, "render_trainjob"),
+                         ("gb200", 1, "render_trainjob"), ("gb200", 9, "render_trainjob")])
     (trn1,) = [job for job in TRAINJOBS if job.group == "trn1"]
     assert trn1.document["spec"]["runtimeRef"] == {"name": "trainstack-mpi"}
 

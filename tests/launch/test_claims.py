@@ -82,6 +82,31 @@ def test_a_trainjob_on_a_dra_gpu_group_brings_its_own_runtime_whose_node_pods_cl
     assert container["resources"]["limits"]["hugepages-2Mi"] == "5120Mi"
 
 
+def test_a_trainjob_across_gb200_instances_brings_a_compute_domain_and_claims_its_imex_channel():
+    outputs = rendered_jobs.variant_outputs("gb200-trainer")
+    job = render_trainjob(outputs, name="llm", group_name="gb200", nodes=9, image=IMAGE, command=["torchrun"])
+    domain, runtime, template, applied = claims.documents(outputs, "gb200", job)
+    assert (domain["kind"], domain["apiVersion"], domain["metadata"]["name"]) == (
+        "ComputeDomain", "resource.nvidia.com/v1beta1", "llm")
+    assert domain["spec"] == {"numNodes": 0, "channel": {"resourceClaimTemplate": {"name": "llm-imex-channel"}}}
+    (node,) = runtime["spec"]["template"]["spec"]["replicatedJobs"]
+    pod = node["template"]["spec"]["template"]["spec"]
+    assert pod["resourceClaims"] == [{"name": "devices", "resourceClaimTemplateName": "gb200-4-devices"},
+                                     {"name": "imex-channel", "resourceClaimTemplateName": "llm-imex-channel"}]
+    assert pod["containers"][0]["resources"]["claims"] == [{"name": "devices"}, {"name": "imex-channel"}]
+    assert template["metadata"]["name"] == "gb200-4-devices" and applied is job  # the driver makes the channel's
+    patched = job["spec"]["runtimePatches"][0]["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"][0]
+    affinity = patched["template"]["spec"]["template"]["spec"]["affinity"]["podAffinity"]
+    assert affinity["requiredDuringSchedulingIgnoredDuringExecution"][0]["topologyKey"] == "nvidia.com/gpu.clique"
+
+
+def test_a_trainjob_on_one_gb200_instance_needs_no_compute_domain():
+    outputs = rendered_jobs.variant_outputs("gb200-trainer")
+    job = render_trainjob(outputs, name="one", group_name="gb200", nodes=1, image=IMAGE, command=["torchrun"])
+    assert [d["kind"] for d in claims.documents(outputs, "gb200", job)] == [
+        "TrainingRuntime", "ResourceClaimTemplate", "TrainJob"]
+
+
 def test_a_trainjob_on_a_dra_trainium_group_is_refused_with_the_launcher_to_use(trn1_dra):
     with pytest.raises(LaunchError, match=r"deviceAllocation: dra.*Open MPI TrainJob.*trainstack launch mpijob"):
         render_trainjob(trn1_dra, name="t", group_name="trn1", nodes=2, image=None, command=["python"])

@@ -88,6 +88,11 @@ VARIANTS: dict[str, tuple[str, Callable[[dict[str, Any]], None]]] = {
     # Blackwell on DRA with Kubeflow Trainer v2 in place of the training operator: a TrainJob brings its own runtime.
     "b200-dra-trainer": ("b200-dra", lambda c: c.update(
         {"trainstack:operators": {"trainer": True, "trainingOperator": False}})),
+    # A GB200 UltraServer (u-p6e-gb200x36: 9 instances) on DRA with Trainer: a TrainJob across its instances brings a
+    # ComputeDomain for its IMEX channel.
+    "gb200-trainer": ("b200-dra", lambda c: (c.update(
+        {"trainstack:operators": {"trainer": True, "trainingOperator": False}}), _first_group(
+        c, name="gb200", instanceType="p6e-gb200.36xlarge", minSize=1, desiredSize=9, maxSize=9))),
     # The same group on DRA beside a second Trainium group on the device plugin: two releases of the Neuron chart.
     "trn1-dra-beside-plugins": ("trn1", lambda c: c["trainstack:nodeGroups"].append({
         **c["trainstack:nodeGroups"][0], "name": "trn1-dra", "minSize": 1, "desiredSize": 1,
