@@ -1,5 +1,5 @@
-"""Where a Helm release's per-node DaemonSet (a device plugin, a DRA driver's kubelet plugin) lands: the node
-filters of scheduling.py applied to the pod its values describe.
+"""Where a Helm release's per-node DaemonSet (a device plugin, a DRA driver's kubelet plugin) lands: the scheduling
+model's node filters (``controllers/scheduling.py``) applied to the pod its values describe.
 
 A chart installed by more than one release is read as one: the Neuron chart may be released twice, once with its
 device plugin and scheduler and once with only its DRA driver (its validation refuses both in one release,
