@@ -81,6 +81,14 @@ class Cluster:
         collection = self.collection(obj["apiVersion"], obj["kind"], obj["metadata"].get("namespace"))
         return self.request("POST", collection, obj, **params)
 
+    def create_unless_there(self, obj: dict[str, Any]) -> None:
+        """Create ``obj``; one of its name already there (409 Conflict) is kept as it is."""
+        try:
+            self.create(obj)
+        except ApiError as error:
+            if error.status != 409:
+                raise
+
     def apply(self, obj: dict[str, Any], manager: str = "trainstack-rehearsal") -> dict[str, Any]:
         """Server-side apply: create or update ``obj`` as ``pulumi up`` with the Kubernetes provider would."""
         return self.request("PATCH", self.path_of(obj), obj, "application/apply-patch+yaml",

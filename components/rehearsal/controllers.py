@@ -165,11 +165,7 @@ def _create_or_replace(cluster: Cluster, obj: dict[str, Any]) -> None:
 
 
 def ensure_namespace(cluster: Cluster, namespace: str) -> None:
-    try:
-        cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
-    except ApiError as error:
-        if error.status != 409:
-            raise
+    cluster.create_unless_there({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
 
 
 def start(plane: ControlPlane, controller: Controller, configure: Callable[[Path, int], list[str]],

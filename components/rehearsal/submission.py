@@ -43,8 +43,9 @@ def submit(cluster: Cluster, nodes: Nodes, job: RenderedJob, timeout: float, pro
     seen = Observation(document["kind"], document["metadata"]["name"], namespace, expected_pods(document), queued)
     result = JobResult(job.id, job.launcher, job.group, job.nodes, seen)
     try:
-        for prerequisite in job.prerequisites:
-            _create_once(cluster, {**prerequisite, "metadata": {**prerequisite["metadata"], "namespace": namespace}})
+        for prerequisite in job.prerequisites:  # a claim template is shared by the jobs that ask for the same devices
+            cluster.create_unless_there({**prerequisite,
+                                         "metadata": {**prerequisite["metadata"], "namespace": namespace}})
         cluster.create(document)
     except ApiError as error:
         result.problem = f"refused at submission: {error}"
@@ -61,15 +62,6 @@ def submit(cluster: Cluster, nodes: Nodes, job: RenderedJob, timeout: float, pro
         result.problem = _why_not(seen)
     progress(f"  {job.id}: {_line(result)}")
     return result
-
-def _create_once(cluster: Cluster, obj: dict[str, Any]) -> None:
-    """Create ``obj`` unless it is there: a claim template is shared by every job that asks for the same devices."""
-    try:
-        cluster.create(obj)
-    except ApiError as error:
-        if error.status != 409:
-            raise
-
 
 def _evidence(cluster: Cluster, document: dict[str, Any], pods: list[dict[str, Any]]) -> dict[str, Any]:
     namespace, name = document["metadata"].get("namespace", "default"), document["metadata"]["name"]

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from support import rendered_jobs
 from trainstack.catalog.device_allocation import EFA, GPU
-from trainstack.kube.client import ApiError, Cluster
+from trainstack.kube.client import Cluster
 from trainstack.launch.claims import documents
 from trainstack.launch.validation import render_device_check
 from trainstack.names import NODE_GROUP_LABEL
@@ -78,11 +78,8 @@ def apply_device_check(cluster: Cluster, name: str, nodes: int) -> list[dict[str
     for document in documents(outputs, GROUP, job):
         document = copy.deepcopy(document)
         document["metadata"]["namespace"] = NAMESPACE
-        try:
-            applied.append(cluster.create(document))
-        except ApiError as error:
-            if error.status != 409:  # the template a job before this one applied
-                raise
+        cluster.create_unless_there(document)  # the template a job before this one applied is kept
+        applied.append(document)
     return applied
 
 
