@@ -38,7 +38,7 @@ from typing import Any
 
 from ..catalog import AcceleratorKind, neuron_dra
 from ..catalog.device_allocation import EFA, GPU, NEURON, RESOURCE_API_VERSION
-from ..catalog.torch_runtime import NODE, RESTARTS, torch_runtime
+from ..catalog.torch_runtime import CHECK_RUNTIME, NODE, RESTARTS, torch_runtime
 from ..catalog.ultraservers import needs_compute_domain
 from ..outputs import AcceleratedGroup, StackOutputs
 from .placement import DRA_CLAIM, LaunchError, group, resources
@@ -125,6 +125,9 @@ def _claimed_templates(node: Any) -> Iterator[str]:
             yield from _claimed_templates(item)
 
 
+RUNTIME_COPIED_FROM = "trainstack.io/runtime-copied-from"
+"""The annotation on a TrainJob that brings its runtime: the cluster runtime its runtime copies (the check runtime's
+JobSet never restarts, so a failed floor fails once)."""
 COMPUTE_DOMAIN_API_VERSION = "resource.nvidia.com/v1beta1"
 IMEX_CHANNEL = "imex-channel"
 """The claim a pod of a job across GB200 instances names for its IMEX channel."""
@@ -148,11 +151,11 @@ def compute_domain(job_name: str, namespace: str | None) -> dict[str, Any]:
 
 
 def training_runtime(target: AcceleratedGroup, group_name: str, name: str, gpus: int, namespace: str | None,
-                     imex_channel: bool = False) -> dict[str, Any]:
+                     imex_channel: bool = False, restarts: int = RESTARTS) -> dict[str, Any]:
     """The TrainingRuntime a TrainJob on a DRA group names: trainstack's torch runtime, its node pods claiming
     ``gpus`` GPUs (and every EFA interface) of their node, and with ``imex_channel`` the job's IMEX channel, its node
     container requesting the whole node."""
-    runtime = torch_runtime(name, RESTARTS, namespaced=True, namespace=namespace)
+    runtime = torch_runtime(name, restarts, namespaced=True, namespace=namespace)
     node_job = next(job for job in runtime["spec"]["template"]["spec"]["replicatedJobs"] if job["name"] == NODE)
     pod = node_job["template"]["spec"]["template"]["spec"]
     pod.update(pod_claims(target, group_name, gpus))
@@ -174,7 +177,9 @@ def _brought(target: AcceleratedGroup, group_name: str, job: dict[str, Any]) -> 
         return []
     name, namespace = spec["runtimeRef"]["name"], job.get("metadata", {}).get("namespace")
     channel = needs_imex_channel(target, int(spec["trainer"]["numNodes"]))
-    runtime = training_runtime(target, group_name, name, int(spec["trainer"]["numProcPerNode"]), namespace, channel)
+    copied = job.get("metadata", {}).get("annotations", {}).get(RUNTIME_COPIED_FROM)
+    runtime = training_runtime(target, group_name, name, int(spec["trainer"]["numProcPerNode"]), namespace, channel,
+                               restarts=0 if copied == CHECK_RUNTIME else RESTARTS)
     return [compute_domain(name, namespace), runtime] if channel else [runtime]
 
 

@@ -32,7 +32,7 @@ from ..names import LAUNCH_FIELD_MANAGER
 from ..outputs import AcceleratedGroup, StackOutputs
 from . import placement
 from .arguments import check_image, check_namespace, check_replica_job_name
-from .claims import is_dra, refuse_dra
+from .claims import RUNTIME_COPIED_FROM, is_dra, refuse_dra
 from .placement import LaunchError
 from .queueing import QueueRequest, admission, annotate_pods, label_job
 from .restarts import checkpoint_env
@@ -89,8 +89,10 @@ def render_trainjob(outputs: StackOutputs, *, name: str, group_name: str, nodes:
     else:
         trainer, patched = _torch_trainer(target, nodes, devices, image, command, rank_env), [NODE]
     if is_dra(target):
-        # The job's own TrainingRuntime claims the devices (launch/claims.py says why); it is named as the job.
+        # The job's own TrainingRuntime claims the devices (launch/claims.py says why); it is named as the job, and
+        # copies the cluster runtime the job would have named (the all-reduce's never restarts).
         runtime_ref = {"name": name, "kind": "TrainingRuntime", "apiGroup": API_GROUP}
+        job_metadata.setdefault("annotations", {})[RUNTIME_COPIED_FROM] = runtime
         del trainer["resourcesPerNode"]
     # On an UltraServer type, every node pod in one unit (launch/ultraserver.py); a runtime patch may set both the pods'
     # labels and their affinity (PodTemplatePatch, trainjob_types.go at v2.3.0).

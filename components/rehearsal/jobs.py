@@ -86,6 +86,8 @@ def _eks_jobs(outputs: StackOutputs, group: str, kind: str, nodes: int, accelera
             yield job("render_mpijob", command=["python", "train.py"])
         if kind == "nvidia-gpu" and outputs.operators.trainer_runtime:
             yield job("render_trainjob", command=["torchrun", "train.py"])
+            if nodes * accelerators_per_node >= 2:  # the all-reduce is a TrainJob on Trainer's stacks
+                yield job("render_all_reduce", floor_gbps=None if efa_interfaces_per_node else 1.0)
         return
     if kind == "nvidia-gpu":
         if outputs.operators.trainer_runtime:

@@ -18,14 +18,16 @@ def test_trainjobs_are_rendered_for_kueue_p5_on_one_and_all_nodes_with_the_all_r
     # Per group of kueue-p5: p5 (16 reserved nodes) and the Karpenter dev pool (maxSize 8, 1 GPU a node:
     # one node has no two GPUs to all-reduce). trn1-trainer: its 4 nodes on the MPI runtime (one node
     # cannot be a TrainJob there: the launcher is a node and the node job keeps a pod). kueue-p5's jobs come
-    # twice: the variant p5-kueue-capacity-block renders them again on its capacity block. b200-dra-trainer: a DRA
-    # group's TrainJobs (no all-reduce: it is a PyTorchJob, which cannot claim devices).
+    # twice: the variant p5-kueue-capacity-block renders them again on its capacity block. b200-dra-trainer and
+    # gb200-trainer: DRA groups' TrainJobs, the all-reduce among them (each brings its own runtime).
     kueue_p5 = [("dev", 1, "render_trainjob"), ("dev", 8, "render_all_reduce"), ("dev", 8, "render_trainjob"),
                 ("p5", 1, "render_all_reduce"), ("p5", 1, "render_trainjob"), ("p5", 16, "render_all_reduce"),
                 ("p5", 16, "render_trainjob")]
     assert sorted((job.group, job.nodes, job.launcher) for job in TRAINJOBS) == sorted(
         kueue_p5 * 2 + [("trn1", 4, "render_trainjob"), ("b200", 1, "render_trainjob"), ("b200", 8, "render_trainjob"),
-                         ("gb200", 1, "render_trainjob"), ("gb200", 9, "render_trainjob")])
+                         ("gb200", 1, "render_trainjob"), ("gb200", 9, "render_trainjob"),
+                         ("b200", 1, "render_all_reduce"), ("b200", 8, "render_all_reduce"),
+                         ("gb200", 1, "render_all_reduce"), ("gb200", 9, "render_all_reduce")])
     (trn1,) = [job for job in TRAINJOBS if job.group == "trn1"]
     assert trn1.document["spec"]["runtimeRef"] == {"name": "trainstack-mpi"}
 
