@@ -96,13 +96,19 @@ def preflight(outputs: Path, *flags: str) -> tuple[int, list[dict[str, Any]]]:
     return code, json.loads(out.getvalue())
 
 
+def huge_pages(checks: list[dict[str, Any]]) -> dict[str, Any]:
+    """The huge-pages check among preflight nodes' checks (beside it: each group's devices, node_devices.py)."""
+    (check,) = [c for c in checks if c["name"] == "node huge pages"]
+    return check
+
+
 def test_the_node_short_of_huge_pages_fails_its_group_by_name_with_what_it_offers(outputs_file, nodes, cluster):
     short = cluster.get("/api/v1/nodes/ip-10-0-7-2.ec2.internal")
     assert short["status"]["allocatable"][HUGEPAGES_RESOURCE] == HALF  # as the API server keeps it
 
     code, checks = preflight(outputs_file)
     assert code == 1
-    (check,) = checks
+    check = huge_pages(checks)
     assert (check["name"], check["subject"], check["status"]) == ("node huge pages", f"{GROUP} (p5.48xlarge)", "fail")
     assert "1 of 2 nodes offer less" in check["reason"]
     assert f"ip-10-0-7-2.ec2.internal offers {HALF}" in check["reason"]
@@ -113,9 +119,11 @@ def test_the_node_short_of_huge_pages_fails_its_group_by_name_with_what_it_offer
 def test_once_every_node_offers_enough_the_group_passes(outputs_file, nodes, cluster):
     short = nodes["ip-10-0-7-2.ec2.internal"]
     cluster.patch_status(short, {"allocatable": {HUGEPAGES_RESOURCE: REQUEST}})
-    code, (check,) = preflight(outputs_file)
-    assert (code, check["status"]) == (0, "pass"), check["reason"]
+    code, checks = preflight(outputs_file)
+    check = huge_pages(checks)
+    assert check["status"] == "pass", check["reason"]
     assert check["reason"].startswith("2 nodes offer enough")
+    assert code == (0 if all(c["status"] == "pass" for c in checks) else 1), checks
 
 
 def test_a_token_the_api_server_refuses_is_a_check_that_could_not_run(cluster, nodes, tmp_path):
@@ -128,6 +136,6 @@ def test_a_token_the_api_server_refuses_is_a_check_that_could_not_run(cluster, n
         "users": [{"name": "u", "user": {"token": "not-a-token-it-knows"}}]}))
     record = tmp_path / "plan.json"
     record.write_text(json.dumps({**planned_record("fsdp-p5"), "outputs": {"trainstack": CONTRACT}}))
-    code, (check,) = preflight(record, "--kubeconfig", str(kubeconfig))
-    assert (code, check["status"]) == (1, "could-not-check")
-    assert f"listing nodes at {cluster.url} answered HTTP 401" in check["reason"]
+    code, checks = preflight(record, "--kubeconfig", str(kubeconfig))
+    assert code == 1 and {c["status"] for c in checks} == {"could-not-check"}
+    assert f"nodes at {cluster.url} answered HTTP 401" in huge_pages(checks)["reason"]
