@@ -111,3 +111,18 @@ def efa_network_source(instance_type: str) -> str:
 def gpu_peer_link(gpu: str) -> Optional[PeerLink]:
     """How two GPUs of the model ``gpu`` in one instance are linked, or ``None`` if unknown."""
     return GPU_PEER_LINKS.get(gpu)
+
+
+FABRIC_REGISTRATION_GPUS = frozenset({"H100", "H200", "B200", "B300", "GB200"})
+"""NVSwitch GPUs that report their NVLink fabric registration: NVML's ``nvmlDeviceGetGpuFabricInfo`` is for "Hopper
+or newer" (NVML API Reference, Fabric definitions, https://docs.nvidia.com/deploy/nvml-api/group__nvmlFabricDefs.html,
+read 2026-11-26), and ``nvidia-smi --query-gpu=fabric.state,fabric.status`` printed "Completed, Success" for each GPU
+of a 4 x H200 host (driver 580.159.04, 2026-11-26; docs/validation/nvidia-smi-fabric-h200.txt). The A100 (p4d,
+p4de) has NVSwitch but predates the API."""
+
+
+def reports_fabric_registration(instance_type: str) -> bool:
+    """Whether the type's GPUs sit on NVSwitch and report their fabric registration (the device check reads it)."""
+    entry = find(instance_type)
+    accelerator = entry.accelerator if entry else None
+    return accelerator is not None and accelerator.name in FABRIC_REGISTRATION_GPUS

@@ -28,20 +28,22 @@ from .nodegroups import NodeGroupConfig
 DEVICE_WAIT_KEY = "deviceWait"
 
 FABRIC_MANAGER_UNCHECKED = (
-    "not checked: NVIDIA Fabric Manager, which sets up the NVLink fabric of NVSwitch systems, is a host service "
-    "(nvidia-fabricmanager), and neither the NVIDIA device plugin nor the DRA driver reports it through the "
-    "Kubernetes API; check it on the node")
+    "not checked by the wait: NVIDIA Fabric Manager, which sets up the NVLink fabric of NVSwitch systems, is a host "
+    "service (nvidia-fabricmanager), and neither the NVIDIA device plugin nor the DRA driver reports it through the "
+    "Kubernetes API; the device check (trainstack launch device-check) reads each GPU's fabric registration from "
+    "inside its pod on Hopper and later GPUs")
 """What the wait says of the fabric manager on an NVSwitch type: nothing the API server holds shows it. NVIDIA Fabric
 Manager User Guide (https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/index.html, read 2026-11-26):
 Fabric Manager is set up for "NVSwitch-based single-node HGX and DGX systems" and runs as the
 ``nvidia-fabricmanager`` service (Managing Fabric Manager Service).
 
-Not checked from inside a pod either (the validation job) yet: NVML reports each GPU's fabric registration
-(``nvmlDeviceGetGpuFabricInfo``, "Hopper or newer"; ``nvmlGpuFabricInfo_t.state``, and ``status`` to be read only
-once the state is complete: NVML API Reference, Fabric definitions, https://docs.nvidia.com/deploy/nvml-api/
-group__nvmlFabricDefs.html, read 2026-11-26), but the device check is a shell program whose only GPU tool is
-``nvidia-smi``, and no NVIDIA document read gives what ``nvidia-smi`` prints for that state (its ``-q`` "Fabric"
-section, a ``--query-gpu`` field); A100 types (p4d, p4de) predate the API."""
+The validation job checks it from inside its pod: each GPU's ``fabric.state`` and ``fabric.status`` through
+``nvidia-smi --query-gpu`` (its own ``--help-query-gpu``: "Current state of GPU fabric registration process", and the
+status "valid only if gpu fabric registration state is completed"), which NVML reports for "Hopper or newer" (NVML API
+Reference, Fabric definitions, https://docs.nvidia.com/deploy/nvml-api/group__nvmlFabricDefs.html, read 2026-11-26).
+Seen on a 4 x H200 host, driver 580.159.04: "Completed, Success" for each GPU (docs/validation/
+nvidia-smi-fabric-h200.txt). A100 types (p4d, p4de) predate the API and stay unchecked
+(``catalog.interconnect.reports_fabric_registration``)."""
 
 
 class DeviceWait(ConfigModel):

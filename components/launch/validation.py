@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..catalog.fabric_env import gpudirect_rdma
+from ..catalog.interconnect import reports_fabric_registration
 from ..outputs import StackOutputs
 from .arguments import check_batch_job_name, check_floor, check_image
 from .claims import pod_claims
@@ -52,6 +53,8 @@ def render_device_check(outputs: StackOutputs, *, name: str, group_name: str, no
     accelerators = devices_per_node(target, group_name, accelerators_per_node)
     command = ["/bin/sh", "-c", program_text("device_check.sh"), "device_check",
                target.accelerator_kind, str(accelerators), str(target.efa_interfaces_per_node)]
+    if reports_fabric_registration(target.instance_type):
+        command.append("fabric")  # NVSwitch, Hopper and later: each GPU's fabric registration is checked too
     spec = {**pod_placement(target), **pod_claims(target, group_name, accelerators), "restartPolicy": "Never",
             "containers": [{"name": "check", "image": image, "command": command,
                             "resources": resources(target, accelerators)}]}

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import kubernetes_validate
 import pytest
+from support import rendered_jobs
 from support.openapi_models import check
 from trainstack.launch import LaunchError, render_all_reduce, render_device_check
 from trainstack.launch.programs import program_text
@@ -37,7 +38,7 @@ def test_device_check_is_a_valid_job_running_the_packaged_script_with_the_groups
     kubernetes_validate.validate(job, K8S_VERSION, strict=True)
     command = job["spec"]["template"]["spec"]["containers"][0]["command"]
     assert command == ["/bin/sh", "-c", (PROGRAMS / "device_check.sh").read_text(), "device_check",
-                       "nvidia-gpu", "8", "32"]
+                       "nvidia-gpu", "8", "32", "fabric"]
     assert job["spec"]["completions"] == job["spec"]["parallelism"] == 2 and job["spec"]["backoffLimit"] == 0
 
 
@@ -45,7 +46,7 @@ def test_device_check_for_fewer_gpus_claims_and_expects_that_many_and_every_efa_
     job = render_device_check(recorded("fsdp-p5"), name="check", group_name="p5", nodes=1, image="img:1",
                               accelerators_per_node=2)
     container = job["spec"]["template"]["spec"]["containers"][0]
-    assert container["command"][-3:] == ["nvidia-gpu", "2", "32"]
+    assert container["command"][-4:] == ["nvidia-gpu", "2", "32", "fabric"]
     assert container["resources"]["limits"]["nvidia.com/gpu"] == "2"
     assert container["resources"]["limits"]["vpc.amazonaws.com/efa"] == "32"
 
@@ -66,19 +67,22 @@ def pod(tmp_path):
 if [ "$1" = "-L" ]; then
   printf 'GPU 0: NVIDIA H200 (UUID: GPU-0)\\n  MIG 3g.71gb Device 0: (UUID: MIG-0)\\n'
   printf '  MIG 3g.71gb Device 1: (UUID: MIG-1)\\nGPU 1: NVIDIA H200 (UUID: GPU-1)\\n'
+elif [ "$1" = "--query-gpu=index,fabric.state,fabric.status" ]; then
+  if [ -z "${FABRIC:-}" ]; then echo 'Field "fabric.state" is not a valid field to query.'; exit 2; fi
+  printf "$FABRIC"
 else
   printf '0\\n1\\n'
 fi
 """)
 
-    def run(*args: str, efa_devices: int = 0, domains: tuple[str, ...] | None = None):
+    def run(*args: str, efa_devices: int = 0, domains: tuple[str, ...] | None = None, fabric: str = ""):
         for index in range(efa_devices):
             (efa_dir / f"uverbs{index}").touch()
         if domains is not None:
             # fi_info lists a domain once per fabric that offers it (efa and efa-direct).
             lines = "".join(f"provider: efa\\n    domain: {d}\\nprovider: efa\\n    domain: {d}\\n" for d in domains)
             executable(bin_dir / "fi_info", f"#!/bin/sh\nprintf '{lines}'\n")
-        env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "EFA_DEVICE_DIR": str(efa_dir)}
+        env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "EFA_DEVICE_DIR": str(efa_dir), "FABRIC": fabric}
         return subprocess.run(["/bin/sh", "-c", program_text("device_check.sh"), "device_check", *args],
                               capture_output=True, text=True, env=env)
 
@@ -110,6 +114,41 @@ def test_device_check_fails_when_libfabric_cannot_open_every_efa_device(pod):
 def test_device_check_fails_on_a_missing_gpu(pod):
     result = pod("nvidia-gpu", "8", "0")
     assert "accelerators (nvidia-gpu): 2 of 8" in result.stdout and result.returncode == 1
+
+
+# What nvidia-smi printed on a 4 x H200 host (docs/validation/nvidia-smi-fabric-h200.txt), for this pod's two GPUs.
+REGISTERED = "0, Completed, Success\n1, Completed, Success\n"
+
+
+def test_on_nvswitch_the_device_check_passes_when_every_gpu_is_registered_in_the_nvlink_fabric(pod):
+    result = pod("nvidia-gpu", "2", "0", "fabric", fabric=REGISTERED)
+    assert "fabric manager: every GPU's NVLink fabric registration Completed, Success" in result.stdout
+    assert result.returncode == 0
+
+
+def test_a_gpu_the_fabric_manager_has_not_registered_fails_the_check_naming_it(pod):
+    result = pod("nvidia-gpu", "2", "0", "fabric", fabric="0, Completed, Success\n1, In Progress, N/A\n")
+    assert "FABRIC NOT READY" in result.stdout and "1, In Progress, N/A" in result.stdout
+    assert "nvidia-fabricmanager" in result.stdout and result.returncode == 1
+
+
+def test_a_gpu_registered_with_an_error_status_fails_the_check_too(pod):
+    result = pod("nvidia-gpu", "2", "0", "fabric", fabric="0, Completed, Success\n1, Completed, Failure\n")
+    assert "1, Completed, Failure" in result.stdout and result.returncode == 1
+
+
+def test_a_driver_whose_nvidia_smi_has_no_fabric_fields_leaves_the_fabric_unchecked_and_says_so(pod):
+    result = pod("nvidia-gpu", "2", "0", "fabric")
+    assert "fabric manager: not checked" in result.stdout and result.returncode == 0
+
+
+@pytest.mark.parametrize(("stack", "group", "checked"), [
+    ("fsdp-p5", "p5", True), ("b200-dra", "b200", True), ("nemo-p4de", "p4de", False), ("dev", "gpu", False)])
+def test_the_fabric_is_checked_on_nvswitch_types_of_hopper_and_later(stack, group, checked):
+    """H100, H200, B200 report their fabric registration (NVML: "Hopper or newer"); the A100 of p4de predates it,
+    and g5's A10G has no NVSwitch."""
+    job = render_device_check(rendered_jobs.outputs_of(stack), name="check", group_name=group, nodes=1, image="img:1")
+    assert (job["spec"]["template"]["spec"]["containers"][0]["command"][-1] == "fabric") is checked
 
 
 def test_all_reduce_job_runs_the_packaged_program_with_the_default_floor_and_expected_figure():

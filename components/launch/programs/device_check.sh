@@ -1,7 +1,8 @@
 #!/bin/sh
 # Does this pod see the accelerators and EFA devices its node group advertises?
-# Usage: device_check.sh KIND ACCELERATORS EFA_DEVICES
+# Usage: device_check.sh KIND ACCELERATORS EFA_DEVICES [fabric]
 #   KIND is nvidia-gpu or neuron; the counts are what the pod asked for.
+#   fabric: also check each GPU's NVLink fabric registration (NVSwitch types, Hopper and later).
 #   EFA_DEVICE_DIR (default /dev/infiniband) is where the EFA devices appear.
 # Prints one line per check; exits 0 only when every count matches.
 set -u
@@ -9,6 +10,7 @@ set -u
 kind=$1
 expected_accelerators=$2
 expected_efa=$3
+fabric=${4:-}
 efa_dir=${EFA_DEVICE_DIR:-/dev/infiniband}
 status=0
 
@@ -41,6 +43,25 @@ else
         [ "$usable" -eq "$efa" ] || status=1
     else
         echo "libfabric EFA domains: not checked (no fi_info in the image)"
+    fi
+fi
+
+if [ "$fabric" = "fabric" ]; then
+    # On NVSwitch systems Fabric Manager registers each GPU in the NVLink fabric; until it has, CUDA does not start
+    # there. nvidia-smi reports the registration per GPU: fabric.state ("Current state of GPU fabric registration
+    # process") and fabric.status ("Error status, valid only if gpu fabric registration state is completed"), in
+    # `nvidia-smi --help-query-gpu` of driver 580.159.04; a healthy H200 host prints "Completed, Success" for each.
+    if states=$(nvidia-smi --query-gpu=index,fabric.state,fabric.status --format=csv,noheader 2>&1); then
+        unready=$(echo "$states" | awk -F', *' '$2 != "Completed" || $3 != "Success"')
+        if [ -z "$unready" ]; then
+            echo "fabric manager: every GPU's NVLink fabric registration Completed, Success"
+        else
+            echo "fabric manager: FABRIC NOT READY, GPU index, state, status: $(echo "$unready" | tr '\n' ';')" \
+                "(is nvidia-fabricmanager running on the node?)"
+            status=1
+        fi
+    else
+        echo "fabric manager: not checked (nvidia-smi reports no fabric.state: $states)"
     fi
 fi
 
