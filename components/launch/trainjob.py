@@ -80,20 +80,13 @@ def render_trainjob(outputs: StackOutputs, *, name: str, group_name: str, nodes:
     devices = placement.devices_per_node(target, group_name, gpus_per_node)
     granted = admission(outputs, group_name, nodes, queue, namespace)
     job_metadata = placement.metadata(outputs, name, granted.namespace or namespace)
-    rank_env = (placement.fabric_env(target.accelerator_kind, target.efa_interfaces_per_node,
-                                      target.instance_type)
+    rank_env = (placement.fabric_env(target.accelerator_kind, target.efa_interfaces_per_node, target.instance_type)
                 + checkpoint_env(outputs, job_metadata))
-    runtime_ref: dict[str, str] = {"name": runtime}
     if neuron:
         trainer, patched = _mpi_trainer(outputs, target, group_name, nodes, devices, image, command, rank_env)
     else:
         trainer, patched = _torch_trainer(target, nodes, devices, image, command, rank_env), [NODE]
-    if is_dra(target):
-        # The job's own TrainingRuntime claims the devices (launch/claims.py says why); it is named as the job, and
-        # copies the cluster runtime the job would have named (the all-reduce's never restarts).
-        runtime_ref = {"name": name, "kind": "TrainingRuntime", "apiGroup": API_GROUP}
-        job_metadata.setdefault("annotations", {})[RUNTIME_COPIED_FROM] = runtime
-        del trainer["resourcesPerNode"]
+    runtime_ref = _runtime_ref(target, name, runtime, trainer, job_metadata)
     # On an UltraServer type, every node pod in one unit (launch/ultraserver.py); a runtime patch may set both the pods'
     # labels and their affinity (PodTemplatePatch, trainjob_types.go at v2.3.0).
     pod = keep_in_unit(_placement(outputs, target, keep_shm=neuron), target.instance_type, nodes, name)
@@ -110,6 +103,18 @@ def render_trainjob(outputs: StackOutputs, *, name: str, group_name: str, nodes:
         },
     }
     return label_job(job, granted)
+
+
+def _runtime_ref(target: AcceleratedGroup, name: str, runtime: str, trainer: dict[str, Any],
+                 job_metadata: dict[str, Any]) -> dict[str, str]:
+    """The runtime the job names: the cluster's, or on a DRA group the job's own TrainingRuntime, which claims the
+    devices (launch/claims.py says why). That one is named as the job and copies the cluster runtime the job would
+    have named (the all-reduce's never restarts); the trainer then sets no resourcesPerNode."""
+    if not is_dra(target):
+        return {"name": runtime}
+    job_metadata.setdefault("annotations", {})[RUNTIME_COPIED_FROM] = runtime
+    del trainer["resourcesPerNode"]
+    return {"name": name, "kind": "TrainingRuntime", "apiGroup": API_GROUP}
 
 
 def derived_names(name: str, nodes: int, neuron: bool) -> list[str]:
