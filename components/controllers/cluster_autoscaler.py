@@ -297,15 +297,21 @@ def check(stack: Stack, jobs: Iterable[tuple[str, Any]]) -> list[Finding]:
     return findings
 
 
+def published_devices(group: ManagedGroup, node: Node,
+                      plugins: dict[str, dict[str, Any]]) -> tuple[dict[str, int], list[str]]:
+    """The devices a DRA group's running ``node`` publishes (controllers/dra.py), and why a class is missing."""
+    accelerator = group.instance.accelerator
+    return dra.published(node, accelerator.count if accelerator else 0, accelerator.kind if accelerator else None,
+                         group.efa_interfaces, plugins)
+
+
 def _claim_reasons(pod: dict[str, Any], group: ManagedGroup, node: Node, plugins: dict[str, dict[str, Any]],
                    templates: dict[str, dict[str, Any]]) -> list[str]:
     """On a running node of a DRA group, why the pod's claims find no devices (controllers/dra.py); the
     template node at zero is not judged here: a DRA group keeps a node up (config/device_allocation.py)."""
     if group.labels.get(DEVICE_ALLOCATION_LABEL) != "dra" or "template" in node.name:
         return []
-    accelerator = group.instance.accelerator
-    devices, notes = dra.published(node, accelerator.count if accelerator else 0,
-                                   accelerator.kind if accelerator else None, group.efa_interfaces, plugins)
+    devices, notes = published_devices(group, node, plugins)
     node.notes.extend(note for note in notes if note not in node.notes)
     return dra.claim_reasons(pod, templates, devices)
 

@@ -24,11 +24,11 @@ from typing import Any
 
 from .. import catalog
 from ..catalog.network_topology import network_node_labels
-from ..controllers import dra
 from ..controllers.cluster_autoscaler import (
     ManagedGroup,
     installed_charts,
     managed_groups,
+    published_devices,
     running_node,
     template_node,
 )
@@ -99,9 +99,7 @@ def _published(group: ManagedGroup, node: Node, plugins: dict[str, dict[str, Any
     """The devices a DRA group's node publishes, as the DRA model says (none on a device-plugin group)."""
     if group.labels.get(DEVICE_ALLOCATION_LABEL) != "dra":
         return {}
-    accelerator = group.instance.accelerator
-    devices, _ = dra.published(node, accelerator.count if accelerator else 0, accelerator.kind if accelerator else None,
-                               group.efa_interfaces, plugins)
+    devices, _ = published_devices(group, node, plugins)
     return {device_class: count for device_class, count in devices.items() if count}
 
 
