@@ -21,6 +21,7 @@ as members of ``system:masters``, the scheduler as ``system:kube-scheduler``.
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -39,10 +40,41 @@ from . import certificates, engines
 ADMIN_TOKEN, SCHEDULER_TOKEN = "trainstack-admin", "trainstack-scheduler"
 
 
+# The ports handed to the engines. An engine binds its port some seconds after it is picked (the
+# webhook port waits on the CRDs), and a port picked by binding port 0 comes from the kernel's
+# ephemeral range, where in that window any socket binding port 0 or connecting out may take it:
+# on CI (2026-11-27) a plain-HTTP server answered on the training operator's webhook port, and the
+# API server's calls to the webhook failed. So ports come from below the ephemeral range
+# (ip(7), ip_local_port_range), where only an explicit bind lands, each handed out once per process.
+LOWEST_PORT = 10000
+_handed_out: set[int] = set()
+
+
+def _ephemeral_ports() -> range:
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+    except (OSError, ValueError):
+        low, high = "32768", "60999"  # Linux's default
+    return range(int(low), int(high) + 1)
+
+
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    """A loopback port nothing listens on, outside the ephemeral range, never handed out before."""
+    below_ephemeral = range(LOWEST_PORT, _ephemeral_ports().start)
+    for _ in range(1000):
+        port = random.choice(below_ephemeral) if below_ephemeral else 0
+        if port in _handed_out:
+            continue
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            port = int(probe.getsockname()[1])
+        if port not in _handed_out:
+            _handed_out.add(port)
+            return port
+    raise RuntimeError(f"no free loopback port between {LOWEST_PORT} and the ephemeral range")
 
 
 class Processes:

@@ -181,9 +181,9 @@ def start(plane: ControlPlane, controller: Controller, configure: Callable[[Path
     ca_bundle = base64.b64encode(plane.ca.certificate.read_bytes()).decode()
     port = free_port() if controller.webhooks else None
     url = f"https://127.0.0.1:{port}" if port else None
+    service = controller.rotator[1] if controller.rotator else controller.name
+    dns = f"{service}.{controller.namespace}.svc"
     if port:
-        service = controller.rotator[1] if controller.rotator else controller.name
-        dns = f"{service}.{controller.namespace}.svc"
         pair = certificates.serving(plane.ca, work / "certificates", "webhook", (dns,))
         (serving / "tls.crt").write_bytes(pair.certificate.read_bytes())
         (serving / "tls.key").write_bytes(pair.key.read_bytes())
@@ -199,17 +199,24 @@ def start(plane: ControlPlane, controller: Controller, configure: Callable[[Path
                                "KUEUE_NAMESPACE": controller.namespace})
     if port:
         plane.cluster.wait_for(f"{controller.name}'s webhook server on 127.0.0.1:{port}",
-                               lambda: _listening(plane, port), timeout=120)
+                               lambda: _serving(plane, port, dns), timeout=120)
     return Running(controller, port, controller.name)
 
 
-def _listening(plane: ControlPlane, port: int) -> bool:
+def _serving(plane: ControlPlane, port: int, dns: str) -> bool:
+    """Whether the webhook server answers TLS on ``port`` with the certificate made for it, as the API
+    server will call it: a socket that merely accepts may be another process's."""
     import socket
+    import ssl
 
     plane.processes.check()
-    with socket.socket() as probe:
-        probe.settimeout(0.5)
-        return probe.connect_ex(("127.0.0.1", port)) == 0
+    context = ssl.create_default_context(cafile=str(plane.ca.certificate))
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=2) as connection:
+            with context.wrap_socket(connection, server_hostname=dns):
+                return True
+    except OSError:  # ssl.SSLError included: not the server made for this port
+        return False
 
 
 def loopback() -> str:
