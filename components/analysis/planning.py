@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Optional
 
 from ..config import StackConfig, validate_stack_config
-from ..config.device_wait import DeviceWaitPlan, device_needs
+from ..config.device_wait import DeviceWaitPlan, device_needs, hyperpod_groups_not_waited
 from ..config.ip_budget import ip_budget
 from ..controllers import Rendered, check_stack
 from ..controllers import Report as ControllerReport
@@ -114,7 +114,8 @@ def device_wait_plan(config: Optional[StackConfig]) -> Optional[DeviceWaitPlan]:
     records of the stacks that do not set it are unchanged."""
     if config is None or config.device_wait is None:
         return None
-    return DeviceWaitPlan(config.device_wait, tuple(device_needs(config.node_groups)))
+    return DeviceWaitPlan(config.device_wait, tuple(device_needs(config.node_groups)),
+                          hyperpod_groups_not_waited(config.hyperpod))
 
 
 def queue_cost(outputs: StackOutputs) -> Callable[[str, int], str]:

@@ -74,7 +74,7 @@ def wait_after_up(project: Any, stack: str, outputs: dict[str, Any], progress: C
     """With ``deviceWait`` set: wait until every accelerated node shows its devices (preflight/devices.py),
     reading the cluster through the stack's ``kubeconfig`` output. None where the stack does not wait."""
     from ..analysis import stack_config
-    from ..config.device_wait import device_needs
+    from ..config.device_wait import HYPERPOD_NOT_WAITED, device_needs, hyperpod_groups_not_waited
     from ..kube.kubeconfig import CredentialError, KubeconfigError, connect, read_access
     from ..outputs import KUBECONFIG_OUTPUT
     from ..plan import load_stack
@@ -85,6 +85,8 @@ def wait_after_up(project: Any, stack: str, outputs: dict[str, Any], progress: C
         return None
     settings, needs = config.device_wait, device_needs(config.node_groups)
     progress(f"waiting up to {settings.timeout_minutes} min for every accelerated node to show its devices")
+    for group in hyperpod_groups_not_waited(config.hyperpod):
+        progress(f"HyperPod {group}: {HYPERPOD_NOT_WAITED}")
     kubeconfig = outputs[KUBECONFIG_OUTPUT]
     document = kubeconfig if isinstance(kubeconfig, dict) else json.loads(kubeconfig)
     try:

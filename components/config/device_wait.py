@@ -23,6 +23,7 @@ from ..catalog.device_allocation import EFA, accelerator_device
 from ..catalog.interconnect import GPU_PEER_LINKS
 from ..names import NODE_GROUP_LABEL
 from .base import ConfigModel
+from .hyperpod import HyperPodConfig
 from .nodegroups import NodeGroupConfig
 
 DEVICE_WAIT_KEY = "deviceWait"
@@ -44,6 +45,19 @@ Reference, Fabric definitions, https://docs.nvidia.com/deploy/nvml-api/group__nv
 Seen on a 4 x H200 host, driver 580.159.04: "Completed, Success" for each GPU (docs/validation/
 nvidia-smi-fabric-h200.txt). A100 types (p4d, p4de) predate the API and stay unchecked
 (``catalog.interconnect.reports_fabric_registration``)."""
+
+
+HYPERPOD_NOT_WAITED = (
+    "not waited for: HyperPod checks the instances it launches itself (its deep health checks count the GPUs and "
+    "NVLinks, or the Neuron devices, and its health-monitoring agent watches them after) and labels each node "
+    "sagemaker.amazonaws.com/node-health-status=Schedulable once it passes; node recovery reboots or replaces one "
+    "that fails")
+"""What the wait says of a HyperPod cluster's EKS workers. SageMaker HyperPod EKS deep health checks
+(https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-hyperpod-eks-resiliency-deep-health-checks.html) and its
+resilience node labels (https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-hyperpod-eks-resiliency-node-labels.html),
+read 2026-11-27. The wait could read their devices as it reads a node group's, but HyperPod already gates the nodes on
+a deeper check than a count, and reading them twice would say less than its label does; so they are named, not
+silently passed over."""
 
 
 class DeviceWait(ConfigModel):
@@ -93,6 +107,16 @@ def _need(group: NodeGroupConfig) -> DeviceNeed:
                       {NODE_GROUP_LABEL: group.name}, fabric_manager_note(group.instance_type))
 
 
+def hyperpod_groups_not_waited(hyperpod: HyperPodConfig | None) -> tuple[str, ...]:
+    """The HyperPod worker groups that join the stack's EKS cluster as nodes, which the wait does not read
+    (``HYPERPOD_NOT_WAITED`` says why): ``gpu (ml.p5.48xlarge, 2 instances)``. None under Slurm, where no worker
+    joins the cluster."""
+    if hyperpod is None or hyperpod.orchestrator != "eks":
+        return ()
+    return tuple(f"{group.name} ({group.instance_type}, {group.count} instance{'s' if group.count != 1 else ''})"
+                 for group in hyperpod.workers)
+
+
 def group_devices(allocation: Literal["device-plugins", "dra"], instance_type: str, efa_interfaces: int
                   ) -> dict[str, int]:
     """What each node of a group of ``instance_type`` must show: its accelerators (catalog) and its
@@ -125,6 +149,8 @@ class DeviceWaitPlan:
 
     settings: DeviceWait
     needs: tuple[DeviceNeed, ...]
+    hyperpod_groups: tuple[str, ...] = ()
+    """HyperPod worker groups in the cluster that the wait does not read (``hyperpod_groups_not_waited``)."""
 
     @property
     def key(self) -> str:
@@ -132,7 +158,9 @@ class DeviceWaitPlan:
 
     def as_dict(self) -> dict[str, Any]:
         return {"timeoutMinutes": self.settings.timeout_minutes, "pollSeconds": self.settings.poll_seconds,
-                "groups": [need.as_dict() for need in self.needs]}
+                "groups": [need.as_dict() for need in self.needs],
+                **({"hyperPodGroupsNotWaited": {"groups": list(self.hyperpod_groups), "why": HYPERPOD_NOT_WAITED}}
+                   if self.hyperpod_groups else {})}
 
     def render(self) -> str:
         lines = [f"Device wait: after up, until every accelerated node shows its devices (timeout "
@@ -143,4 +171,6 @@ class DeviceWaitPlan:
             lines.append(f"  {need.group} ({need.instance_type}, {need.nodes} nodes): {devices} in {where}")
             if need.fabric_manager:
                 lines.append(f"    fabric manager: {need.fabric_manager}")
+        if self.hyperpod_groups:
+            lines.append(f"  HyperPod {', '.join(self.hyperpod_groups)}: {HYPERPOD_NOT_WAITED}")
         return "\n".join(lines)

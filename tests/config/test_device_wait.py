@@ -80,3 +80,29 @@ def test_a_wait_on_a_stack_without_accelerated_groups_is_refused_with_the_fix(va
         validate_stack_config({**valid_config, "nodeGroups": [], "deviceWait": {}})
     (issue,) = raised.value.issues
     assert issue.path == "trainstack:deviceWait" and "add nodeGroups" in issue.fix
+
+
+def test_hyperpod_workers_in_the_cluster_are_named_as_not_waited_for_never_passed_over_in_silence(valid_config):
+    from trainstack.analysis.planning import device_wait_plan
+    from trainstack.config.device_wait import HYPERPOD_NOT_WAITED
+
+    hyperpod = {"orchestrator": "eks", "clusterName": "ml-cluster", "dependenciesChartInstalled": True,
+                "workers": [{"name": "h100", "instanceType": "ml.p5.48xlarge", "count": 2},
+                            {"name": "trn", "instanceType": "ml.trn1.32xlarge", "count": 1}]}
+    config = validate_stack_config({**valid_config, "hyperpod": hyperpod, "deviceWait": {}})
+    section = device_wait_plan(config)
+    # The node group is waited for as before; the HyperPod groups are named with why they are not.
+    assert [need["group"] for need in section.as_dict()["groups"]] == ["gpu"]
+    assert section.as_dict()["hyperPodGroupsNotWaited"] == {
+        "groups": ["h100 (ml.p5.48xlarge, 2 instances)", "trn (ml.trn1.32xlarge, 1 instance)"],
+        "why": HYPERPOD_NOT_WAITED}
+    assert "HyperPod h100 (ml.p5.48xlarge, 2 instances), trn (ml.trn1.32xlarge, 1 instance): not waited for" in \
+        section.render()
+    assert "deep health checks" in HYPERPOD_NOT_WAITED
+
+
+def test_a_stack_without_hyperpod_workers_in_its_cluster_says_nothing_of_them(valid_config):
+    from trainstack.analysis.planning import device_wait_plan
+
+    section = device_wait_plan(validate_stack_config({**valid_config, "deviceWait": {}}))
+    assert "hyperPodGroupsNotWaited" not in section.as_dict() and "HyperPod" not in section.render()

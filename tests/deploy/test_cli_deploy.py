@@ -43,3 +43,21 @@ def test_up_of_a_waiting_stack_whose_kubeconfig_cannot_be_used_fails_the_wait_no
     assert code == cli.EXIT_FAILURE
     assert "b200-dra is deployed, but not every accelerated node shows its devices" in err.getvalue()
     assert "the cluster could not be read: " in err.getvalue() and "client-certificate-data" in err.getvalue()
+
+
+def test_up_says_which_hyperpod_workers_in_the_cluster_it_does_not_wait_for(tmp_path, monkeypatch):
+    from trainstack.deploy import engine
+
+    monkeypatch.setattr(engine, "run", lambda *args, **kwargs: engine.Outcome(
+        "up", [], {"create": 1}, {"kubeconfig": "{}"}, 0.1, []))
+    document = yaml.safe_load((REPO / "stacks" / "Pulumi.b200-dra.yaml").read_text())
+    document["config"]["trainstack:hyperpod"] = {
+        "orchestrator": "eks", "clusterName": "ml-cluster", "dependenciesChartInstalled": True,
+        "workers": [{"name": "h100", "instanceType": "ml.p5.48xlarge", "count": 2}]}
+    (tmp_path / "Pulumi.yaml").write_text(f"name: trainstack\nruntime: python\nmain: {REPO / 'stacks'}\n")
+    (tmp_path / "Pulumi.b200-dra.yaml").write_text(yaml.safe_dump(document))
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        cli.main(["up", "--stack", "b200-dra", "--cwd", str(tmp_path)])
+    assert "HyperPod h100 (ml.p5.48xlarge, 2 instances): not waited for: HyperPod checks the instances" in \
+        err.getvalue(), err.getvalue()
