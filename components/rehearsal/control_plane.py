@@ -20,6 +20,7 @@ as members of ``system:masters``, the scheduler as ``system:kube-scheduler``.
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 import shutil
@@ -50,6 +51,7 @@ LOWEST_PORT = 10000
 _handed_out: set[int] = set()
 
 
+@functools.cache  # read once: free_port asks on every pick
 def _ephemeral_ports() -> range:
     try:
         low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
