@@ -1,10 +1,14 @@
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).parent.parent
+
+# Each test directory's total time, and the suite's phases for .ci/run (support/suite_timing.py).
+pytest_plugins = ["support.suite_timing"]
 
 
 @pytest.fixture(scope="session")
@@ -44,15 +48,26 @@ settings.register_profile("trainstack", max_examples=25, deadline=None, derandom
 settings.load_profile("trainstack")
 
 
-ENGINE_TESTS = ("engines", "deploy", "rehearsal/test_rehearse.py", "rehearsal/test_models_against_controllers.py",
-                "test_bench.py")
-"""Tests that run built engines (engines/build.sh): run last, so that in CI, where the engines build in
-the background (.ci/run), every other test runs while they build."""
+ENGINES_REFUSED = "TRAINSTACK_ENGINES_REFUSED"
+"""Set for every test not marked ``engines``: engines/build.sh then refuses to build or hand out an engine, in
+this process and in every process a test starts, so an unmarked test that starts one fails, naming itself."""
+
+
+def needs_engines(item: pytest.Item) -> bool:
+    return item.get_closest_marker("engines") is not None
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    def needs_engines(item: pytest.Item) -> bool:
-        path = Path(str(item.fspath)).relative_to(REPO / "tests").as_posix()
-        return any(path == test or path.startswith(test + "/") for test in ENGINE_TESTS)
-
+    """Tests marked ``engines`` run last: in CI the engines build in the background (.ci/run) while every other
+    test runs (a stable sort keeps each group's own order)."""
     items.sort(key=needs_engines)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    if needs_engines(item):
+        os.environ.pop(ENGINES_REFUSED, None)
+    else:
+        os.environ[ENGINES_REFUSED] = (f"{item.nodeid} is not marked `engines` (pytest.mark.engines): a test that "
+                                       "starts an engine says so, so that the suite runs it after the others")
+    yield

@@ -33,7 +33,13 @@ def test_every_benchmark_script_is_run_here() -> None:
         "a script in bench/ needs --quick and its figures in FIGURES"
 
 
-@pytest.mark.parametrize("script", sorted(FIGURES))
+STARTS_ENGINES = {"deploy_time.py", "rehearse_time.py"}
+"""The scripts that time real engines (the Pulumi CLI, the rehearsal's controllers): marked as engine tests."""
+
+
+@pytest.mark.parametrize("script", [
+    pytest.param(script, marks=[pytest.mark.engines] if script in STARTS_ENGINES else [])
+    for script in sorted(FIGURES)])
 def test_the_benchmark_runs_at_its_small_size_and_prints_its_figures(script: str) -> None:
     result = subprocess.run([sys.executable, str(BENCH / script), "--quick"], capture_output=True, text=True,
                             timeout=600, check=False)

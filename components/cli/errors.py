@@ -13,9 +13,10 @@ from ..config import ConfigError
 
 EXIT_OK, EXIT_POLICY, EXIT_CONFIG, EXIT_FAILURE = 0, 1, 2, 3
 EXIT_CODES = (f"exit codes: {EXIT_OK} done; {EXIT_POLICY} a mandatory policy failed (plan), preflight did not pass, "
-              f"or the diff's gate is closed; {EXIT_CONFIG} the input is invalid (project, configuration, argument, "
-              f"file); {EXIT_FAILURE} the program failed otherwise (--debug shows the traceback). The reason goes to "
-              "standard error: one line (a configuration error: each problem, its value and fix).")
+              "the diff's gate is closed, or a real engine (rehearse, up) exited or stalled; "
+              f"{EXIT_CONFIG} the input is invalid (project, configuration, argument, file); {EXIT_FAILURE} the "
+              "program failed otherwise (--debug shows the traceback). The reason goes to standard error: one line (a "
+              "configuration error: each problem, its value and fix).")
 """What ``trainstack --help`` says of the codes below."""
 PROGRAM_ERROR_SHOWN = 300
 """Characters of an unexpected error's message the CLI prints (--debug shows all of it)."""
@@ -55,6 +56,10 @@ def print_error(error: Exception, args: argparse.Namespace) -> int:
 
     if isinstance(error, EnginesMissing):
         return _print_line(as_json, "engines", cut(str(error), PROGRAM_ERROR_SHOWN), EXIT_FAILURE)
+    from ..rehearsal.control_plane import EngineFailure
+
+    if isinstance(error, EngineFailure):  # whole: the engine's log lines are the diagnosis
+        return _print_line(as_json, "engines", str(error), EXIT_POLICY)
     if not hasattr(args, "debug"):
         raise error
     if args.debug:

@@ -225,7 +225,7 @@ def cluster_for(plan: Plan, scheduler_names: list[str], progress: Progress = lam
             plane.cluster.create(device_class)
         for shape in nodes.shapes.values():
             nodes.register(shape, shape.desired)
-        plane.cluster.wait_for("every registered node Ready and untainted", lambda: _nodes_ready(plane), timeout=60)
+        plane.processes.wait_for("kwok", "every registered node Ready and untainted", lambda: _nodes_ready(plane))
         seconds["nodes"] = round(time.monotonic() - step, 2)
         progress(f"  {sum(nodes.count.values())} nodes Ready ({NETWORK_BLOCK})")
         step = time.monotonic()

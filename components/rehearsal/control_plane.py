@@ -27,7 +27,8 @@ import shutil
 import socket
 import subprocess
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
@@ -79,6 +80,19 @@ def free_port() -> int:
     raise RuntimeError(f"no free loopback port between {LOWEST_PORT} and the ephemeral range")
 
 
+class EngineFailure(RuntimeError):
+    """An engine exited, or did not come up while it stopped making progress: the machine's or the stack's
+    problem, not trainstack's (``trainstack rehearse`` and ``up`` exit 1). The message names the engine, how long
+    it was waited for, and the end of its log."""
+
+
+# How long an engine may show no progress (its log does not grow and it uses no CPU) before the wait for it
+# fails, and how long any wait may last at all. On a loaded machine an engine starts slowly but visibly: the
+# training operator's webhook took over 120 s while CI's rehearsal tests ran beside it (issue 51), and the same
+# rehearsal started it in seconds on an idle machine. A wait that follows progress fails only when nothing moves.
+QUIET_LIMIT, WAIT_LIMIT = 90.0, 900.0
+
+
 class Processes:
     """The processes a rehearsal started, each logging to ``<logs>/<name>.log``; stopped in reverse."""
 
@@ -95,10 +109,38 @@ class Processes:
         """Raise, with the end of its log, if any process has exited."""
         for name, process, _ in self.running:
             if process.poll() is not None:
-                raise RuntimeError(f"{name} exited ({process.returncode}):\n{self.tail(name)}")
+                raise EngineFailure(f"{name} exited ({process.returncode}); the end of its log:\n{self.tail(name)}")
 
-    def tail(self, name: str, characters: int = 4000) -> str:
-        return (self.logs / f"{name}.log").read_text(errors="replace")[-characters:]
+    def tail(self, name: str, lines: int = 20) -> str:
+        return "\n".join((self.logs / f"{name}.log").read_text(errors="replace").splitlines()[-lines:])
+
+    def wait_for(self, name: str, what: str, check: Callable[[], bool], *, quiet_limit: float = QUIET_LIMIT,
+                 wait_limit: float = WAIT_LIMIT, interval: float = 0.2) -> None:
+        """Wait until ``check()`` holds for the starting engine ``name``: for as long as it makes progress (its
+        log grows, or it uses CPU), up to ``wait_limit``; it fails after ``quiet_limit`` without progress."""
+        began = moved = time.monotonic()
+        last = self._progress(name)
+        while not check():
+            self.check()
+            now, seen = time.monotonic(), self._progress(name)
+            if seen != last:
+                last, moved = seen, now
+            if now - moved > quiet_limit or now - began > wait_limit:
+                stalled = (f"no progress for the last {now - moved:.0f} s" if now - moved > quiet_limit
+                           else f"the limit of {wait_limit:.0f} s reached while it still made progress")
+                raise EngineFailure(f"{name}: waited {now - began:.0f} s for {what} ({stalled}); the end of its "
+                                    f"log ({self.logs / (name + '.log')}):\n{self.tail(name)}")
+            time.sleep(interval)
+
+    def _progress(self, name: str) -> tuple[int, int]:
+        """The size of ``name``'s log and the CPU time its process has used (clock ticks, /proc/<pid>/stat)."""
+        process = next(process for started, process, _ in self.running if started == name)
+        try:
+            fields = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks = int(fields[11]) + int(fields[12])  # utime and stime: fields 14 and 15 of proc(5)
+        except (OSError, IndexError, ValueError):  # no /proc (macOS): the log alone shows progress
+            ticks = 0
+        return (self.logs / f"{name}.log").stat().st_size, ticks
 
     def stop(self) -> None:
         """Stop every process: a throwaway cluster keeps nothing worth a graceful drain, so a process that
@@ -189,7 +231,7 @@ def control_plane(scheduler_names: list[str], *, controller_manager: bool = Fals
             f"--service-account-key-file={service_account.certificate}",
             f"--service-account-signing-key-file={service_account.key}"])
         cluster = Cluster(url, ca.certificate, ADMIN_TOKEN)
-        cluster.wait_for("kube-apiserver /readyz", lambda: _ready(cluster, processes), timeout=120)
+        processes.wait_for("kube-apiserver", "/readyz", lambda: _ready(cluster, processes))
         plane = ControlPlane(directory, cluster, ca, processes)
         processes.start("kube-scheduler", [
             str(binaries / "kube-scheduler"),

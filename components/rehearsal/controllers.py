@@ -198,8 +198,8 @@ def start(plane: ControlPlane, controller: Controller, configure: Callable[[Path
                                "MY_POD_NAMESPACE": controller.namespace, "POD_NAMESPACE": controller.namespace,
                                "KUEUE_NAMESPACE": controller.namespace})
     if port:
-        plane.cluster.wait_for(f"{controller.name}'s webhook server on 127.0.0.1:{port}",
-                               lambda: _serving(plane, port, dns), timeout=120)
+        plane.processes.wait_for(controller.name, f"its webhook server on 127.0.0.1:{port}",
+                                 lambda: _serving(plane, port, dns))
     return Running(controller, port, controller.name)
 
 

@@ -6,8 +6,11 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 from trainstack import cli
+
+pytestmark = pytest.mark.engines
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -15,6 +15,8 @@ from support.engine_deploy import Life, live, named_objects
 from support.kubernetes_layer import LAYERED, project_of_layers
 from trainstack.plan import find_project
 
+pytestmark = pytest.mark.engines
+
 STACK = "byo-p5"
 # The resources the provider itself makes inside a kustomize directory or a ConfigGroup (components it
 # implements): the offline plan runs no provider, so it records the component and not what is inside.

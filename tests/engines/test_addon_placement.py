@@ -25,6 +25,8 @@ from support.engine_cluster import StackCluster, scheduling_message
 from trainstack.names import DEVICE_ALLOCATION_LABEL
 from trainstack.plan import library_paths
 
+pytestmark = pytest.mark.engines
+
 # The device resource whose nodes each per-node add-on must run on.
 DAEMONSETS = {"nvidia-device-plugin": "nvidia.com/gpu", "dcgm-exporter": "nvidia.com/gpu",
               "aws-efa-k8s-device-plugin": "vpc.amazonaws.com/efa",

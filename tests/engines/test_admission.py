@@ -11,6 +11,8 @@ from support import rendered_jobs
 from support.control_plane import ApiError, Cluster
 from support.engine_cluster import crd_files, ensure_namespace
 
+pytestmark = pytest.mark.engines
+
 KUBERNETES_JOBS = [job for job in rendered_jobs.shipped_jobs() + rendered_jobs.all_variant_jobs()
                    if isinstance(job.document, dict)]
 

@@ -28,6 +28,8 @@ from trainstack.names import NODE_GROUP_LABEL
 from trainstack.preflight.devices import wait_for_devices
 from trainstack.rehearsal.control_plane import ADMIN_TOKEN
 
+pytestmark = pytest.mark.engines
+
 REPO = Path(__file__).resolve().parents[2]
 P5, B200 = "wait-p5", "wait-b200"
 """Group names no other engine test labels nodes with (they share one API server)."""

@@ -32,6 +32,8 @@ from trainstack.rehearsal import dra
 from trainstack.rehearsal.control_plane import control_plane
 from trainstack.rehearsal.nodes import group_shapes, node_object
 
+pytestmark = pytest.mark.engines
+
 STACK, GROUP = "b200-dra", "b200"
 NAMESPACE = "dra-check"
 EFA_DRIVER = "dra.net"

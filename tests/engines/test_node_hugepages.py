@@ -25,6 +25,8 @@ from trainstack.names import NODE_GROUP_LABEL
 from trainstack.outputs import parse_outputs
 from trainstack.rehearsal.control_plane import ADMIN_TOKEN
 
+pytestmark = pytest.mark.engines
+
 GROUP = "p5-hugepages-check"
 """fsdp-p5's group under a name no other engine test labels nodes with (they share one API server)."""
 

@@ -25,6 +25,8 @@ from typing import Any
 import pytest
 from trainstack.rehearsal.engines import build_script
 
+pytestmark = pytest.mark.engines
+
 REPO = Path(__file__).resolve().parents[2]
 BUILD = build_script()
 

@@ -15,8 +15,11 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
 import yaml
 from trainstack.rehearsal.engines import build_script
+
+pytestmark = pytest.mark.engines
 
 REPO = Path(__file__).resolve().parents[2]
 BUILD = build_script()

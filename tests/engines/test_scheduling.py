@@ -11,6 +11,8 @@ from support import rendered_jobs
 from support.control_plane import Cluster
 from support.engine_cluster import StackCluster, scheduling_message
 
+pytestmark = pytest.mark.engines
+
 
 def _claims_devices(job: rendered_jobs.RenderedJob) -> bool:
     facts = rendered_jobs.outputs_of(job.stack).accelerated_groups.get(job.group)

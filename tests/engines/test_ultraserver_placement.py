@@ -19,6 +19,8 @@ from trainstack.launch import render_mpijob
 from trainstack.names import NEURON_ULTRASERVER_LABEL, NODE_GROUP_LABEL
 from trainstack.outputs import parse_outputs
 
+pytestmark = pytest.mark.engines
+
 RECORDED = Path(__file__).resolve().parents[1] / "data" / "outputs"
 GROUP = "trn2u-units"
 """A group name no other engine test labels nodes with (they share one API server)."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from support import kubectl_steps, rendered_jobs
 from trainstack import launch
 from trainstack.names import YAML_CONFIG_GROUP
@@ -15,6 +16,8 @@ from trainstack.rehearsal.cluster import cluster_for
 from trainstack.rehearsal.jobs import IMAGE, RenderedJob
 from trainstack.rehearsal.submission import submit
 from trainstack.rehearsal.watch import pods_of, workload_of
+
+pytestmark = pytest.mark.engines
 
 VARIANT = "p5-kueue-capacity-block"
 

@@ -23,6 +23,8 @@ from trainstack.rehearsal.cluster import cluster_for
 from trainstack.rehearsal.jobs import IMAGE, RenderedJob
 from trainstack.rehearsal.submission import JobResult, delete_job, submit
 
+pytestmark = pytest.mark.engines
+
 
 def _job(stack: str, launcher: str, group: str) -> JobResult:
     return next(j for j in rehearsed(stack).jobs if j.launcher == launcher and j.group == group)

@@ -17,6 +17,8 @@ from trainstack.plan import Plan
 from trainstack.rehearsal import rehearse
 from trainstack.rehearsal.report import as_dict, render_text
 
+pytestmark = pytest.mark.engines
+
 STACKS = rendered_jobs.SHIPPED_STACKS
 
 

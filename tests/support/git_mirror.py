@@ -27,6 +27,8 @@ def git_mirrors(directory: Path) -> Path:
     """Mirror each of ``MIRRORED`` under ``directory``; return a git config file that redirects to them."""
     lines = []
     for url, (engine, module, tag) in MIRRORED.items():
+        # Downloaded first: `go list -m` prints an empty directory for a module not yet in the module cache.
+        subprocess.run(["go", "mod", "download", module], cwd=ENGINES / engine, check=True, capture_output=True)
         source = subprocess.run(["go", "list", "-m", "-f", "{{.Dir}}", module], cwd=ENGINES / engine, check=True,
                                 capture_output=True, text=True).stdout.strip()
         repository = directory / engine
