@@ -12,6 +12,9 @@
 #   engines/build.sh training-operator  the Kubeflow training operator (v1)
 #   engines/build.sh pulumi-kubernetes  the Pulumi Kubernetes provider (pulumi-resource-kubernetes)
 #   engines/build.sh all          every one of them, in that order
+#   engines/build.sh ENGINE --sources DIR   only the steps that read the module cache (`prepare`
+#                                 and `manifests`, below) into DIR, building nothing: the tests run
+#                                 them against an empty module cache (tests/engines/test_cold_module_cache.py)
 #
 # Three optional files beside an engine's go.mod: `ldflags` (linker flags, e.g. the version
 # stamps a release build sets: a controller that checks the API server's version refuses
@@ -57,6 +60,11 @@ if [[ -n "${TRAINSTACK_ENGINES_REFUSED:-}" ]]; then
   echo "engines/build.sh: $engine refused: $TRAINSTACK_ENGINES_REFUSED" >&2
   exit 3
 fi
+sources="${3:-}"
+if [[ -n "${2:-}" && ( "$2" != --sources || -z "$sources" ) ]]; then
+  echo "engines/build.sh: usage: engines/build.sh ENGINE [--sources DIR]" >&2
+  exit 2
+fi
 module="$here/$engine"
 [[ -f "$module/go.mod" ]] || { echo "engines/build.sh: no engine '$engine' (no $module/go.mod)" >&2; exit 2; }
 
@@ -80,6 +88,38 @@ for tool in "${tools[@]}"; do
   names+=("$name")
 done
 
+# Static binaries, as upstream's release builds make them (Kubernetes' hack/lib/golang.sh, etcd's
+# and Pulumi's release scripts, the controllers' Dockerfiles all set CGO_ENABLED=0): no C compiler
+# is called for the packages that have a cgo variant.
+export CGO_ENABLED=0
+
+# The steps that read upstream modules from the module cache, into "$1": `prepare` in a scratch
+# copy of the wrapper module ($1/src, which the build then uses), the manifests into $1/manifests.
+# `go list -m` names a module's directory only once the module is in the cache (on an empty cache
+# it prints an empty path), so each module is downloaded first: a no-op where it is there.
+module_sources() {
+  if [[ -f "$module/prepare" ]]; then
+    cp -r "$module" "$1/src" && chmod -R u+w "$1/src"
+    module="$1/src"
+    (cd "$module" && nice -n 10 bash ./prepare)
+  fi
+  [[ -f "$module/manifests" ]] || return 0
+  while read -r upstream path; do
+    [[ -z "$upstream" || "$upstream" == \#* ]] && continue
+    source="$(cd "$module" && go mod download "$upstream" && go list -m -f '{{.Dir}}' "$upstream")/$path"
+    mkdir -p "$1/manifests/$(dirname "$path")"
+    cp -r "$source" "$1/manifests/$path"
+  done < "$module/manifests"
+  chmod -R u+w "$1/manifests"
+  touch "$1/manifests/.complete"
+}
+if [[ -n "$sources" ]]; then
+  mkdir -p "$sources"
+  module_sources "$sources"
+  echo "$sources"
+  exit 0
+fi
+
 # One build of an engine at a time: a second caller (CI's background build and a test's
 # fixture, two rehearsals) waits here, then finds the cache complete.
 mkdir -p "$root"
@@ -96,35 +136,16 @@ if $complete; then
   exit 0
 fi
 
-# Static binaries, as upstream's release builds make them (Kubernetes' hack/lib/golang.sh, etcd's
-# and Pulumi's release scripts, the controllers' Dockerfiles all set CGO_ENABLED=0): no C compiler
-# is called for the packages that have a cgo variant.
-export CGO_ENABLED=0
 staging="$(mktemp -d "$root/.build-$engine-XXXXXX" 2>/dev/null || { mkdir -p "$root" && mktemp -d "$root/.build-$engine-XXXXXX"; })"
 trap 'rm -rf "$staging"' EXIT
 start=$SECONDS
-if [[ -f "$module/prepare" ]]; then
-  cp -r "$module" "$staging/src" && chmod -R u+w "$staging/src"
-  module="$staging/src"
-  (cd "$module" && nice -n 10 bash ./prepare)
-fi
+module_sources "$staging"
 for i in "${!tools[@]}"; do
   echo "engines/build.sh: building ${tools[$i]} -> $target/${names[$i]}" >&2
   # -s -w: no symbol table and no DWARF. Nothing here debugs these binaries, and leaving them out
   # shortens every link (the cold build of all engines is on CI's clock).
   (cd "$module" && nice -n 10 go build -trimpath -ldflags "-s -w $ldflags" -o "$staging/${names[$i]}" "${tools[$i]}")
 done
-if [[ -f "$module/manifests" ]]; then
-  while read -r upstream path; do
-    [[ -z "$upstream" || "$upstream" == \#* ]] && continue
-    # Downloaded first: `go list -m` prints an empty directory for a module not yet in the cache.
-    source="$(cd "$module" && go mod download "$upstream" && go list -m -f '{{.Dir}}' "$upstream")/$path"
-    mkdir -p "$staging/manifests/$(dirname "$path")"
-    cp -r "$source" "$staging/manifests/$path"
-  done < "$module/manifests"
-  chmod -R u+w "$staging/manifests"
-  touch "$staging/manifests/.complete"
-fi
 rm -rf "$staging/src"
 du -sh "$staging" | cut -f1 > "$staging/.size"
 echo "$((SECONDS - start))" > "$staging/.build-seconds"
