@@ -11,7 +11,8 @@
 #   engines/build.sh mpi-operator       the MPI operator
 #   engines/build.sh training-operator  the Kubeflow training operator (v1)
 #   engines/build.sh pulumi-kubernetes  the Pulumi Kubernetes provider (pulumi-resource-kubernetes)
-#   engines/build.sh all          every one of them, in that order
+#   engines/build.sh all          every one of them, the rehearsal's first (in the order the engine tests
+#                                 need them: tests/conftest.py), then the Pulumi CLI and provider
 #   engines/build.sh ENGINE --sources DIR   only the steps that read the module cache (`prepare`
 #                                 and `manifests`, below) into DIR, building nothing: the tests run
 #                                 them against an empty module cache (tests/engines/test_cold_module_cache.py)
@@ -41,7 +42,7 @@ if [[ "$engine" == all ]]; then
   # beside the binaries), so that CI's log shows an engine's growth in the run that caused it.
   targets=()
   started_at="$(date +%s)"
-  for each in kubernetes pulumi pulumi-kubernetes kwok kueue jobset trainer mpi-operator training-operator; do
+  for each in kubernetes kwok kueue jobset trainer mpi-operator training-operator pulumi pulumi-kubernetes; do
     targets+=("$("$0" "$each")")
   done
   echo "engines/build.sh: engine, cold build (s), size, built in this run or found in the cache" >&2
@@ -53,11 +54,13 @@ if [[ "$engine" == all ]]; then
   done
   exit 0
 fi
-# The test suite sets TRAINSTACK_ENGINES_REFUSED for every test not marked `engines`
-# (tests/conftest.py): such a test that starts an engine fails here, naming itself, rather than
-# waiting unseen on a build that the suite schedules for its engine tests alone.
-if [[ -n "${TRAINSTACK_ENGINES_REFUSED:-}" ]]; then
-  echo "engines/build.sh: $engine refused: $TRAINSTACK_ENGINES_REFUSED" >&2
+# Under the test suite (tests/conftest.py), each test may start only the engines its
+# `pytest.mark.engines(...)` names (TRAINSTACK_ENGINES_ALLOWED, none for an unmarked test): any
+# other is refused here, naming the test, rather than built or waited for unseen while the suite
+# runs the tests that need no engine.
+if [[ -n "${TRAINSTACK_ENGINES_TEST:-}" && " ${TRAINSTACK_ENGINES_ALLOWED:-} " != *" $engine "* ]]; then
+  echo "engines/build.sh: $engine refused: $TRAINSTACK_ENGINES_TEST does not name it in its" \
+    "pytest.mark.engines(...) (names: ${TRAINSTACK_ENGINES_ALLOWED:-none})" >&2
   exit 3
 fi
 sources="${3:-}"

@@ -48,26 +48,31 @@ settings.register_profile("trainstack", max_examples=25, deadline=None, derandom
 settings.load_profile("trainstack")
 
 
-ENGINES_REFUSED = "TRAINSTACK_ENGINES_REFUSED"
-"""Set for every test not marked ``engines``: engines/build.sh then refuses to build or hand out an engine, in
-this process and in every process a test starts, so an unmarked test that starts one fails, naming itself."""
-
-
-def needs_engines(item: pytest.Item) -> bool:
-    return item.get_closest_marker("engines") is not None
+def engines_named(item: pytest.Item) -> tuple[str, ...]:
+    """The engines a test starts, as its ``pytest.mark.engines(...)`` names them (none for an unmarked test)."""
+    marker = item.get_closest_marker("engines")
+    return tuple(marker.args) if marker else ()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests marked ``engines`` run last: in CI the engines build in the background (.ci/run) while every other
-    test runs (a stable sort keeps each group's own order)."""
-    items.sort(key=needs_engines)
+    """Tests that need no engine run first; then the engine tests, in the order ``engines/build.sh all`` builds
+    what they name (engines.BUILD_ORDER): in CI, where the engines build in the background (.ci/run), every other
+    test runs while they build, and each engine test starts as soon as its engines are there. A stable sort keeps
+    each group's own order."""
+    from trainstack.rehearsal.engines import BUILD_ORDER
+
+    for item in items:
+        marker = item.get_closest_marker("engines")
+        if marker is not None and (not marker.args or not set(marker.args) <= set(BUILD_ORDER)):
+            raise pytest.UsageError(f"{item.nodeid}: pytest.mark.engines{marker.args or '()'} must name the engines "
+                                    f"the test starts, of {', '.join(BUILD_ORDER)}")
+    items.sort(key=lambda item: max((BUILD_ORDER.index(engine) for engine in engines_named(item)), default=-1))
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
-    if needs_engines(item):
-        os.environ.pop(ENGINES_REFUSED, None)
-    else:
-        os.environ[ENGINES_REFUSED] = (f"{item.nodeid} is not marked `engines` (pytest.mark.engines): a test that "
-                                       "starts an engine says so, so that the suite runs it after the others")
+    """engines/build.sh refuses, in this process and every process a test starts, any engine the running test
+    does not name: an unmarked test that starts one fails, naming itself, instead of waiting on a build."""
+    os.environ["TRAINSTACK_ENGINES_TEST"] = item.nodeid
+    os.environ["TRAINSTACK_ENGINES_ALLOWED"] = " ".join(engines_named(item))
     yield

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from trainstack.rehearsal import engines
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 
@@ -33,12 +34,12 @@ def test_every_benchmark_script_is_run_here() -> None:
         "a script in bench/ needs --quick and its figures in FIGURES"
 
 
-STARTS_ENGINES = {"deploy_time.py", "rehearse_time.py"}
-"""The scripts that time real engines (the Pulumi CLI, the rehearsal's controllers): marked as engine tests."""
+STARTS_ENGINES = {"deploy_time.py": engines.DEPLOY, "rehearse_time.py": engines.REHEARSAL}
+"""The scripts that time real engines (the Pulumi CLI, the rehearsal's controllers), and those engines."""
 
 
 @pytest.mark.parametrize("script", [
-    pytest.param(script, marks=[pytest.mark.engines] if script in STARTS_ENGINES else [])
+    pytest.param(script, marks=[pytest.mark.engines(*STARTS_ENGINES[script])] if script in STARTS_ENGINES else [])
     for script in sorted(FIGURES)])
 def test_the_benchmark_runs_at_its_small_size_and_prints_its_figures(script: str) -> None:
     result = subprocess.run([sys.executable, str(BENCH / script), "--quick"], capture_output=True, text=True,

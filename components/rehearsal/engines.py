@@ -13,11 +13,18 @@ import shutil
 import subprocess
 from pathlib import Path
 
-# Every engine the rehearsal may start, in build order (engines/build.sh's names).
+# Every engine the rehearsal may start (engines/build.sh's names).
 KUBERNETES, KWOK, KUEUE, JOBSET, TRAINER, MPI_OPERATOR, TRAINING_OPERATOR = (
     "kubernetes", "kwok", "kueue", "jobset", "trainer", "mpi-operator", "training-operator")
+REHEARSAL = (KUBERNETES, KWOK, KUEUE, JOBSET, TRAINER, MPI_OPERATOR, TRAINING_OPERATOR)
 # And the engine that deploys (trainstack.deploy): the Pulumi CLI and the Kubernetes provider.
 PULUMI, PULUMI_KUBERNETES = "pulumi", "pulumi-kubernetes"
+DEPLOY = (KUBERNETES, KWOK, PULUMI, PULUMI_KUBERNETES)
+"""What ``trainstack up`` starts against the rehearsal's cluster (trainstack.deploy)."""
+BUILD_ORDER = (*REHEARSAL, PULUMI, PULUMI_KUBERNETES)
+"""The order of ``engines/build.sh all``: the rehearsal's engines first, the Pulumi CLI and provider, the longest
+builds, last. The test suite runs its engine tests in the same order (tests/conftest.py), so that on a machine
+whose caches are empty each test starts as soon as the engines it names are built."""
 
 
 class EnginesMissing(RuntimeError):

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 from trainstack import cli
+from trainstack.rehearsal import engines
 
-pytestmark = pytest.mark.engines
+pytestmark = pytest.mark.engines(*engines.DEPLOY)
 
 REPO = Path(__file__).resolve().parents[2]
 

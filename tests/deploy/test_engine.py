@@ -14,8 +14,9 @@ import pytest
 from support.engine_deploy import Life, live, named_objects
 from support.kubernetes_layer import LAYERED, project_of_layers
 from trainstack.plan import find_project
+from trainstack.rehearsal import engines
 
-pytestmark = pytest.mark.engines
+pytestmark = pytest.mark.engines(*engines.DEPLOY)
 
 STACK = "byo-p5"
 # The resources the provider itself makes inside a kustomize directory or a ConfigGroup (components it

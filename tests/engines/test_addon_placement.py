@@ -24,8 +24,9 @@ from support.control_plane import Cluster
 from support.engine_cluster import StackCluster, scheduling_message
 from trainstack.names import DEVICE_ALLOCATION_LABEL
 from trainstack.plan import library_paths
+from trainstack.rehearsal import engines
 
-pytestmark = pytest.mark.engines
+pytestmark = pytest.mark.engines(engines.KUBERNETES)
 
 # The device resource whose nodes each per-node add-on must run on.
 DAEMONSETS = {"nvidia-device-plugin": "nvidia.com/gpu", "dcgm-exporter": "nvidia.com/gpu",

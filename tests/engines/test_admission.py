@@ -10,8 +10,9 @@ import pytest
 from support import rendered_jobs
 from support.control_plane import ApiError, Cluster
 from support.engine_cluster import crd_files, ensure_namespace
+from trainstack.rehearsal import engines
 
-pytestmark = pytest.mark.engines
+pytestmark = pytest.mark.engines(engines.KUBERNETES)
 
 KUBERNETES_JOBS = [job for job in rendered_jobs.shipped_jobs() + rendered_jobs.all_variant_jobs()
                    if isinstance(job.document, dict)]

@@ -31,7 +31,7 @@ def empty_module_cache(tmp_path: Path) -> dict[str, str]:
     if shutil.which("go") is None:
         pytest.skip("no Go toolchain on PATH (engines/build.sh needs one)")
     downloads = Path(_go_env("GOMODCACHE")) / "cache" / "download"
-    environment = {key: value for key, value in os.environ.items() if key != "TRAINSTACK_ENGINES_REFUSED"}
+    environment = {key: value for key, value in os.environ.items() if key != "TRAINSTACK_ENGINES_TEST"}
     return {**environment, "GOMODCACHE": str(tmp_path / "empty-module-cache"),
             "GOPROXY": f"file://{downloads},{_go_env('GOPROXY')}",
             # Module cache files are read-only by default: writable, so that the temporary directory can go.

@@ -25,10 +25,12 @@ from trainstack.config import validate_stack_config
 from trainstack.config.device_wait import device_needs
 from trainstack.deploy import engine
 from trainstack.names import NODE_GROUP_LABEL
+from trainstack.preflight import devices
 from trainstack.preflight.devices import wait_for_devices
+from trainstack.rehearsal import engines
 from trainstack.rehearsal.control_plane import ADMIN_TOKEN
 
-pytestmark = pytest.mark.engines
+pytestmark = pytest.mark.engines(engines.KUBERNETES)
 
 REPO = Path(__file__).resolve().parents[2]
 P5, B200 = "wait-p5", "wait-b200"
@@ -66,6 +68,27 @@ def engine_done(cluster: Cluster, monkeypatch: pytest.MonkeyPatch) -> None:
     def run(project: Any, stack: str, action: str, **_: Any) -> engine.Outcome:
         return engine.Outcome(action, [], {"create": 1}, {"kubeconfig": kubeconfig(cluster)}, 0.1, [])  # type: ignore[arg-type]
     monkeypatch.setattr(engine, "run", run)
+
+
+class MinuteInSeconds:
+    """The device wait's clock, where a poll's sleep moves the clock on at once: the wait still reads the real API
+    server at every poll of its minute, but the test does not spend the minute."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def fast_clock(monkeypatch: pytest.MonkeyPatch) -> MinuteInSeconds:
+    clock = MinuteInSeconds()
+    monkeypatch.setattr(devices, "time", clock)
+    return clock
 
 
 def register(cluster: Cluster, name: str, group: str, allocatable: dict[str, str]) -> dict[str, Any]:
@@ -106,8 +129,10 @@ def up(project: Path) -> tuple[int, dict[str, Any], str]:
     return code, json.loads(out.getvalue()), err.getvalue()
 
 
-def test_a_node_short_of_an_efa_interface_fails_up_naming_the_node_and_the_device(project, engine_done, nodes):
+def test_a_node_short_of_an_efa_interface_fails_up_naming_the_node_and_the_device(project, engine_done, nodes,
+                                                                                  fast_clock):
     code, outcome, err = up(project)
+    assert fast_clock.now >= 59  # the whole minute was waited, a read at each second of it
     assert code == cli.EXIT_FAILURE
     assert f"{P5}: node ip-10-0-9-1.ec2.internal shows 31 of 32 vpc.amazonaws.com/efa" in err
     assert B200 not in err.split("error:", 1)[1]

@@ -28,11 +28,11 @@ from trainstack.launch.validation import render_device_check
 from trainstack.names import NODE_GROUP_LABEL
 from trainstack.plan import Plan
 from trainstack.policy import stack_from_plan
-from trainstack.rehearsal import dra
+from trainstack.rehearsal import dra, engines
 from trainstack.rehearsal.control_plane import control_plane
 from trainstack.rehearsal.nodes import group_shapes, node_object
 
-pytestmark = pytest.mark.engines
+pytestmark = pytest.mark.engines(engines.KUBERNETES)
 
 STACK, GROUP = "b200-dra", "b200"
 NAMESPACE = "dra-check"

@@ -23,9 +23,10 @@ from trainstack.kube.quantity import quantity
 from trainstack.launch.placement import resources
 from trainstack.names import NODE_GROUP_LABEL
 from trainstack.outputs import parse_outputs
+from trainstack.rehearsal import engines
 from trainstack.rehearsal.control_plane import ADMIN_TOKEN
 
-pytestmark = pytest.mark.engines
+pytestmark = pytest.mark.engines(engines.KUBERNETES)
 
 GROUP = "p5-hugepages-check"
 """fsdp-p5's group under a name no other engine test labels nodes with (they share one API server)."""

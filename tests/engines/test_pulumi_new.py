@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from trainstack.rehearsal import engines
 from trainstack.rehearsal.engines import build_script
 
-pytestmark = pytest.mark.engines
+pytestmark = pytest.mark.engines(engines.PULUMI)
 
 REPO = Path(__file__).resolve().parents[2]
 BUILD = build_script()

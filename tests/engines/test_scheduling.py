@@ -10,8 +10,9 @@ import pytest
 from support import rendered_jobs
 from support.control_plane import Cluster
 from support.engine_cluster import StackCluster, scheduling_message
+from trainstack.rehearsal import engines
 
-pytestmark = pytest.mark.engines
+pytestmark = pytest.mark.engines(engines.KUBERNETES)
 
 
 def _claims_devices(job: rendered_jobs.RenderedJob) -> bool:

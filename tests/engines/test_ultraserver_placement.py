@@ -18,8 +18,9 @@ from support.operator_pods import pods_of
 from trainstack.launch import render_mpijob
 from trainstack.names import NEURON_ULTRASERVER_LABEL, NODE_GROUP_LABEL
 from trainstack.outputs import parse_outputs
+from trainstack.rehearsal import engines
 
-pytestmark = pytest.mark.engines
+pytestmark = pytest.mark.engines(engines.KUBERNETES)
 
 RECORDED = Path(__file__).resolve().parents[1] / "data" / "outputs"
 GROUP = "trn2u-units"

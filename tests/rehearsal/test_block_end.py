@@ -12,12 +12,13 @@ from support import kubectl_steps, rendered_jobs
 from trainstack import launch
 from trainstack.names import YAML_CONFIG_GROUP
 from trainstack.plan import Plan
+from trainstack.rehearsal import engines
 from trainstack.rehearsal.cluster import cluster_for
 from trainstack.rehearsal.jobs import IMAGE, RenderedJob
 from trainstack.rehearsal.submission import submit
 from trainstack.rehearsal.watch import pods_of, workload_of
 
-pytestmark = pytest.mark.engines
+pytestmark = pytest.mark.engines(*engines.REHEARSAL)
 
 VARIANT = "p5-kueue-capacity-block"
 

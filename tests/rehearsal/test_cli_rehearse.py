@@ -29,7 +29,7 @@ def test_without_built_engines_or_go_the_command_says_which_engine_and_how_in_on
         if found:
             (bin_dir / tool).symlink_to(found)
     environment = {**os.environ, "PATH": str(bin_dir), "TRAINSTACK_ENGINES": str(tmp_path / "empty-cache")}
-    environment.pop("TRAINSTACK_ENGINES_REFUSED")  # build.sh is meant to run here (and find no Go), not to refuse
+    environment.pop("TRAINSTACK_ENGINES_TEST")  # build.sh is meant to run here (and find no Go), not to refuse
     done = subprocess.run([sys.executable, "-m", "trainstack.cli", "rehearse", "--stack", "trn1", "--cwd", str(REPO)],
                           capture_output=True, text=True, env=environment, timeout=300)
     assert done.returncode == 3, done.stderr

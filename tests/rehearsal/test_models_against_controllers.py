@@ -19,11 +19,12 @@ from trainstack.controllers.jobs import env
 from trainstack.controllers.mpi_operator import rank_env_problems
 from trainstack.plan import Plan
 from trainstack.policy import stack_from_plan
+from trainstack.rehearsal import engines
 from trainstack.rehearsal.cluster import cluster_for
 from trainstack.rehearsal.jobs import IMAGE, RenderedJob
 from trainstack.rehearsal.submission import JobResult, delete_job, submit
 
-pytestmark = pytest.mark.engines
+pytestmark = pytest.mark.engines(*engines.REHEARSAL)
 
 
 def _job(stack: str, launcher: str, group: str) -> JobResult:

@@ -14,10 +14,10 @@ import pytest
 from support import rendered_jobs
 from support.rehearsals import rehearsed
 from trainstack.plan import Plan
-from trainstack.rehearsal import rehearse
+from trainstack.rehearsal import engines, rehearse
 from trainstack.rehearsal.report import as_dict, render_text
 
-pytestmark = pytest.mark.engines
+pytestmark = pytest.mark.engines(*engines.REHEARSAL)
 
 STACKS = rendered_jobs.SHIPPED_STACKS
 

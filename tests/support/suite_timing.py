@@ -24,7 +24,7 @@ _clock: dict[str, float] = {"start": time.time(), "engine_wait": 0.0}
 
 
 def _directory(nodeid: str) -> str:
-    """``tests/rehearsal/test_x.py::t`` -> ``rehearsal``; a test file at the top level counts as ``(top)``."""
+    """A test's directory under tests/ (``rehearsal`` for one in tests/rehearsal); ``(top)`` for tests/test_*.py."""
     parts = nodeid.split("::")[0].split("/")
     inside = parts[1:] if parts[0] == "tests" else parts
     return inside[0] if len(inside) > 1 else "(top)"
@@ -58,9 +58,10 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     totals: dict[str, float] = defaultdict(float)
     counts: dict[str, int] = defaultdict(int)
-    for outcome in ("passed", "failed", "skipped", "error", "xfailed", "xpassed"):
-        for report in terminalreporter.stats.get(outcome, []):
-            if not hasattr(report, "duration"):
+    # Every phase's report: a passing setup or teardown is filed under the empty category.
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if not isinstance(report, pytest.TestReport):
                 continue
             totals[_directory(report.nodeid)] += report.duration
             if report.when == "call":

@@ -1,0 +1,44 @@
+"""A test that starts real engines names them (``pytest.mark.engines(...)``): the suite runs it after every test that
+needs none, in the order ``engines/build.sh all`` builds what it names, and refuses it any engine it does not name.
+So a new engine test cannot stall the suite halfway while the engines build (tests/rehearsal/test_block_end.py did,
+when a hand-kept list in tests/conftest.py forgot it)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from trainstack.rehearsal import engines
+
+BUILD = Path(__file__).resolve().parents[1] / "engines" / "build.sh"
+
+
+def test_build_sh_all_builds_in_the_order_the_suite_runs_the_engine_tests() -> None:
+    listed = re.search(r"for each in ([a-z\- ]+); do", BUILD.read_text()).group(1).split()
+    assert tuple(listed) == engines.BUILD_ORDER
+
+
+def test_the_suite_runs_the_tests_that_need_no_engine_first_then_each_engine_test_in_build_order(
+        request: pytest.FixtureRequest) -> None:
+    def position(item: pytest.Item) -> int:
+        marker = item.get_closest_marker("engines")
+        return max((engines.BUILD_ORDER.index(engine) for engine in (marker.args if marker else ())), default=-1)
+
+    positions = [position(item) for item in request.session.items]
+    assert positions == sorted(positions)
+
+
+def test_an_engine_this_test_does_not_name_is_refused_naming_the_test(request: pytest.FixtureRequest) -> None:
+    with pytest.raises(engines.EnginesMissing) as refused:
+        engines.directory.__wrapped__(engines.KUBERNETES)  # uncached: build.sh is asked, and refuses
+    assert f"kubernetes refused: {request.node.nodeid} does not name it" in str(refused.value)
+
+
+def test_a_marked_test_is_refused_the_engines_it_does_not_name() -> None:
+    env = {"TRAINSTACK_ENGINES_TEST": "tests/x.py::t", "TRAINSTACK_ENGINES_ALLOWED": "pulumi", "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(["bash", str(BUILD), engines.KUEUE], capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 3
+    assert ("kueue refused: tests/x.py::t does not name it in its pytest.mark.engines(...) (names: pulumi)"
+            in done.stderr)
