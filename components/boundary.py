@@ -31,6 +31,10 @@ from yaml.nodes import CollectionNode, MappingNode, Node
 
 SHOWN_MAX = 80
 """Characters of a user's value an error shows (the rest is counted, not shown)."""
+PATH_SHOWN_MAX = 4096
+"""Characters of a path an error shows: Linux's PATH_MAX, so a real path is shown whole. The reader needs all of it to
+find the file, and 80 characters cut an ordinary project's path (and the suite's own temporary paths, whose length
+depends on $TMPDIR and on pytest-xdist's per-worker directories)."""
 YAML_ALIASES_MAX = 64
 """Aliases (``*name``) one YAML document may use. Stack files need a handful at most."""
 YAML_NODES_MAX = 100_000
@@ -40,6 +44,11 @@ YAML_NODES_MAX = 100_000
 
 class FileProblem(ValueError):
     """A file trainstack reads or writes cannot be used; the message is one line, bounded."""
+
+
+def shown_path(path: object) -> str:
+    """A path as an error shows it: whole (up to PATH_SHOWN_MAX), one line."""
+    return cut(str(path), PATH_SHOWN_MAX)
 
 
 def cut(value: object, limit: int = SHOWN_MAX) -> str:
@@ -54,13 +63,13 @@ def cut(value: object, limit: int = SHOWN_MAX) -> str:
 def read_text(path: Path, what: str) -> str:
     """The file's text, which must be UTF-8. ``what`` names the file's role in the message."""
     if path.is_dir():
-        raise FileProblem(f"{what} {cut(str(path))} is a directory; give the file in it")
+        raise FileProblem(f"{what} {shown_path(path)} is a directory; give the file in it")
     try:
         data = path.read_bytes()
     except OSError as error:
-        raise FileProblem(f"{what} {cut(str(path))} cannot be read: {error.strerror or type(error).__name__}") \
+        raise FileProblem(f"{what} {shown_path(path)} cannot be read: {error.strerror or type(error).__name__}") \
             from None
-    return _decoded(data, f"{what} {cut(str(path))}")
+    return _decoded(data, f"{what} {shown_path(path)}")
 
 
 def _decoded(data: bytes, name: str) -> str:
@@ -79,19 +88,19 @@ def read_yaml_mapping(path: Path, what: str) -> dict[str, Any]:
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        raise FileProblem(f"{what} {cut(str(path))} is not valid YAML{where}: "
+        raise FileProblem(f"{what} {shown_path(path)} is not valid YAML{where}: "
                           f"{cut(error.problem or error.context or 'unreadable')}") from None
     except _DuplicateKey as duplicate:
-        raise FileProblem(f"{what} {cut(str(path))}: key {cut(repr(duplicate.key))} is given twice in one mapping "
+        raise FileProblem(f"{what} {shown_path(path)}: key {cut(repr(duplicate.key))} is given twice in one mapping "
                           f"(lines {duplicate.first} and {duplicate.second}); keep one of them") from None
     except (yaml.YAMLError, _TooLarge) as error:
-        raise FileProblem(f"{what} {cut(str(path))}: {cut(str(error), 2 * SHOWN_MAX)}") from None
+        raise FileProblem(f"{what} {shown_path(path)}: {cut(str(error), 2 * SHOWN_MAX)}") from None
     except RecursionError:
-        raise FileProblem(f"{what} {cut(str(path))} is nested too deeply to read") from None
+        raise FileProblem(f"{what} {shown_path(path)} is nested too deeply to read") from None
     if document is None:
         return {}
     if not isinstance(document, dict):
-        raise FileProblem(f"{what} {cut(str(path))} holds a YAML {_kind(document)} at the top; it must be a "
+        raise FileProblem(f"{what} {shown_path(path)} holds a YAML {_kind(document)} at the top; it must be a "
                           "mapping of keys to values (key: value)")
     return document
 
@@ -106,7 +115,7 @@ def read_json_object(path: Path, what: str, fix: str) -> dict[str, Any]:
         path, text = Path("<stdin>"), _decoded(data, f"{what} <stdin>")
     else:
         text = read_text(path, what)
-    return parse_json_object(text, f"{what} {cut(str(path))}", fix)
+    return parse_json_object(text, f"{what} {shown_path(path)}", fix)
 
 
 def parse_json_object(text: str, name: str, fix: str) -> dict[str, Any]:
@@ -127,16 +136,16 @@ def parse_json_object(text: str, name: str, fix: str) -> dict[str, Any]:
 def check_writable(path: Path, what: str) -> None:
     """Refuse, before any work is done, an output path that is a directory or whose directory is missing."""
     if path.is_dir():
-        raise FileProblem(f"{what} {cut(str(path))} is a directory; give a file name in it")
+        raise FileProblem(f"{what} {shown_path(path)} is a directory; give a file name in it")
     if not path.parent.is_dir():
-        raise FileProblem(f"{what} {cut(str(path))}: the directory {cut(str(path.parent))} does not exist; "
+        raise FileProblem(f"{what} {shown_path(path)}: the directory {shown_path(path.parent)} does not exist; "
                           "create it first")
 
 
 def write_text(path: Path, text: str, what: str) -> None:
     """Write ``text`` to ``path`` (UTF-8), refusing what :func:`check_writable` refuses, in one line."""
     check_writable(path, what)
-    shown = cut(str(path))
+    shown = shown_path(path)
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as error:

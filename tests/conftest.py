@@ -67,6 +67,41 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             raise pytest.UsageError(f"{item.nodeid}: pytest.mark.engines{marker.args or '()'} must name the engines "
                                     f"the test starts, of {', '.join(BUILD_ORDER)}")
     items.sort(key=lambda item: max((BUILD_ORDER.index(engine) for engine in engines_named(item)), default=-1))
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(name=worker_group(item)))
+
+
+def worker_group(item: pytest.Item) -> str:
+    """Which tests pytest-xdist (``--dist loadgroup``, pyproject.toml) keeps on one worker, one after another: a file
+    of tests that need no engine (its module fixtures are made once); every test that runs the rehearsal's controllers
+    (the training operator v1.8.1 insists on one fixed serving-certificate directory under /tmp, so two side by side
+    would serve each other's certificates); every test that runs the Pulumi CLI; and the tests of tests/engines that
+    share one control plane (tests/engines/conftest.py)."""
+    from trainstack.rehearsal import engines
+
+    named = set(engines_named(item))
+    if not named:
+        return item.nodeid.split("::")[0]
+    if named & {engines.PULUMI, engines.PULUMI_KUBERNETES}:
+        return "engines: the Pulumi CLI"
+    if named - {engines.KUBERNETES}:
+        return "engines: the rehearsal's controllers"
+    return "engines: one control plane"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Each pytest-xdist worker picks the loopback ports of the engines it starts from its own share of the range the
+    rehearsal uses (trainstack.rehearsal.control_plane.PORTS_VARIABLE), passed on to every process it starts: two
+    control planes starting side by side never pick the same port."""
+    worker, workers = os.environ.get("PYTEST_XDIST_WORKER"), os.environ.get("PYTEST_XDIST_WORKER_COUNT")
+    if worker is None or workers is None:
+        return
+    from trainstack.rehearsal import control_plane
+
+    ports = range(control_plane.LOWEST_PORT, control_plane._ephemeral_ports().start)
+    share = len(ports) // int(workers)
+    low = ports.start + int(worker.removeprefix("gw")) * share
+    os.environ[control_plane.PORTS_VARIABLE] = f"{low}-{low + share - 1}"
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -13,6 +13,7 @@ from trainstack.boundary import (
     cut,
     read_json_object,
     read_yaml_mapping,
+    shown_path,
     write_text,
 )
 
@@ -119,13 +120,18 @@ def test_an_output_into_a_missing_directory_or_onto_a_directory_is_refused_befor
     assert (tmp_path / "diff.md").read_text() == "text\n"
 
 
-def test_a_value_echoed_from_a_json_file_is_cut(tmp_path):
+def test_a_long_path_is_shown_whole_in_the_one_line_so_the_file_can_be_found(tmp_path):
     path = tmp_path / ("r" * 150) / ("r" * 150) / "record.json"
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps([1]))
     with pytest.raises(FileProblem) as problem:
         read_json_object(path, "record", "fix")
-    assert "more characters" in one_line(problem)
+    assert one_line(problem).startswith(f"record {path} holds a JSON list")
+
+
+def test_only_a_path_longer_than_any_real_one_is_cut():
+    assert shown_path("/p" * 2048) == "/p" * 2048
+    assert shown_path("/p" * 2100).endswith("... (104 more characters)")
 
 
 def test_a_key_given_twice_in_one_mapping_is_refused_with_both_lines(tmp_path):

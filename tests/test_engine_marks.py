@@ -37,8 +37,8 @@ def test_an_engine_this_test_does_not_name_is_refused_naming_the_test(request: p
 
 
 def test_a_marked_test_is_refused_the_engines_it_does_not_name() -> None:
-    env = {"TRAINSTACK_ENGINES_TEST": "tests/x.py::t", "TRAINSTACK_ENGINES_ALLOWED": "pulumi", "PATH": "/usr/bin:/bin"}
+    test = "tests/test_engine_marks.py::t"
+    env = {"TRAINSTACK_ENGINES_TEST": test, "TRAINSTACK_ENGINES_ALLOWED": "pulumi", "PATH": "/usr/bin:/bin"}
     done = subprocess.run(["bash", str(BUILD), engines.KUEUE], capture_output=True, text=True, env=env, check=False)
     assert done.returncode == 3
-    assert ("kueue refused: tests/x.py::t does not name it in its pytest.mark.engines(...) (names: pulumi)"
-            in done.stderr)
+    assert f"kueue refused: {test} does not name it in its pytest.mark.engines(...) (names: pulumi)" in done.stderr

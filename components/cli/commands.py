@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
-from ..boundary import FileProblem, check_writable, cut, read_json_object, write_text
+from ..boundary import FileProblem, check_writable, cut, read_json_object, shown_path, write_text
 from .errors import EXIT_OK, EXIT_POLICY
 
 GATE_TITLES_SHOWN = 300
@@ -110,7 +110,7 @@ def _write(path: Optional[Path], text: str, what: str) -> None:
     on standard error, where every message goes: standard output holds only documents."""
     if path is not None:
         write_text(path, text, "output")
-        print(f"wrote {what} to {cut(str(path))}", file=sys.stderr)
+        print(f"wrote {what} to {shown_path(path)}", file=sys.stderr)
     else:
         sys.stdout.write(text)
 
@@ -159,7 +159,7 @@ def preflight_nodes(args: argparse.Namespace) -> int:
     from ..preflight.node_devices import needs_from_outputs
     from ..preflight.node_preflight import CLUSTER, run_node_preflight
 
-    shown = f"outputs {'<stdin>' if str(args.outputs) == '-' else cut(str(args.outputs))}"
+    shown = f"outputs {'<stdin>' if str(args.outputs) == '-' else shown_path(args.outputs)}"
     document = read_json_object(args.outputs, "outputs", NODES_OUTPUTS_FIX)
     try:
         outputs = read_outputs(document, shown)
@@ -199,7 +199,7 @@ def _node_counts(cwd: Path, stack: str) -> tuple[dict[str, int], str, Optional[D
     except ProjectError as error:
         if isinstance(error, FileProblem):
             raise
-        return {}, (f"no Pulumi project above {cut(str(cwd))} to read stack {cut(stack)}'s desiredSize from "
+        return {}, (f"no Pulumi project above {shown_path(cwd)} to read stack {cut(stack)}'s desiredSize from "
                     "(--cwd)"), None
     if stack not in project.stacks():
         return {}, f"project {cut(project.name)} has no stack file for stack {cut(stack)} (--cwd)", None
@@ -233,7 +233,7 @@ def _kubeconfig(path: Optional[Path], document: dict[str, Any], shown: str,
     from ..plan import SECRET_MARK
 
     if path is not None:
-        return read_yaml_mapping(path, "kubeconfig"), f"kubeconfig {cut(str(path))}", path.resolve().parent
+        return read_yaml_mapping(path, "kubeconfig"), f"kubeconfig {shown_path(path)}", path.resolve().parent
     if any(key in document for key in RECORD_KEYS):
         raise FileProblem(f"{shown} is a plan record, whose kubeconfig the offline plan made up; give the "
                           "cluster's with --kubeconfig")

@@ -16,7 +16,7 @@ from typing import Any, Optional
 
 import yaml
 
-from ..boundary import FileProblem, cut, read_json_object
+from ..boundary import FileProblem, cut, read_json_object, shown_path
 from ..launch import (
     LaunchError,
     QueueRequest,
@@ -160,7 +160,7 @@ def launch_job(args: argparse.Namespace) -> int:
     """Render the job from a plan record or a stack's outputs; a bad file or argument exits 2 with one line."""
     from ..analysis import read_outputs
 
-    shown = f"outputs {'<stdin>' if str(args.outputs) == '-' else cut(str(args.outputs))}"
+    shown = f"outputs {'<stdin>' if str(args.outputs) == '-' else shown_path(args.outputs)}"
     try:
         outputs = read_outputs(read_json_object(args.outputs, "outputs", OUTPUTS_FIX), shown)
     except ContractError as error:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
-from ..boundary import cut
+from ..boundary import cut, shown_path
 from .client import Cluster
 
 EXEC_API_VERSIONS = ("client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1")
@@ -203,7 +203,7 @@ def _ca(cluster: Mapping[str, Any], where: str, directory: Path) -> tuple[Option
     if path:
         ca_file = (directory / str(path)).resolve()
         if not ca_file.is_file():
-            raise KubeconfigError(f"{where}: certificate-authority {cut(str(ca_file))} is not a file; point it at "
+            raise KubeconfigError(f"{where}: certificate-authority {shown_path(ca_file)} is not a file; point it at "
                                   "the cluster's CA, or inline it as certificate-authority-data")
         return None, ca_file
     return None, None
@@ -225,7 +225,7 @@ def _credentials(user: Mapping[str, Any], where: str, directory: Path,
         try:
             return path.read_text().strip(), None
         except OSError as error:
-            raise KubeconfigError(f"{where}: tokenFile {cut(str(path))} cannot be read "
+            raise KubeconfigError(f"{where}: tokenFile {shown_path(path)} cannot be read "
                                   f"({error.strerror or type(error).__name__})") from None
     plugin = user.get("exec")
     if isinstance(plugin, Mapping):

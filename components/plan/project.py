@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..boundary import FileProblem, cut, read_yaml_mapping
+from ..boundary import FileProblem, cut, read_yaml_mapping, shown_path
 
 SECRET_PLACEHOLDER = "[secret: not decrypted by the offline plan]"
 STACK_FILE_KEYS = ("config", "environment", "secretsprovider", "encryptedkey", "encryptionsalt")
@@ -81,7 +81,7 @@ def load_stack(project: Project, stack: str) -> StackSettings:
     path = project.stack_file(stack)
     if not path.is_file():
         known = ", ".join(project.stacks()) or "none"
-        raise ProjectError(f"stack '{cut(stack)}' has no config file {cut(str(path))} (stacks here: {known}).")
+        raise ProjectError(f"stack '{cut(stack)}' has no config file {shown_path(path)} (stacks here: {known}).")
     document = read_yaml_mapping(path, "stack file")
     _refuse_unknown_keys(document, path)
     section = document.get("config")

@@ -61,11 +61,24 @@ def _ephemeral_ports() -> range:
     return range(int(low), int(high) + 1)
 
 
+PORTS_VARIABLE = "TRAINSTACK_REHEARSAL_PORTS"
+"""``LOW-HIGH``: the ports to pick from instead, for processes that rehearse side by side on one machine and so must
+not pick the same port (the test suite's parallel workers each get their own range: tests/conftest.py)."""
+
+
+def _port_range() -> range:
+    configured = os.environ.get(PORTS_VARIABLE)
+    if configured:
+        low, _, high = configured.partition("-")
+        return range(int(low), int(high) + 1)
+    return range(LOWEST_PORT, _ephemeral_ports().start)
+
+
 def free_port() -> int:
     """A loopback port nothing listens on, outside the ephemeral range, never handed out before."""
-    below_ephemeral = range(LOWEST_PORT, _ephemeral_ports().start)
+    ports = _port_range()
     for _ in range(1000):
-        port = random.choice(below_ephemeral) if below_ephemeral else 0
+        port = random.choice(ports) if ports else 0
         if port in _handed_out:
             continue
         with socket.socket() as probe:
@@ -77,7 +90,7 @@ def free_port() -> int:
         if port not in _handed_out:
             _handed_out.add(port)
             return port
-    raise RuntimeError(f"no free loopback port between {LOWEST_PORT} and the ephemeral range")
+    raise RuntimeError(f"no free loopback port in {ports.start}-{ports.stop - 1}")
 
 
 class EngineFailure(RuntimeError):

@@ -19,7 +19,7 @@ import typing
 from pathlib import Path
 from typing import Any, NotRequired, Optional, TypedDict, Union
 
-from ..boundary import FileProblem, cut, read_json_object
+from ..boundary import FileProblem, cut, read_json_object, shown_path
 from ..plan import PLAN_FORMAT_VERSION
 from ..plan.record import ResourceOptions, ResourceRecord
 from ..plan.record import _camel as record_key
@@ -104,7 +104,7 @@ def load_record(path: Path) -> dict[str, Any]:
         document = read_json_object(path, "record", REWRITE)
     except FileProblem as problem:
         raise RecordError(str(problem)) from None
-    return check_record(document, cut(str(path)))
+    return check_record(document, shown_path(path))
 
 
 def check_record(document: Any, name: str) -> dict[str, Any]:

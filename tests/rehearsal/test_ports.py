@@ -29,3 +29,10 @@ def test_a_port_something_listens_on_is_never_handed_out(monkeypatch: pytest.Mon
         monkeypatch.setattr(control_plane.random, "choice", lambda ports: next(picks, None) or choose(ports))
         assert free_port() != taken
         assert next(picks, None) is None  # both picks of the taken port were tried and passed over
+
+
+def test_rehearsals_side_by_side_each_pick_from_the_range_they_are_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(control_plane.PORTS_VARIABLE, "30100-30104")
+    assert {free_port() for _ in range(5)} == set(range(30100, 30105))
+    with pytest.raises(RuntimeError, match="no free loopback port in 30100-30104"):
+        free_port()

@@ -1,10 +1,12 @@
-"""Where the suite's time goes, printed at the end of every run (a pytest plugin, loaded by tests/conftest.py):
-each test directory's total, and, when ``TRAINSTACK_SUITE_PHASES`` names a file, the suite's two phases written
-there for .ci/run's phase table: the tests that need no engine, then the engine tests (run last), the first of
-which also waits for whatever engine CI's background build has not finished yet (time spent in engines/build.sh,
-building or waiting on its lock, measured around ``trainstack.rehearsal.engines.directory``).
+"""Where the suite's time goes, printed at the end of every run (a pytest plugin, loaded by tests/conftest.py): each
+test directory's total, and, when ``TRAINSTACK_SUITE_PHASES`` names a file, the suite's phases written there for
+.ci/run's phase table: the span of the tests that need no engine, the span of the engine tests, and the time the
+engine tests spent in engines/build.sh (building, or waiting on the lock of CI's background build), measured around
+``trainstack.rehearsal.engines.directory``.
 
-The 25 slowest tests are pytest's own ``--durations=25`` (pyproject.toml's addopts)."""
+Everything is read from the tests' reports (their start and stop times, and a user property for the engine wait), so
+the same figures come out whether the tests ran in this process or in pytest-xdist's workers. The 25 slowest tests are
+pytest's own ``--durations=25`` (pyproject.toml's addopts)."""
 
 from __future__ import annotations
 
@@ -17,10 +19,11 @@ from pathlib import Path
 
 import pytest
 
-TESTS = Path(__file__).resolve().parents[1]
 PHASES = "TRAINSTACK_SUITE_PHASES"
+ENGINE_WAIT = "seconds in engines/build.sh"
 
-_clock: dict[str, float] = {"start": time.time(), "engine_wait": 0.0}
+_waited = {"seconds": 0.0}
+_began = {"at": time.time()}
 
 
 def _directory(nodeid: str) -> str:
@@ -32,7 +35,7 @@ def _directory(nodeid: str) -> str:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
-    _clock["start"] = time.time()
+    _began["at"] = time.time()
     from trainstack.rehearsal import engines
 
     build = engines.directory.__wrapped__
@@ -43,39 +46,56 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         try:
             return build(engine)
         finally:
-            _clock["engine_wait"] += time.monotonic() - began
+            _waited["seconds"] += time.monotonic() - began
 
     engines.directory = timed
 
 
+def pytest_runtest_logstart(nodeid: str, location: tuple[str, int | None, str]) -> None:
+    _waited["before this test"] = _waited["seconds"]
+
+
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
-    if item.get_closest_marker("engines") is not None and "engine_tests" not in _clock:
-        _clock["engine_tests"] = time.time()
-    yield
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
+    """The test's wait rides on its last report, which reaches the main process from an xdist worker too."""
+    outcome = yield
+    waited = _waited["seconds"] - _waited.get("before this test", _waited["seconds"])
+    if call.when == "teardown" and waited > 0:
+        outcome.get_result().user_properties.append((ENGINE_WAIT, waited))
+
+
+def _reports(terminalreporter: pytest.TerminalReporter) -> list[pytest.TestReport]:
+    # Every phase's report: a passing setup or teardown is filed under the empty category.
+    return [report for reports in terminalreporter.stats.values() for report in reports
+            if isinstance(report, pytest.TestReport)]
+
+
+def _span(reports: list[pytest.TestReport]) -> float:
+    return max(r.stop for r in reports) - min(r.start for r in reports) if reports else 0.0
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    reports = _reports(terminalreporter)
     totals: dict[str, float] = defaultdict(float)
     counts: dict[str, int] = defaultdict(int)
-    # Every phase's report: a passing setup or teardown is filed under the empty category.
-    for reports in terminalreporter.stats.values():
-        for report in reports:
-            if not isinstance(report, pytest.TestReport):
-                continue
-            totals[_directory(report.nodeid)] += report.duration
-            if report.when == "call":
-                counts[_directory(report.nodeid)] += 1
+    for report in reports:
+        totals[_directory(report.nodeid)] += report.duration
+        counts[_directory(report.nodeid)] += report.when == "call"
     if totals:
         terminalreporter.write_sep("=", "time by test directory (setup, call and teardown)")
         for directory, seconds in sorted(totals.items(), key=lambda item: -item[1]):
             terminalreporter.write_line(f"{seconds:9.1f} s  {counts[directory]:5d} tests  {directory}")
     target = os.environ.get(PHASES)
     if target:
-        end = time.time()
-        engine_tests = _clock.get("engine_tests", end)
+        engine_tests = [r for r in reports if "engines" in r.keywords]
+        others = [r for r in reports if "engines" not in r.keywords]
+        workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT") or str(terminalreporter.config.getoption("numprocesses",
+                                                                                                          None) or 1)
         Path(target).write_text(json.dumps({
-            "tests without engines": engine_tests - _clock["start"],
-            "engine tests": end - engine_tests,
-            "of which in engines/build.sh (building, or waiting for the background build)": _clock["engine_wait"],
+            f"pytest ({workers} worker(s)), collection and start-up": min(
+                (r.start for r in reports), default=time.time()) - _began["at"],
+            "tests without engines, first start to last end": _span(others),
+            "engine tests, first start to last end": _span(engine_tests),
+            "  of which in engines/build.sh (building, or waiting for the background build)": sum(
+                seconds for r in engine_tests for name, seconds in r.user_properties if name == ENGINE_WAIT),
         }))
