@@ -68,22 +68,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                                     f"the test starts, of {', '.join(BUILD_ORDER)}")
     items.sort(key=lambda item: max((BUILD_ORDER.index(engine) for engine in engines_named(item)), default=-1))
     for item in items:
-        item.add_marker(pytest.mark.xdist_group(name=worker_group(item)))
+        if item.get_closest_marker("xdist_group") is None:  # a test may say where it goes (tests/deploy does)
+            item.add_marker(pytest.mark.xdist_group(name=worker_group(item)))
 
 
 def worker_group(item: pytest.Item) -> str:
     """Which tests pytest-xdist (``--dist loadgroup``, pyproject.toml) keeps on one worker, one after another: a file
-    of tests that need no engine (its module fixtures are made once); every test that runs the rehearsal's controllers
-    (the training operator v1.8.1 insists on one fixed serving-certificate directory under /tmp, so two side by side
-    would serve each other's certificates); every test that runs the Pulumi CLI; and the tests of tests/engines that
-    share one control plane (tests/engines/conftest.py)."""
+    of tests (its module fixtures are made once), and two wider groups: every test that runs the rehearsal's
+    controllers (the training operator v1.8.1 insists on one fixed serving-certificate directory under /tmp, so two
+    side by side would serve each other's certificates), and the tests of tests/engines that share one control plane
+    (tests/engines/conftest.py). Tests that run the Pulumi CLI go a file at a time, or as they say (tests/deploy
+    keeps each stack's life on one worker): each has its own control plane, ports and Pulumi state."""
     from trainstack.rehearsal import engines
 
-    named = set(engines_named(item))
+    named, file = set(engines_named(item)), item.nodeid.split("::")[0]
     if not named:
-        return item.nodeid.split("::")[0]
+        return file
     if named & {engines.PULUMI, engines.PULUMI_KUBERNETES}:
-        return "engines: the Pulumi CLI"
+        return f"engines: the Pulumi CLI, {file}"  # apart from the file's tests that need no engine, which run early
     if named - {engines.KUBERNETES}:
         return "engines: the rehearsal's controllers"
     return "engines: one control plane"

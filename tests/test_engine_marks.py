@@ -42,3 +42,13 @@ def test_a_marked_test_is_refused_the_engines_it_does_not_name() -> None:
     done = subprocess.run(["bash", str(BUILD), engines.KUEUE], capture_output=True, text=True, env=env, check=False)
     assert done.returncode == 3
     assert f"kueue refused: {test} does not name it in its pytest.mark.engines(...) (names: pulumi)" in done.stderr
+
+
+def test_every_test_that_runs_the_rehearsals_controllers_shares_one_worker(request: pytest.FixtureRequest) -> None:
+    """The training operator v1.8.1 serves its webhook from one fixed directory under /tmp: two rehearsals on two
+    pytest-xdist workers would serve each other's certificates."""
+    controllers = set(engines.REHEARSAL) - {engines.KUBERNETES, engines.KWOK}
+    groups = {item.get_closest_marker("xdist_group").kwargs["name"] for item in request.session.items
+              if set(item.get_closest_marker("engines").args if item.get_closest_marker("engines") else ())
+              & controllers}
+    assert len(groups) <= 1, groups

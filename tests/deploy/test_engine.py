@@ -43,7 +43,14 @@ def layer(stack: str) -> Life:
     return live(f"{stack}-layer", project=find_project(layers_project()))
 
 
-LIVES = [pytest.param(byo, id=STACK), *(pytest.param(functools.partial(layer, s), id=f"{s}-layer") for s in LAYERED)]
+def _life_of(name: str) -> pytest.MarkDecorator:
+    """The tests of one stack's life share a pytest-xdist worker, so that the life is lived once; two lives run
+    side by side on two workers (each its own control plane, ports and Pulumi state: support/engine_deploy.py)."""
+    return pytest.mark.xdist_group(name=f"engines: the Pulumi CLI, {name}'s life")
+
+
+LIVES = [pytest.param(byo, id=STACK, marks=_life_of(STACK)),
+         *(pytest.param(functools.partial(layer, s), id=f"{s}-layer", marks=_life_of(f"{s}-layer")) for s in LAYERED)]
 
 
 def _name(urn: str) -> str:
@@ -99,12 +106,14 @@ def test_a_second_up_changes_nothing(life):
     assert outcome.changed == [] and set(outcome.counts) == {"same"}
 
 
+@_life_of(STACK)
 def test_a_changed_input_updates_only_what_depends_on_it():
     changed = byo().outcomes["changed up"].changed
     assert [(c.type, _name(c.urn), c.operation) for c in changed] == [
         ("kubernetes:helm.sh/v3:Release", f"{STACK}-addons-kueue", "update")]
 
 
+@_life_of(STACK)
 def test_the_engine_runs_the_policy_pack_without_a_language_host_and_every_mandatory_policy_passes():
     """The CLI runs policies/ through the ambient analyzer trainstack.deploy provides (deploy/engine.py says why)."""
     outcome = byo().outcomes["preview with the policy pack"]
