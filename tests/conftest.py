@@ -54,7 +54,8 @@ def engines_named(item: pytest.Item) -> tuple[str, ...]:
     return tuple(marker.args) if marker else ()
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests that need no engine run first; then the engine tests, in the order ``engines/build.sh all`` builds
     what they name (engines.BUILD_ORDER): in CI, where the engines build in the background (.ci/run), every other
     test runs while they build, and each engine test starts as soon as its engines are there. A stable sort keeps
@@ -70,6 +71,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("xdist_group") is None:  # a test may say where it goes (tests/deploy does)
             item.add_marker(pytest.mark.xdist_group(name=worker_group(item)))
+        if config.getvalue("loadgroup"):  # in a pytest-xdist worker, with --dist=loadgroup
+            _send_with_group(item)
+
+
+def _send_with_group(item: pytest.Item) -> None:
+    """The test's id as pytest-xdist's loadgroup sends it to the scheduler: ``<id>@<group>``. pytest-xdist 3.8 writes
+    it to ``item._nodeid``, which pytest 9 no longer reads (a node's id is ``item._id``), so every test went alone
+    and two rehearsals ran side by side (seen in CI); written here where pytest 9 reads it."""
+    from _pytest.nodeid import coerce_node_id
+
+    mark = item.get_closest_marker("xdist_group")
+    group = mark.args[0] if mark.args else mark.kwargs["name"]
+    if not item.nodeid.endswith("@" + group):
+        item._id = coerce_node_id(f"{item.nodeid}@{group}")
 
 
 def worker_group(item: pytest.Item) -> str:

@@ -5,6 +5,7 @@ when a hand-kept list in tests/conftest.py forgot it)."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -52,3 +53,12 @@ def test_every_test_that_runs_the_rehearsals_controllers_shares_one_worker(reque
               if set(item.get_closest_marker("engines").args if item.get_closest_marker("engines") else ())
               & controllers}
     assert len(groups) <= 1, groups
+
+
+def test_under_pytest_xdist_each_test_is_sent_with_its_group(request: pytest.FixtureRequest) -> None:
+    """pytest-xdist's loadgroup keeps a group on one worker by the ``@group`` it appends to each test's id, reading the
+    marks tests/conftest.py adds: which it does only if conftest's hook runs first."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        pytest.skip("not run by a pytest-xdist worker (-n 0)")
+    for item in request.session.items:
+        assert item.nodeid.endswith("@" + item.get_closest_marker("xdist_group").kwargs["name"]), item.nodeid
