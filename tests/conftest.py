@@ -71,7 +71,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.get_closest_marker("xdist_group") is None:  # a test may say where it goes (tests/deploy does)
             item.add_marker(pytest.mark.xdist_group(name=worker_group(item)))
-        if config.getvalue("loadgroup"):  # in a pytest-xdist worker, with --dist=loadgroup
+        if config.getoption("loadgroup", default=False):  # in a pytest-xdist worker, with --dist=loadgroup
             _send_with_group(item)
 
 
