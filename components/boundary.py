@@ -16,11 +16,16 @@ YAML aliases are bounded. PyYAML shares an aliased node instead of copying it, s
 afterwards (JSON encoding of the config, validation, an error message) walks it
 expanded. A stack file may hold at most :data:`YAML_ALIASES_MAX` aliases and expand
 to at most :data:`YAML_NODES_MAX` nodes; a document that refers to itself is refused.
+
+YAML trainstack writes has no aliases: :func:`dump_yaml` and :func:`dump_yaml_all` are the one way
+it renders YAML (jobs, engine and controller configurations, stack-file values), each value written
+out where it appears (see :class:`_NoAliasDumper` for why).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -150,6 +155,35 @@ def write_text(path: Path, text: str, what: str) -> None:
         path.write_text(text, encoding="utf-8")
     except OSError as error:
         raise FileProblem(f"{what} {shown} cannot be written: {error.strerror or type(error).__name__}") from None
+
+
+def dump_yaml(value: Any, **options: Any) -> str:
+    """``value`` as one YAML document, every shared object written out in full (no ``&id``/``*id``);
+    ``options`` are PyYAML's (``sort_keys``, ``default_flow_style``, ``width``, ``allow_unicode``)."""
+    text: str = yaml.dump(value, Dumper=_NoAliasDumper, **options)
+    return text
+
+
+def dump_yaml_all(documents: Iterable[Any], **options: Any) -> str:
+    """``documents`` as one YAML stream (``---`` between them), without aliases, as :func:`dump_yaml`."""
+    text: str = yaml.dump_all(documents, Dumper=_NoAliasDumper, **options)
+    return text
+
+
+class _NoAliasDumper(yaml.SafeDumper):
+    """PyYAML's safe dumper that never writes an anchor and alias.
+
+    PyYAML anchors any list or mapping that one Python object puts in two places (``&id001`` then
+    ``*id001``; SafeRepresenter.ignore_aliases in yaml/pyyaml lib/yaml/representer.py@6.0.3 spares
+    scalars only), and the launchers share one pod template between a job's replicas. The YAML is
+    still valid, but what reads it next may not follow aliases: kustomize (kyaml) failed on aliased
+    nodes from 3.9 ("expected sequence or mapping node", kubernetes-sigs/kustomize issue 3497; issue
+    3675 for the fixes that followed), and a line-based patch or a reviewer's diff of the replicas sees
+    ``*id001`` instead of the pod. Writing each value out costs bytes only. Nothing trainstack renders
+    refers to itself, which an alias-free dumper could not write (it would recurse without end)."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
 
 
 def _not_json(constant: str) -> None:

@@ -94,6 +94,8 @@ def test_a_plan_record_renders_the_job_the_stacks_outputs_render_or_the_kind_is_
         code, job, err = run(launch_argv(kind, plans[stack], group, contract))
         if kind.name in APPLIES[stack]:
             assert (code, err) == (0, ""), (stack, kind.name, group, err)
+            # Written out whole: no YAML anchor or alias for a tool downstream to resolve (tests/test_written_yaml.py).
+            assert not re.search(r"[&*]id\d+", job), (stack, kind.name, group, re.findall(r"[&*]id\d+", job))
             assert run(launch_argv(kind, pulumi_outputs, group, contract)) == (0, job, "")
         else:
             assert code == 2 and job == "", (stack, kind.name, group, job[:200])

@@ -15,8 +15,8 @@ from typing import Any, Optional
 
 import pulumi
 import pulumi_kubernetes as k8s
-import yaml
 
+from ..boundary import dump_yaml
 from ..catalog.addons import KUEUE
 from ..cluster.system_nodes import SYSTEM_LABELS
 from ..helm import helm_release
@@ -128,7 +128,7 @@ def kueue(name: str, *, provider: k8s.Provider, parent: pulumi.Resource, depends
         # The chart takes the whole Configuration as one YAML string, so its default is restated
         # here (charts/kueue/values.yaml managerConfig.controllerManagerConfigYaml at v0.19.2).
         configuration = {**KUEUE_DEFAULT_CONFIGURATION, **manager_configuration}
-        values["managerConfig"] = {"controllerManagerConfigYaml": yaml.safe_dump(configuration, sort_keys=False)}
+        values["managerConfig"] = {"controllerManagerConfigYaml": dump_yaml(configuration, sort_keys=False)}
     return helm_release(f"{name}-kueue"[:53], KUEUE, namespace="kueue-system", provider=provider, parent=parent,
                         depends_on=depends_on, values=values)
 

@@ -14,9 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Optional
 
-import yaml
-
-from ..boundary import FileProblem, cut, read_json_object, shown_path
+from ..boundary import FileProblem, cut, dump_yaml_all, read_json_object, shown_path
 from ..launch import (
     LaunchError,
     QueueRequest,
@@ -173,8 +171,8 @@ def launch_job(args: argparse.Namespace) -> int:
     else:
         # A job on a DRA group comes with the ResourceClaimTemplates its pods name, before it in one stream.
         eks_group = args.group in outputs.accelerated_groups
-        print(yaml.safe_dump_all(claim_documents(outputs, args.group, job) if eks_group else [job],
-                                 sort_keys=False), end="")
+        print(dump_yaml_all(claim_documents(outputs, args.group, job) if eks_group else [job], sort_keys=False),
+              end="")
     if args.cost or args.duration is not None:
         # Asked for only: a launch that succeeds says nothing on standard error otherwise (docs/getting-started.md).
         print(job_cost(outputs, args.group, args.nodes, args.duration), file=sys.stderr)

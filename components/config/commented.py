@@ -13,8 +13,7 @@ import re
 import textwrap
 from typing import Any, Optional
 
-import yaml
-
+from ..boundary import dump_yaml
 from .schema import stack_file_schema
 
 INDENT = "  "
@@ -120,5 +119,5 @@ def _first_sentence(text: str) -> str:
 
 def _scalar(value: Any) -> str:
     """One value as YAML that reads back equal: plain where YAML allows, lists of scalars inline."""
-    text = yaml.safe_dump(value, default_flow_style=True, width=float("inf"), allow_unicode=True, sort_keys=False)
+    text = dump_yaml(value, default_flow_style=True, width=float("inf"), allow_unicode=True, sort_keys=False)
     return text.removesuffix("\n").removesuffix("\n...")

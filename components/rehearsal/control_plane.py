@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import IO
 
 import requests
-import yaml
 
+from ..boundary import dump_yaml
 from ..kube.client import Cluster
 from . import certificates, engines
 
@@ -179,7 +179,7 @@ class ControlPlane:
 
 
 def write_kubeconfig(path: Path, url: str, ca_file: Path, token: str) -> Path:
-    path.write_text(yaml.safe_dump({
+    path.write_text(dump_yaml({
         "apiVersion": "v1", "kind": "Config", "current-context": "rehearsal",
         "clusters": [{"name": "rehearsal", "cluster": {"server": url, "certificate-authority": str(ca_file)}}],
         "users": [{"name": "user", "user": {"token": token}}],
@@ -202,7 +202,7 @@ def _scheduler_config(directory: Path, url: str, ca_file: Path, scheduler_names:
         "profiles": [{"schedulerName": name} for name in scheduler_names],
     }
     path = directory / "scheduler.yaml"
-    path.write_text(yaml.safe_dump(config))
+    path.write_text(dump_yaml(config))
     return path
 
 

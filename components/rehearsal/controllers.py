@@ -31,6 +31,7 @@ from typing import Any
 
 import yaml
 
+from ..boundary import dump_yaml
 from ..kube.client import ApiError, Cluster
 from . import certificates, engines
 from .control_plane import ControlPlane, free_port
@@ -224,7 +225,7 @@ def loopback() -> str:
 
 
 def write_yaml(path: Path, document: dict[str, Any]) -> Path:
-    path.write_text(yaml.safe_dump(document, sort_keys=False))
+    path.write_text(dump_yaml(document, sort_keys=False))
     return path
 
 
