@@ -240,18 +240,6 @@ class TrainingStack(pulumi.ComponentResource):
         import pulumi_aws_native as aws_native  # only stacks with HyperPod need it
 
         from .hyperpod import HyperPodCluster, HyperPodClusterArgs
-        from .hyperpod.dependencies_chart import install_command, turned_off
-
-        if settings.orchestrator == "eks" and not settings.dependencies_chart_installed:
-            # The first of two deploys: the chart goes into the cluster this deploy creates, and has no
-            # release this program could install; the HyperPod cluster waits for the second.
-            command = install_command(turned_off(training_operator=config.operators.training_operator,
-                                                 mpi_operator=config.operators.mpi_operator))
-            pulumi.log.warn("HyperPod on EKS, deploy 1 of 2: this deploy builds the EKS cluster but not the HyperPod "
-                            "cluster, whose instances need HyperPod's dependencies chart first. After pulumi up, "
-                            f"install it: {command}; then set hyperpod.dependenciesChartInstalled: true and run "
-                            "pulumi up again.", resource=self)
-            return None
 
         native = aws_native.Provider(f"{name}-aws-native", region=config.region, default_tags={"tags": self.tags},
                                      opts=pulumi.ResourceOptions(parent=self))
@@ -275,7 +263,8 @@ class TrainingStack(pulumi.ComponentResource):
                 opts=pulumi.InvokeOutputOptions(parent=self, provider=self.aws_provider)).account_id
             args["eks"] = {"authentication_mode": "API", "cluster_arn": account.apply(
                 lambda a: f"arn:aws:eks:{config.region}:{a}:cluster/{cluster_name}"),
-                "cluster_name": cluster_name, "addon_versions": config.eks.addon_versions,
+                "cluster_name": cluster_name, "kubeconfig": cluster.kubeconfig,
+                "addon_versions": config.eks.addon_versions,
                 "ready_for_workloads": cluster.ready_for_workloads,
                 "training_operator": config.operators.training_operator, "mpi_operator": config.operators.mpi_operator}
         assert self.aws_provider is not None  # made first, by _aws_and_kubernetes

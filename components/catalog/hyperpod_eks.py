@@ -25,6 +25,9 @@ HYPERPOD_EKS_MIN_VPC_CNI = (1, 18, 3)
 HYPERPOD_CHART_REPOSITORY = "https://github.com/aws/sagemaker-hyperpod-cli.git"
 HYPERPOD_CHART_COMMIT = "40eb213ed5fe90a4d16f1664db07d174b9b3d69d"
 HYPERPOD_CHART_SOURCE = f"aws/sagemaker-hyperpod-cli helm_chart/HyperPodHelmChart values.yaml @ {HYPERPOD_CHART_COMMIT}"
+# The chart's own name (its Chart.yaml ``name``), which every release of it records whatever the
+# release is called: the console's setup and AWS's command may name the release differently.
+HYPERPOD_CHART_NAME = "hyperpod-helm-chart"
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal, Optional
+from typing import Any, Literal, Optional
 
 from pydantic import Field, field_validator, model_validator
 
@@ -94,18 +94,25 @@ class HyperPodConfig(ConfigModel):
     cert-manager add-on it needs and its IAM through Pod Identity."""
     task_governance: bool = False
     """EKS orchestration: the HyperPod task governance add-on (Kueue-based quotas and priorities)."""
-    dependencies_chart_installed: bool = False
-    """EKS orchestration, the second of two deploys: HyperPod's dependencies chart (its health
-    monitoring agent, deep health check and auto-restart RBAC) is in the EKS cluster. Until it is,
-    ``pulumi up`` builds the EKS cluster and everything but the HyperPod cluster, whose instances
-    would otherwise be billed and join without their health agent; ``trainstack plan`` prints the
-    chart's install command. Install it, set this to true, and run ``pulumi up`` again."""
     ssh_public_key: Optional[str] = Field(default=None, pattern=r"^(ssh-(ed25519|rsa)|ecdsa-sha2-nistp\d+) ")
     """A public key installed for the default user, for access through a bastion."""
     users: list[PosixUser] = []
     """Users created on every node by the lifecycle script."""
     zone: Optional[str] = Field(default=None, pattern=r"^[a-z]{2}(-[a-z]+)+-\d+[a-z]$")
     """The one zone of the cluster (EFA does not cross zones). Default: FSx's zone, else the first zone."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _retired_keys(cls, data: Any) -> Any:
+        # A promise the program once trusted; it now reads the cluster instead, so the key would say
+        # something nothing reads (and an unknown key's did-you-mean would not say why it went).
+        if isinstance(data, dict) and "dependenciesChartInstalled" in data:
+            raise ConfigValueError(
+                "dependenciesChartInstalled is no longer read: pulumi up now reads the EKS cluster for HyperPod's "
+                "dependencies chart before it creates the HyperPod cluster, and stops with the install command "
+                "while the chart is missing.", fix="remove the key.", path=("dependenciesChartInstalled",),
+                value=data["dependenciesChartInstalled"])
+        return data
 
     @model_validator(mode="after")
     def _groups(self) -> HyperPodConfig:

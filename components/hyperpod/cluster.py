@@ -22,7 +22,7 @@ import pulumi
 from ..config import AddonVersions, ConfigError, ConfigIssue, HyperPodConfig, validate
 from ..config.offerings import check_component, hyperpod_placements
 from ..names import HYPERPOD_CLUSTER_COMPONENT
-from . import dependencies_chart
+from . import dependencies_chart, dependencies_check
 from .eks_addons import hyperpod_eks_addons
 from .iam import execution_role
 from .instance_groups import render_instance_groups
@@ -36,6 +36,10 @@ class HyperPodEksArgs(TypedDict, total=False):
     """The EKS cluster's authentication mode; HyperPod needs access entries (API modes)."""
     cluster_name: pulumi.Input[str]
     """Where HyperPod's add-ons go (required when ``trainingOperator`` or ``taskGovernance`` is on)."""
+    kubeconfig: pulumi.Input[str]
+    """The EKS cluster's kubeconfig (GpuEksCluster.kubeconfig): during a deploy the component reads the cluster
+    for HyperPod's dependencies chart, and creates the HyperPod cluster only once it is there
+    (dependencies_check.py)."""
     addon_versions: AddonVersions
     """``eks.addonVersions``: pins for HyperPod's add-ons too."""
     ready_for_workloads: list[pulumi.Resource]
@@ -104,7 +108,7 @@ class HyperPodCluster(pulumi.ComponentResource):
             lifecycle_uri = upload_lifecycle(name, settings, fsx_mount["mount_path"] if fsx_mount else None,
                                              parent=self, lustre_over_efa=args.get("lustre_over_efa", False))
         orchestrator = ({"slurm": {"slurm_config_strategy": "Managed"}} if settings.orchestrator == "slurm"
-                        else {"eks": {"cluster_arn": eks["cluster_arn"] if eks else None}})
+                        else {"eks": {"cluster_arn": self._after_chart_check(eks)}})
         cluster = aws_native.sagemaker.Cluster(
             name,
             cluster_name=settings.cluster_name,
@@ -141,13 +145,24 @@ class HyperPodCluster(pulumi.ComponentResource):
                                "trainingOperator": self.training_operator, "taskGovernance": self.task_governance})
 
     def _expected_chart(self, settings: HyperPodConfig, eks: Optional[HyperPodEksArgs]) -> Optional[str]:
-        """The chart's install command, said on the second deploy too: its switches are part of what runs
-        in the cluster (the controller models read them), though this program cannot install it."""
+        """The chart's install command, said on every deploy: its switches are part of what runs in the cluster
+        (the controller models read them), though this program cannot install it."""
         command = dependencies_command(settings, eks)
         if command is not None:
-            pulumi.log.warn("HyperPod on EKS, deploy 2 of 2: the HyperPod cluster expects HyperPod's dependencies "
-                            f"chart installed as: {command}", resource=self)
+            pulumi.log.warn("HyperPod on EKS: the HyperPod cluster is created once HyperPod's dependencies chart is "
+                            f"in the EKS cluster (the deploy reads it first), installed as: {command}", resource=self)
         return command
+
+    @staticmethod
+    def _after_chart_check(eks: HyperPodEksArgs) -> pulumi.Output[str]:
+        """The EKS cluster's ARN, known only once the cluster was read and HyperPod's dependencies chart found with
+        the right switches: the HyperPod cluster's registration waits on it, so a deploy that finds no chart stops
+        before the HyperPod cluster (and its instances' bill) exists."""
+        switches_off = dependencies_chart.turned_off(training_operator=eks.get("training_operator", False),
+                                                     mpi_operator=eks.get("mpi_operator", False))
+        checked = dependencies_check.chart_checked(eks["kubeconfig"], switches_off,
+                                                   eks.get("cluster_name", eks["cluster_arn"]))
+        return pulumi.Output.all(eks["cluster_arn"], checked).apply(lambda values: str(values[0]))
 
     @staticmethod
     def _check_security_groups(name: str, security_groups: list[pulumi.Input[str]]) -> None:
@@ -170,15 +185,13 @@ class HyperPodCluster(pulumi.ComponentResource):
             raise ConfigError([ConfigIssue(f"HyperPodCluster({name}):eks.clusterName", None,
                                            "HyperPod's add-ons go on the EKS cluster, whose name is missing.",
                                            "pass eks={..., 'cluster_name': <the EKS cluster's name>}.")])
-        if not settings.dependencies_chart_installed:
-            # AWS's HyperPod EKS prerequisites: without the chart cluster creation can fail and nodes
-            # run without the health monitoring agent; it has no release to install from this program.
+        if "kubeconfig" not in eks:
             raise ConfigError([ConfigIssue(
-                f"HyperPodCluster({name}):settings.dependenciesChartInstalled", False,
-                "HyperPod on EKS needs its dependencies chart in the EKS cluster before the HyperPod cluster "
-                "is created (https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-hyperpod-eks-"
-                "prerequisites.html); its instances would otherwise join without their health agent.",
-                f"install it ({dependencies_command(settings, eks)}), then set dependenciesChartInstalled: true.")])
+                f"HyperPodCluster({name}):eks.kubeconfig", None,
+                "HyperPod on EKS needs its dependencies chart in the EKS cluster before the HyperPod cluster is "
+                "created (https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-hyperpod-eks-prerequisites"
+                ".html); the component reads the cluster for it, through the cluster's kubeconfig.",
+                "pass eks={..., 'kubeconfig': <the EKS cluster's kubeconfig, e.g. GpuEksCluster.kubeconfig>}.")])
         if eks.get("authentication_mode") not in HYPERPOD_AUTH_MODES:
             raise ConfigError([ConfigIssue(
                 f"HyperPodCluster({name}):eks.authenticationMode", eks.get("authentication_mode"),

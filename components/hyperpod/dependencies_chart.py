@@ -47,8 +47,18 @@ def turned_off(*, training_operator: bool, mpi_operator: bool) -> list[str]:
 
 def install_command(switches_off: list[str]) -> str:
     """The shell command that installs the chart at the pinned commit with ``switches_off`` false."""
-    sets = " ".join(f"--set {switch}=false" for switch in switches_off)
-    return (f"git clone {HYPERPOD_CHART_REPOSITORY} && "
-            f"git -C sagemaker-hyperpod-cli checkout {HYPERPOD_CHART_COMMIT} && "
-            "cd sagemaker-hyperpod-cli/helm_chart && helm dependencies update HyperPodHelmChart && "
-            f"helm install {RELEASE} HyperPodHelmChart --namespace {NAMESPACE} {sets}")
+    return (f"{_CLONE} && helm install {RELEASE} HyperPodHelmChart --namespace {NAMESPACE} {_sets(switches_off)}")
+
+
+def upgrade_command(release: str, namespace: str, switches_off: list[str]) -> str:
+    """The shell command that turns ``switches_off`` off in an installed release, keeping its other values."""
+    return (f"{_CLONE} && helm upgrade {release} HyperPodHelmChart --namespace {namespace} --reuse-values "
+            f"{_sets(switches_off)}")
+
+
+_CLONE = (f"git clone {HYPERPOD_CHART_REPOSITORY} && git -C sagemaker-hyperpod-cli checkout {HYPERPOD_CHART_COMMIT} "
+          "&& cd sagemaker-hyperpod-cli/helm_chart && helm dependencies update HyperPodHelmChart")
+
+
+def _sets(switches_off: list[str]) -> str:
+    return " ".join(f"--set {switch}=false" for switch in switches_off)

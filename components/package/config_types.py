@@ -450,8 +450,6 @@ class HyperPodConfig(TypedDict, total=False):
     """EKS orchestration: the HyperPod training operator add-on (HyperPodPyTorchJob), with the cert-manager add-on it needs and its IAM through Pod Identity."""
     task_governance: bool
     """EKS orchestration: the HyperPod task governance add-on (Kueue-based quotas and priorities)."""
-    dependencies_chart_installed: bool
-    """EKS orchestration, the second of two deploys: HyperPod's dependencies chart (its health monitoring agent, deep health check and auto-restart RBAC) is in the EKS cluster. Until it is, ``pulumi up`` builds the EKS cluster and everything but the HyperPod cluster, whose instances would otherwise be billed and join without their health agent; ``trainstack plan`` prints the chart's install command. Install it, set this to true, and run ``pulumi up`` again."""
     ssh_public_key: str
     """A public key installed for the default user, for access through a bastion."""
     users: list[PosixUser]

@@ -8,6 +8,8 @@ and the fixtures answer with realistic outputs. Generic: it names no component.
 
 from __future__ import annotations
 
+import asyncio
+
 import contextvars
 import logging
 import os
@@ -144,9 +146,27 @@ def _run(program: Callable[[], Any], config: dict[str, str], plan: Plan, fixture
                     logger=logger)
     root = settings.get_root_resource()
     with program_environment(program_dir):
-        _sync_await(run_pulumi_func(program))
+        try:
+            _sync_await(run_pulumi_func(program))
+        except BaseException:
+            _cancel_what_is_left()
+            raise
         plan.outputs = _resolve_stack_outputs(root)
         _name_library_paths(plan, os.getcwd())
+
+
+def _cancel_what_is_left() -> None:
+    """A program that failed part way leaves its other registrations and applies pending on the event loop Pulumi
+    shares between runs in one process, and in the set of outputs it awaits before a run ends (one set, the default
+    of a context variable, whatever the context); left there, the next run would await them and fail with this
+    one's error."""
+    settings.SETTINGS.outputs.clear()
+    loop = asyncio.get_event_loop()
+    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
 
 
 def _name_library_paths(plan: Plan, program_dir: str) -> None:

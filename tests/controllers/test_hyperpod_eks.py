@@ -27,7 +27,7 @@ ATTACHMENT, INLINE = "aws:iam/rolePolicyAttachment:RolePolicyAttachment", "aws:i
 BASE = {
     "profile": "dev", "region": "us-west-2", "network": {"zones": ["us-west-2a", "us-west-2b"]},
     "eks": {"publicAccessCidrs": ["203.0.113.0/24"]},
-    "hyperpod": {"orchestrator": "eks", "dependenciesChartInstalled": True,
+    "hyperpod": {"orchestrator": "eks", 
                  "clusterName": "ml", "trainingOperator": True,
                  "workers": [{"name": "gpu", "instanceType": "ml.p5.48xlarge", "count": 2,
                               "deepHealthChecks": ["InstanceStress", "InstanceConnectivity"]}]},
@@ -221,9 +221,8 @@ def test_the_hyperpod_page_shows_the_command_the_hyperpod_eks_stack_prints():
     from pathlib import Path
 
     readme = (Path(__file__).resolve().parents[2] / "docs" / "hyperpod.md").read_text()
-    first_deploy = variant_record("hyperpod-eks-first-deploy")
-    (printed,) = [d["message"].split("install it: ", 1)[1].split("; then set", 1)[0]
-                  for d in first_deploy["diagnostics"] if "HyperPodHelmChart" in d["message"]]
+    (printed,) = [d["message"].split("installed as: ", 1)[1]
+                  for d in planned_record("hyperpod-eks")["diagnostics"] if "HyperPodHelmChart" in d["message"]]
     assert f"```bash\n{printed}\n```" in readme
 
 

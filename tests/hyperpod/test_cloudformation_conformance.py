@@ -20,7 +20,8 @@ from trainstack.policy import stack_from_plan
 PROJECT = find_project(Path(__file__).resolve().parents[2])
 FSX = {"dns_name": "fs-0123456789abcdef0.fsx.us-east-1.amazonaws.com", "mount_name": "abcdefgh",
        "mount_path": "/fsx"}
-EKS = {"cluster_arn": "arn:aws:eks:us-east-1:123456789012:cluster/demo", "authentication_mode": "API"}
+EKS = {"cluster_arn": "arn:aws:eks:us-east-1:123456789012:cluster/demo", "authentication_mode": "API",
+       "kubeconfig": "{}"}
 PLAN = "arn:aws:sagemaker:us-east-2:123456789012:training-plan/p5e-weekly-plan"
 
 
@@ -61,11 +62,11 @@ VARIANTS = {
         "orchestrator": "slurm", "clusterName": "train-west", "controller": _group("c", "ml.c5.xlarge"),
         "workers": [_group("trn2", "ml.trn2.3xlarge", 2), _group("g6e", "ml.g6e.48xlarge")]}, False),
     "eks us-east-1: p4d and g5 with hyperthreading": ("us-east-1", {
-        "orchestrator": "eks", "dependenciesChartInstalled": True, "clusterName": "eks-east",
+        "orchestrator": "eks", "clusterName": "eks-east",
         "workers": [_group("p4d", "ml.p4d.24xlarge", 2, deepHealthChecks=["InstanceStress"]),
                     _group("g5", "ml.g5.12xlarge", 1, threadsPerCore=2)]}, True),
     "eks us-east-2: p5e through a training plan, p5en on demand": ("us-east-2", {
-        "orchestrator": "eks", "dependenciesChartInstalled": True, "clusterName": "eks-plan",
+        "orchestrator": "eks", "clusterName": "eks-plan",
         "workers": [_group("p5e", "ml.p5e.48xlarge", 2, trainingPlanArn=PLAN),
                     _group("p5en", "ml.p5en.48xlarge", 1)]}, True),
     "slurm eu-west-1: p5 and trn2.3xlarge": ("eu-west-1", {

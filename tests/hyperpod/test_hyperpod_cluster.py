@@ -146,13 +146,13 @@ def test_a_cluster_without_a_security_group_is_refused_before_anything_is_regist
 
 
 def test_eks_orchestration_is_refused_on_a_config_map_cluster():
-    settings = {"orchestrator": "eks", "dependenciesChartInstalled": True, "clusterName": "ml",
+    settings = {"orchestrator": "eks", "clusterName": "ml",
                 "workers": [{"name": "w", "instanceType": "ml.p5.48xlarge", "count": 2}]}
     with pytest.raises(ConfigError) as raised:
         HyperPodCluster("hp", {"settings": settings, "region": "us-east-1", "subnet_id": SUBNET,
                                "security_group_ids": [GROUP],
                                "eks": {"cluster_arn": "arn:aws:eks:us-east-1:123456789012:cluster/c",
-                                       "authentication_mode": "CONFIG_MAP"}})
+                                       "authentication_mode": "CONFIG_MAP", "kubeconfig": "{}"}})
     issue = raised.value.issues[0]
     assert issue.path == "HyperPodCluster(hp):eks.authenticationMode" and issue.value == "CONFIG_MAP"
     assert "API" in issue.fix
@@ -163,7 +163,7 @@ def test_eks_orchestration_attaches_to_the_stacks_cluster_and_labels_nodes_for_t
 
     config = {"profile": "dev", "region": "us-east-1", "network": {"zones": ["us-east-1a", "us-east-1b"]},
               "eks": {"publicAccessCidrs": ["203.0.113.0/24"]},
-              "hyperpod": {"orchestrator": "eks", "dependenciesChartInstalled": True, "clusterName": "ml",
+              "hyperpod": {"orchestrator": "eks", "clusterName": "ml",
                            "workers": [{"name": "p5", "instanceType": "ml.p5.48xlarge", "count": 2}]}}
     plan = run_program(lambda: TrainingStack("s", config), project="demo", stack="s")
     cluster = plan.get(CLUSTER, "s-hyperpod").inputs
@@ -190,24 +190,14 @@ def test_hyperpod_on_eks_gets_device_plugins_that_tolerate_deep_health_checks_an
     assert "oci://public.ecr.aws/neuron/neuron-helm-chart" not in releases
     assert any("helm install hyperpod-dependencies HyperPodHelmChart --namespace kube-system" in d["message"]
                and "git -C sagemaker-hyperpod-cli checkout 40eb213" in d["message"] for d in plan.diagnostics)
-    # Deploy 1 of 2: no HyperPod cluster, so no instance runs before the chart's health agent is there.
-    assert not plan.by_type(CLUSTER)
-
-
-def test_the_second_deploy_creates_the_hyperpod_cluster_and_no_longer_asks_for_the_chart():
-    from trainstack.training_stack import TrainingStack
-
-    config = {"profile": "dev", "region": "us-east-1", "network": {"zones": ["us-east-1a", "us-east-1b"]},
-              "eks": {"publicAccessCidrs": ["203.0.113.0/24"]},
-              "hyperpod": {"orchestrator": "eks", "dependenciesChartInstalled": True, "clusterName": "ml",
-                           "workers": [{"name": "p5", "instanceType": "ml.p5.48xlarge", "count": 2}]}}
-    plan = run_program(lambda: TrainingStack("s", config), project="demo", stack="s")
+    # The offline plan reads no cluster: it shows the HyperPod cluster a deploy creates once the chart is found.
     assert plan.by_type(CLUSTER)
     (said,) = [d["message"] for d in plan.diagnostics if "HyperPodHelmChart" in d["message"]]
-    assert said.startswith("HyperPod on EKS, deploy 2 of 2: the HyperPod cluster expects")
+    assert said.startswith("HyperPod on EKS: the HyperPod cluster is created once HyperPod's dependencies chart is "
+                           "in the EKS cluster (the deploy reads it first)")
 
 
-def test_a_hyperpod_cluster_on_eks_is_refused_until_the_chart_is_declared_installed():
+def test_a_hyperpod_cluster_on_eks_without_the_clusters_kubeconfig_is_refused_before_anything_is_registered():
     from trainstack.hyperpod import HyperPodCluster
 
     settings = {"orchestrator": "eks", "clusterName": "ml",
@@ -217,5 +207,17 @@ def test_a_hyperpod_cluster_on_eks_is_refused_until_the_chart_is_declared_instal
             "settings": settings, "region": "us-east-1", "subnet_id": "subnet-1", "security_group_ids": ["sg-1"],
             "eks": {"cluster_arn": "arn:aws:eks:us-east-1:123456789012:cluster/c", "authentication_mode": "API"}}),
             project="demo", stack="s")
-    text = str(raised.value)
-    assert "settings.dependenciesChartInstalled" in text and "helm install hyperpod-dependencies" in text
+    (issue,) = raised.value.issues
+    assert issue.path == "HyperPodCluster(hp):eks.kubeconfig" and "GpuEksCluster.kubeconfig" in issue.fix
+
+
+def test_the_retired_promise_dependencies_chart_installed_is_refused_with_why():
+    from trainstack.config import HyperPodConfig, validate
+
+    with pytest.raises(ConfigError) as raised:
+        validate(HyperPodConfig, {"orchestrator": "eks", "clusterName": "ml", "dependenciesChartInstalled": True,
+                                  "workers": [{"name": "w", "instanceType": "ml.p5.48xlarge", "count": 2}]},
+                 prefix="hyperpod")
+    (issue,) = raised.value.issues
+    assert issue.path.endswith("dependenciesChartInstalled") and issue.value is True
+    assert "reads the EKS cluster" in issue.message and issue.fix == "remove the key."

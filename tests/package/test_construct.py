@@ -168,7 +168,7 @@ def test_hyperpod_through_the_provider_plans_the_resources_of_the_python_api():
 
 
 def test_hyperpod_on_eks_is_refused_through_the_provider_as_from_python():
-    settings = {**HYPERPOD_SETTINGS, "orchestrator": "eks", "dependenciesChartInstalled": True}
+    settings = {**HYPERPOD_SETTINGS, "orchestrator": "eks"}
     inputs = {"settings": settings, "region": "us-east-1", "subnetId": "subnet-0123456789abcdef0",
               "securityGroupIds": ["sg-0123456789abcdef0"]}
     message = refusal_through_provider("trainstack:index:HyperPodCluster", inputs)

@@ -127,3 +127,18 @@ def test_runs_in_one_process_do_not_share_resources_or_config():
     assert first.outputs["who"] == "first" and second.outputs["who"] is None
     assert len(second.by_type("aws:s3/bucket:Bucket")) == 1
     assert second.by_type("aws:s3/bucket:Bucket")[0].urn.startswith("urn:pulumi:b::demo::")
+
+
+def test_a_program_that_fails_inside_an_apply_leaves_nothing_for_the_next_run_in_the_process():
+    """The HyperPod chart check stops a program from inside an apply; the next program in the same process (a test
+    suite, the benchmark) must not await what the failed one left pending."""
+    def failing() -> None:
+        bucket = aws.s3.Bucket("data")
+        stop = bucket.id.apply(lambda _: (_ for _ in ()).throw(pulumi.RunError("stopped on purpose")))
+        aws.s3.Bucket("after", bucket=stop)
+        aws.s3.Bucket("beside", bucket=bucket.id.apply(lambda name: f"{name}-beside"))
+
+    with pytest.raises(pulumi.RunError, match="stopped on purpose"):
+        run_program(failing, project="demo", stack="first")
+    after = run_program(lambda: aws.s3.Bucket("alone"), project="demo", stack="second")
+    assert [r.name for r in after.resources if r.custom] == ["alone"]

@@ -18,7 +18,7 @@ VARIANTS = {
     "hyperpod-on-eks": {
         "profile": "dev", "region": "us-east-1", "network": {"zones": ["us-east-1a", "us-east-1b"]},
         "eks": {"publicAccessCidrs": ["203.0.113.0/24"]},
-        "hyperpod": {"orchestrator": "eks", "dependenciesChartInstalled": True, "clusterName": "ml",
+        "hyperpod": {"orchestrator": "eks", "clusterName": "ml",
                      "workers": [{"name": "p5", "instanceType": "ml.p5.48xlarge", "count": 2}]}},
     "every-add-on": {
         "profile": "dev", "region": "eu-west-1", "network": {"zones": ["eu-west-1a", "eu-west-1b"]},

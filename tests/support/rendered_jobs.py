@@ -118,7 +118,7 @@ def variant_jobs(variant: str) -> list[RenderedJob]:
 HYPERPOD_EKS = {
     "profile": "dev", "region": "us-west-2", "network": {"zones": ["us-west-2a", "us-west-2b"]},
     "eks": {"publicAccessCidrs": ["203.0.113.0/24"]},
-    "hyperpod": {"orchestrator": "eks", "dependenciesChartInstalled": True,
+    "hyperpod": {"orchestrator": "eks", 
                  "clusterName": "ml-cluster", "trainingOperator": True,
                  "workers": [{"name": "gpu", "instanceType": "ml.p5.48xlarge", "count": 4}]},
     "fsx": {"storageCapacityGiB": 1200, "zone": "us-west-2a", "namespace": "kubeflow"},
@@ -158,9 +158,6 @@ def trainer_runtime(stack: str, runtime_name: str = "trainstack-torch") -> dict[
 
 VARIANTS["hyperpod-eks-dev"] = ("dev", _whole_config(HYPERPOD_EKS))
 VARIANTS["kueue-v1"] = ("kueue-p5", _whole_config(KUEUE_V1))
-# hyperpod-eks's first deploy: HyperPod's dependencies chart not yet in the cluster, so no HyperPod cluster.
-VARIANTS["hyperpod-eks-first-deploy"] = ("hyperpod-eks", lambda c: c["trainstack:hyperpod"].update(
-    dependenciesChartInstalled=False))
 
 
 def runtime_of(job: RenderedJob) -> dict[str, Any]:

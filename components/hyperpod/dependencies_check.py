@@ -1,0 +1,160 @@
+"""Is HyperPod's dependencies chart in the EKS cluster? Read, not promised, before the HyperPod cluster exists.
+
+AWS calls the chart a required step before a HyperPod cluster is attached to an EKS cluster, and
+says that without it the creation can fail entirely; clusters set up through the APIs (Cloud
+Control, which pulumi-aws-native drives, is one) do not get it installed for them (SageMaker
+developer guide, sagemaker-hyperpod-eks-install-packages-using-helm-chart.html). The chart has no
+published release (dependencies_chart.py), so the program cannot install it; it reads the cluster
+instead, and the HyperPod cluster's creation waits on what it read:
+
+    the stack's kubeconfig (the one its Kubernetes provider is given)
+      -> Helm's release records (Secrets labelled owner=helm, status=deployed), any namespace
+      -> a deployed release of the chart named HYPERPOD_CHART_NAME, whatever the release is called
+      -> its values: the switches trainstack turns off are off (two operators or device plugins of
+         one kind would reconcile the same objects twice)
+      -> found and right: the HyperPod cluster is created; else the deploy stops, naming the command
+
+Why the program reads through trainstack's own client and not a resource of the Kubernetes
+provider: reading a missing object through the provider (``Secret.get``) fails the deployment with
+the engine's "resource ... does not exist", which cannot name the install command, and Helm's
+record has a revision in its name that no program knows in advance.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+import pulumi
+import yaml
+
+from ..boundary import cut
+from ..catalog.hyperpod_eks import HYPERPOD_CHART_NAME
+from ..kube.client import Cluster
+from . import dependencies_chart
+
+PREREQUISITE_PAGE = ("https://docs.aws.amazon.com/sagemaker/latest/dg/"
+                     "sagemaker-hyperpod-eks-install-packages-using-helm-chart.html")
+# Helm 3's storage (pkg/storage/driver/secrets.go): one Secret per revision, labelled by its owner and status.
+RELEASE_RECORDS = "owner=helm,status=deployed"
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+@dataclass(frozen=True)
+class Release:
+    """A deployed Helm release, as Helm recorded it."""
+
+    name: str
+    namespace: str
+    chart: str
+    """The chart's own name (Chart.yaml ``name``)."""
+    chart_values: Mapping[str, Any] = field(default_factory=dict)
+    """The chart's default values, as the release recorded them."""
+    values: Mapping[str, Any] = field(default_factory=dict)
+    """What the installer set (``--set``, ``-f``)."""
+
+    def switch(self, dotted: str) -> Optional[bool]:
+        """A switch's value (``a.b.enabled``): what the installer set, else the chart's default; None if neither."""
+        for source in (self.values, self.chart_values):
+            found = _dig(source, dotted.split("."))
+            if isinstance(found, bool):
+                return found
+        return None
+
+
+def read_release(record: Mapping[str, Any]) -> Release:
+    """A Helm release from its Secret: ``data.release`` is base64 (the API's) of base64 of gzipped JSON (Helm's
+    encodeRelease, pkg/storage/driver/util.go)."""
+    encoded = base64.b64decode(record["data"]["release"])
+    payload = base64.b64decode(encoded)
+    if payload[:2] == GZIP_MAGIC:
+        payload = gzip.decompress(payload)
+    document = json.loads(payload)
+    chart = document.get("chart") or {}
+    return Release(name=document.get("name", ""), namespace=document.get("namespace", ""),
+                   chart=(chart.get("metadata") or {}).get("name", ""), chart_values=chart.get("values") or {},
+                   values=document.get("config") or {})
+
+
+def deployed_releases(cluster: Cluster) -> list[Release]:
+    """Every deployed Helm release in the cluster (Helm's Secret storage, its default)."""
+    listed = cluster.get("/api/v1/secrets", labelSelector=RELEASE_RECORDS)
+    return [read_release(item) for item in listed.get("items", [])
+            if item.get("type") == "helm.sh/release.v1" and "release" in (item.get("data") or {})]
+
+
+def problem(releases: list[Release], switches_off: list[str], cluster_name: str) -> Optional[str]:
+    """Why the HyperPod cluster must not be created yet, with the command that fixes it; None when it may be."""
+    charts = [r for r in releases if r.chart == HYPERPOD_CHART_NAME]
+    if not charts:
+        return (f"HyperPod's dependencies chart is not installed in the EKS cluster {cluster_name}: no deployed Helm "
+                f"release of the chart {HYPERPOD_CHART_NAME} is there. AWS requires it before the HyperPod cluster "
+                f"is created ({PREREQUISITE_PAGE}), so the HyperPod cluster was not created. Install it: "
+                f"{dependencies_chart.install_command(switches_off)}; then run pulumi up again.")
+    release = charts[0]
+    still_on = [s for s in switches_off if release.switch(s) is not False]
+    if not still_on:
+        return None
+    return (f"HyperPod's dependencies chart is installed in the EKS cluster {cluster_name} (release {release.name} "
+            f"in {release.namespace}), but with {', '.join(still_on)} on, where trainstack runs its own: two "
+            "controllers of one kind would act on the same jobs and devices, so the HyperPod cluster was not "
+            "created. Turn them off from the chart's clone (dependencies_chart's install command makes it): "
+            f"{dependencies_chart.upgrade_command(release.name, release.namespace, still_on)}; then run pulumi up "
+            "again.")
+
+
+def check(kubeconfig: str, switches_off: list[str], cluster_name: str,
+          connect: Optional[Callable[[str], Any]] = None) -> str:
+    """Read the cluster through ``kubeconfig`` (pulumi-eks's JSON, or YAML) and raise ``pulumi.RunError`` (a clean
+    stop, no traceback) when the chart is missing or wrong, or the cluster cannot be read; return what was found."""
+    from ..kube.kubeconfig import connect as open_cluster
+    from ..kube.kubeconfig import read_access
+
+    try:
+        document = yaml.safe_load(kubeconfig)
+        access = read_access(document, f"the EKS cluster {cluster_name}'s kubeconfig", Path.cwd())
+        with (connect or open_cluster)(access) as cluster:
+            releases = deployed_releases(cluster)
+    except Exception as error:  # noqa: BLE001 - whatever stops the read stops the HyperPod cluster too
+        raise pulumi.RunError(
+            f"HyperPod on EKS: could not read the EKS cluster {cluster_name} to find HyperPod's dependencies chart "
+            f"({cut(str(error))}), so the HyperPod cluster was not created. Check that this machine can reach the "
+            "cluster with the stack's kubeconfig (the Kubernetes provider uses the same), then run pulumi up "
+            "again.") from None
+    found = problem(releases, switches_off, cluster_name)
+    if found is not None:
+        raise pulumi.RunError(f"HyperPod on EKS: {found}")
+    release = next(r for r in releases if r.chart == HYPERPOD_CHART_NAME)
+    return f"{release.namespace}/{release.name}"
+
+
+def offline() -> bool:
+    """Pulumi's mocks stand in for the engine (trainstack's offline plan, a program's unit tests): no cluster."""
+    from pulumi.runtime import mocks, settings
+
+    return isinstance(settings.SETTINGS.monitor, mocks.MockMonitor)
+
+
+def chart_checked(kubeconfig: pulumi.Input[str], switches_off: list[str],
+                  cluster_name: pulumi.Input[str]) -> pulumi.Output[str]:
+    """The release found (``namespace/name``), known once the cluster was read during a deploy: what the HyperPod
+    cluster's creation waits on. Offline it reads nothing and says so."""
+    def read(values: list[Any]) -> str:
+        text, name = values
+        return "not read: offline" if offline() else check(text, switches_off, name)
+
+    # What was found names a release, not the kubeconfig's secrets: the cluster's ARN that waits on it stays plain.
+    return pulumi.Output.unsecret(pulumi.Output.all(kubeconfig, cluster_name).apply(read))
+
+
+def _dig(values: Mapping[str, Any], keys: list[str]) -> Any:
+    for key in keys:
+        if not isinstance(values, Mapping) or key not in values:
+            return None
+        values = values[key]
+    return values
