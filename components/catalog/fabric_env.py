@@ -24,6 +24,9 @@ read one list.
   user's image pins; on a GPU type without RDMA (g5, g6, g6e, ...) it is never set, since the
   EFA provider then refuses to open. ``NCCL_PROTO=simple`` is for aws-ofi-nccl 1.5.0 and
   older only (same table) and is not set: it costs the LL/LL128 protocols on every later one.
+
+Ranks on the host's own network (HyperPod Slurm's sbatch, not a pod) get the same list less
+what names a pod's interface (``POD_NETWORK_ENV``).
 """
 
 from __future__ import annotations
@@ -57,6 +60,8 @@ NCCL_EFA_ENV_SOURCE = "aws/aws-ofi-nccl doc/efa-env-var.md@518f4c6; aws-samples/
 # g6, g6e) have EFA on their largest sizes but no GPUDirect RDMA.
 GPUDIRECT_RDMA_FAMILIES = frozenset({"p4d", "p4de", "p5", "p5e", "p5en", "p6-b200", "p6-b300", "p6e-gb200"})
 GPUDIRECT_RDMA_ENV: Mapping[str, str] = MappingProxyType({"FI_EFA_USE_DEVICE_RDMA": "1"})
+GPUDIRECT_RDMA_SOURCE = ("aws/aws-ofi-nccl doc/efa-env-var.md@518f4c6 (Sample Presets); "
+                         "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html")
 
 
 def gpudirect_rdma(instance_type: str) -> bool:
@@ -65,14 +70,28 @@ def gpudirect_rdma(instance_type: str) -> bool:
     return name.split(".")[0] in GPUDIRECT_RDMA_FAMILIES
 
 
-def efa_env(accelerator_kind: str, efa_interfaces: int, instance_type: Optional[str] = None) -> Mapping[str, str]:
+# What names the interface of a pod: in a pod on EKS ``eth0`` is the VPC CNI's interface, but a rank on
+# the host's network (HyperPod Slurm) sees the instance's interfaces, named by its AMI (``ens5`` and the
+# like on Ubuntu). AWS Neuron's NeMo sample sets CCOM_SOCKET_IFNAME=eth0 for its "MPI runs on EKS" and
+# not for its Slurm runs (aws-neuron/neuronx-nemo-megatron nemo/examples/nlp/language_modeling/
+# train_setup.sh@05dde85a), so a host-network rank leaves it to the Neuron runtime's own choice.
+POD_NETWORK_ENV = frozenset({"CCOM_SOCKET_IFNAME"})
+
+
+def efa_env(accelerator_kind: str, efa_interfaces: int, instance_type: Optional[str] = None, *,
+            host_network: bool = False) -> Mapping[str, str]:
     """The variables a process of ``accelerator_kind`` (``nvidia-gpu`` or ``neuron``) needs on a
     node of ``instance_type`` with ``efa_interfaces`` EFA interfaces; none without EFA. Without
-    the instance type (a pod that does not say), the GPU settings every EFA type shares."""
+    the instance type (a pod that does not say), the GPU settings every EFA type shares. With
+    ``host_network`` (a process outside any pod), those that name a pod's interface are left out."""
     if not efa_interfaces:
         return MappingProxyType({})
     if accelerator_kind == "neuron":
-        return NEURON_EFA_ENV
-    if instance_type is not None and gpudirect_rdma(instance_type):
-        return MappingProxyType({**NCCL_EFA_ENV, **GPUDIRECT_RDMA_ENV})
-    return NCCL_EFA_ENV
+        env = NEURON_EFA_ENV
+    elif instance_type is not None and gpudirect_rdma(instance_type):
+        env = MappingProxyType({**NCCL_EFA_ENV, **GPUDIRECT_RDMA_ENV})
+    else:
+        env = NCCL_EFA_ENV
+    if host_network:
+        return MappingProxyType({name: value for name, value in env.items() if name not in POD_NETWORK_ENV})
+    return env

@@ -1,4 +1,12 @@
-"""An sbatch script for HyperPod Slurm: one torchrun per node through srun."""
+"""An sbatch script for HyperPod Slurm: one torchrun per node through srun.
+
+The ranks get the EFA environment the EKS launchers give their pods, from the same list
+(``catalog.fabric_env``), as exports before srun. They run on the host's network, so what names a
+pod's interface is left out (``fabric_env.POD_NETWORK_ENV``). srun passes the script's environment
+to every task with ``--export=ALL``, its default, named here because a script submitted with
+``sbatch --export=NONE`` would otherwise hand NONE on to its steps (SchedMD/slurm
+doc/man/man1/srun.1@slurm-25-11-7-1, ``--export``).
+"""
 
 from __future__ import annotations
 
@@ -6,9 +14,14 @@ import shlex
 from collections.abc import Sequence
 from typing import Optional
 
-from ..outputs import StackOutputs
+from ..catalog.fabric_env import efa_env
+from ..names import GPU_RESOURCE, NEURON_RESOURCE
+from ..outputs import HyperPodGroup, StackOutputs
 from .arguments import check_slurm_job_name
 from .placement import LaunchError, check_device_count, check_node_count
+
+ACCELERATOR_KINDS = {GPU_RESOURCE: "nvidia-gpu", NEURON_RESOURCE: "neuron"}
+"""``catalog.fabric_env``'s accelerator kind of a HyperPod group's device resource."""
 
 
 def render_sbatch(outputs: StackOutputs, *, name: str, group_name: str, nodes: int, script: Sequence[str],
@@ -35,12 +48,24 @@ def render_sbatch(outputs: StackOutputs, *, name: str, group_name: str, nodes: i
         "#SBATCH --exclusive",
         "set -euo pipefail",
         "",
+        *fabric_exports(target),
         "head_node=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)",
         "# --auto-resume: HyperPod replaces a faulty node and restarts the step.",
-        "srun --auto-resume=1 torchrun \\",
+        "srun --auto-resume=1 --export=ALL torchrun \\",
         f"  --nnodes={nodes} --nproc-per-node={gpus} \\",
         "  --rdzv-id=\"$SLURM_JOB_ID\" --rdzv-backend=c10d --rdzv-endpoint=\"$head_node:29500\" \\",
         "  " + " ".join(shlex.quote(part) for part in script),
         "",
     ]
     return "\n".join(lines)
+
+
+def fabric_exports(target: HyperPodGroup) -> list[str]:
+    """``export NAME=value`` lines of the group's EFA environment (``catalog.fabric_env``), then a blank
+    line; none on a group without EFA or accelerators."""
+    kind = ACCELERATOR_KINDS.get(target.accelerator_resource or "")
+    env = efa_env(kind, target.efa_interfaces_per_node, target.instance_type, host_network=True) if kind else {}
+    if not env:
+        return []
+    return ["# EFA: the fabric settings of the accelerator's documentation (trainstack catalog.fabric_env).",
+            *(f"export {name}={shlex.quote(value)}" for name, value in env.items()), ""]

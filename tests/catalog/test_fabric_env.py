@@ -34,3 +34,9 @@ def test_hyperpod_names_are_judged_by_their_ec2_type():
 def test_trainium_keeps_neurons_settings_and_no_efa_means_no_settings():
     assert efa_env("neuron", 8, "trn1.32xlarge") == NEURON_EFA_ENV
     assert efa_env("nvidia-gpu", 0, "p5.48xlarge") == {}
+
+
+def test_a_rank_on_the_hosts_network_gets_the_same_settings_less_the_pods_interface_name():
+    assert efa_env("neuron", 8, "trn1.32xlarge", host_network=True) == {
+        "FI_PROVIDER": "efa", "FI_EFA_USE_DEVICE_RDMA": "1", "FI_EFA_FORK_SAFE": "1"}
+    assert efa_env("nvidia-gpu", 32, "p5.48xlarge", host_network=True) == efa_env("nvidia-gpu", 32, "p5.48xlarge")
