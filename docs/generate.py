@@ -1,6 +1,6 @@
 """Write the docs site's reference pages: one per stack-file key, from the config models' JSON Schema
 (``trainstack.config.schema``), the command line's, from its parser (``trainstack.cli.parser``), and the policy
-rules' and the Python API's, from the code (``generate_code_pages.py``).
+rules', the Python API's and the EFA environment's, from the code (``generate_code_pages.py``).
 
     .venv/bin/python docs/generate.py          # rewrite docs/reference/
     .venv/bin/python docs/generate.py --check  # exit 1 and name the stale pages (tests/test_docs.py does the same)
@@ -23,7 +23,7 @@ from trainstack.cli.parser import parser as cli_parser
 from trainstack.config.schema import stack_file_schema
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module, when loaded by a test too
-from generate_code_pages import policy_page, python_page
+from generate_code_pages import fabric_env_page, policy_page, python_page
 from wrong_values import wrong_value_error
 
 DOCS = Path(__file__).resolve().parent
@@ -316,6 +316,7 @@ def pages() -> dict[Path, str]:
     found[REFERENCE / "cli.md"] = cli_page()
     found[REFERENCE / "policies.md"] = policy_page()
     found[REFERENCE / "python.md"] = python_page()
+    found[REFERENCE / "fabric-env.md"] = fabric_env_page()
     return found
 
 
