@@ -244,8 +244,11 @@ class _Events:
                                    f"{policy.message.strip()}")
         elif event.diagnostic_event is not None and event.diagnostic_event.severity == "error":
             diagnostic = event.diagnostic_event
-            where = diagnostic.urn or "the engine"
-            self.failures.append(f"{where}: {diagnostic.message.strip()}")
+            where, message = diagnostic.urn or "the engine", diagnostic.message.strip()
+            # An error the program raised comes twice: as the program said it, then as gRPC's server repeats it
+            # ("Exception calling application: <the same>").
+            if not any(message.endswith(said.split(": ", 1)[1]) for said in self.failures):
+                self.failures.append(f"{where}: {message}")
 
 
 def _last_lines(text: str, count: int = 12) -> str:

@@ -9,7 +9,6 @@ and the fixtures answer with realistic outputs. Generic: it names no component.
 from __future__ import annotations
 
 import asyncio
-
 import contextvars
 import logging
 import os

@@ -56,7 +56,7 @@ def test_up_says_which_hyperpod_workers_in_the_cluster_it_does_not_wait_for(tmp_
         "up", [], {"create": 1}, {"kubeconfig": "{}"}, 0.1, []))
     document = yaml.safe_load((REPO / "stacks" / "Pulumi.b200-dra.yaml").read_text())
     document["config"]["trainstack:hyperpod"] = {
-        "orchestrator": "eks", "clusterName": "ml-cluster", 
+        "orchestrator": "eks", "clusterName": "ml-cluster",
         "workers": [{"name": "h100", "instanceType": "ml.p5.48xlarge", "count": 2}]}
     (tmp_path / "Pulumi.yaml").write_text(f"name: trainstack\nruntime: python\nmain: {REPO / 'stacks'}\n")
     (tmp_path / "Pulumi.b200-dra.yaml").write_text(yaml.safe_dump(document))

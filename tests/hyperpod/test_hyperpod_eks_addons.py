@@ -12,7 +12,7 @@ ADDON, ASSOCIATION = "aws:eks/addon:Addon", "aws:eks/podIdentityAssociation:PodI
 HYPERPOD_EKS = {
     "profile": "dev", "region": "us-west-2", "network": {"zones": ["us-west-2a", "us-west-2b"]},
     "eks": {"publicAccessCidrs": ["203.0.113.0/24"]},
-    "hyperpod": {"orchestrator": "eks", 
+    "hyperpod": {"orchestrator": "eks",
                  "clusterName": "ml-cluster", "trainingOperator": True,
                  "taskGovernance": True,
                  "workers": [{"name": "gpu", "instanceType": "ml.p5.48xlarge", "count": 2,
@@ -101,7 +101,7 @@ def test_used_directly_the_component_refuses_addons_without_the_eks_clusters_nam
     from trainstack import ConfigError
     from trainstack.hyperpod import HyperPodCluster
 
-    settings = {"orchestrator": "eks", 
+    settings = {"orchestrator": "eks",
                 "clusterName": "ml", "trainingOperator": True,
                 "workers": [{"name": "w", "instanceType": "ml.p5.48xlarge", "count": 2}]}
     with pytest.raises(ConfigError) as raised:
