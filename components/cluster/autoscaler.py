@@ -2,7 +2,10 @@
 Kubernetes minor version, with IAM through EKS Pod Identity.
 
 It discovers the managed node groups' Auto Scaling groups by the tags EKS puts
-on them; it may only resize groups tagged as owned by this cluster.
+on them; it may only resize groups tagged as owned by this cluster. It handles DRA
+claims on both pinned versions: where the chart leaves that off (9.52.0 for Kubernetes
+1.34), the flag and the read-only ``resource.k8s.io`` rules are supplied
+(catalog/autoscaler_dra.py says why and where each version was read).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
+from ..catalog import autoscaler_dra
 from ..catalog.addons import CLUSTER_AUTOSCALER as CHARTS
 from ..helm import helm_release
 from .iam import pod_identity_role
@@ -64,20 +68,25 @@ def cluster_autoscaler(name: str, *, cluster_name: str, kubernetes_version: str,
     association = pod_identity_role(
         f"{name}-autoscaler", cluster_name=cluster_name, namespace=NAMESPACE, service_account=SERVICE_ACCOUNT,
         policy=policy.json, parent=parent, depends_on=depends_on)
+    chart = CHARTS[kubernetes_version]
+    # Pods on DRA groups claim devices; the autoscaler must simulate those claims to add or keep their nodes.
+    dra_rules = autoscaler_dra.additional_rules(chart.version)
     return helm_release(
-        f"{name}-autoscaler"[:53], CHARTS[kubernetes_version], namespace=NAMESPACE, provider=provider, parent=parent,
+        f"{name}-autoscaler"[:53], chart, namespace=NAMESPACE, provider=provider, parent=parent,
         depends_on=[association, *depends_on],
         values={
             "cloudProvider": "aws",
             "awsRegion": region,
             "autoDiscovery": {"clusterName": cluster_name},
-            "rbac": {"serviceAccount": {"create": True, "name": SERVICE_ACCOUNT}},
+            "rbac": {"serviceAccount": {"create": True, "name": SERVICE_ACCOUNT},
+                     **({"additionalRules": dra_rules} if dra_rules else {})},
             "nodeSelector": system_node_selector,
             "extraArgs": {
                 "balance-similar-node-groups": True,
                 # Training pods often use emptyDir scratch space; it must not pin idle nodes.
                 "skip-nodes-with-local-storage": False,
                 "expander": "least-waste",
+                **autoscaler_dra.extra_args(chart.version),
             },
             "resources": {"requests": {"cpu": "100m", "memory": "300Mi"}},
         })

@@ -53,7 +53,9 @@ def check_group(group: NodeGroupConfig) -> None:
         # The Cluster Autoscaler builds a group's template node from its ASG tags when the group has no
         # node; the AWS provider has no way to give that template ResourceSlices (only the clusterapi
         # provider does: kubernetes/autoscaler #7724, #7804), so a pending pod with a ResourceClaim never
-        # scales a DRA group up from zero. With one node up, it copies that node's slices.
+        # scales a DRA group up from zero. With one node up, it copies that node's slices, once its DRA
+        # handling is on (cluster/autoscaler.py turns it on where the pinned chart leaves it off:
+        # catalog/autoscaler_dra.py).
         raise ConfigValueError(
             "a DRA group must keep a node up: the Cluster Autoscaler cannot scale a group from zero for pods "
             "with ResourceClaims (its AWS provider makes no ResourceSlices for a template node).",

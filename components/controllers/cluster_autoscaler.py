@@ -34,6 +34,10 @@ Two nodes per managed node group, both built from the plan record:
   GPU, ``aws.amazon.com/neuron``/``neuroncore`` per device and core,
   ``vpc.amazonaws.com/efa`` per EFA interface the launch template attaches.
 
+A DRA group's pods claim devices instead of requesting them: the autoscaler adds or keeps nodes for them only
+when its DRA handling is on (``check_dra_handling``; catalog/autoscaler_dra.py says what each pinned release
+needs).
+
 Pods of any scheduler count (the Neuron jobs name ``my-scheduler``) unless the autoscaler
 runs with ``--allowed-scheduler-names``; then only those schedulers' pods do
 (``core/static_autoscaler.go`` ``listPods``).
@@ -53,8 +57,8 @@ from fractions import Fraction
 from typing import Any
 
 from .. import catalog
-from ..catalog import EFA_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESOURCE, AcceleratorKind
-from ..catalog.addons import chart_reference, runs_device_plugin
+from ..catalog import EFA_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESOURCE, AcceleratorKind, autoscaler_dra
+from ..catalog.addons import CLUSTER_AUTOSCALER, chart_reference, runs_device_plugin
 from ..kube.quantity import quantity
 from ..names import (
     AUTOSCALING_TAG,
@@ -295,6 +299,39 @@ def check(stack: Stack, jobs: Iterable[tuple[str, Any]]) -> list[Finding]:
                 if reasons:
                     findings.append(Finding(CONTROLLER, f"{job_id} on {node.name}", _message(node, reasons), source))
     return findings
+
+
+def check_dra_handling(stack: Stack) -> list[Finding]:
+    """One finding per managed DRA group the autoscaler may resize (maxSize above minSize) where the stack's
+    autoscaler release does not handle DRA: it would judge the group's claiming pods by CPU and memory alone."""
+    release = next((r for r in stack.of_type(HELM_RELEASE)
+                    if chart_reference(str(r.props.get("chart"))) == _AUTOSCALER_CHART), None)
+    if release is None:
+        return []
+    version = str(release.props.get("version"))
+    reasons = autoscaler_dra.missing(version, dict(release.props.get("values") or {}))
+    if not reasons:
+        return []
+    handling = autoscaler_dra.BY_CHART_VERSION.get(version)
+    findings = []
+    for group in managed_groups(stack):
+        scaling = group.resource.props.get("scalingConfig") or {}
+        if (group.resource.type != NODE_GROUP or group.labels.get(DEVICE_ALLOCATION_LABEL) != "dra"
+                or int(scaling.get("maxSize", 0)) <= group.min_size):
+            continue
+        findings.append(Finding(CONTROLLER, f"group {group.name}", (
+            f"the Cluster Autoscaler (chart {version}) does not handle DRA: {'; '.join(reasons)}. It then judges "
+            f"the group's pods, whose devices come through ResourceClaims, by CPU and memory alone: it adds no "
+            f"node for their claims and may remove a node whose devices they hold. Set extraArgs "
+            f"{autoscaler_dra.FLAG}: true and rbac.additionalRules granting "
+            f"{', '.join(autoscaler_dra.VERBS)} on {', '.join(autoscaler_dra.RESOURCES)} in "
+            f"{autoscaler_dra.API_GROUP} (cluster/autoscaler.py does), or set minSize to maxSize."),
+            handling.source if handling else _DRA_SOURCE, urn=group.resource.urn))
+    return findings
+
+
+_AUTOSCALER_CHART = next(iter(CLUSTER_AUTOSCALER.values())).name
+_DRA_SOURCE = "kubernetes/autoscaler cluster-autoscaler-1.34.1 cluster-autoscaler/config/flags/flags.go"
 
 
 def published_devices(group: ManagedGroup, node: Node,

@@ -6,7 +6,7 @@ import copy
 from fractions import Fraction
 
 import pytest
-from support import policy_stacks, rendered_jobs
+from support import plan_records, policy_stacks, rendered_jobs
 from support.policy_stacks import from_record
 from trainstack.controllers import cluster_autoscaler, karpenter
 from trainstack.kube.quantity import quantity
@@ -228,3 +228,68 @@ def test_a_pod_on_the_karpenter_dev_pool_is_judged_against_its_g6_node_and_two_g
                 container["resources"][bound]["nvidia.com/gpu"] = "2"
     findings = cluster_autoscaler.check(stack, [(job.id, wide)])
     assert findings and all("dev (running)" in f.subject for f in findings), findings
+
+
+# DRA on Kubernetes 1.34: the pinned chart 9.52.0 (cluster-autoscaler 1.34.1) leaves DRA handling off and grants
+# nothing of resource.k8s.io; 1.35's chart 9.59.0 has both (catalog/autoscaler_dra.py).
+
+@pytest.fixture(scope="module")
+def b200_dra_on_1_34(tmp_path_factory):
+    def on_1_34(config):
+        config["trainstack:eks"]["version"] = "1.34"
+        config["trainstack:operators"] = {"trainingOperator": False, "trainer": True}  # TrainJobs claim devices
+
+    return from_record(plan_records.record(tmp_path_factory.mktemp("b200-dra-1.34"), "b200-dra", on_1_34))
+
+
+def autoscaler_release(stack):
+    return next(r for r in stack.of_type(HELM_RELEASE) if r.props["chart"] == "cluster-autoscaler")
+
+
+def test_on_1_34_the_autoscaler_of_a_dra_group_handles_claims_with_the_flag_and_read_only_dra_rules(
+        b200_dra_on_1_34):
+    assert [f.message for f in cluster_autoscaler.check_dra_handling(b200_dra_on_1_34)] == []
+    release = autoscaler_release(b200_dra_on_1_34)
+    assert release.props["version"] == "9.52.0"
+    assert release.props["values"]["extraArgs"]["enable-dynamic-resource-allocation"] is True
+    assert release.props["values"]["rbac"]["additionalRules"] == [{
+        "apiGroups": ["resource.k8s.io"], "resources": ["resourceslices", "deviceclasses", "resourceclaims"],
+        "verbs": ["watch", "list", "get"]}]
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda values: values["extraArgs"].pop("enable-dynamic-resource-allocation"),
+     "--enable-dynamic-resource-allocation is not set to true"),
+    (lambda values: values["rbac"].pop("additionalRules"),
+     "does not grant watch resourceslices, list resourceslices, get resourceslices"),
+    (lambda values: values["rbac"]["additionalRules"][0].update(verbs=["get"]),
+     "does not grant watch resourceslices, list resourceslices, watch deviceclasses"),
+])
+def test_a_1_34_autoscaler_without_dra_handling_is_an_error_on_the_dra_group_it_resizes(b200_dra_on_1_34, edit,
+                                                                                       words):
+    release = autoscaler_release(b200_dra_on_1_34)
+    broken = policy_stacks.with_props(b200_dra_on_1_34, release.type, release.name,
+                                      lambda props: edit(props["values"]))
+    (finding,) = cluster_autoscaler.check_dra_handling(broken)
+    assert finding.subject == "group b200" and finding.severity == "error"
+    assert words in finding.message and "by CPU and memory alone" in finding.message
+    assert finding.urn == group(broken, "b200").resource.urn
+
+
+def test_a_dra_group_the_autoscaler_never_resizes_needs_no_dra_handling(b200_dra_on_1_34):
+    release = autoscaler_release(b200_dra_on_1_34)
+    b200 = group(b200_dra_on_1_34, "b200").resource
+    unhandled = policy_stacks.with_props(b200_dra_on_1_34, release.type, release.name,
+                                         lambda props: props["values"]["extraArgs"].clear())
+    fixed = policy_stacks.with_props(unhandled, b200.type, b200.name,
+                                     lambda props: props["scalingConfig"].update(minSize=8, desiredSize=8))
+    assert cluster_autoscaler.check_dra_handling(fixed) == []
+
+
+def test_on_1_35_the_charts_own_autoscaler_handles_dra_and_trainstack_adds_nothing():
+    stack = from_record(rendered_jobs.planned_record("b200-dra"))
+    release = autoscaler_release(stack)
+    assert release.props["version"] == "9.59.0"
+    assert "enable-dynamic-resource-allocation" not in release.props["values"]["extraArgs"]
+    assert "additionalRules" not in release.props["values"]["rbac"]
+    assert cluster_autoscaler.check_dra_handling(stack) == []
