@@ -108,7 +108,7 @@ class HyperPodCluster(pulumi.ComponentResource):
             lifecycle_uri = upload_lifecycle(name, settings, fsx_mount["mount_path"] if fsx_mount else None,
                                              parent=self, lustre_over_efa=args.get("lustre_over_efa", False))
         orchestrator = ({"slurm": {"slurm_config_strategy": "Managed"}} if settings.orchestrator == "slurm"
-                        else {"eks": {"cluster_arn": self._after_chart_check(eks)}})
+                        else {"eks": {"cluster_arn": self._after_chart_check(eks) if eks is not None else None}})
         cluster = aws_native.sagemaker.Cluster(
             name,
             cluster_name=settings.cluster_name,

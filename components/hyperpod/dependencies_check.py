@@ -26,6 +26,7 @@ import base64
 import gzip
 import json
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -36,6 +37,8 @@ import yaml
 from ..boundary import cut
 from ..catalog.hyperpod_eks import HYPERPOD_CHART_NAME
 from ..kube.client import Cluster
+from ..kube.kubeconfig import Access, read_access
+from ..kube.kubeconfig import connect as open_cluster
 from . import dependencies_chart
 
 PREREQUISITE_PAGE = ("https://docs.aws.amazon.com/sagemaker/latest/dg/"
@@ -109,12 +112,9 @@ def problem(releases: list[Release], switches_off: list[str], cluster_name: str)
 
 
 def check(kubeconfig: str, switches_off: list[str], cluster_name: str,
-          connect: Optional[Callable[[str], Any]] = None) -> str:
+          connect: Optional[Callable[[Access], AbstractContextManager[Cluster]]] = None) -> str:
     """Read the cluster through ``kubeconfig`` (pulumi-eks's JSON, or YAML) and raise ``pulumi.RunError`` (a clean
     stop, no traceback) when the chart is missing or wrong, or the cluster cannot be read; return what was found."""
-    from ..kube.kubeconfig import connect as open_cluster
-    from ..kube.kubeconfig import read_access
-
     try:
         document = yaml.safe_load(kubeconfig)
         access = read_access(document, f"the EKS cluster {cluster_name}'s kubeconfig", Path.cwd())

@@ -75,8 +75,8 @@ def online(monkeypatch):
     def connect(access):
         yield None
 
-    monkeypatch.setattr("trainstack.kube.kubeconfig.read_access", lambda *args, **kwargs: None)
-    monkeypatch.setattr("trainstack.kube.kubeconfig.connect", connect)
+    monkeypatch.setattr(dependencies_check, "read_access", lambda *args, **kwargs: None)
+    monkeypatch.setattr(dependencies_check, "open_cluster", connect)
     monkeypatch.setattr(dependencies_check, "deployed_releases", lambda cluster: releases)
     return releases
 
