@@ -12,6 +12,16 @@ and, on EFA groups, every EFA interface (launch/placement.py requests whole node
 quota of N nodes is N times each. The guarantees plus the cohort's share are exactly the
 nodes the group owns (``NodeGroupConfig.owned_nodes``).
 
+A DRA group's flavor has no Topology. Kueue's topology-aware scheduling (TAS) fits pods by the requests of their
+pod spec against each node's allocatable (``pkg/scheduler/flavorassigner/tas_flavorassigner.go`` at v0.19.2,
+``TASPodSetRequests`` from ``resources.NewRequestsFromPodSpec``), and a DRA pod's devices are not among those
+requests: they come through its claims, which TAS never reads, so an assignment may bind a pod to a node whose
+devices are taken or not yet published, where it pends. Kueue lists TAS with DRA as unsupported at the pinned
+version (``site/content/en/docs/concepts/dynamic_resource_allocation.md`` at v0.19.2, Limitations;
+``keps/2941-DRA/README.md`` Non-Goals; the KEP's GA criteria plan it). It does support counting the claimed
+devices against the queues' quotas (``device_class_mappings``), so a DRA group is queued by quota alone, as a
+group whose type has no network labels is.
+
 API: kueue.x-k8s.io/v1beta2, the storage version of the CRDs at the pinned v0.19.2
 (kubernetes-sigs/kueue ``apis/kueue/v1beta2/{resourceflavor,topology,cohort,clusterqueue,
 localqueue,workloadpriorityclass}_types.go`` at v0.19.2). The manager's Configuration is
@@ -80,10 +90,8 @@ def kueue_objects(scheduling: SchedulingConfig, groups: Sequence[NodeGroupConfig
     cohorts = cohort_of_groups(scheduling, {g.name: g.owned_nodes for g in groups})
     covered = sorted({r for g in groups for r in group_quota(g, 1)})
     objects: list[dict[str, Any]] = []
-    layers = sorted({len(network_node_labels(g.instance_type)) for g in groups} - {0})
-    if scheduling.topology_aware:
-        objects += [_topology(n) for n in layers]
-    objects += [_flavor(g, taints[g.name], scheduling.topology_aware) for g in groups]
+    objects += [_topology(n) for n in sorted({topology_layers(scheduling, g) for g in groups} - {0})]
+    objects += [_flavor(g, taints[g.name], topology_layers(scheduling, g)) for g in groups]
     for cohort in sorted(set(cohorts.values())):
         shared = {g.name: g.owned_nodes - sum(t.guaranteed_nodes.get(g.name, 0) for t in scheduling.teams)
                   for g in groups if cohorts[g.name] == cohort}
@@ -154,14 +162,22 @@ def _topology(layers: int) -> dict[str, Any]:
     return _object("Topology", topology_name(layers), {"levels": [{"nodeLabel": label} for label in labels]})
 
 
-def _flavor(group: NodeGroupConfig, taints: Sequence[Mapping[str, Any]], topology_aware: bool) -> dict[str, Any]:
+def topology_layers(scheduling: SchedulingConfig, group: NodeGroupConfig) -> int:
+    """The EC2 network layers the group's flavor places by: 0 (no Topology) with topologyAware off, on a type
+    with no network labels, and on a DRA group, whose claimed devices Kueue's TAS does not count (module
+    docstring)."""
+    if not scheduling.topology_aware or group.device_allocation == "dra":
+        return 0
+    return len(network_node_labels(group.instance_type))
+
+
+def _flavor(group: NodeGroupConfig, taints: Sequence[Mapping[str, Any]], layers: int) -> dict[str, Any]:
     spec: dict[str, Any] = {
         "nodeLabels": {NODE_GROUP_LABEL: group.name},
         # Only workloads that tolerate the group's taints are given this flavor.
         "nodeTaints": [{k: v for k, v in t.items() if v is not None} for t in taints],
     }
-    layers = len(network_node_labels(group.instance_type))
-    if topology_aware and layers:
+    if layers:
         spec["topologyName"] = topology_name(layers)
     return _object("ResourceFlavor", flavor_name(group.name), spec)
 
@@ -209,7 +225,7 @@ def contract(scheduling: SchedulingConfig, groups: Sequence[NodeGroupConfig]) ->
                              "clusterQueue": queue_name(team), "cohort": team.cohort, "borrowing": team.borrowing,
                              "quotas": quotas}
     topology = {g.name: list(network_node_labels(g.instance_type)) for g in groups
-                if scheduling.topology_aware and network_node_labels(g.instance_type)}
+                if topology_layers(scheduling, g)}
     return {"queues": queues, "topologyLevels": topology,
             "priorityClasses": [p.name for p in scheduling.priorities],
             "podsReadyTimeoutMinutes": scheduling.pods_ready_timeout_minutes}

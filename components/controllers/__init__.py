@@ -12,12 +12,14 @@ Pulumi engine hands the CrossGuard pack) and rendered objects, never the cloud.
 One module per controller; each returns ``Finding``s (``model.py``):
 
 * ``cluster_autoscaler``: every rendered job fits the template node of a group at zero
-  and the allocatable of a running node (``scheduling`` holds the scheduler's filters).
+  and the allocatable of a running node (``scheduling`` holds the scheduler's filters);
+  the autoscaler handles the claims of a DRA group it resizes.
 * ``nodegroup_update``: no managed node group rollout needs capacity the group cannot get.
 * ``versions``: every pinned component supports the cluster's Kubernetes version, within
   the version-skew policy.
 * ``kueue``: a queued job names a queue and topology the stack has; a topology-aware flavor's
-  group keeps the nodes its queues can give (Kueue places only onto nodes that exist).
+  group keeps the nodes its queues can give (Kueue places only onto nodes that exist) and is no
+  DRA group (Kueue's topology-aware scheduling does not count claimed devices).
 """
 
 from collections.abc import Callable
@@ -33,12 +35,14 @@ from .trainer import check_trainjob
 from .training_operator import check_pytorchjob
 
 STACK_MODELS: dict[str, Callable[[Rendered], list[Finding]]] = {
-    cluster_autoscaler.CONTROLLER: lambda r: cluster_autoscaler.check(r.stack, r.jobs),
+    cluster_autoscaler.CONTROLLER: lambda r: (cluster_autoscaler.check_dra_handling(r.stack)
+                                              + cluster_autoscaler.check(r.stack, r.jobs)),
     nodegroup_update.CONTROLLER: lambda r: nodegroup_update.check(r.stack),
     versions.CONTROLLER: lambda r: versions.check(r.stack),
     hyperpod_eks.CONTROLLER: lambda r: hyperpod_eks.check(r.stack),
     cluster_controllers.CONTROLLER: lambda r: one_controller_per_kind(r.stack, r.printed),
-    kueue.CONTROLLER: lambda r: kueue.check_topology_capacity(r.stack, r.outputs),
+    kueue.CONTROLLER: lambda r: (kueue.check_topology_capacity(r.stack, r.outputs)
+                                 + kueue.check_topology_on_dra(r.stack)),
 }
 """Every stack-level model by the controller it models, in the order they run: ``trainstack plan`` runs them
 all (:func:`check_stack`), the CrossGuard pack serves each as a policy (``analysis.crossguard``)."""

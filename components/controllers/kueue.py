@@ -18,7 +18,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, Optional
 
-from ..names import EXISTING_NODE_GROUP_COMPONENT, KUEUE_RESOURCE_FLAVOR, NODE_GROUP, NODE_GROUP_LABEL
+from ..names import (
+    DEVICE_ALLOCATION_LABEL,
+    EXISTING_NODE_GROUP_COMPONENT,
+    KUEUE_RESOURCE_FLAVOR,
+    NODE_GROUP,
+    NODE_GROUP_LABEL,
+)
 from ..outputs import StackOutputs
 from ..policy.model import Stack
 from .jobs import Job, job_name
@@ -118,4 +124,30 @@ def check_topology_capacity(stack: Stack, outputs: Optional[StackOutputs]) -> li
                 "nodes stays suspended, so no pod asks the autoscaler for nodes and it never starts. Set the "
                 f"group's minSize to {reach[group]} (a reserved group is paid for whole anyway), or set "
                 "scheduling.topologyAware to false."), TAS_SOURCE, urn=flavor.urn))
+    return findings
+
+
+TAS_DRA_SOURCE = ("kubernetes-sigs/kueue v0.19.2 site/content/en/docs/concepts/dynamic_resource_allocation.md "
+                  "(Limitations: no DRA with Topology Aware Scheduling), pkg/scheduler/flavorassigner/"
+                  "tas_flavorassigner.go (TAS fits the pod spec's requests)")
+
+
+def check_topology_on_dra(stack: Stack) -> list[Finding]:
+    """A topology-aware flavor over a DRA group: Kueue v0.19.2's TAS fits pods by their pod spec's requests, where
+    a DRA pod's devices are not (they come through its claims), so it places pods on nodes without counting their
+    devices; Kueue documents TAS with DRA as unsupported (addons/kueue.py)."""
+    dra_groups = {str(r.props.get("labels", {}).get(NODE_GROUP_LABEL))
+                  for r in [*stack.of_type(NODE_GROUP), *stack.of_type(EXISTING_NODE_GROUP_COMPONENT)]
+                  if (r.props.get("labels") or {}).get(DEVICE_ALLOCATION_LABEL) == "dra"}
+    findings = []
+    for flavor in stack.of_type(KUEUE_RESOURCE_FLAVOR):
+        spec = flavor.props.get("spec") or {}
+        group = str((spec.get("nodeLabels") or {}).get(NODE_GROUP_LABEL))
+        if spec.get("topologyName") and group in dra_groups:
+            findings.append(Finding(CONTROLLER, f"flavor {group}", (
+                f"flavor {group} places by Topology {spec['topologyName']}, but group {group} gives its devices "
+                "through DRA claims, which Kueue's topology-aware scheduling does not count: it may bind a job's "
+                "pods to nodes whose devices are taken or not published, where they pend. Remove topologyName "
+                "from the flavor (trainstack renders none on a DRA group); quotas still count the claimed "
+                "devices."), TAS_DRA_SOURCE, urn=flavor.urn))
     return findings

@@ -104,6 +104,14 @@ def admission(outputs: StackOutputs, group_name: str, nodes: int, request: Optio
                                                         request))
 
 
+def _dra_groups_queued(outputs: StackOutputs) -> list[str]:
+    """The DRA groups some queue holds quota on: Kueue places their jobs without a Topology (addons/kueue.py)."""
+    assert outputs.scheduling is not None
+    queued = {group for queue in outputs.scheduling.queues.values() for group in queue.quotas}
+    return [name for name, target in outputs.accelerated_groups.items()
+            if target.device_allocation == "dra" and name in queued]
+
+
 def _team(outputs: StackOutputs, team: Optional[str]) -> tuple[str, Queue]:
     assert outputs.scheduling is not None
     queues = outputs.scheduling.queues
@@ -121,8 +129,9 @@ def _topology(levels: list[str], group_name: str, request: QueueRequest) -> dict
     if not levels:
         if request.topology == "required" or request.layer is not None:
             raise LaunchError(f"group '{group_name}' has no network topology Kueue can place by (its instance type "
-                              "carries no topology.k8s.aws/network-node-layer labels, or the stack turned "
-                              "topologyAware off); drop the topology request.")
+                              "carries no topology.k8s.aws/network-node-layer labels, the stack turned "
+                              "topologyAware off, or it is a DRA group, whose claimed devices Kueue's "
+                              "topology-aware scheduling does not count); drop the topology request.")
         return {}
     layer = len(levels) if request.layer is None else request.layer
     if not 1 <= layer <= len(levels):
@@ -169,6 +178,9 @@ def describe_queues(outputs: StackOutputs, cost: Optional[Callable[[str, int], s
                              f"at most {cost(group, quota.max_nodes)}")
     for group, levels in scheduling.topology_levels.items():
         lines.append(f"  topology {group}: {' > '.join(levels)}")
+    for group in _dra_groups_queued(outputs):
+        lines.append(f"  topology {group}: none, a DRA group (Kueue's topology-aware scheduling does not count "
+                     "claimed devices); its jobs are placed by quota alone")
     if scheduling.priority_classes:
         lines.append(f"  priority classes: {', '.join(scheduling.priority_classes)}")
     return "\n".join(lines)

@@ -525,7 +525,7 @@ class SchedulingConfig(TypedDict, total=False):
     priorities: list[PriorityClassConfig]
     """WorkloadPriorityClasses."""
     topology_aware: bool
-    """A Kueue Topology over the EC2 network-node labels, on the groups whose type has them."""
+    """A Kueue Topology over the EC2 network-node labels, on the groups whose type has them and that run on device plugins: a DRA group's jobs are queued by quota alone, since Kueue's topology-aware scheduling does not count claimed devices (addons/kueue.py)."""
     pods_ready_timeout_minutes: int
     """waitForPodsReady: an admitted job whose pods are not all running by then is evicted and requeued, giving its nodes back, instead of holding half of them while waiting for the rest."""
     preemption: str

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from support import crds
+from support import crds, dra_queues
+from support.scratch import plan_config
 from trainstack.config import ConfigError
+from trainstack.outputs import parse_outputs
 from trainstack.plan import run_program
 from trainstack.training_stack import TrainingStack
 
@@ -201,3 +203,21 @@ def test_stacks_on_device_plugins_map_no_device_class():
     release = next(r for r in record.by_type("kubernetes:helm.sh/v3:Release") if "kueue" in r.name)
     configuration = yaml.safe_load(release.inputs["values"]["managerConfig"]["controllerManagerConfigYaml"])
     assert "deviceClassMappings" not in configuration["resources"]
+
+
+def test_a_dra_groups_flavor_has_no_topology_while_a_device_plugin_group_beside_it_keeps_its_own(tmp_path):
+    # support/dra_queues.py: the reserved group "p5" on p6-b200 under DRA, "h100" on the device plugins.
+    # Kueue v0.19.2's topology-aware scheduling fits a pod spec's requests, where a DRA pod's devices are not
+    # (site/content/en/docs/concepts/dynamic_resource_allocation.md, Limitations): the DRA group is queued by
+    # quota alone, its claimed devices still counted.
+    planned = plan_config(tmp_path, "s", dra_queues.config())
+    objects = kueue_objects(planned)
+    flavors = of_kind(objects, "ResourceFlavor")
+    assert "topologyName" not in flavors["p5"]["spec"]
+    assert flavors["h100"]["spec"]["topologyName"] == "ec2-network-3-layers"
+    assert set(of_kind(objects, "Topology")) == {"ec2-network-3-layers"}  # none of 4 layers for the DRA group
+    assert quota_total(objects, "p5", "nvidia.com/gpu") == 16 * 8
+    # The launchers read the contract: no topology request for the DRA group's jobs.
+    assert set(parse_outputs(planned.outputs).scheduling.topology_levels) == {"h100"}
+    for document in objects:
+        crds.validate("kueue-v0.19.2", document)

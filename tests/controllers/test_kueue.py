@@ -88,3 +88,22 @@ def test_the_shipped_kueue_p5_keeps_the_nodes_its_queues_give(tmp_path):
 
     plan = _kueue_p5_at(tmp_path, 16)
     assert check_topology_capacity(stack_from_plan(plan), parse_outputs(plan.outputs)) == []
+
+
+def test_no_flavor_places_a_dra_group_by_topology_and_one_that_did_is_an_error(tmp_path):
+    # support/dra_queues.py: kueue-p5's reserved group "p5" on p6-b200 under DRA, beside "h100" on device plugins.
+    from support import dra_queues, policy_stacks
+    from support.scratch import plan_config
+    from trainstack.controllers.kueue import check_topology_on_dra
+    from trainstack.names import KUEUE_RESOURCE_FLAVOR
+    from trainstack.policy import stack_from_plan
+
+    stack = stack_from_plan(plan_config(tmp_path, "s", dra_queues.config()))
+    assert [f.message for f in check_topology_on_dra(stack)] == []
+    flavor = next(r for r in stack.of_type(KUEUE_RESOURCE_FLAVOR) if r.props["metadata"]["name"] == "p5")
+    placed = policy_stacks.with_props(stack, flavor.type, flavor.name,
+                                      lambda props: props["spec"].update(topologyName="ec2-network-4-layers"))
+    (finding,) = check_topology_on_dra(placed)
+    assert finding.subject == "flavor p5" and finding.severity == "error" and finding.urn == flavor.urn
+    assert "Kueue's topology-aware scheduling does not count" in finding.message
+    assert "Remove topologyName" in finding.message

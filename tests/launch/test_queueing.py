@@ -10,6 +10,7 @@ import pytest
 from support.rendered_jobs import KUEUE_V1, outputs_of, variant_outputs
 from support.scratch import plan_config
 from trainstack.launch import LaunchError, QueueRequest, render_all_reduce, render_device_check, render_pytorchjob
+from trainstack.launch.queueing import describe_queues
 from trainstack.outputs import parse_outputs
 
 QUEUE = "kueue.x-k8s.io/queue-name"
@@ -105,3 +106,30 @@ def test_a_stack_without_queues_renders_no_queue_and_refuses_queue_options():
     assert all(a == {} for a in pod_annotations(job).values())
     with pytest.raises(LaunchError, match="has no Kueue queues"):
         pytorchjob(outputs_of("fsdp-p5"), team="llm")
+
+
+@pytest.fixture(scope="module")
+def dra_beside_device_plugins():
+    # support/dra_queues.py: kueue-p5's reserved group "p5" on p6-b200 under DRA, beside "h100" on device plugins.
+    from support import dra_queues
+
+    with tempfile.TemporaryDirectory() as directory:
+        return parse_outputs(plan_config(Path(directory), "s", dra_queues.config()).outputs)
+
+
+def test_a_job_on_a_dra_group_is_queued_by_quota_alone_and_a_required_topology_is_refused_naming_dra(
+        dra_beside_device_plugins):
+    outputs = dra_beside_device_plugins
+    check = render_device_check(outputs, name="c", group_name="p5", nodes=16, image="i",
+                                queue=QueueRequest(team="llm"))
+    assert check["metadata"]["labels"] == {QUEUE: "llm"}
+    assert "annotations" not in check["spec"]["template"].get("metadata", {})
+    beside = render_device_check(outputs, name="c", group_name="h100", nodes=2, image="i",
+                                 queue=QueueRequest(team="llm"))
+    assert beside["spec"]["template"]["metadata"]["annotations"] == {PREFERRED: f"{LAYER}3"}
+    with pytest.raises(LaunchError, match="or it is a DRA group, whose claimed devices Kueue's topology-aware "
+                                          "scheduling does not count"):
+        render_device_check(outputs, name="c", group_name="p5", nodes=2, image="i",
+                            queue=QueueRequest(team="llm", topology="required"))
+    assert ("topology p5: none, a DRA group (Kueue's topology-aware scheduling does not count claimed devices)"
+            in describe_queues(outputs))
