@@ -98,7 +98,9 @@ KUEUE = Chart(
     Support("1.29", None, "kubernetes-sigs/kueue v0.19.2 README.md: 'Requires Kubernetes 1.29 or newer'"))
 KARPENTER = Chart(
     "oci://public.ecr.aws/karpenter/karpenter", "1.14.1", None,
-    "aws/karpenter-provider-aws tag v1.14.1, charts/karpenter/Chart.yaml (read 2026-11)",
+    "aws/karpenter-provider-aws tag v1.14.1, hack/release/release.sh and common.sh: the release publishes the chart "
+    "and the controller image at the tag's version (charts/karpenter/Chart.yaml at the tag reads 1.13.0 until the "
+    "release rewrites it; read 2026-11-27)",
     Support("1.30", "1.36", "aws/karpenter-provider-aws v1.14.1 website/content/en/docs/upgrading/compatibility.md, "
             "Compatibility Matrix: Kubernetes 1.30 (>= 0.37) to 1.35 (>= 1.9) and 1.36 (1.13.x on)"))
 # The autoscaler's minor version must match the cluster's: one chart per Kubernetes minor

@@ -27,6 +27,11 @@ NODE = "node"
 # the script resumes from its checkpoint. The v1 launchers' default limit
 # (launch/restarts.py DEFAULT_BACKOFF_LIMIT); tests/addons/test_trainer.py keeps them equal.
 RESTARTS = 3
+# The image of Trainer's own torch runtime at the pinned release (kubeflow/trainer v2.3.0
+# manifests/base/runtimes/torch_distributed.yaml, and the chart's files/runtimes/torch-distributed.yaml), where
+# tests/catalog/test_pinned_images.py reads it again. A TrainJob's trainer.image replaces it
+# (pkg/runtime/framework/plugins/jobset/builder.go at v2.3.0), and the launcher sets one on every GPU group.
+TORCH_IMAGE = "pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime"
 # The same size the v1 launchers give /dev/shm (launch/placement.py SHM_SIZE): NCCL and
 # dataloader workers share memory through it.
 SHM_SIZE = "64Gi"
@@ -37,7 +42,7 @@ def torch_runtime(name: str = TORCH_RUNTIME, restarts: int = RESTARTS, *, namesp
     """The ClusterTrainingRuntime TrainJobs on GPU groups name (``CHECK_RUNTIME``, 0 restarts: checks); with
     ``namespaced``, the same runtime as a TrainingRuntime (of ``namespace``, or of wherever it is applied)."""
     pod = {"volumes": [{"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": SHM_SIZE}}],
-           "containers": [{"name": NODE, "image": "pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime",
+           "containers": [{"name": NODE, "image": TORCH_IMAGE,
                            "volumeMounts": [{"name": "shm", "mountPath": "/dev/shm"}]}]}
     metadata: dict[str, Any] = {"name": name, "labels": {"trainer.kubeflow.org/framework": "torch"}}
     if namespace is not None:
