@@ -41,7 +41,8 @@ def task_environment(tmp_path: Path, script: str) -> dict[str, str]:
     """The environment srun hands a task when ``script`` runs as the batch step."""
     bin_dir, seen = tmp_path / "bin", tmp_path / "task.env"
     bin_dir.mkdir()
-    _stand_in(bin_dir, "scontrol", "printf 'node-1\\nnode-2\\n'")
+    # One host: with more, `head -n 1` may close the pipe first and the script's pipefail sees SIGPIPE (141).
+    _stand_in(bin_dir, "scontrol", "echo node-1")
     _stand_in(bin_dir, "srun", f"env -0 > {seen}")
     path = tmp_path / "job.sbatch"
     path.write_text(script)
