@@ -28,9 +28,10 @@ APPLIES = {
     "trn1": {"mpijob", "device-check"},
     "hyperpod": {"sbatch"},
     "hyperpod-eks": {"hyperpod-pytorchjob"},
-    # DRA: the device check claims devices through a ResourceClaimTemplate (printed first); the training operator
-    # v1.8.1's PyTorchJob CRD refuses a pod's claims, and TrainJobs do not claim yet.
-    "b200-dra": {"device-check"},
+    # DRA with Kubeflow Trainer v2: the device check claims devices through a ResourceClaimTemplate (printed first);
+    # a TrainJob, the all-reduce among them, brings a runtime whose pods claim them. No PyTorchJob: the training
+    # operator v1.8.1's CRD refuses a pod's claims (config/job_operators.py).
+    "b200-dra": {"device-check", "all-reduce", "trainjob"},
     # An existing cluster's p5 group: the training operator, as on a stack that makes its own.
     "byo-p5": {"pytorchjob", "device-check", "all-reduce"},
 }

@@ -26,6 +26,7 @@ from .device_wait import DeviceWait
 from .existing_cluster import ExistingClusterConfig
 from .hyperpod import HyperPodConfig
 from .ip_budget import check_ip_budget
+from .job_operators import check_job_operators
 from .network import NetworkConfig
 from .nodegroups import NodeGroupConfig
 from .offerings import check_offerings, check_region, check_zones
@@ -119,6 +120,7 @@ class StackConfig(ConfigModel):
         self._check_image_registries()
         self._check_scheduling()
         self._check_profile()
+        check_job_operators(self)
         return self
 
     def _check_node_groups(self) -> None:

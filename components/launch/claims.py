@@ -51,15 +51,22 @@ def is_dra(target: AcceleratedGroup) -> bool:
     return target.device_allocation == "dra"
 
 
-def refuse_dra_on_the_training_operator(target: AcceleratedGroup, group_name: str) -> None:
+def refuse_dra_on_the_training_operator(outputs: StackOutputs, target: AcceleratedGroup, group_name: str) -> None:
     """Found by the real kube-apiserver (tests/engines/test_admission.py) with the operator's own CRD: its
     PyTorchJob pod template schema predates the pod's resourceClaims[].resourceClaimTemplateName, so strict
-    decoding refuses every PyTorchJob that claims devices."""
-    if is_dra(target):
-        raise LaunchError(f"group '{group_name}' hands out its devices through DRA (deviceAllocation: dra), and the "
-                          "Kubeflow training operator v1.8.1's PyTorchJob refuses a pod that claims them (its CRD's "
-                          "pod schema has no resourceClaims[].resourceClaimTemplateName); run the group's jobs as "
-                          "plain Jobs (trainstack launch device-check), or put the group on device-plugins.")
+    decoding refuses every PyTorchJob that claims devices. Asked before whether the stack runs the operator at all:
+    on a DRA group the way to train is a TrainJob, whichever operator the stack runs (config/job_operators.py)."""
+    if not is_dra(target):
+        return
+    if outputs.operators.trainer_runtime is not None:
+        instead = "launch a TrainJob (trainstack launch trainjob), whose pods claim them: this stack runs Trainer v2"
+    else:
+        instead = ("run Kubeflow Trainer v2 (set operators.trainer: true and operators.trainingOperator: false) and "
+                   "launch a TrainJob (trainstack launch trainjob), whose pods claim them; or put the group on "
+                   "deviceAllocation: device-plugins")
+    raise LaunchError(f"group '{group_name}' hands out its devices through DRA (deviceAllocation: dra), and the "
+                      "Kubeflow training operator v1.8.1's PyTorchJob refuses a pod that claims them (its CRD's pod "
+                      f"schema has no resourceClaims[].resourceClaimTemplateName); {instead}.")
 
 
 def refuse_dra(target: AcceleratedGroup, group_name: str, kind: str, instead: str) -> None:

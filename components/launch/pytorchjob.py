@@ -60,10 +60,10 @@ def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, node
     if target.accelerator_kind != "nvidia-gpu":
         raise LaunchError(f"group '{group_name}' runs {target.accelerator_kind}; PyTorchJobs here are for GPU "
                           "groups (use an MPIJob for Neuron).")
+    refuse_dra_on_the_training_operator(outputs, target, group_name)
     if not outputs.operators.training_operator:
         raise LaunchError(f"stack {outputs.stack} does not run the Kubeflow training operator; turn on "
                           "operators.trainingOperator.")
-    refuse_dra_on_the_training_operator(target, group_name)
     check_nodes(target, group_name, nodes)
     gpus = devices_per_node(target, group_name, gpus_per_node)
     limit = backoff_limit_for(restart_policy, backoff_limit)

@@ -60,8 +60,10 @@ def render_trainjob(outputs: StackOutputs, *, name: str, group_name: str, nodes:
         # The MPI runtime names the Neuron scheduler extension, which a DRA Neuron group does not run.
         refuse_dra(target, group_name, "Open MPI TrainJob", "an MPIJob (`trainstack launch mpijob`)")
     if outputs.operators.trainer_runtime is None:
-        raise LaunchError(f"stack {outputs.stack} does not run Kubeflow Trainer v2; turn on operators.trainer (and "
-                          "off operators.trainingOperator), or launch a PyTorchJob or MPIJob.")
+        # A TrainJob is the one training job a DRA GPU group can run (launch/claims.py): no other kind to offer.
+        other = "" if is_dra(target) else ", or launch a PyTorchJob or MPIJob"
+        raise LaunchError(f"stack {outputs.stack} does not run Kubeflow Trainer v2; set operators.trainer: true and "
+                          f"operators.trainingOperator: false{other}.")
     if target.accelerator_kind not in KINDS:
         raise LaunchError(f"group '{group_name}' runs {target.accelerator_kind}; trainstack's TrainJob runtimes are "
                           "torch for GPU groups and Open MPI for Neuron groups.")

@@ -18,7 +18,7 @@ def test_trainjobs_are_rendered_for_kueue_p5_on_one_and_all_nodes_with_the_all_r
     # Per group of kueue-p5: p5 (16 reserved nodes) and the Karpenter dev pool (maxSize 8, 1 GPU a node:
     # one node has no two GPUs to all-reduce). trn1-trainer: its 4 nodes on the MPI runtime (one node
     # cannot be a TrainJob there: the launcher is a node and the node job keeps a pod). kueue-p5's jobs come
-    # twice: the variant p5-kueue-capacity-block renders them again on its capacity block. b200-dra-trainer and
+    # twice: the variant p5-kueue-capacity-block renders them again on its capacity block. b200-dra (shipped) and
     # gb200-trainer: DRA groups' TrainJobs, the all-reduce among them (each brings its own runtime).
     kueue_p5 = [("dev", 1, "render_trainjob"), ("dev", 8, "render_all_reduce"), ("dev", 8, "render_trainjob"),
                 ("p5", 1, "render_all_reduce"), ("p5", 1, "render_trainjob"), ("p5", 16, "render_all_reduce"),

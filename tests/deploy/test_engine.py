@@ -79,7 +79,7 @@ def test_preview_plans_every_resource_of_the_offline_plan_for_creation_and_the_p
 @pytest.mark.parametrize("life", LIVES)
 def test_up_creates_every_object_the_plan_names_in_the_api_server(life):
     deployed = life()
-    # Objects the plan names itself (a stack of releases and a kustomize directory alone, b200-dra's, names none).
+    # Objects the plan names itself (a stack of releases and a kustomize directory alone names none).
     objects = {(kind, namespace, name) for _, kind, namespace, name in named_objects(deployed.plan)}
     assert deployed.objects_after["up"] == objects
     assert not deployed.outcomes["up"].failures

@@ -1,6 +1,8 @@
 """Jobs on a DRA group claim their devices through ResourceClaimTemplates instead of extended resources;
 jobs on device-plugin groups are unchanged."""
 
+import copy
+
 import pytest
 from support import rendered_jobs
 from trainstack.launch import (
@@ -11,6 +13,7 @@ from trainstack.launch import (
     render_pytorchjob,
     render_trainjob,
 )
+from trainstack.outputs import parse_outputs
 
 IMAGE = "123456789012.dkr.ecr.us-east-2.amazonaws.com/train:1"
 
@@ -26,10 +29,26 @@ def pods(job):
 
 def test_a_pytorchjob_on_b200_is_refused_because_the_training_operators_crd_refuses_its_claims(b200):
     """Found by the real API server with the training operator v1.8.1's CRD: strict decoding refuses
-    resourceClaims[].resourceClaimTemplateName in a PyTorchJob's pod template."""
-    with pytest.raises(LaunchError, match=r"deviceAllocation: dra.*training operator v1.8.1.*device-check"):
+    resourceClaims[].resourceClaimTemplateName in a PyTorchJob's pod template. The refusal says what trains
+    there instead, not that the stack lacks the training operator."""
+    with pytest.raises(LaunchError, match=r"deviceAllocation: dra.*training operator v1.8.1.*trainstack launch "
+                                          r"trainjob.*this stack runs Trainer v2"):
         render_pytorchjob(b200, name="fsdp", group_name="b200", nodes=2, image=IMAGE, command=["python"],
                           gpus_per_node=4)
+
+
+def test_on_a_training_operator_stack_a_job_on_a_dra_group_is_refused_naming_the_keys_that_turn_on_trainer():
+    """A stack that keeps the training operator beside a DRA group (a device-plugin group beside it, or HyperPod
+    workers: config/job_operators.py): b200-dra's outputs with that stack's operators."""
+    contract = copy.deepcopy(rendered_jobs.planned_record("b200-dra")["outputs"]["trainstack"])
+    contract["operators"].update(trainingOperator=True, trainerRuntime=None, trainerCheckRuntime=None)
+    outputs = parse_outputs({"trainstack": contract})
+    with pytest.raises(LaunchError, match=r"deviceAllocation: dra.*set operators.trainer: true and "
+                                          r"operators.trainingOperator: false.*trainstack launch trainjob"):
+        render_pytorchjob(outputs, name="fsdp", group_name="b200", nodes=2, image=IMAGE, command=["python"])
+    # No PyTorchJob offered instead: on a DRA group it would be refused as above.
+    with pytest.raises(LaunchError, match=r"set operators.trainer: true and operators.trainingOperator: false\.$"):
+        render_trainjob(outputs, name="fsdp", group_name="b200", nodes=2, image=IMAGE, command=["torchrun"])
 
 
 def test_the_device_check_on_b200_claims_its_gpus_and_every_efa_interface_from_a_template(b200):
@@ -65,7 +84,7 @@ def test_a_job_on_a_device_plugin_group_comes_alone_and_requests_extended_resour
 def test_a_trainjob_on_a_dra_gpu_group_brings_its_own_runtime_whose_node_pods_claim_the_devices():
     """Trainer v2.3.0 drops a container's claims when a TrainJob sets resourcesPerNode (launch/claims.py), so the
     job names a TrainingRuntime of its own that claims them, and sets no resourcesPerNode."""
-    outputs = rendered_jobs.variant_outputs("b200-dra-trainer")
+    outputs = rendered_jobs.outputs_of("b200-dra")
     job = render_trainjob(outputs, name="fsdp", group_name="b200", nodes=2, image=IMAGE, command=["torchrun"],
                           gpus_per_node=4)
     runtime, template, applied = claims.documents(outputs, "b200", job)

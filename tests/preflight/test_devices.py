@@ -67,7 +67,9 @@ def test_an_api_server_out_of_reach_is_read_again_until_the_timeout_and_then_nam
 
 
 TRN1_DRA = {**CONFIG, "nodeGroups": [{"name": "trn1", "instanceType": "trn1.32xlarge", "minSize": 1, "desiredSize": 1,
-                                      "maxSize": 2, "zone": "us-east-1a", "efa": True, "deviceAllocation": "dra"}]}
+                                      "maxSize": 2, "zone": "us-east-1a", "efa": True, "deviceAllocation": "dra"}],
+            # MPIJobs claim a DRA Trainium group's devices; the training operator alone is refused there.
+            "operators": {"trainingOperator": False, "mpiOperator": True}}
 
 
 def test_a_dra_trainium_node_is_read_from_the_neuron_dra_drivers_slices():

@@ -85,9 +85,6 @@ VARIANTS: dict[str, tuple[str, Callable[[dict[str, Any]], None]]] = {
         {"key": "team", "value": "research", "effect": "NoExecute"}])),
     # Trainium on Dynamic Resource Allocation: the Neuron DRA driver and aws-dranet, no device plugin (issue 44).
     "trn1-dra": ("trn1", lambda c: _first_group(c, deviceAllocation="dra")),
-    # Blackwell on DRA with Kubeflow Trainer v2 in place of the training operator: a TrainJob brings its own runtime.
-    "b200-dra-trainer": ("b200-dra", lambda c: c.update(
-        {"trainstack:operators": {"trainer": True, "trainingOperator": False}})),
     # A GB200 UltraServer (u-p6e-gb200x36: 9 instances) on DRA with Trainer: a TrainJob across its instances brings a
     # ComputeDomain for its IMEX channel.
     "gb200-trainer": ("b200-dra", lambda c: (c.update(
