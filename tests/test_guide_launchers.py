@@ -37,8 +37,8 @@ def words_of(line: str) -> list[str]:
 
 
 def command_lines(guide: Path) -> list[list[str]]:
-    """Each command line of the guide's shell code blocks, as words."""
-    blocks = SHELL_BLOCK.findall(guide.read_text(encoding="utf-8"))
+    """Each command line of the guide's shell code blocks, as words (a line ending in ``\\`` goes on)."""
+    blocks = [block.replace("\\\n", " ") for block in SHELL_BLOCK.findall(guide.read_text(encoding="utf-8"))]
     return [words for block in blocks for line in block.splitlines() if (words := words_of(line))]
 
 
@@ -137,3 +137,9 @@ def test_a_guide_line_is_read_as_the_shell_reads_it():
                                                "--", "python", "train.py"]]
     assert with_outputs(from_stdin, Path("r.json"))[:3] == ["pytorchjob", "--outputs", "r.json"]
     assert launches(words_of("trainstack plan --stack dev --json > plan.json")) == []
+
+
+def test_a_command_continued_on_the_next_line_is_one_command(tmp_path):
+    guide = tmp_path / "g.md"
+    guide.write_text("```bash\ntrainstack launch device-check --group p5 \\\n  --nodes 2\n```\n")
+    assert [launches(words) for words in command_lines(guide)] == [[["device-check", "--group", "p5", "--nodes", "2"]]]
