@@ -49,7 +49,9 @@ def render_sbatch(outputs: StackOutputs, *, name: str, group_name: str, nodes: i
         "set -euo pipefail",
         "",
         *fabric_exports(target),
-        "head_node=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)",
+        # sed reads every host: `head -n 1` would close the pipe while scontrol still writes, and under pipefail
+        # its SIGPIPE (141) would end the job before srun.
+        "head_node=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | sed -n 1p)",
         "# --auto-resume: HyperPod replaces a faulty node and restarts the step.",
         "srun --auto-resume=1 --export=ALL torchrun \\",
         f"  --nnodes={nodes} --nproc-per-node={gpus} \\",

@@ -41,8 +41,9 @@ def task_environment(tmp_path: Path, script: str) -> dict[str, str]:
     """The environment srun hands a task when ``script`` runs as the batch step."""
     bin_dir, seen = tmp_path / "bin", tmp_path / "task.env"
     bin_dir.mkdir()
-    # One host: with more, `head -n 1` may close the pipe first and the script's pipefail sees SIGPIPE (141).
-    _stand_in(bin_dir, "scontrol", "echo node-1")
+    # Hosts written one at a time, as scontrol prints a long node list: a reader that stops after the first would
+    # leave the second write a SIGPIPE, and the script's pipefail would end the job (141).
+    _stand_in(bin_dir, "scontrol", "echo node-1; sleep 0.2; echo node-2")
     _stand_in(bin_dir, "srun", f"env -0 > {seen}")
     path = tmp_path / "job.sbatch"
     path.write_text(script)
