@@ -28,6 +28,7 @@ from ..launch import (
 )
 from ..launch.claims import documents as claim_documents
 from ..launch.mpijob import LAUNCHER_RESTART_POLICIES
+from ..launch.rendezvous import BACKENDS, DEFAULT_BACKEND
 from ..launch.restarts import RESTART_POLICIES
 from ..outputs import ContractError, StackOutputs
 from .errors import EXIT_OK
@@ -53,12 +54,12 @@ class LaunchKind:
     queued: bool = True
     """Stacks with a scheduling block: the job goes through the team's Kueue queue (launch/queueing.py)."""
     options: tuple[str, ...] = ()
-    """The kind's own options (``floor_gbps``; ``max_retries`` and ``namespace``), passed by name."""
+    """The kind's own options (``floor_gbps``; ``max_retries`` and ``namespace``; ``rendezvous``), passed by name."""
 
 
 KINDS = (
     LaunchKind("pytorchjob", "PyTorchJob for GPU groups (FSDP)", render_pytorchjob, "gpus_per_node",
-               command="command", restarts=tuple(RESTART_POLICIES)),
+               command="command", restarts=tuple(RESTART_POLICIES), options=("rendezvous",)),
     # The MPI launcher is a batch Job: only the policies its pods may have (launch/mpijob.py).
     LaunchKind("mpijob", "MPIJob for Neuron groups", render_mpijob, "devices_per_worker",
                command="command", restarts=tuple(LAUNCHER_RESTART_POLICIES)),
@@ -68,7 +69,7 @@ KINDS = (
     LaunchKind("sbatch", "sbatch script for a HyperPod Slurm partition", render_sbatch, "gpus_per_node",
                image="none", command="script", queued=False),
     LaunchKind("device-check", "Job checking each node's accelerators and EFA devices", render_device_check,
-               "accelerators_per_node"),
+               "accelerators_per_node", options=("rendezvous",)),
     LaunchKind("all-reduce", "PyTorchJob timing NCCL all-reduce against a bandwidth floor", render_all_reduce,
                "gpus_per_node", options=("floor_gbps",)),
     # On Neuron the MPI runtime's image runs the ranks (launch/trainjob.py): optional there.
@@ -82,6 +83,11 @@ OWN_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "max_retries": (("--max-retries",), {"type": int, "default": 3,
                                          "help": "times HyperPod restarts the job after a fault (default 3)"}),
     "namespace": (("--namespace",), {"help": "kubeflow or hyperpod-* (default: the FSx claim's, else kubeflow)"}),
+    "rendezvous": (("--rendezvous",), {"choices": list(BACKENDS), "default": DEFAULT_BACKEND,
+                                       "help": "how torchrun's agents meet: c10d (default; nothing to install) or "
+                                               "etcd, for an elastic PyTorchJob (--min-nodes below --nodes) on a "
+                                               "stack with operators.etcd, whose image needs python-etcd; "
+                                               "device-check imports in --image what it names"}),
 }
 
 
@@ -122,7 +128,7 @@ def add_kind(kinds: Any, kind: LaunchKind) -> argparse.ArgumentParser:
                          help="replica restart policy after a failure or a lost node (default OnFailure)")
         job.add_argument("--backoff-limit", type=int, help="restarts before the job fails (default 3; none with Never)")
         job.add_argument("--min-nodes", type=int,
-                         help="PyTorchJob with etcd: keep training on at least this many nodes (elastic)")
+                         help="PyTorchJob: keep training on at least this many nodes (elastic; see --rendezvous)")
     if kind.queued:
         job.add_argument("--team", help="the team whose Kueue queue admits the job (default: the only team)")
         job.add_argument("--topology", choices=("preferred", "required"), default="preferred",

@@ -8,11 +8,12 @@ can come from a ``PET_``-prefixed variable, ``torch/distributed/argparse_util.py
   ``WORLD_SIZE``, ``RANK`` and ``PET_NODE_RANK``, and ``PET_NNODES`` = the replica count;
   without one and without an ``elasticPolicy`` there is no rendezvous address at all;
 * with an ``elasticPolicy``: ``PET_RDZV_BACKEND``, ``PET_RDZV_ENDPOINT``
-  (``rdzvHost:rdzvPort``), ``PET_NNODES`` = ``min:max`` and ``PET_MAX_RESTARTS``;
+  (``rdzvHost:rdzvPort``; without them ``<job>-worker-0`` on the pytorchjob port),
+  ``PET_NNODES`` = ``min:max`` and ``PET_MAX_RESTARTS``;
 * ``PET_NPROC_PER_NODE`` from ``spec.nprocPerNode``: how many ranks torchrun starts on a pod.
 
 The model checks, per PyTorchJob (HyperPod's included): there is a rendezvous (a single
-Master, or an elastic policy whose endpoint is the stack's etcd); the pods run torchrun,
+Master, or an elastic policy: c10d at worker 0, or etcd at the stack's etcd); the pods run torchrun,
 the reader of those variables; one rank per accelerator the pod holds; the fabric
 settings of ``catalog.fabric_env`` on every pod of an EFA node. Restart semantics are
 ``restarts.py``'s. Not checked: that the image has torchrun, NCCL and aws-ofi-nccl

@@ -1,8 +1,9 @@
 """PyTorchJob (Kubeflow training operator) for FSDP: one worker pod per node.
 
 It survives a lost node within the limits the caller sets (restart policy, backoff
-limit, and with etcd rendezvous an elastic minimum of nodes to keep training on), and
-tells the training script where its checkpoints live (restarts.py).
+limit, and an elastic minimum of nodes to keep training on, over the rendezvous
+rendezvous.py chooses), and tells the training script where its checkpoints live
+(restarts.py).
 """
 
 from __future__ import annotations
@@ -26,33 +27,25 @@ from .placement import (
     volumes,
 )
 from .queueing import QueueRequest, admission, annotate_pods, label_job
+from .rendezvous import DEFAULT_BACKEND, Rendezvous, choose_rendezvous
 from .restarts import backoff_limit_for, checkpoint_env, run_policy
 
 
-def _elastic_minimum(outputs: StackOutputs, name: str, nodes: int, min_nodes: Optional[int]) -> int:
-    """The nodes the job keeps training on, checked against the rendezvous; and the replica names
-    the operator will make, checked against Kubernetes' limits."""
-    etcd = outputs.operators.etcd_endpoint
-    minimum = nodes if min_nodes is None else min_nodes
-    if not 1 <= minimum <= nodes:
-        raise LaunchError(f"the elastic minimum must be between 1 and the {nodes} nodes asked for; got {minimum}.")
-    if minimum < nodes and not etcd:
-        raise LaunchError(f"an elastic minimum ({minimum} of {nodes} nodes) needs a rendezvous that outlives the "
-                          f"pods; stack {outputs.stack} runs no etcd: turn on operators.etcd, or leave the minimum "
-                          "unset.")
-    # The pods and Services the operator will name: Worker 0..n-1 with etcd, else Master 0 and Worker 0..n-2.
-    check_replica_job_name(name, [f"{name}-worker-{nodes - 1}"] if etcd else
+def _check_pod_names(name: str, nodes: int, rendezvous: Rendezvous) -> None:
+    """The pods and Services the operator will name, checked against Kubernetes' limits: Worker 0..n-1 for an
+    elastic job, else Master 0 and Worker 0..n-2."""
+    check_replica_job_name(name, [f"{name}-worker-{nodes - 1}"] if rendezvous.elastic else
                            [f"{name}-master-0", *([f"{name}-worker-{nodes - 2}"] if nodes > 1 else [])], "PyTorchJob")
-    return minimum
 
 
 def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, nodes: int, image: str,
                       command: Sequence[str], gpus_per_node: Optional[int] = None,
                       namespace: Optional[str] = None, restart_policy: str = "OnFailure",
                       backoff_limit: Optional[int] = None, min_nodes: Optional[int] = None,
-                      queue: Optional[QueueRequest] = None) -> dict:
-    """``min_nodes``: with etcd rendezvous, keep training on at least this many nodes while a lost
-    one is replaced (elastic); default ``nodes``, the job waits for the full count. ``queue``: the
+                      queue: Optional[QueueRequest] = None, rendezvous: str = DEFAULT_BACKEND) -> dict:
+    """``min_nodes``: keep training on at least this many nodes while a lost one is replaced
+    (elastic); default ``nodes``, the job waits for the full count. ``rendezvous``: ``c10d``, or
+    ``etcd`` for an elastic job on a stack with etcd (rendezvous.py says why). ``queue``: the
     team, topology and priority on a stack with Kueue queues (queueing.py)."""
     check_image(image)
     check_namespace(namespace)
@@ -67,8 +60,8 @@ def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, node
     check_nodes(target, group_name, nodes)
     gpus = devices_per_node(target, group_name, gpus_per_node)
     limit = backoff_limit_for(restart_policy, backoff_limit)
-    etcd = outputs.operators.etcd_endpoint
-    minimum = _elastic_minimum(outputs, name, nodes, min_nodes)
+    meeting = choose_rendezvous(outputs, nodes=nodes, min_nodes=min_nodes, backend=rendezvous)
+    _check_pod_names(name, nodes, meeting)
     granted = admission(outputs, group_name, nodes, queue, namespace)
     job_metadata = metadata(outputs, name, granted.namespace or namespace)
     vols, mounts = volumes(outputs)
@@ -86,13 +79,8 @@ def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, node
         },
     }
     spec: dict = {"pytorchReplicaSpecs": {}, "nprocPerNode": str(gpus), **run_policy(limit)}
-    if etcd:
-        host, port = etcd.rsplit(":", 1)
-        spec["elasticPolicy"] = {"rdzvBackend": "etcd", "rdzvHost": host, "rdzvPort": int(port),
-                                 "minReplicas": minimum, "maxReplicas": nodes}
-        if limit is not None:
-            # torchrun's own restarts of the worker group when membership changes.
-            spec["elasticPolicy"]["maxRestarts"] = limit
+    if meeting.elastic:
+        spec["elasticPolicy"] = meeting.elastic_policy(limit)
         spec["pytorchReplicaSpecs"]["Worker"] = {"replicas": nodes, "restartPolicy": restart_policy,
                                                  "template": annotate_pods(pod, granted)}
     else:

@@ -19,6 +19,7 @@ from .placement import LaunchError, check_nodes, devices_per_node, group, pod_pl
 from .programs import program_text
 from .pytorchjob import render_pytorchjob
 from .queueing import QueueRequest, admission, annotate_pods, label_job
+from .rendezvous import DEFAULT_BACKEND, IMAGE_IMPORTS, check_backend
 from .trainjob import render_trainjob
 from .ultraserver import keep_in_unit
 
@@ -28,26 +29,27 @@ ALL_REDUCE_LAUNCH = 'printf "%s" "$1" > /tmp/all_reduce.py && shift && exec torc
 
 # Pod exits 1-127 fail a PyTorchJob replica for good under the training operator's
 # ExitCode policy (128 and above, signals, are retried): a floor missed is a verdict,
-# not a fault to restart from.
+# not a fault to restart from. Nor does torchrun's elastic agent restart it: the all-reduce
+# needs all its nodes, so it is never elastic and has no elasticPolicy.maxRestarts
+# (rendezvous.py; controllers/restarts.py finds one that is).
 VERDICT_RESTART_POLICY = "ExitCode"
-# Nor may torchrun's elastic agent restart it: with etcd rendezvous the operator passes
-# elasticPolicy.maxRestarts to torchrun as PET_MAX_RESTARTS (training-operator v1.8.1
-# pkg/controller.v1/pytorch/elastic.go), and the agent restarts the whole worker group on
-# any worker's failure up to that many times (torch.distributed.run, --max-restarts).
-VERDICT_MAX_RESTARTS = 0
 
 
 def render_device_check(outputs: StackOutputs, *, name: str, group_name: str, nodes: int, image: str,
                         accelerators_per_node: Optional[int] = None,
-                        queue: Optional[QueueRequest] = None) -> dict[str, Any]:
+                        queue: Optional[QueueRequest] = None, rendezvous: str = DEFAULT_BACKEND) -> dict[str, Any]:
     """A Job with one pod per node, each claiming the node's devices and counting what it was given.
 
     ``accelerators_per_node`` claims fewer accelerators than the node has (default: all);
     every EFA interface is always claimed, which keeps the pods on separate nodes. On a stack
     with Kueue queues the check goes through the team's queue like any job (``queue``).
+    ``rendezvous``: the one the training job in ``image`` will use; the check imports in the
+    image what it needs beyond torch (``etcd``: python-etcd's module), so a missing one fails here,
+    not on every worker at rendezvous.
     """
     check_batch_job_name(name)
     check_image(image)
+    imports = IMAGE_IMPORTS[check_backend(outputs, rendezvous)]
     target = group(outputs, group_name)
     check_nodes(target, group_name, nodes)
     accelerators = devices_per_node(target, group_name, accelerators_per_node)
@@ -55,6 +57,7 @@ def render_device_check(outputs: StackOutputs, *, name: str, group_name: str, no
                target.accelerator_kind, str(accelerators), str(target.efa_interfaces_per_node)]
     if reports_fabric_registration(target.instance_type):
         command.append("fabric")  # NVSwitch, Hopper and later: each GPU's fabric registration is checked too
+    command += [f"import:{needed.module}:{needed.fix}" for needed in imports]
     spec = {**pod_placement(target), **pod_claims(target, group_name, accelerators), "restartPolicy": "Never",
             "containers": [{"name": "check", "image": image, "command": command,
                             "resources": resources(target, accelerators)}]}
@@ -120,6 +123,4 @@ def render_all_reduce(outputs: StackOutputs, *, name: str, group_name: str, node
                             command=command, gpus_per_node=gpus_per_node, queue=queue)
     for replica in job["spec"]["pytorchReplicaSpecs"].values():
         replica["restartPolicy"] = VERDICT_RESTART_POLICY
-    if "elasticPolicy" in job["spec"]:
-        job["spec"]["elasticPolicy"]["maxRestarts"] = VERDICT_MAX_RESTARTS
     return job

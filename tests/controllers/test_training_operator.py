@@ -25,6 +25,11 @@ def fsdp(nodes=2):
                              command=["torchrun", "train.py"])
 
 
+def elastic_fsdp(rendezvous, nodes=4):
+    return render_pytorchjob(outputs_of("fsdp-p5"), name="fsdp", group_name="p5", nodes=nodes, min_nodes=2,
+                             rendezvous=rendezvous, image="img:1", command=["torchrun", "train.py"])
+
+
 def nemo(nodes=2):
     return render_pytorchjob(outputs_of("nemo-p4de"), name="nemo", group_name="p4de", nodes=nodes, image="img:1",
                              command=["torchrun", "train.py"])
@@ -63,11 +68,18 @@ def test_workers_without_a_master_or_an_elastic_policy_have_no_rendezvous():
     assert any("no Master replica and no elasticPolicy" in m for m in messages(job, None))
 
 
-def test_an_elastic_rendezvous_must_be_the_stacks_etcd():
-    job = fsdp()
+@pytest.mark.parametrize("rendezvous", ["c10d", "etcd"])
+def test_an_elastic_job_forms_one_torchrun_job_over_either_rendezvous(rendezvous):
+    job = elastic_fsdp(rendezvous)
+    assert job["spec"]["elasticPolicy"]["rdzvBackend"] == rendezvous
+    assert messages(job) == []
+
+
+def test_an_etcd_rendezvous_must_be_the_stacks_etcd():
+    job = elastic_fsdp("etcd")
     job["spec"]["elasticPolicy"]["rdzvHost"] = "etcd.default.svc.cluster.local"
     assert any("but the stack's etcd is etcd.etcd.svc.cluster.local:2379" in m for m in messages(job))
-    assert any("a stack that runs no etcd" in m for m in messages(fsdp(), None))
+    assert any("a stack that runs no etcd" in m for m in messages(elastic_fsdp("etcd"), None))
 
 
 def test_one_rank_per_gpu_the_pod_holds():

@@ -22,8 +22,9 @@ def recorded(stack):
 
 
 def pytorchjob(name, nodes=2, **changes):
-    """fsdp-p5 runs etcd, so every replica is a Worker: pods <name>-worker-0 .. <name>-worker-<nodes-1>."""
-    arguments = {"name": name, "group_name": "p5", "nodes": nodes, "image": "img:1", "command": ["train"]}
+    """An elastic job (one node may go): every replica a Worker, pods <name>-worker-0 .. <name>-worker-<nodes-1>."""
+    arguments = {"name": name, "group_name": "p5", "nodes": nodes, "min_nodes": nodes - 1, "image": "img:1",
+                 "command": ["train"]}
     return launch.render_pytorchjob(recorded("fsdp-p5"), **{**arguments, **changes})
 
 
@@ -50,8 +51,8 @@ def test_the_longest_pytorchjob_name_leaves_room_for_the_last_worker_pods_name()
     assert pytorchjob("a" * 54, nodes=10)["metadata"]["name"] == "a" * 54
 
 
-def test_without_etcd_the_master_pod_is_named_too():
-    # nemo-p4de has no etcd: Master 0 and Worker 0 (2 nodes).
+def test_a_job_of_fixed_size_names_its_master_pod_too():
+    # Not elastic: Master 0 and Worker 0 (2 nodes).
     outputs = recorded("nemo-p4de")
     launch.render_pytorchjob(outputs, name="a" * 54, group_name="p4de", nodes=2, image="img:1", command=["t"])
     with pytest.raises(LaunchError, match="-master-0"):

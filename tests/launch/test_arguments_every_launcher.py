@@ -30,9 +30,9 @@ def launchers():
     fsdp, trn1, hyperpod = recorded("fsdp-p5"), recorded("trn1"), recorded("hyperpod-eks")
     kueue, trn1_trainer = outputs_of("kueue-p5"), variant_outputs("trn1-trainer")
     return {
-        # fsdp-p5 runs etcd: every replica a Worker, pods <name>-worker-0..3 (training operator's GenGeneralName).
+        # A job of fixed size: Master 0 and Workers 0..2 (training operator's GenGeneralName).
         "pytorchjob": (lambda **a: launch.render_pytorchjob(fsdp, group_name="p5", nodes=4, command=["t"], **a),
-                       lambda name: [f"{name}-worker-3"]),
+                       lambda name: [f"{name}-master-0", f"{name}-worker-2"]),
         "mpijob": (lambda **a: launch.render_mpijob(trn1, group_name="trn1", nodes=4, command=["t"], **a),
                    lambda name: [f"{name}-launcher", f"{name}-worker-3"]),
         "hyperpod_pytorchjob": (lambda **a: launch.render_hyperpod_pytorchjob(

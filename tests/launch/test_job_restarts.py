@@ -81,8 +81,8 @@ def test_a_neuron_mpijob_restarts_its_launcher_within_the_backoff_limit_and_know
 
 @pytest.mark.parametrize("call, message", [
     (lambda: render_pytorchjob(recorded("nemo-p4de"), name="x", group_name="p4de", nodes=2, image="i",
-                               command=["t"], min_nodes=1),
-     "elastic minimum \\(1 of 2 nodes\\) needs a rendezvous .* turn on operators.etcd"),
+                               command=["t"], min_nodes=1, rendezvous="etcd"),
+     "--rendezvous etcd: stack nemo-p4de runs no etcd; turn on operators.etcd, or use --rendezvous c10d"),
     (lambda: render_pytorchjob(recorded("fsdp-p5"), name="x", group_name="p5", nodes=2, image="i", command=["t"],
                                min_nodes=3),
      "between 1 and the 2 nodes asked for; got 3"),
@@ -109,7 +109,7 @@ def test_restart_limits_that_cannot_work_are_refused_with_the_reason(call, messa
 
 def test_restart_policy_never_renders_no_backoff_limit():
     job = render_pytorchjob(recorded("fsdp-p5"), name="x", group_name="p5", nodes=2, image="i", command=["t"],
-                            restart_policy="Never")
+                            restart_policy="Never", min_nodes=1)
     assert "runPolicy" not in job["spec"] and "maxRestarts" not in job["spec"]["elasticPolicy"]
 
 
@@ -189,7 +189,7 @@ def test_the_cli_renders_the_resuming_job_and_refuses_without_a_traceback(hyperp
                      "--image", "img:1", "--max-retries", "5", "--", "torchrun", "train.py"]) == 0
     assert "sagemaker.amazonaws.com/job-max-retry-count: '5'" in capsys.readouterr().out
     assert cli.main(["launch", "pytorchjob", "--outputs", str(RECORDED / "nemo-p4de.json"), "--group", "p4de",
-                     "--nodes", "2", "--min-nodes", "1", "--image", "i", "--", "t"]) == 2
+                     "--nodes", "2", "--min-nodes", "1", "--rendezvous", "etcd", "--image", "i", "--", "t"]) == 2
     err = capsys.readouterr().err
     assert "turn on operators.etcd" in err and "Traceback" not in err
 

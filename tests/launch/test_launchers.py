@@ -39,20 +39,19 @@ def test_fsdp_pytorchjob_asks_for_the_whole_p5_as_the_catalog_gives_it():
     job = render_pytorchjob(recorded("fsdp-p5"), name="fsdp", group_name="p5", nodes=4, image="img:1",
                             command=["torchrun", "train.py"])
     check(job, "KubeflowOrgV1PyTorchJob")
-    validate_pod_templates(job, "Worker")
+    validate_pod_templates(job, "Master", "Worker")
     p5 = catalog.get("p5.48xlarge")
     limits = container(job, "Worker")["resources"]["limits"]
     assert int(limits["nvidia.com/gpu"]) == p5.accelerator.count == 8
     assert int(limits["vpc.amazonaws.com/efa"]) == p5.efa.max_interfaces == 32
     assert limits["hugepages-2Mi"] == "5120Mi"
-    assert job["spec"]["pytorchReplicaSpecs"]["Worker"]["replicas"] == 4 and job["spec"]["nprocPerNode"] == "8"
+    assert {k: v["replicas"] for k, v in job["spec"]["pytorchReplicaSpecs"].items()} == {"Master": 1, "Worker": 3}
+    assert job["spec"]["nprocPerNode"] == "8"
 
 
-def test_fsdp_pytorchjob_uses_etcd_rendezvous_shm_fsx_and_the_groups_placement():
+def test_fsdp_pytorchjob_uses_shm_fsx_and_the_groups_placement():
     job = render_pytorchjob(recorded("fsdp-p5"), name="fsdp", group_name="p5", nodes=2, image="img:1",
                             command=["torchrun", "train.py"])
-    assert job["spec"]["elasticPolicy"] == {"rdzvBackend": "etcd", "rdzvHost": "etcd.etcd.svc.cluster.local",
-                                            "rdzvPort": 2379, "minReplicas": 2, "maxReplicas": 2, "maxRestarts": 3}
     pod = job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]
     assert pod["nodeSelector"] == {"trainstack.io/node-group": "p5"}
     assert pod["tolerations"] == [{"key": "nvidia.com/gpu", "operator": "Equal", "value": "true",
@@ -65,7 +64,7 @@ def test_fsdp_pytorchjob_uses_etcd_rendezvous_shm_fsx_and_the_groups_placement()
                                                    {"name": "FI_EFA_USE_DEVICE_RDMA", "value": "1"}]
 
 
-def test_without_etcd_the_job_uses_a_master_and_workers():
+def test_a_job_of_fixed_size_uses_a_master_and_workers():
     job = render_pytorchjob(recorded("nemo-p4de"), name="nemo", group_name="p4de", nodes=2, image="img:1",
                             command=["torchrun", "train.py"])
     check(job, "KubeflowOrgV1PyTorchJob")
@@ -102,7 +101,7 @@ def test_hyperpod_sbatch_targets_the_partition_with_srun_torchrun(tmp_path):
 def test_the_model_check_refuses_a_misspelled_field():
     job = render_pytorchjob(recorded("fsdp-p5"), name="fsdp", group_name="p5", nodes=1, image="img:1",
                             command=["torchrun", "train.py"])
-    job["spec"]["pytorchReplicaSpecs"]["Worker"]["restartpolicy"] = "OnFailure"
+    job["spec"]["pytorchReplicaSpecs"]["Master"]["restartpolicy"] = "OnFailure"
     with pytest.raises(ModelMismatch, match="restartpolicy"):
         check(job, "KubeflowOrgV1PyTorchJob")
 
@@ -177,7 +176,7 @@ def test_another_program_renders_jobs_through_a_stack_reference():
 
     def check_job(contract):
         job = render_pytorchjob(contract, name="fsdp", group_name="p5", nodes=2, image="img:1", command=["t"])
-        assert job["spec"]["pytorchReplicaSpecs"]["Worker"]["replicas"] == 2
+        assert sum(r["replicas"] for r in job["spec"]["pytorchReplicaSpecs"].values()) == 2
         assert contract.stack == "fsdp-p5"
 
     return outputs.apply(check_job)

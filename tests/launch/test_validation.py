@@ -30,7 +30,8 @@ def executable(path: Path, text: str) -> None:
 
 
 def worker_command(job):
-    return job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["command"]
+    """The command of the master's pod (an all-reduce needs all its nodes: a Master and Workers, one pod spec)."""
+    return job["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["containers"][0]["command"]
 
 
 def test_device_check_is_a_valid_job_running_the_packaged_script_with_the_groups_counts():
@@ -149,6 +150,61 @@ def test_the_fabric_is_checked_on_nvswitch_types_of_hopper_and_later(stack, grou
     and g5's A10G has no NVSwitch."""
     job = render_device_check(rendered_jobs.outputs_of(stack), name="check", group_name=group, nodes=1, image="img:1")
     assert (job["spec"]["template"]["spec"]["containers"][0]["command"][-1] == "fabric") is checked
+
+
+def check_for(rendezvous=None, stack="fsdp-p5"):
+    arguments = {"rendezvous": rendezvous} if rendezvous else {}
+    return render_device_check(recorded(stack), name="check", group_name="p5", nodes=1, image="img:1", **arguments)
+
+
+def test_the_device_check_for_a_job_on_etcd_imports_python_etcds_module_in_the_jobs_image():
+    command = check_for("etcd")["spec"]["template"]["spec"]["containers"][0]["command"]
+    assert command[-1].startswith("import:etcd:torch's etcd rendezvous imports it and torch does not install it: "
+                                  "add python-etcd to the image (pip install python-etcd)")
+    # c10d, the default, needs nothing beyond torch: nothing to import.
+    assert not any(arg.startswith("import:") for arg in check_for()["spec"]["template"]["spec"]["containers"][0][
+        "command"])
+
+
+def test_a_device_check_for_etcd_on_a_stack_without_etcd_is_refused():
+    with pytest.raises(LaunchError, match=r"--rendezvous etcd: stack nemo-p4de runs no etcd; turn on operators\.etcd"):
+        render_device_check(recorded("nemo-p4de"), name="check", group_name="p4de", nodes=1, image="img:1",
+                            rendezvous="etcd")
+
+
+def run_in_image(tmp_path, command, **env):
+    """The rendered check's script and arguments, run as the pod would with this Python first on PATH (it has no
+    python-etcd) and a fake nvidia-smi."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    executable(bin_dir / "nvidia-smi", "#!/bin/sh\nprintf '0\\n1\\n'\n")
+    (bin_dir / "python3").unlink(missing_ok=True)
+    (bin_dir / "python3").symlink_to(sys.executable)
+    imports = [argument for argument in command if argument.startswith("import:")]
+    # The fake node's two GPUs, no EFA interface, no fabric to read; the rendered imports as they are.
+    return subprocess.run(["/bin/sh", "-c", command[2], "device_check", "nvidia-gpu", "2", "0", *imports],
+                          capture_output=True, text=True,
+                          env={"PATH": f"{bin_dir}:/usr/bin:/bin", "EFA_DEVICE_DIR": str(tmp_path), **env})
+
+
+def test_an_image_without_python_etcd_fails_the_check_with_the_line_that_says_what_to_add(tmp_path):
+    import importlib.util
+    assert importlib.util.find_spec("etcd") is None  # the test's Python is the image without it
+    result = run_in_image(tmp_path, check_for("etcd")["spec"]["template"]["spec"]["containers"][0]["command"])
+    assert result.returncode == 1 and result.stdout.endswith("device check: FAIL\n")
+    assert ("python module etcd: IMPORT FAILED (ModuleNotFoundError: No module named 'etcd'): torch's etcd "
+            "rendezvous imports it and torch does not install it: add python-etcd to the image (pip install "
+            "python-etcd), or launch with --rendezvous c10d") in result.stdout
+
+
+def test_an_image_with_the_etcd_module_passes_the_check(tmp_path):
+    site = tmp_path / "site-packages"
+    (site / "etcd").mkdir(parents=True)
+    (site / "etcd" / "__init__.py").write_text("")
+    result = run_in_image(tmp_path, check_for("etcd")["spec"]["template"]["spec"]["containers"][0]["command"],
+                          PYTHONPATH=str(site))
+    assert result.returncode == 0, result.stdout
+    assert f"python module etcd: imports ({tmp_path / 'bin' / 'python3'})" in result.stdout
 
 
 def test_all_reduce_job_runs_the_packaged_program_with_the_default_floor_and_expected_figure():

@@ -1,16 +1,22 @@
 #!/bin/sh
 # Does this pod see the accelerators and EFA devices its node group advertises?
-# Usage: device_check.sh KIND ACCELERATORS EFA_DEVICES [fabric]
+# Usage: device_check.sh KIND ACCELERATORS EFA_DEVICES [fabric] [import:MODULE:FIX ...]
 #   KIND is nvidia-gpu or neuron; the counts are what the pod asked for.
 #   fabric: also check each GPU's NVLink fabric registration (NVSwitch types, Hopper and later).
+#   import:MODULE:FIX: the image's Python must import MODULE (what the job's rendezvous needs beyond
+#     torch); FIX is what the failure line tells the user to do.
 #   EFA_DEVICE_DIR (default /dev/infiniband) is where the EFA devices appear.
-# Prints one line per check; exits 0 only when every count matches.
+# Prints one line per check; exits 0 only when every check passes.
 set -u
 
 kind=$1
 expected_accelerators=$2
 expected_efa=$3
-fabric=${4:-}
+shift 3
+fabric=""
+for option in "$@"; do
+    [ "$option" = "fabric" ] && fabric=fabric
+done
 efa_dir=${EFA_DEVICE_DIR:-/dev/infiniband}
 status=0
 
@@ -64,6 +70,28 @@ if [ "$fabric" = "fabric" ]; then
         echo "fabric manager: not checked (nvidia-smi reports no fabric.state: $states)"
     fi
 fi
+
+# The job's own image, as its workers will run it: a module its rendezvous imports and the image lacks
+# fails every worker at rendezvous, so it fails here first.
+python=$(command -v python3 || command -v python || true)
+for option in "$@"; do
+    case $option in
+        import:*) ;;
+        *) continue ;;
+    esac
+    wanted=${option#import:}
+    module=${wanted%%:*}
+    fix=${wanted#*:}
+    if [ -z "$python" ]; then
+        echo "python module $module: IMPORT FAILED, no python3 or python in this image: $fix"
+        status=1
+    elif error=$("$python" -c "import $module" 2>&1); then
+        echo "python module $module: imports ($python)"
+    else
+        echo "python module $module: IMPORT FAILED ($(echo "$error" | tail -n 1)): $fix"
+        status=1
+    fi
+done
 
 if [ "$status" -eq 0 ]; then echo "device check: PASS"; else echo "device check: FAIL"; fi
 exit "$status"
