@@ -64,6 +64,8 @@ ECR_LIFECYCLE_POLICY = "aws:ecr/lifecyclePolicy:LifecyclePolicy"
 BUCKET_LIFECYCLE = "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration"
 BUCKET_OBJECT = "aws:s3/bucketObjectv2:BucketObjectv2"
 AWS_PROVIDER = "pulumi:providers:aws"
+AWS_NATIVE_PROVIDER = "pulumi:providers:aws-native"
+KUBERNETES_PROVIDER = "pulumi:providers:kubernetes"
 PROVIDER_PREFIX = "pulumi:providers:"
 """Every provider resource's type starts with this."""
 ROOT_STACK = "pulumi:pulumi:Stack"
@@ -167,3 +169,14 @@ GPU_TAINT = {"key": GPU_RESOURCE, "value": "true", "effect": "NoSchedule"}
 """Keeps pods that request no GPU off GPU nodes (EKS accelerated AMI convention)."""
 NEURON_TAINT = {"key": NEURON_RESOURCE, "value": "true", "effect": "NoSchedule"}
 """Keeps pods that request no Neuron device off Trainium nodes."""
+
+# -- volumes -------------------------------------------------------------------------------
+GP3_STORAGE_CLASS = "trainstack-gp3"
+"""The encrypted gp3 StorageClass trainstack adds for in-cluster state (etcd's and Prometheus's claims)."""
+EBS_CSI_PROVISIONER = "ebs.csi.aws.com"
+"""The Amazon EBS CSI driver's name: the provisioner of ``GP3_STORAGE_CLASS`` and the name of the CSIDriver object
+the driver registers (kubernetes-sigs/aws-ebs-csi-driver charts/aws-ebs-csi-driver/templates/csidriver.yaml
+@2f0da86f)."""
+EBS_CSI_ADDON = "aws-ebs-csi-driver"
+"""The EKS add-on that installs it (EKS User Guide, ebs-csi: https://docs.aws.amazon.com/eks/latest/userguide/
+ebs-csi.html)."""

@@ -148,8 +148,9 @@ NODES_OUTPUTS_FIX = ("write it with `pulumi stack output --json --show-secrets >
 
 
 def preflight_nodes(args: argparse.Namespace) -> int:
-    """Exit 1 unless every EFA group's running nodes offer the huge pages its pods request and every accelerated
-    group's nodes show their devices (preflight.node_preflight)."""
+    """Exit 1 unless every EFA group's running nodes offer the huge pages its pods request, every accelerated
+    group's nodes show their devices, and the cluster runs the CSI driver each of the stack's claims needs
+    (preflight.node_preflight)."""
     from ..analysis import read_outputs
     from ..config.device_wait import DeviceWait
     from ..kube.kubeconfig import read_access
@@ -158,6 +159,7 @@ def preflight_nodes(args: argparse.Namespace) -> int:
     from ..preflight import verdict
     from ..preflight.node_devices import needs_from_outputs
     from ..preflight.node_preflight import CLUSTER, run_node_preflight
+    from ..preflight.volume_drivers import volume_needs
 
     shown = f"outputs {'<stdin>' if str(args.outputs) == '-' else shown_path(args.outputs)}"
     document = read_json_object(args.outputs, "outputs", NODES_OUTPUTS_FIX)
@@ -168,8 +170,9 @@ def preflight_nodes(args: argparse.Namespace) -> int:
     hugepages = hugepages_needs(outputs)
     node_counts, uncounted, settings = _node_counts(args.cwd, outputs.stack)
     devices = needs_from_outputs(outputs, node_counts)
+    volumes = volume_needs(outputs)
     access = None
-    if hugepages or devices:
+    if hugepages or devices or volumes:
         kubeconfig, name, directory = _kubeconfig(args.kubeconfig, document, shown, outputs.kubeconfig_output)
         access = read_access(kubeconfig, name, directory, args.context)
     # --wait reads again as often as the stack's own deviceWait does, where it sets one.
@@ -179,7 +182,8 @@ def preflight_nodes(args: argparse.Namespace) -> int:
     def progress(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
-    checks = (run_node_preflight(hugepages, devices, access, uncounted, wait, progress)
+    cluster_name = outputs.cluster.name if outputs.cluster is not None else None
+    checks = (run_node_preflight(hugepages, devices, access, uncounted, wait, progress, volumes, cluster_name)
               if access is not None else [])
     why_not = verdict(checks, allow_unchecked=args.allow_unchecked, scope=CLUSTER)
     through = f" through {cut(access.server)} (context {cut(access.context)})" if access is not None else ""

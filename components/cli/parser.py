@@ -78,8 +78,9 @@ def _add_preflight(commands: Any) -> None:
 def _add_preflight_nodes(scopes: Any) -> None:
     nodes = scopes.add_parser("nodes", help="check the running cluster's accelerated nodes show the GPUs, Neuron "
                                             "devices and EFA interfaces of their instance type, in their group's "
-                                            "number, and EFA nodes offer the 2 MiB huge pages their group's pods "
-                                            "request (read only)")
+                                            "number, EFA nodes offer the 2 MiB huge pages their group's pods "
+                                            "request, and the CSI driver etcd's volume needs is registered (read "
+                                            "only)")
     nodes.add_argument("--outputs", type=Path, default=Path("-"),
                        help="the stack's outputs: pulumi stack output --json --show-secrets (its kubeconfig is used "
                             "unless --kubeconfig is given), or a plan record with --kubeconfig (default: stdin)")
