@@ -11,6 +11,10 @@ A key given twice in one mapping is refused with both lines, as the Pulumi engin
 (go-yaml v3: "mapping key ... already defined at line N", decode.go) refuses it; PyYAML alone
 keeps the last value and says nothing.
 
+A project or stack file is at most :data:`YAML_FILE_BYTES_MAX` bytes, checked before a byte of it is
+parsed: PyYAML reads a few hundred kilobytes a second, so a 50 MB file would hold a plan for most of a
+minute before saying anything.
+
 YAML aliases are bounded. PyYAML shares an aliased node instead of copying it, so a
 "billion laughs" document loads in microseconds, but everything that walks the value
 afterwards (JSON encoding of the config, validation, an error message) walks it
@@ -40,6 +44,9 @@ PATH_SHOWN_MAX = 4096
 """Characters of a path an error shows: Linux's PATH_MAX, so a real path is shown whole. The reader needs all of it to
 find the file, and 80 characters cut an ordinary project's path (and the suite's own temporary paths, whose length
 depends on $TMPDIR and on pytest-xdist's per-worker directories)."""
+YAML_FILE_BYTES_MAX = 256 * 1024
+"""Bytes a project or stack file may hold: fifteen times a stack of 64 node groups (17 KB), and read in about
+a second. The stack-file reference (docs/stack-files.md) states it."""
 YAML_ALIASES_MAX = 64
 """Aliases (``*name``) one YAML document may use. Stack files need a handful at most."""
 YAML_NODES_MAX = 100_000
@@ -65,15 +72,23 @@ def cut(value: object, limit: int = SHOWN_MAX) -> str:
     return f"{text[:limit]}... ({len(text) - limit} more characters)"
 
 
-def read_text(path: Path, what: str) -> str:
-    """The file's text, which must be UTF-8. ``what`` names the file's role in the message."""
+def read_text(path: Path, what: str, max_bytes: int | None = None) -> str:
+    """The file's text, which must be UTF-8. ``what`` names the file's role in the message; a file of more
+    than ``max_bytes`` is refused with its size, having read no more than that."""
     if path.is_dir():
         raise FileProblem(f"{what} {shown_path(path)} is a directory; give the file in it")
     try:
-        data = path.read_bytes()
+        with path.open("rb") as stream:
+            data = stream.read() if max_bytes is None else stream.read(max_bytes + 1)
+        size = path.stat().st_size
     except OSError as error:
         raise FileProblem(f"{what} {shown_path(path)} cannot be read: {error.strerror or type(error).__name__}") \
             from None
+    if max_bytes is not None and len(data) > max_bytes:
+        held = f"{size:,} bytes" if size > max_bytes else f"more than {max_bytes:,} bytes"  # a pipe has no size
+        raise FileProblem(f"{what} {shown_path(path)} is {held}; trainstack reads at most {max_bytes:,} bytes "
+                          f"({max_bytes // 1024} KiB) of it, before parsing; a stack's configuration takes a few "
+                          "kilobytes: look for a value pasted in by mistake")
     return _decoded(data, f"{what} {shown_path(path)}")
 
 
@@ -86,8 +101,8 @@ def _decoded(data: bytes, name: str) -> str:
 
 
 def read_yaml_mapping(path: Path, what: str) -> dict[str, Any]:
-    """The YAML file's top-level mapping (an empty file is an empty mapping), aliases bounded."""
-    text = read_text(path, what)
+    """The YAML file's top-level mapping (an empty file is an empty mapping), its size and aliases bounded."""
+    text = read_text(path, what, max_bytes=YAML_FILE_BYTES_MAX)
     try:
         document = yaml.load(text, Loader=_BoundedLoader)
     except yaml.MarkedYAMLError as error:
@@ -108,6 +123,15 @@ def read_yaml_mapping(path: Path, what: str) -> dict[str, Any]:
         raise FileProblem(f"{what} {shown_path(path)} holds a YAML {_kind(document)} at the top; it must be a "
                           "mapping of keys to values (key: value)")
     return document
+
+
+def parse_yaml(text: str) -> Any:
+    """A YAML (or JSON) document held in a value rather than a file (a kubeconfig a plan record carries), its
+    aliases and expanded size bounded as a file's; None where it is not one that can be read."""
+    try:
+        return yaml.load(text, Loader=_BoundedLoader)
+    except (yaml.YAMLError, _TooLarge, _DuplicateKey, RecursionError):
+        return None
 
 
 def read_json_object(path: Path, what: str, fix: str) -> dict[str, Any]:

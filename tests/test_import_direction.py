@@ -16,9 +16,9 @@ ABOVE_COMPONENTS = {"cli", "analysis", "plan", "launch", "estimate", "policy", "
                     "stack_contract", "package"}
 
 
-LEAVES = {"names", "version"}
-"""The leaves of shared names (type tokens, labels, taints) and the library's version: below every
-unit, so any may import them."""
+LEAVES = {"names", "version", "cidrs"}
+"""The leaves of shared names (type tokens, labels, taints), the library's version and CIDR sets (what
+addresses blocks hold together): below every unit, so any may import them."""
 
 
 def imports_of(unit: str) -> set[str]:
@@ -39,8 +39,9 @@ def imports_of(unit: str) -> set[str]:
     return found - {unit, *LEAVES}
 
 
-def test_the_shared_names_import_nothing_of_trainstack():
-    tree = ast.parse((PACKAGE / "names.py").read_text())
+@pytest.mark.parametrize("leaf", ["names", "cidrs"])
+def test_the_shared_names_and_cidr_sets_import_nothing_of_trainstack(leaf):
+    tree = ast.parse((PACKAGE / f"{leaf}.py").read_text())
     assert not [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
                 and (getattr(node, "level", 0) or (getattr(node, "module", "") or "").startswith("trainstack"))]
 

@@ -1,13 +1,18 @@
-"""The base every config model shares: camelCase keys, unknown keys refused, validators that only check.
+"""The base every config model shares: camelCase keys, unknown keys refused, scalars taken as written,
+validators that only check.
 
 Why defaults are properties and validators never assign: docs/adr/0002-config-defaults-on-the-models.md
 """
 
 from __future__ import annotations
 
+import json
+import types
+import typing
+from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 from pydantic.alias_generators import to_camel
 
 
@@ -17,6 +22,15 @@ class ConfigModel(BaseModel):
     Keys are camelCase in YAML (Pulumi's convention); Python callers may use the
     snake_case field names. A key the model does not know is an error, never
     silently dropped: that is how eksctl lost ``capacityReservationId``.
+
+    Scalars are taken as written, never bent (pydantic's strict mode): ``maxSize: true`` is not 1,
+    ``maxSize: "2"`` is not 2 and ``prometheus: "yes"`` is not true; each is refused naming its key.
+    Stack files keep YAML's types on the way to the models: Pulumi passes a structured key as JSON,
+    and ``pulumi config set --path`` stores "true"/"false" as booleans and integers as numbers
+    (https://www.pulumi.com/docs/iac/cli/commands/pulumi_config_set/); only a top-level key is
+    always a string, and those (``profile``, ``region``) are strings. Other languages' numbers cross
+    the wire as floats and are made ints where a field takes one (``package/wire.py``). A date and time
+    is the one scalar a stack file can only write as text (``_scalars_as_written``).
 
     A field holds what the user wrote (``None`` where a default is decided later).
     Validators only check: they never assign. A default that depends on other fields
@@ -32,7 +46,62 @@ class ConfigModel(BaseModel):
         validate_by_alias=True,
         extra="forbid",
         use_attribute_docstrings=True,
+        strict=True,
     )
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _scalars_as_written(cls, value: Any, info: ValidationInfo) -> Any:
+        """Where strict mode alone would bend or refuse what a stack file rightly writes.
+
+        A field that lists its numbers (``Literal[1, 2]``) takes exactly those ints: pydantic compares a
+        literal by equality even when strict, and ``True == 1`` and ``2.0 == 2`` in Python. A date and
+        time (``endsAt``) is ISO 8601 text in a stack file, which strict mode would refuse: the text is
+        read here, and anything else (a number of seconds since 1970) is left to strict mode to refuse.
+        """
+        field = cls.model_fields.get(info.field_name or "")
+        if field is None or value is None:
+            return value
+        listed = _listed_ints(field.annotation)
+        if listed and type(value) is not int:
+            raise ConfigValueError(f"{_as_written(value)} is not one of the numbers this key takes.",
+                                   fix=f"write one of {', '.join(map(str, listed))}.", value=value)
+        if isinstance(value, str) and _takes_datetime(field.annotation):
+            try:
+                return datetime.fromisoformat(value)
+            except ValueError:
+                raise ConfigValueError(f"'{value}' is not an ISO 8601 date and time.",
+                                       fix="write it in UTC as EC2 shows it, e.g. 2026-12-01T11:30:00Z.",
+                                       value=value) from None
+        return value
+
+
+def _as_written(value: Any) -> str:
+    """``value`` as a stack file writes it (``true``, ``"2"``), where JSON can say it."""
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _options(annotation: Any) -> tuple[Any, ...]:
+    """The types an annotation admits: the members of a union (``Optional[X]``), else itself."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        return typing.get_args(annotation)
+    return (annotation,)
+
+
+def _listed_ints(annotation: Any) -> tuple[int, ...]:
+    """The ints of a ``Literal`` of ints (optional or not); empty for any other annotation."""
+    for option in _options(annotation):
+        args = typing.get_args(option)
+        if typing.get_origin(option) is typing.Literal and args and all(type(arg) is int for arg in args):
+            return args
+    return ()
+
+
+def _takes_datetime(annotation: Any) -> bool:
+    return datetime in _options(annotation)
 
 
 class ConfigValueError(ValueError):

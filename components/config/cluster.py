@@ -9,6 +9,7 @@ from typing import Literal, Optional
 from pydantic import Field, field_validator, model_validator
 
 from .. import catalog
+from ..cidrs import whole_internet
 from .base import ConfigModel, ConfigValueError
 from .pods import PodsPerNode, pods_per_node
 from .vpc_cni import VpcCniConfig
@@ -115,7 +116,9 @@ class EksConfig(ConfigModel):
     ``publicAndPrivate`` for dev with ``publicAccessCidrs`` as the allowlist. A private
     endpoint means ``pulumi up`` must run where it can reach the VPC."""
     public_access_cidrs: list[str] = []
-    """Who may reach a public endpoint (required when the endpoint is public; never 0.0.0.0/0)."""
+    """Who may reach a public endpoint (required when the endpoint is public; never the whole internet,
+    whether written as 0.0.0.0/0 or as blocks that add up to it). Refused on a private endpoint, which
+    has no public side to allow."""
     admin_principals: list[str] = []
     """IAM role or user ARNs granted cluster admin through EKS access entries."""
     log_types: list[Literal["api", "audit", "authenticator", "controllerManager", "scheduler"]] = [
@@ -161,7 +164,31 @@ class EksConfig(ConfigModel):
                     fix="list your office or VPN egress ranges instead of 0.0.0.0/0.",
                     path=(index,), value=cidr,
                 )
+        opened = whole_internet(cidrs)
+        if opened:
+            # Judged by the addresses the blocks hold together: 0.0.0.0/1 and 128.0.0.0/1 are 0.0.0.0/0.
+            raise ConfigValueError(
+                f"these blocks together hold every address of {' and '.join(opened)}: the whole internet "
+                "could reach the Kubernetes API.",
+                fix="list your office or VPN egress ranges only.", value=cidrs,
+            )
         return cidrs
+
+    @model_validator(mode="after")
+    def _allowlist_needs_a_public_endpoint(self) -> EksConfig:
+        # publicAccessCidrs are "the CIDR blocks that are allowed access to your cluster's public Kubernetes
+        # API server endpoint" (https://docs.aws.amazon.com/eks/latest/APIReference/API_VpcConfigRequest.html);
+        # a private endpoint has none, and cluster/eks_cluster.py passes no allowlist for it.
+        if self.public_access_cidrs and self.api_endpoint == "private":
+            raise ConfigValueError(
+                "publicAccessCidrs is given, but the API server endpoint is private (endpointAccess "
+                f"{'private' if self.endpoint_access else 'unset, which means private'}): the allowlist "
+                "would be dropped.",
+                fix="set endpointAccess: publicAndPrivate to reach the API from those ranges (a dev stack's "
+                "default; production stacks keep it private), or remove publicAccessCidrs.",
+                path=("publicAccessCidrs",), value=self.public_access_cidrs,
+            )
+        return self
 
     @field_validator("admin_principals")
     @classmethod

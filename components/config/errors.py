@@ -115,7 +115,27 @@ def _issue(detail: ErrorDetails, root: type[BaseModel], prefix: str) -> ConfigIs
         return ConfigIssue(format_path(loc, prefix), value, "not an allowed value.", f"use one of {expected}.")
 
     message = detail["msg"].removeprefix("Value error, ")
-    return ConfigIssue(format_path(loc, prefix), value, message + ".", _generic_fix(kind, ctx))
+    fix = _scalar_fix(kind, value) or _generic_fix(kind, ctx)
+    return ConfigIssue(format_path(loc, prefix), value, message + ".", fix)
+
+
+def _numeral(text: str) -> bool:
+    return re.fullmatch(r"\s*[+-]?\d+(\.\d*)?([eE][+-]?\d+)?\s*", text) is not None
+
+
+def _scalar_fix(kind: str, value: Any) -> str | None:
+    """What to write where a scalar of another type was given (config.base: scalars are taken as written)."""
+    if kind in ("int_type", "float_type") and isinstance(value, bool):
+        return (f"{str(value).lower()} is a boolean, not a number: write the number itself"
+                f"{' (a whole number)' if kind == 'int_type' else ''}.")
+    if kind in ("int_type", "float_type") and isinstance(value, str) and _numeral(value):
+        return f"write the number without quotes (quoted, {cut(repr(value))} is text)."
+    if kind == "int_type" and isinstance(value, float):
+        return (f"write {int(value)}, without the decimal point." if value.is_integer()
+                else f"write a whole number ({value!r} has a fraction).")
+    if kind == "bool_type" and not isinstance(value, bool):
+        return "write true or false, without quotes." if isinstance(value, str) else "write true or false."
+    return None
 
 
 _KINDS = {"int": "a whole number", "float": "a number", "bool": "true or false", "string": "a string",

@@ -8,6 +8,7 @@ from typing import Literal, Optional
 
 from pydantic import Field, field_validator, model_validator
 
+from ..cidrs import first_overlap
 from .base import ConfigModel, ConfigValueError
 
 DEFAULT_VPC_CIDR = "10.0.0.0/16"
@@ -63,6 +64,25 @@ class ExistingVpc(ConfigModel):
     """Private subnets for nodes, FSx and HyperPod; at least one per zone used."""
     public_subnets: list[ExistingSubnet] = []
     """Public subnets (load balancers only); optional."""
+
+    @model_validator(mode="after")
+    def _subnets_apart(self) -> ExistingVpc:
+        # The subnets of one VPC never share an address (EC2 CreateSubnet: "A subnet CIDR block must not
+        # overlap the CIDR block of an existing subnet in the VPC",
+        # https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CreateSubnet.html): two that do are a
+        # typo, and the IP budget would count the same addresses twice.
+        keyed = [("privateSubnets", index, subnet) for index, subnet in enumerate(self.private_subnets)]
+        keyed += [("publicSubnets", index, subnet) for index, subnet in enumerate(self.public_subnets)]
+        clash = first_overlap([subnet.cidr for _, _, subnet in keyed])
+        if clash is not None:
+            (key, index, subnet), (other_key, other_index, other) = keyed[clash[1]], keyed[clash[0]]
+            raise ConfigValueError(
+                f"{subnet.id} ({subnet.cidr}) shares addresses with {other_key}[{other_index}] {other.id} "
+                f"({other.cidr}); the subnets of one VPC never overlap.",
+                fix="copy each subnet's id and IPv4 CIDR as `aws ec2 describe-subnets --filters "
+                "Name=vpc-id,Values=<vpcId>` lists them, each subnet once.",
+                path=(key, index, "cidr"), value=subnet.cidr)
+        return self
 
 
 class NetworkConfig(ConfigModel):

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, Optional
 
+from ..cidrs import covers, whole_internet
 from ..names import SECURITY_GROUP, SECURITY_GROUP_EGRESS_RULE, SECURITY_GROUP_INGRESS_RULE, SECURITY_GROUP_RULE, VPC
 from ..policy.model import Stack
 
@@ -102,7 +103,7 @@ class Reachability:
 
     def __init__(self, rules: Iterable[Rule], vpc_cidrs: Iterable[str]):
         self.rules = list(rules)
-        self.vpc_cidrs = [ipaddress.ip_network(c) for c in vpc_cidrs]
+        self.vpc_cidrs = [ipaddress.ip_network(c, strict=False) for c in vpc_cidrs]
 
     @classmethod
     def of_stack(cls, stack: Stack, eks_cluster_groups: Iterable[str] = ()) -> Reachability:
@@ -111,16 +112,17 @@ class Reachability:
             rules += eks_default_rules(group)
         return cls(rules, [r.inputs["cidrBlock"] for r in stack.of_type(VPC) if r.inputs.get("cidrBlock")])
 
-    def _covers_vpc(self, cidr: str) -> bool:
-        network = ipaddress.ip_network(cidr)
-        # Without a recorded VPC (an existing one), only a rule open to every address is sure to cover it.
-        return network.prefixlen == 0 or any(network.version == v.version and network.supernet_of(v)  # type: ignore[arg-type]
-                                             for v in self.vpc_cidrs)
+    def _covers_vpc(self, cidrs: list[str]) -> bool:
+        """Whether the CIDRs of the rules that allow a connection hold, together, a VPC's addresses: a rule's
+        CIDR need not be the whole VPC's alone (``cidrs``: addresses judged as a set). Without a recorded VPC
+        (an existing one), only rules that open every address are sure to cover it."""
+        return bool(whole_internet(cidrs)) or any(covers(cidrs, vpc) for vpc in self.vpc_cidrs)
 
     def _passes(self, direction: Direction, own: set[str], peers: set[str], protocol: str, port: int) -> bool:
-        return any(rule.direction == direction and rule.group in own and rule.allows(protocol, port)
-                   and (rule.peer_group in peers or (rule.cidr is not None and self._covers_vpc(rule.cidr)))
-                   for rule in self.rules)
+        allowing = [rule for rule in self.rules
+                    if rule.direction == direction and rule.group in own and rule.allows(protocol, port)]
+        return any(rule.peer_group in peers for rule in allowing) or self._covers_vpc(
+            [rule.cidr for rule in allowing if rule.cidr is not None])
 
     def allows(self, source: Iterable[str], destination: Iterable[str], protocol: str, port: int) -> bool:
         source_groups, destination_groups = set(source), set(destination)

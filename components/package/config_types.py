@@ -103,7 +103,7 @@ class EksConfig(TypedDict, total=False):
     endpoint_access: str
     """API server endpoint. Profile default: ``private`` for production (required there), ``publicAndPrivate`` for dev with ``publicAccessCidrs`` as the allowlist. A private endpoint means ``pulumi up`` must run where it can reach the VPC. One of: 'private', 'public', 'publicAndPrivate'."""
     public_access_cidrs: list[str]
-    """Who may reach a public endpoint (required when the endpoint is public; never 0.0.0.0/0)."""
+    """Who may reach a public endpoint (required when the endpoint is public; never the whole internet, whether written as 0.0.0.0/0 or as blocks that add up to it). Refused on a private endpoint, which has no public side to allow."""
     admin_principals: list[str]
     """IAM role or user ARNs granted cluster admin through EKS access entries."""
     log_types: list[str]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..catalog import resource_types
@@ -43,14 +43,15 @@ class Fixtures:
 
     def __init__(self, default_region: str = DEFAULT_REGION):
         self.default_region = default_region
-        self.provider_regions: dict[str, str] = {}
+        self.provider_regions: dict[tuple[str, str], str] = {}
+        """(provider type, logical name) -> the region its inputs name."""
 
     # -- resources ---------------------------------------------------------
     def resource(self, type_token: str, name: str, inputs: dict, provider: str | None) -> tuple[str, dict]:
-        region = self._region(provider)
+        region = self.region(provider)
         if type_token.startswith(PROVIDER_PREFIX):
             if inputs.get("region"):
-                self.provider_regions[name] = inputs["region"]
+                self.provider_regions[(type_token, name)] = inputs["region"]
             return f"{name}-provider-id", dict(inputs)
         row = resource_types.find(type_token)
         seed = f"{type_token}/{name}"
@@ -59,22 +60,35 @@ class Fixtures:
         resource_id, computed = SHAPES[row.outputs.shape](name, inputs, _Context(region, seed, row.outputs))
         return resource_id, {**inputs, **computed}
 
-    def _region(self, provider: str | None) -> str:
-        if provider:
-            urn = provider.split("::")[-2] if provider.count("::") >= 4 else provider
-            for name, region in self.provider_regions.items():
-                if urn.endswith(f"::{name}"):
-                    return region
-        return self.default_region
+    def region(self, provider: str | None) -> str:
+        """The region of the provider ``provider`` refers to, else the default provider's (``aws:region``).
+
+        A provider reference is ``<urn>::<id>`` (written so in pulumi/pulumi
+        sdk/python/lib/pulumi/runtime/resource.py@v3.272.0), and a URN ends ``...$<type>::<name>``: the
+        provider is found by its type and name."""
+        known = self.provider_key(provider)
+        return self.provider_regions.get(known, self.default_region) if known else self.default_region
+
+    def provider_key(self, provider: str | None) -> tuple[str, str] | None:
+        """(type, name) of the provider a reference names; None for no reference."""
+        parts = (provider or "").split("::")
+        if len(parts) < 5:  # urn:pulumi:<stack>::<project>::<qualified type>::<name>::<id>
+            return None
+        return parts[-3].rsplit("$", 1)[-1], parts[-2]
+
+    def regional_provider(self, providers: Iterable[str]) -> str | None:
+        """The first of ``providers`` (references) that names a region: a remote component (pulumi-eks's
+        Cluster) is handed a map of providers, not one, and makes its outputs in that provider's region."""
+        return next((ref for ref in providers if self.provider_key(ref) in self.provider_regions), None)
 
     # -- invokes -----------------------------------------------------------
-    def invoke(self, token: str, args: dict) -> dict:
+    def invoke(self, token: str, args: dict, provider: str | None = None) -> dict:
         handler = _INVOKES.get(token)
         if handler is None:
             raise UnknownInvokeError(
                 f"the offline plan has no fixture for provider function {token}; "
                 "add one to trainstack/plan/fixtures.py")
-        return handler(args, self.default_region)
+        return handler(args, self.region(provider))
 
 
 class _Context:
@@ -147,7 +161,27 @@ def _vpc_extra(resource_id: str, inputs: Inputs, ctx: _Context) -> Inputs:
 
 
 def _subnet_extra(resource_id: str, inputs: Inputs, ctx: _Context) -> Inputs:
-    return {"availabilityZoneId": f"use1-az{int(ctx.hex(2), 16) % 6 + 1}", "ownerId": ACCOUNT_ID}
+    return {"availabilityZoneId": f"{zone_id_prefix(ctx.region)}-az{int(ctx.hex(2), 16) % 6 + 1}",
+            "ownerId": ACCOUNT_ID}
+
+
+_DIRECTIONS = {"northeast": "ne", "northwest": "nw", "southeast": "se", "southwest": "sw", "central": "c",
+               "north": "n", "south": "s", "east": "e", "west": "w"}
+
+
+def zone_id_prefix(region: str) -> str:
+    """The part of a zone ID before ``-az``: the region's area, its direction abbreviated, its number
+    (``use1`` for us-east-1, ``apne1`` for ap-northeast-1, ``usgw1`` for us-gov-west-1).
+
+    AWS's prose says "the first three letters of the Region code, followed by the number at the end"
+    (https://docs.aws.amazon.com/global-infrastructure/latest/regions/aws-availability-zones.html), which
+    would make ap-northeast-1's ``apn1``; the tables on that page, and every zone ID EC2 returns, say
+    ``apne1``. The IDs decide: a compound direction keeps both initials."""
+    parts = region.split("-")
+    if len(parts) < 3:  # not a region's name: the placeholder says so as it is
+        return region.replace("-", "")
+    area, *words, number = parts
+    return area + "".join("g" if word == "gov" else _DIRECTIONS.get(word, word[:1]) for word in words) + number
 
 
 def _eip_extra(resource_id: str, inputs: Inputs, ctx: _Context) -> Inputs:

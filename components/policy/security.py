@@ -14,14 +14,11 @@ from ..names import (
     IAM_POLICY,
     IAM_ROLE_POLICY,
     LAUNCH_TEMPLATE,
-    SECURITY_GROUP,
-    SECURITY_GROUP_INGRESS_RULE,
-    SECURITY_GROUP_RULE,
 )
-from .model import Resource, Rule, Stack, Violation, eks_components_seen_by_inputs, is_unknown
+from .internet_ingress import ALL, OpenWindow, open_windows
+from .model import Rule, Stack, Violation, eks_components_seen_by_inputs, is_unknown
 
 IAM_POLICIES = (IAM_POLICY, IAM_ROLE_POLICY)
-OPEN = ("0.0.0.0/0", "::/0")
 
 
 def imdsv2_required(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
@@ -38,46 +35,33 @@ def imdsv2_required(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]
                                           "metadataOptions.httpTokens to 'required'.")
 
 
-def _open_ingress(stack: Stack) -> Iterator[tuple[Resource, Any, Any, Any, str]]:
-    """(resource, from port, to port, protocol, cidr) for every ingress open to the internet."""
-    for rule in stack.of_type(SECURITY_GROUP_INGRESS_RULE):
-        cidr = rule.props.get("cidrIpv4") or rule.props.get("cidrIpv6")
-        if cidr in OPEN:
-            yield rule, rule.props.get("fromPort"), rule.props.get("toPort"), rule.props.get("ipProtocol"), cidr
-    for rule in stack.of_type(SECURITY_GROUP_RULE):
-        if rule.props.get("type") == "ingress":
-            for cidr in (rule.props.get("cidrBlocks") or []) + (rule.props.get("ipv6CidrBlocks") or []):
-                if cidr in OPEN:
-                    yield rule, rule.props.get("fromPort"), rule.props.get("toPort"), rule.props.get("protocol"), cidr
-    for group in stack.of_type(SECURITY_GROUP):
-        for inline in group.props.get("ingress") or []:
-            for cidr in (inline.get("cidrBlocks") or []) + (inline.get("ipv6CidrBlocks") or []):
-                if cidr in OPEN:
-                    yield group, inline.get("fromPort"), inline.get("toPort"), inline.get("protocol"), cidr
-
-
-def _only_allowed_ports(protocol: object, low: object, high: object, allowed: list[int]) -> bool:
-    """TCP ingress whose whole port range is allow-listed."""
-    if str(protocol) not in ("tcp", "6") or low is None or high is None:
-        return False
-    return set(range(int(str(low)), int(str(high)) + 1)) <= set(allowed)
+def _opened(window: OpenWindow) -> tuple[str, str]:
+    """Who opens the window and to what: one rule and its CIDR, or the rules whose CIDRs add up to the
+    internet, with the space they cover."""
+    names = sorted({rule.resource.name for rule in window.rules})
+    if len(window.cidrs) == 1:
+        return names[0], window.cidrs[0]
+    return ", ".join(names), f"{', '.join(window.cidrs)} (together every address of {' and '.join(window.spaces)})"
 
 
 def no_public_ingress(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
-    allowed = [int(p) for p in config.get("allowedPublicPorts") or []]
-    for resource, low, high, protocol, cidr in _open_ingress(stack):
-        if _only_allowed_ports(protocol, low, high, allowed):
+    allowed = {int(p) for p in config.get("allowedPublicPorts") or []}
+    for window in open_windows(stack):
+        if window.protocol == "tcp" and window.low is not None and window.high is not None \
+                and set(range(window.low, window.high + 1)) <= allowed:
             continue
-        yield Violation(resource.urn, f"{resource.name} admits {cidr} ({protocol} {low}-{high}); "
-                                      "reference a security group or a narrow CIDR instead.")
+        who, cidrs = _opened(window)
+        yield Violation(window.rules[0].resource.urn, f"{who} admits {cidrs} ({window.said()}); reference a "
+                                                     "security group or a narrow CIDR instead.")
 
 
 def no_ssh_from_internet(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
-    for resource, low, high, protocol, cidr in _open_ingress(stack):
-        everything = str(protocol) in ("-1", "all")
-        if everything or (str(protocol) in ("tcp", "6") and (low or 0) <= 22 <= (high if high is not None else 65535)):
-            yield Violation(resource.urn, f"{resource.name} opens SSH (port 22) to {cidr}; use SSM Session "
-                                          "Manager or a bastion reached through a narrow range.")
+    for window in open_windows(stack):
+        if window.protocol == ALL or (window.protocol == "tcp" and window.holds(22)):
+            who, cidrs = _opened(window)
+            yield Violation(window.rules[0].resource.urn, f"{who} opens SSH (port 22) to {cidrs}; use SSM "
+                                                         "Session Manager or a bastion reached through a narrow "
+                                                         "range.")
 
 
 def eks_endpoint_private_in_production(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:
@@ -118,8 +102,9 @@ RULES = [
     Rule("imdsv2-required", "Launch templates require IMDSv2 (httpTokens required).", "mandatory",
          imdsv2_required, source="EC2 User Guide, Configure the instance metadata options for new instances "
          "(without httpTokens the AMI's ImdsSupport and the account default decide)"),
-    Rule("no-public-ingress", "No security group admits 0.0.0.0/0 or ::/0, except on allowedPublicPorts "
-         "(TCP 80 and 443 by default, as AWS Security Hub's EC2.18 authorizes).", "mandatory", no_public_ingress,
+    Rule("no-public-ingress", "No security group admits 0.0.0.0/0 or ::/0 (one rule's CIDR, or several whose CIDRs "
+         "add up to it), except on allowedPublicPorts (TCP 80 and 443 by default, as AWS Security Hub's EC2.18 "
+         "authorizes).", "mandatory", no_public_ingress,
          config={"allowedPublicPorts": {"type": "array", "items": {"type": "integer"}, "default": [80, 443]}},
          source="AWS Security Hub control EC2.18 (unrestricted ingress only on authorized ports, 80 and 443 "
          "by default)"),

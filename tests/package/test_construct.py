@@ -75,7 +75,8 @@ def decoded(value):
 CLUSTER_INPUTS = {
     "clusterName": "training", "region": "us-east-1", "vpcId": "vpc-0abc12345",
     "privateSubnetIds": {"us-east-1a": "subnet-0aaa1111", "us-east-1b": "subnet-0bbb2222"},
-    "settings": {"publicAccessCidrs": ["203.0.113.0/24"], "systemNodes": {"minSize": 2, "maxSize": 3}},
+    "settings": {"endpointAccess": "publicAndPrivate", "publicAccessCidrs": ["203.0.113.0/24"],
+                 "systemNodes": {"minSize": 2, "maxSize": 3}},
     "nodeGroups": [{"name": "gpu", "instanceType": "p5.48xlarge", "minSize": 0, "maxSize": 4,
                     "zone": "us-east-1a", "rootVolume": {"sizeGiB": 300},
                     "labels": {"team_name": "llm"}, "taints": [{"key": "nvidia.com/gpu", "effect": "NoSchedule"}]}],
