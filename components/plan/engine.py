@@ -52,7 +52,7 @@ class _PlanMocks(mocks.Mocks):
     def call(self, args: mocks.MockCallArgs) -> tuple[dict[str, Any], Optional[list[tuple[str, str]]]]:
         self.plan.invokes.append({"token": args.token, "args": engine_value(args.args),
                                   "provider": args.provider or None})
-        return self.fixtures.invoke(args.token, args.args), []  # no check failures
+        return self.fixtures.invoke(args.token, args.args, args.provider or None), []  # no check failures
 
 
 class _DiagnosticsLog(logging.Handler):
@@ -72,10 +72,11 @@ class RecordingMonitor(mocks.MockMonitor):
     def __init__(self, plan: Plan, mocks_: _PlanMocks):
         super().__init__(mocks_)
         self.plan = plan
+        self.fixtures = mocks_.fixtures
         self._by_urn: dict[str, ResourceRecord] = {}
 
     def RegisterResource(self, request: Any) -> Any:  # resource_pb2.RegisterResourceRequest
-        response = super().RegisterResource(request)  # type: ignore[no-untyped-call]  # pulumi's mock is untyped
+        response = super().RegisterResource(self._with_regional_provider(request))  # type: ignore[no-untyped-call]
         inputs = _struct_to_plain(request.object)
         record = ResourceRecord(
             urn=response.urn,
@@ -94,6 +95,20 @@ class RecordingMonitor(mocks.MockMonitor):
         self.plan.resources.append(record)
         self._by_urn[record.urn] = record
         return response
+
+    def _with_regional_provider(self, request: Any) -> Any:
+        """The request the mocks answer: a remote component names its providers in a map, and Pulumi's mock
+        hands the fixtures only ``provider``, so the one with a region is named there (the record keeps the
+        request as the program sent it)."""
+        if request.provider or not request.providers:
+            return request
+        regional = self.fixtures.regional_provider(request.providers.values())
+        if regional is None:
+            return request
+        answered = type(request)()
+        answered.CopyFrom(request)
+        answered.provider = regional
+        return answered
 
     def RegisterResourceOutputs(self, request: Any) -> Any:
         record = self._by_urn.get(request.urn)
