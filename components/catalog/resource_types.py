@@ -31,6 +31,7 @@ from typing import Any, Optional
 
 from .. import names
 from .addons import chart_reference
+from .provider_config import AWS, AWS_NATIVE, KUBERNETES, ProviderConfigFacts
 from .replacement_facts import (
     CFN,
     PROVIDER_ONLY,
@@ -87,6 +88,8 @@ class ResourceType:
     """The setting under its component's key behind an input (``instanceTypes`` -> ``instanceType``)."""
     outputs: Optional[OfflineOutputs] = None
     """None: the offline plan gives it an id from its name and echoes its inputs."""
+    provider_config: Optional[ProviderConfigFacts] = None
+    """A provider's: what a change of its configuration does to it and to the resources registered with it."""
 
     @property
     def guarded(self) -> Optional[str]:
@@ -655,6 +658,10 @@ RESOURCE_TYPES: tuple[ResourceType, ...] = (
         names.KARPENTER_NODE_POOL, names.KARPENTER_NODE_CLASS)),
     # A remote component whose objects are registered as their own resources, each with its time.
     ResourceType(names.YAML_CONFIG_GROUP, minutes=KUBERNETES_OBJECT, minutes_source="counted as one API server write"),
+    # -- providers: configuration, not cloud state; what changing it does to their resources ----------------------
+    ResourceType(names.AWS_PROVIDER, provider_config=AWS),
+    ResourceType(names.AWS_NATIVE_PROVIDER, provider_config=AWS_NATIVE),
+    ResourceType(names.KUBERNETES_PROVIDER, provider_config=KUBERNETES),
     # -- trainstack's components -----------------------------------------------------------------
     *(ResourceType(token, config_key=config_key, report_part=report_part) for token, config_key, report_part in (
         (names.NETWORK_COMPONENT, "network", "network"),

@@ -232,6 +232,8 @@ def _options(request: Any) -> ResourceOptions:
         custom_timeouts=timeouts,
         depends_on=[urn for urn in request.dependencies if urn not in explained],
         provider=request.provider or None,
+        # A remote component's children are registered inside its provider, with these providers.
+        providers=dict(request.providers) if request.remote else {},
         additional_secret_outputs=list(request.additionalSecretOutputs),
         aliases=[a.urn for a in request.aliases if a.urn] if request.aliases else [],
         import_id=request.importId or None,

@@ -41,6 +41,9 @@ class ResourceOptions:
     """Explicit ``depends_on`` URNs (dependencies not explained by any input)."""
     provider: Optional[str] = None
     """The provider reference, ``<provider urn>::<id>``."""
+    providers: dict[str, str] = field(default_factory=dict)
+    """A remote component's provider reference per package (``{"aws": "<provider urn>::<id>"}``): the providers its
+    children, which the offline plan does not see, are registered with. Empty for any other resource."""
     additional_secret_outputs: list[str] = field(default_factory=list)
     aliases: list[str] = field(default_factory=list)
     import_id: Optional[str] = None
@@ -140,6 +143,7 @@ class Plan:
             for name in ("ignore_changes", "replace_on_changes", "depends_on", "additional_secret_outputs",
                          "aliases"):
                 setattr(options, name, sorted(set(getattr(options, name))))
+            options.providers = dict(sorted(options.providers.items()))
         self.resources = dependency_order(self.resources)
         self.secret_config_keys = sorted(set(self.secret_config_keys))
         self.invokes = sorted(self.invokes, key=_canonical_json)

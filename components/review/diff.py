@@ -5,7 +5,9 @@ head is created, only in the base deleted; one in both is updated when its input
 options differ, and replaced when a changed input cannot change in place (see
 ``replacement``). A replaced resource gets new outputs (a new id, a new ARN), so the
 inputs of other resources computed from it change too: they are followed, which is how
-a new file system also replaces the PersistentVolume that names it.
+a new file system also replaces the PersistentVolume that names it. A provider's changed configuration is
+judged whole (``providers``): a replaced provider replaces every resource registered with it, as the engine
+does, and one updated in place may still move them (a new AWS region, another account).
 
 Values the record marks secret are shown as ``[secret]`` on both sides. An input listed in the
 head's ``ignoreChanges`` is no change to the resource, as Pulumi leaves it, but the diff keeps it
@@ -21,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Optional
 
 from ..plan import Plan
+from . import providers
 from .replacement import Decision, Effect, decide
 
 Action = Literal["create", "delete", "replace", "update"]
@@ -143,6 +146,7 @@ def compare(base_plan: Plan, head_plan: Plan) -> PlanDiff:
     for urn, record in base_resources.items():
         if urn not in head_resources and urn not in renamed:
             changes[urn] = ResourceChange(urn, record["type"], record["name"], "delete", base=record)
+    _move_with_providers(changes, base_resources, head_resources)
     _follow_replacements(changes, base_resources, head_resources)
     new, fixed = _policy_delta(base_plan, head_plan)
     return PlanDiff(project=head["project"], stack=head["stack"], stack_file=head.get("stackFile"),
@@ -201,13 +205,17 @@ def _input_changes(base: dict[str, Any], head: dict[str, Any]) -> list[InputChan
     ignored = [p for p in head_options.get("ignoreChanges") or []]
     forced = [p for p in head_options.get("replaceOnChanges") or []]
     changes = []
+    # A provider's inputs are its configuration, judged whole: its DiffConfig reads them together.
+    judgement = providers.judge(head["type"], base.get("inputs") or {}, head.get("inputs") or {}) \
+        if providers.is_provider(head["type"]) else None
     for path, before, after in changed_values(base.get("inputs") or {}, head.get("inputs") or {}):
         if _under(path, ignored):
             continue
         if SECRET in (before, after):
             before = after = SECRET
         plain = _INDEX.sub("", path)
-        decision = decide(head["type"], plain, before, after, head.get("inputs") or {})
+        decision = providers.own_decision(judgement, plain) if judgement is not None else \
+            decide(head["type"], plain, before, after, head.get("inputs") or {})
         if _under(path, forced) or _under(plain, forced):
             decision = Decision("replace", "the resource's replaceOnChanges option names this input")
         if UNKNOWN in (before, after) and decision.effect == "replace":
@@ -222,12 +230,63 @@ def _input_changes(base: dict[str, Any], head: dict[str, Any]) -> list[InputChan
     return changes
 
 
+def _move_with_providers(changes: dict[str, ResourceChange], base: dict[str, dict[str, Any]],
+                         head: dict[str, dict[str, Any]]) -> None:
+    """Resources whose provider, updated in place, moves them (a new AWS region, another account): each replaced,
+    as ``providers`` says. A replaced provider's resources are replaced as it is followed."""
+    for provider_urn, change in list(changes.items()):
+        if change.action != "update" or not providers.is_provider(change.type):
+            continue
+        judgement = providers.judge(change.type, base[provider_urn].get("inputs") or {},
+                                    head[provider_urn].get("inputs") or {})
+        if judgement is None or not judgement.moves:
+            continue
+        for urn, record in head.items():
+            decision = providers.resource_decision(judgement, change.name, record["type"]) \
+                if urn in base and provider_urn in providers.registered_with(record) else None
+            if decision is not None:
+                _replace_with_provider(changes, base, record, provider_urn, decision,
+                                       providers.label(judgement, change.name))
+
+
+def _replace_with_provider(changes: dict[str, ResourceChange], base: dict[str, dict[str, Any]],
+                           record: dict[str, Any], provider_urn: str, decision: Decision, shown: str) -> bool:
+    """``record`` replaced because of its provider (``decision`` says why); True when that newly replaces it."""
+    urn = record["urn"]
+    change = changes.get(urn)
+    if change is not None and (change.action in ("create", "delete")
+                               or any(c.caused_by == provider_urn and c.path == "provider" for c in change.inputs)):
+        return False
+    name = provider_urn.rsplit("::", 1)[-1]
+    if change is None:
+        change = changes[urn] = ResourceChange(urn, record["type"], record["name"], "update", [], base[urn], record)
+    change.inputs.append(InputChange("provider", name, shown, decision.effect, decision.reason,
+                                     caused_by=provider_urn))
+    newly = change.action != "replace"
+    change.action = "replace"
+    return newly
+
+
+def _replace_registered(changes: dict[str, ResourceChange], base: dict[str, dict[str, Any]],
+                        head: dict[str, dict[str, Any]], provider_urn: str) -> list[str]:
+    """A replaced provider's resources, each replaced (the engine's rule); the URNs newly replaced."""
+    keys = [c.path.split(".")[0] for c in changes[provider_urn].replaced_by] or ["provider"]
+    decision = providers.replaced_provider(provider_urn.rsplit("::", 1)[-1], list(dict.fromkeys(keys)))
+    return [urn for urn, record in head.items()
+            if urn in base and provider_urn in providers.registered_with(record)
+            and _replace_with_provider(changes, base, record, provider_urn, decision,
+                                       f"[{provider_urn.rsplit('::', 1)[-1]} replaced]")]
+
+
 def _follow_replacements(changes: dict[str, ResourceChange], base: dict[str, dict[str, Any]],
                          head: dict[str, dict[str, Any]]) -> None:
-    """Inputs computed from a replaced resource change too (new id, new ARN); follow them to a fixpoint."""
+    """Inputs computed from a replaced resource change too (new id, new ARN); follow them to a fixpoint. The
+    resources registered with a replaced provider are replaced with it."""
     pending = [urn for urn, change in changes.items() if change.action == "replace"]
     while pending:
         replaced = pending.pop(0)
+        if providers.is_provider(changes[replaced].type) and replaced in base:
+            pending += _replace_registered(changes, base, head, replaced)
         for urn, record in head.items():
             if urn not in base or urn == replaced:
                 continue
@@ -239,8 +298,7 @@ def _follow_replacements(changes: dict[str, ResourceChange], base: dict[str, dic
                     continue
                 if change is not None and any(c.caused_by == replaced and c.path == prop for c in change.inputs):
                     continue
-                decision = decide(record["type"], prop, (base[urn].get("inputs") or {}).get(prop), UNKNOWN,
-                                  record.get("inputs") or {}, whole=True)
+                decision = _followed(record, base[urn], prop)
                 name = replaced.rsplit("::", 1)[-1]
                 reason = f"computed from {name}, which is replaced; {decision.reason}"
                 follow = InputChange(prop, _display((base[urn].get("inputs") or {}).get(prop)),
@@ -253,6 +311,17 @@ def _follow_replacements(changes: dict[str, ResourceChange], base: dict[str, dic
                 if decision.effect == "replace" and change.action != "replace":
                     change.action = "replace"
                     pending.append(urn)
+
+
+def _followed(record: dict[str, Any], base: dict[str, Any], prop: str) -> Decision:
+    """What input ``prop`` of ``record``, computed from a replaced resource, does once its new value is unknown."""
+    before = (base.get("inputs") or {}).get(prop)
+    if providers.is_provider(record["type"]):
+        judgement = providers.judge(record["type"], base.get("inputs") or {},
+                                    {**(record.get("inputs") or {}), prop: UNKNOWN})
+        if judgement is not None:
+            return providers.own_decision(judgement, prop)
+    return decide(record["type"], prop, before, UNKNOWN, record.get("inputs") or {}, whole=True)
 
 
 def changed_values(before: Any, after: Any, path: str = "") -> list[tuple[str, Any, Any]]:
