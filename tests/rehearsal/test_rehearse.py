@@ -183,3 +183,21 @@ def test_faults_a_lost_node_is_replaced_and_the_trainjob_restarts_whole_and_one_
     admitted = sorted(name for name, team in teams["teams"].items() if team["admitted"])
     waiting = [team["reason"] for team in teams["teams"].values() if not team["admitted"]]
     assert len(admitted) == 1 and len(waiting) == 1 and waiting[0], teams
+
+
+def test_kueue_admits_a_dra_groups_trainjob_by_quota_alone_and_places_the_device_plugin_groups_by_topology(
+        tmp_path) -> None:
+    """Kueue's topology-aware scheduling on a DRA group, rehearsed: kueue-p5 with its reserved group on p6-b200 under
+    DRA beside p5 nodes on the device plugins (support/dra_queues.py). The DRA group's flavor has no topology (Kueue
+    v0.19.2 counts pod-spec requests, never claims: addons/kueue.py), so real Kueue admits its TrainJob by the claimed
+    devices' quota and places nothing by topology, while the p5 group's job keeps its topology domain."""
+    from support import dra_queues
+    from support.scratch import plan_config
+
+    result = rehearse(plan_config(tmp_path, "kueue-dra", dra_queues.config()))
+    assert result.ok, render_text(result)
+    by_group = {j.group: j for j in result.jobs if j.launcher == "render_trainjob"}
+    dra, plugins = by_group["p5"], by_group["h100"]
+    assert dra.seen.admitted and dra.seen.flavors == ["p5"] and dra.seen.topology == []
+    assert dra.seen.running == len(dra.seen.nodes) > 0
+    assert plugins.seen.admitted and plugins.seen.topology, "the device-plugin group lost its topology domain"
