@@ -55,7 +55,8 @@ def jobs_for(outputs: StackOutputs, sizes: str = "both", image: str = IMAGE,
         for member in hyperpod.instance_groups:
             if hyperpod.orchestrator == "slurm" and member.name in hyperpod.partitions:
                 yield RenderedJob(outputs.stack, "render_sbatch", member.name, member.count, launch.render_sbatch(
-                    outputs, name="train", group_name=member.name, nodes=member.count, script=["python train.py"]))
+                    outputs, name="train", group_name=member.name, nodes=member.count,
+                    command=["torchrun", "train.py"]))
             elif hyperpod.orchestrator == "eks" and member.accelerators_per_node:
                 yield RenderedJob(outputs.stack, "render_hyperpod_pytorchjob", member.name, member.count,
                                   launch.render_hyperpod_pytorchjob(outputs, name="train", group_name=member.name,
@@ -93,7 +94,7 @@ def _eks_jobs(outputs: StackOutputs, group: str, kind: str, nodes: int, accelera
         if outputs.operators.trainer_runtime:
             yield job("render_trainjob", command=["torchrun", "train.py"])
         if outputs.operators.training_operator:
-            yield job("render_pytorchjob", command=["torchrun", "train.py"])
+            yield job("render_pytorchjob", command=["torchrun", "train.py"], **_elastic(outputs, nodes))
         if nodes * accelerators_per_node >= 2:  # all-reduce needs two GPUs
             # A type without EFA has no catalog bandwidth to derive a floor from across nodes.
             yield job("render_all_reduce", floor_gbps=None if efa_interfaces_per_node else 1.0)
@@ -103,6 +104,15 @@ def _eks_jobs(outputs: StackOutputs, group: str, kind: str, nodes: int, accelera
         # The MPI runtime's launcher is a node and its node job keeps a pod: 2 nodes at least.
         if outputs.operators.trainer_mpi_runtime and nodes >= 2:
             yield job("render_trainjob", image=None, command=["python", "train.py"])
+
+
+def _elastic(outputs: StackOutputs, nodes: int) -> dict[str, Any]:
+    """On more than one node, the PyTorchJob is elastic (it keeps training on half its nodes), over etcd where the
+    stack runs it: the real training operator then renders its elastic policy and rendezvous (launch/rendezvous.py),
+    and one node's job covers the fixed-size Master and Workers."""
+    if nodes < 2:
+        return {}
+    return {"min_nodes": nodes // 2, "rendezvous": "etcd" if outputs.operators.etcd_endpoint else "c10d"}
 
 
 def first_queue(outputs: StackOutputs, group: str, nodes: int, skip: int = 0) -> launch.QueueRequest | None:

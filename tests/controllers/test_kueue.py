@@ -2,8 +2,6 @@
 its namespace, asks for a topology level its group has, and passes Kueue's webhook checks
 of topology annotations and pod-set groups; each way of breaking that is caught."""
 
-import copy
-
 import pytest
 from support.rendered_jobs import all_variant_jobs, outputs_for, shipped_jobs
 from trainstack.controllers import check_queued_job
@@ -27,7 +25,14 @@ def test_every_queued_job_is_admissible(job):
 
 
 def pytorchjob():
-    return copy.deepcopy(next(j for j in QUEUED if j.launcher == "render_pytorchjob" and j.nodes == 16).document)
+    """The 16-node PyTorchJob of fixed size (the rendered 16-node one is elastic: Workers alone), Master and Workers
+    grouped for Kueue's topology."""
+    from trainstack import launch
+    from trainstack.rehearsal.jobs import IMAGE, first_queue
+
+    outputs = outputs_for("kueue-v1")
+    return launch.render_pytorchjob(outputs, name="p5-16", group_name="p5", nodes=16, image=IMAGE,
+                                    command=["torchrun", "train.py"], queue=first_queue(outputs, "p5", 16))
 
 
 def annotations(job, role):
