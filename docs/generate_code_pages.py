@@ -11,6 +11,7 @@ import dataclasses
 import inspect
 import json
 import re
+import sys
 import textwrap
 from typing import Any
 
@@ -109,7 +110,8 @@ def python_page() -> str:
 def _entry(name: str, value: Any) -> list[str]:
     doc = _first_paragraph(inspect.getdoc(value) or "") if inspect.isclass(value) or callable(value) else ""
     if _is_typed_dict(value) or dataclasses.is_dataclass(value):
-        return [f"### `{name}` {{#{name.lower()}}}\n", f"{doc}\n" if doc else "", *_keys(value), ""]
+        return [f"### `{name}` {{#{name.lower()}}}\n", f"{doc}\n" if doc else "", *_keys(value), "",
+                *_nested(name, value)]
     if inspect.isclass(value):
         return [f"### `{name}` {{#{name.lower()}}}\n", f"`class {name}{_signature(value)}`\n", f"{doc}\n"]
     if callable(value):
@@ -119,6 +121,22 @@ def _entry(name: str, value: Any) -> list[str]:
 
 def _is_typed_dict(value: Any) -> bool:
     return isinstance(value, type) and issubclass(value, dict) and hasattr(value, "__required_keys__")
+
+
+def _nested(name: str, value: Any) -> list[str]:
+    """The keys of each TypedDict a key of ``value`` holds (``HyperPodClusterArgs``' ``eks``), under it: the
+    package root does not export them, and a caller has to know which of their keys are required."""
+    if not _is_typed_dict(value):
+        return []
+    module = sys.modules[value.__module__]
+    lines = []
+    for annotation in _declared(value)[0].values():
+        held = getattr(module, _unwrapped(annotation), None)
+        if _is_typed_dict(held):
+            doc = _first_paragraph(inspect.getdoc(held) or "")
+            lines += [f"#### `{held.__name__}` {{#{name.lower()}-{held.__name__.lower()}}}\n",
+                      f"{doc}\n" if doc else "", *_keys(held), ""]
+    return lines
 
 
 def _keys(value: Any) -> list[str]:
@@ -139,13 +157,17 @@ def _required(value: Any, key: str, annotation: str) -> bool:
     if dataclasses.is_dataclass(value):
         field = next(f for f in dataclasses.fields(value) if f.name == key)
         return field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
-    # With postponed annotations typing cannot see NotRequired[...]; the source says it.
+    # With postponed annotations typing cannot see NotRequired[...] or Required[...]; the source says it.
+    if annotation.startswith("Required["):
+        return True
     return key in value.__required_keys__ and not annotation.startswith("NotRequired[")
 
 
 def _unwrapped(annotation: str) -> str:
-    return annotation.removeprefix("NotRequired[").removesuffix("]") if annotation.startswith("NotRequired[") \
-        else annotation
+    for qualifier in ("NotRequired[", "Required["):
+        if annotation.startswith(qualifier):
+            return annotation.removeprefix(qualifier).removesuffix("]")
+    return annotation
 
 
 def _declared(value: Any) -> tuple[dict[str, str], dict[str, str]]:

@@ -15,7 +15,8 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from ..catalog import AcceleratorKind
-from ..config import ObservabilityConfig, OperatorsConfig, validate
+from ..config import ConfigError, ConfigIssue, ObservabilityConfig, OperatorsConfig, validate
+from ..config.component_args import check_args
 from ..names import CLUSTER_ADDONS_COMPONENT
 from . import block_end, observability, operators, trainer
 from .block_end import BlockEnd
@@ -31,10 +32,12 @@ if TYPE_CHECKING:
 class ClusterAddonsArgs(TypedDict):
     """The ``observability`` and ``operators`` config blocks and the cluster they install onto."""
 
-    observability: ObservabilityConfig | dict
-    """The ``observability`` config block (Prometheus, DCGM exporter, Container Insights)."""
-    operators: OperatorsConfig | dict
-    """The ``operators`` config block (training operator, MPI operator, Trainer, Kueue, etcd)."""
+    observability: NotRequired[ObservabilityConfig | dict]
+    """The ``observability`` config block (Prometheus, DCGM exporter, Container Insights); without it, its
+    defaults."""
+    operators: NotRequired[OperatorsConfig | dict]
+    """The ``operators`` config block (training operator, MPI operator, Trainer, Kueue, etcd); without it, its
+    defaults."""
     cluster: GpuEksCluster | ExistingCluster
     """The cluster the add-ons go on: its Kubernetes provider, its groups, its readiness."""
     kueue: NotRequired[KueueSetup]
@@ -53,9 +56,15 @@ class ClusterAddons(pulumi.ComponentResource):
     etcd_endpoint: Optional[str]
 
     def __init__(self, name: str, args: ClusterAddonsArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        check_args(f"ClusterAddons({name})", ClusterAddonsArgs, args)
         watch = validate(ObservabilityConfig, args.get("observability", {}),
                          prefix=f"ClusterAddons({name}).observability")
         jobs = validate(OperatorsConfig, args.get("operators", {}), prefix=f"ClusterAddons({name}).operators")
+        if args.get("kueue") is not None and not jobs.kueue:
+            raise ConfigError([ConfigIssue(
+                f"ClusterAddons({name}):operators.kueue", jobs.kueue,
+                "Kueue's objects were given (kueue), but Kueue is not installed, so nothing could serve them.",
+                "set operators.kueue: true, or leave kueue out.")], f"ClusterAddons({name}) arguments")
         super().__init__(CLUSTER_ADDONS_COMPONENT, name, {}, opts)
         cluster = args["cluster"]
         common = dict(provider=cluster.provider, parent=self, depends_on=list(cluster.ready_for_workloads))
@@ -99,8 +108,6 @@ class ClusterAddons(pulumi.ComponentResource):
                                       manager_configuration=scheduling.configuration if scheduling else None)
             if scheduling:
                 self._queues(name, scheduling, release, cluster.provider)
-        elif scheduling:
-            raise ValueError(f"ClusterAddons({name}): Kueue objects were given but operators.kueue is off")
         for end in args.get("block_ends", []):
             self._block_end(name, end, cluster.provider, common["depends_on"])
         self.register_outputs({"trainingOperator": self.training_operator, "mpiOperator": self.mpi_operator,

@@ -22,7 +22,7 @@ run where the VPC is reachable: the Kubernetes resources talk to the API server.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Optional, TypedDict
+from typing import Any, NotRequired, Optional, TypedDict
 
 import pulumi
 import pulumi_aws as aws
@@ -36,6 +36,7 @@ from ..addons.feature_discovery import gpu_feature_discovery
 from ..catalog import AcceleratorKind
 from ..catalog.ultraservers import needs_compute_domain, needs_gpu_feature_discovery
 from ..config import EksConfig, NodeGroupConfig, validate
+from ..config.component_args import check_args
 from ..config.offerings import check_component, group_placements, system_placement
 from ..names import GPU_EKS_CLUSTER_COMPONENT
 from ..network import efa_security_group
@@ -51,13 +52,13 @@ from .system_nodes import SYSTEM_LABELS, system_node_group
 CLUSTER_ADMIN_POLICY = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
 
 
-class GpuEksClusterArgs(TypedDict, total=False):
+class GpuEksClusterArgs(TypedDict):
     """The ``eks`` config block, the ``nodeGroups`` list and the network the cluster lives in."""
 
-    settings: EksConfig | dict
-    """The ``eks`` config block."""
-    node_groups: Sequence[NodeGroupConfig | dict]
-    """Accelerated node groups (the ``nodeGroups`` config list)."""
+    settings: NotRequired[EksConfig | dict]
+    """The ``eks`` config block; without it, its defaults."""
+    node_groups: NotRequired[Sequence[NodeGroupConfig | dict]]
+    """Accelerated node groups (the ``nodeGroups`` config list); without it, the system nodes alone."""
     cluster_name: str
     """The EKS cluster name (unique per account and region)."""
     region: str
@@ -67,12 +68,12 @@ class GpuEksClusterArgs(TypedDict, total=False):
     """The VPC the cluster and its nodes live in."""
     private_subnet_ids: Mapping[str, pulumi.Input[str]]
     """Private subnet id per zone: nodes, and the control plane's network interfaces."""
-    public_subnet_ids: Mapping[str, pulumi.Input[str]]
+    public_subnet_ids: NotRequired[Mapping[str, pulumi.Input[str]]]
     """Public subnet id per zone, handed to the EKS cluster with the private ones (internet-facing load
     balancers); the node groups use the private subnets."""
-    lustre_over_efa: bool
+    lustre_over_efa: NotRequired[bool]
     """The stack's FSx for Lustre file system is EFA-enabled (its EFA clients set LNet up at boot)."""
-    external_nodes: Sequence[catalog.InstanceType]
+    external_nodes: NotRequired[Sequence[catalog.InstanceType]]
     """Instance types of nodes that join from elsewhere (HyperPod on EKS): their device
     plugins are installed too."""
 
@@ -86,23 +87,24 @@ class GpuEksCluster(pulumi.ComponentResource):
     cluster_security_group_id: pulumi.Output[str]
 
     def __init__(self, name: str, args: GpuEksClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        check_args(f"GpuEksCluster({name})", GpuEksClusterArgs, args)
         settings = validate(EksConfig, args.get("settings", {}), prefix=f"GpuEksCluster({name}).settings")
         configured = [validate(NodeGroupConfig, g, prefix=f"GpuEksCluster({name}).nodeGroups[{i}]")
                       for i, g in enumerate(args.get("node_groups", []))]
-        if "region" in args:
-            zones = list(args.get("private_subnet_ids", {}))
-            check_component(f"GpuEksCluster({name})", args["region"], groups=[
-                system_placement(settings.system_nodes, zones, ("settings", "systemNodes")),
-                *group_placements(configured, ("nodeGroups",))])
+        zones = list(args["private_subnet_ids"])
+        check_component(f"GpuEksCluster({name})", args["region"], groups=[
+            system_placement(settings.system_nodes, zones, ("settings", "systemNodes")),
+            *group_placements(configured, ("nodeGroups",))])
         super().__init__(GPU_EKS_CLUSTER_COMPONENT, name, {}, opts)
         self.cluster_name = args["cluster_name"]
         self.owns_eks_addons = True
         """This program makes the cluster's EKS add-ons (the EBS CSI driver among them)."""
         self.region: str = args["region"]
         """Where the cluster runs; AWS's images are pulled from this region's registries."""
-        self.eks = self._control_plane(name, settings, self._secrets_key(name), args)
-        self.cluster_security_group_id = self.eks.cluster_security_group_id
-        self.kubeconfig = pulumi.Output.secret(self.eks.kubeconfig_json)
+        self.control_plane: eks.Cluster = self._control_plane(name, settings, self._secrets_key(name), args)
+        """The EKS control plane (pulumi-eks's ``eks.Cluster``): API endpoint, access entries, logs, kubeconfig."""
+        self.cluster_security_group_id = self.control_plane.cluster_security_group_id
+        self.kubeconfig = pulumi.Output.secret(self.control_plane.kubeconfig_json)
         before_nodes, nodes_role, system = self._core_addons_and_system_nodes(name, settings, args)
         self.node_monitoring_agent = bool(configured) and settings.node_monitoring_agent
         """The agent runs where trainstack's own accelerated groups do."""
@@ -114,7 +116,7 @@ class GpuEksCluster(pulumi.ComponentResource):
         # Declared here, not on the class: class-level annotations are the component
         # package's outputs (trainstack.package), and a node group is no wire value.
         self.node_groups: dict[str, AcceleratedNodeGroup] = self._managed_node_groups(
-            name, settings, configured, args, nodes_role.arn, depends_on=[self.eks, *before_nodes])
+            name, settings, configured, args, nodes_role.arn, depends_on=[self.control_plane, *before_nodes])
         """The accelerated node groups created, by config name."""
         self._device_plugins(name, settings, configured, list(args.get("external_nodes", [])), system)
         cluster_autoscaler(name, cluster_name=self.cluster_name, kubernetes_version=settings.version,
@@ -143,14 +145,14 @@ class GpuEksCluster(pulumi.ComponentResource):
         configurations = {"vpc-cni": settings.vpc_cni.configuration_values()}
         before_nodes: list[pulumi.Resource] = [
             core_addon(name, addon, cluster_name=self.cluster_name, versions=settings.addon_versions, parent=self,
-                       depends_on=[self.eks], configuration=configurations.get(addon))
+                       depends_on=[self.control_plane], configuration=configurations.get(addon))
             for addon in BEFORE_NODES]
         nodes_role = node_role(f"{name}-nodes", parent=self)
         system = system_node_group(
             f"{name}-system", settings=settings.system_nodes, cluster_name=self.cluster_name,
             cluster_security_group_id=self.cluster_security_group_id, node_role_arn=nodes_role.arn,
             subnet_ids=list(args["private_subnet_ids"].values()), kubernetes_version=settings.version, parent=self,
-            depends_on=[self.eks, *before_nodes])
+            depends_on=[self.control_plane, *before_nodes])
         return before_nodes, nodes_role, system
 
     def _addons_after_nodes(self, name: str, settings: EksConfig, configured: list[NodeGroupConfig],

@@ -30,7 +30,9 @@ ADAM_STATE_BYTES = 12.0
 class CheckpointWriters(TypedDict):
     """The instances that write one checkpoint together: the largest accelerated group at max size."""
     instance_type: str
+    """Their instance type (its network bandwidth bounds each writer)."""
     count: int
+    """How many write at once."""
     efa: bool
     """Whether they have EFA interfaces (and so can reach an EFA-enabled file system over EFA)."""
 

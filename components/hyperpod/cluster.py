@@ -15,11 +15,12 @@ security groups it is given (the EFA group, and FSx's client group).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Optional, TypedDict
+from typing import TYPE_CHECKING, NotRequired, Optional, TypedDict
 
 import pulumi
 
 from ..config import AddonVersions, ConfigError, ConfigIssue, HyperPodConfig, validate
+from ..config.component_args import check_args
 from ..config.offerings import check_component, hyperpod_placements
 from ..names import HYPERPOD_CLUSTER_COMPONENT
 from . import dependencies_chart, dependencies_check
@@ -28,29 +29,35 @@ from .iam import execution_role
 from .instance_groups import render_instance_groups
 from .lifecycle import upload_lifecycle
 
+if TYPE_CHECKING:
+    import pulumi_aws as aws
+
 HYPERPOD_AUTH_MODES = ("API", "API_AND_CONFIG_MAP")
 
-class HyperPodEksArgs(TypedDict, total=False):
+class HyperPodEksArgs(TypedDict):
+    """The EKS cluster that orchestrates HyperPod."""
+
     cluster_arn: pulumi.Input[str]
+    """The EKS cluster's ARN: HyperPod's nodes join it."""
     authentication_mode: str
     """The EKS cluster's authentication mode; HyperPod needs access entries (API modes)."""
-    cluster_name: pulumi.Input[str]
+    cluster_name: NotRequired[pulumi.Input[str]]
     """Where HyperPod's add-ons go (required when ``trainingOperator`` or ``taskGovernance`` is on)."""
     kubeconfig: pulumi.Input[str]
     """The EKS cluster's kubeconfig (GpuEksCluster.kubeconfig): during a deploy the component reads the cluster
     for HyperPod's dependencies chart, and creates the HyperPod cluster only once it is there
     (dependencies_check.py)."""
-    addon_versions: AddonVersions
+    addon_versions: NotRequired[AddonVersions]
     """``eks.addonVersions``: pins for HyperPod's add-ons too."""
-    ready_for_workloads: list[pulumi.Resource]
+    ready_for_workloads: NotRequired[list[pulumi.Resource]]
     """What the EKS cluster needs before add-on pods can run (GpuEksCluster.ready_for_workloads)."""
-    training_operator: bool
+    training_operator: NotRequired[bool]
     """trainstack installs the Kubeflow training operator on this cluster (the HyperPod chart's is then off)."""
-    mpi_operator: bool
+    mpi_operator: NotRequired[bool]
     """trainstack installs the MPI operator on this cluster (the HyperPod chart's is then off)."""
 
 
-class HyperPodClusterArgs(TypedDict, total=False):
+class HyperPodClusterArgs(TypedDict):
     """The ``hyperpod`` config block and the network, file system and EKS cluster it uses."""
 
     settings: HyperPodConfig | dict
@@ -63,13 +70,13 @@ class HyperPodClusterArgs(TypedDict, total=False):
     security_group_ids: Sequence[pulumi.Input[str]]
     """The security groups of the instances' network interfaces, 1 to 5: the EFA group and the file system's
     client group."""
-    fsx_mount: dict
+    fsx_mount: NotRequired[dict]
     """``{dns_name, mount_name, mount_path}`` (LustreFileSystem.hyperpod_mount)."""
-    lustre_over_efa: bool
+    lustre_over_efa: NotRequired[bool]
     """The file system is EFA-enabled: Slurm nodes with EFA put LNet on their EFA devices at
     OnInitComplete and remount it (scripts/on_init_complete.sh)."""
-    eks: HyperPodEksArgs
-    """Required for EKS orchestration."""
+    eks: NotRequired[HyperPodEksArgs]
+    """The EKS cluster; required for EKS orchestration."""
 
 
 class HyperPodCluster(pulumi.ComponentResource):
@@ -84,20 +91,14 @@ class HyperPodCluster(pulumi.ComponentResource):
     """Per group, the SSM target prefix: ``sagemaker-cluster:<cluster-id>_<group>-`` + instance id."""
 
     def __init__(self, name: str, args: HyperPodClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        settings = validate(HyperPodConfig, args.get("settings", {}), prefix=f"HyperPodCluster({name}).settings")
-        if "region" in args:
-            zones = [settings.zone] if settings.zone else []
-            check_component(f"HyperPodCluster({name})", args["region"], hyperpod=True,
-                            groups=hyperpod_placements(settings, zones, ("settings",)))
+        settings = self._checked(name, args)
         eks = args.get("eks")
-        self._check_orchestrator(name, settings, eks)
-        self._check_security_groups(name, list(args.get("security_group_ids", [])))
         super().__init__(HYPERPOD_CLUSTER_COMPONENT, name, {}, opts)
         import pulumi_aws_native as aws_native  # only stacks with HyperPod need it
 
         self.dependencies_command = self._expected_chart(settings, eks)
         """The command that installs HyperPod's dependencies chart (EKS orchestration), else None."""
-        security_groups = list(args.get("security_group_ids", []))
+        security_groups = list(args["security_group_ids"])
         role = execution_role(f"{name}-nodes", region=args["region"], subnet_ids=[args["subnet_id"]],
                               security_group_ids=security_groups, parent=self,
                               eks_cluster_arn=eks["cluster_arn"] if eks is not None and settings.orchestrator == "eks"
@@ -120,6 +121,10 @@ class HyperPodCluster(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, custom_timeouts=pulumi.CustomTimeouts(create="180m",
                                                                                            update="180m")),
         )
+        self.cluster: aws_native.sagemaker.Cluster = cluster
+        """The SageMaker HyperPod cluster (``aws_native.sagemaker.Cluster``): instance groups, orchestrator."""
+        self.execution_role: aws.iam.Role = role
+        """The instances' execution role (``aws.iam.Role``)."""
         self.cluster_name = settings.cluster_name
         self.cluster_arn = cluster.cluster_arn
         self.node_recovery = settings.node_recovery
@@ -135,8 +140,7 @@ class HyperPodCluster(pulumi.ComponentResource):
         self.partitions = ({w.name: w.slurm_partition for w in settings.workers}
                            if settings.orchestrator == "slurm" else {})
         group_names = [g.name for g in settings.groups]
-        self.ssm_target_prefixes = cluster.cluster_arn.apply(
-            lambda arn: {g: f"sagemaker-cluster:{arn.rsplit('/', 1)[-1]}_{g}-" for g in group_names})
+        self.ssm_target_prefixes = cluster.cluster_arn.apply(lambda arn: ssm_target_prefixes(arn, group_names))
         self.instance_groups = [{"name": g.name, "instanceType": g.instance_type, "count": g.count}
                                 for g in settings.groups]
         self.register_outputs({"clusterName": self.cluster_name, "clusterArn": self.cluster_arn,
@@ -164,6 +168,19 @@ class HyperPodCluster(pulumi.ComponentResource):
                                                    eks.get("cluster_name", eks["cluster_arn"]))
         return pulumi.Output.all(eks["cluster_arn"], checked).apply(lambda values: str(values[0]))
 
+    @classmethod
+    def _checked(cls, name: str, args: HyperPodClusterArgs) -> HyperPodConfig:
+        """``settings`` validated, once the args have every key they must, its region offers HyperPod and the
+        groups' types, and the orchestrator and security groups are ones HyperPod takes."""
+        check_args(f"HyperPodCluster({name})", HyperPodClusterArgs, args)
+        settings = validate(HyperPodConfig, args["settings"], prefix=f"HyperPodCluster({name}).settings")
+        zones = [settings.zone] if settings.zone else []
+        check_component(f"HyperPodCluster({name})", args["region"], hyperpod=True,
+                        groups=hyperpod_placements(settings, zones, ("settings",)))
+        cls._check_orchestrator(name, settings, args.get("eks"))
+        cls._check_security_groups(name, list(args["security_group_ids"]))
+        return settings
+
     @staticmethod
     def _check_security_groups(name: str, security_groups: list[pulumi.Input[str]]) -> None:
         # AWS::SageMaker::Cluster VpcConfig.SecurityGroupIds: 1 to 5 items (CloudFormation schema).
@@ -182,7 +199,7 @@ class HyperPodCluster(pulumi.ComponentResource):
                                            "EKS orchestration needs the EKS cluster.",
                                            "pass eks={'cluster_arn': ..., 'authentication_mode': ...}.")])
         if (settings.training_operator or settings.task_governance) and "cluster_name" not in eks:
-            raise ConfigError([ConfigIssue(f"HyperPodCluster({name}):eks.clusterName", None,
+            raise ConfigError([ConfigIssue(f"HyperPodCluster({name}):eks.cluster_name", None,
                                            "HyperPod's add-ons go on the EKS cluster, whose name is missing.",
                                            "pass eks={..., 'cluster_name': <the EKS cluster's name>}.")])
         if "kubeconfig" not in eks:
@@ -192,12 +209,25 @@ class HyperPodCluster(pulumi.ComponentResource):
                 "created (https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-hyperpod-eks-prerequisites"
                 ".html); the component reads the cluster for it, through the cluster's kubeconfig.",
                 "pass eks={..., 'kubeconfig': <the EKS cluster's kubeconfig, e.g. GpuEksCluster.kubeconfig>}.")])
-        if eks.get("authentication_mode") not in HYPERPOD_AUTH_MODES:
+        if "authentication_mode" in eks and eks["authentication_mode"] not in HYPERPOD_AUTH_MODES:
             raise ConfigError([ConfigIssue(
-                f"HyperPodCluster({name}):eks.authenticationMode", eks.get("authentication_mode"),
+                f"HyperPodCluster({name}):eks.authentication_mode", eks["authentication_mode"],
                 "HyperPod creates EKS access entries for its nodes, which CONFIG_MAP clusters do not have.",
                 "switch the EKS cluster to API (or API_AND_CONFIG_MAP) authentication; trainstack's "
                 "GpuEksCluster always uses API.")])
+        check_args(f"HyperPodCluster({name})", HyperPodEksArgs, eks, under="eks.")
+
+
+def ssm_target_prefixes(cluster_arn: Optional[str], group_names: list[str]) -> dict[str, str]:
+    """Per instance group, the SSM target prefix of its nodes: ``sagemaker-cluster:<cluster-id>_<group>-``, the
+    cluster id being the ARN's last segment (``arn:aws:sagemaker:<region>:<account>:cluster/<id>``, DescribeCluster's
+    ClusterArn pattern: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_DescribeCluster.html).
+    Empty where no provider filled the ARN (Pulumi's unit-test mocks echo a resource's inputs, and the ARN is no
+    input) rather than a failure inside an apply."""
+    if not cluster_arn:
+        return {}
+    cluster_id = cluster_arn.rsplit("/", 1)[-1]
+    return {g: f"sagemaker-cluster:{cluster_id}_{g}-" for g in group_names}
 
 
 def dependencies_command(settings: HyperPodConfig, eks: Optional[HyperPodEksArgs]) -> Optional[str]:

@@ -15,6 +15,7 @@ import pulumi
 import pulumi_aws as aws
 
 from ..config import ExistingVpc, NetworkConfig, validate
+from ..config.component_args import check_args
 from ..config.offerings import check_component, network_zones
 from ..names import NETWORK_COMPONENT
 from .subnets import plan_subnets
@@ -28,13 +29,13 @@ INTERFACE_ENDPOINT_SERVICES = (
 )
 
 
-class NetworkArgs(TypedDict, total=False):
+class NetworkArgs(TypedDict):
     """The ``network`` config block and the stack's region."""
 
     settings: NetworkConfig | dict
     """The ``network`` config block."""
     region: str
-    """The stack's region (endpoint service names)."""
+    """The stack's region: its zones are checked against ``settings``, and a new VPC's endpoints are of it."""
 
 
 class Network(pulumi.ComponentResource):
@@ -46,10 +47,12 @@ class Network(pulumi.ComponentResource):
     public_subnet_ids: dict[str, pulumi.Output[str]]
 
     def __init__(self, name: str, args: NetworkArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        settings = validate(NetworkConfig, args.get("settings", {}), prefix=f"{name}.settings")
-        if "region" in args:
-            check_component(name, args["region"], zones=network_zones(settings, ("settings",)))
+        check_args(f"Network({name})", NetworkArgs, args)
+        settings = validate(NetworkConfig, args["settings"], prefix=f"Network({name}).settings")
+        check_component(f"Network({name})", args["region"], zones=network_zones(settings, ("settings",)))
         super().__init__(NETWORK_COMPONENT, name, {}, opts)
+        self.vpc: Optional[aws.ec2.Vpc] = None
+        """The VPC made here (``aws.ec2.Vpc``); None where ``settings.existingVpc`` names one made elsewhere."""
         if settings.existing_vpc is not None:
             self._use_existing(settings.existing_vpc)
         else:
@@ -71,7 +74,7 @@ class Network(pulumi.ComponentResource):
         # interface endpoints' private DNS.
         vpc = aws.ec2.Vpc(name, cidr_block=settings.new_vpc_cidr, enable_dns_hostnames=True,
                           enable_dns_support=True, tags={"Name": name}, opts=child)
-        self.vpc_id = vpc.id
+        self.vpc, self.vpc_id = vpc, vpc.id
         gateway = aws.ec2.InternetGateway(name, vpc_id=vpc.id, tags={"Name": name}, opts=child)
         public_routes = aws.ec2.RouteTable(
             f"{name}-public", vpc_id=vpc.id, routes=[{"cidr_block": "0.0.0.0/0", "gateway_id": gateway.id}],

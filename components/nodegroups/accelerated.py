@@ -21,6 +21,7 @@ from .. import catalog
 from ..catalog import EFA_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESOURCE, AcceleratorKind
 from ..catalog.efa_layout import layout_for
 from ..config import ConfigError, ConfigIssue, NodeGroupConfig, validate
+from ..config.component_args import check_args
 from ..names import (
     ACCELERATOR_LABEL,
     DEVICE_ALLOCATION_LABEL,
@@ -102,6 +103,19 @@ def update_config(settings: NodeGroupConfig, in_placement_group: bool) -> dict[s
     return {"max_unavailable": UPDATE_MAX_UNAVAILABLE, **({"update_strategy": "MINIMAL"} if fixed_capacity else {})}
 
 
+def _first_autoscaling_group(resources: Optional[list[aws.eks.outputs.NodeGroupResource]]) -> Optional[str]:
+    """The Auto Scaling group EKS made for the node group, or None where no provider filled ``resources``.
+
+    EKS creates the group and reports it in DescribeNodegroup's ``resources.autoScalingGroups``
+    (https://docs.aws.amazon.com/eks/latest/APIReference/API_NodegroupResources.html), which pulumi-aws
+    returns as ``resources``; a deploy always has it. Under Pulumi's unit-test mocks, which echo a resource's
+    inputs as its outputs (https://www.pulumi.com/docs/iac/guides/testing/unit/), it is None: the tags are
+    then registered without a group name instead of the program failing inside an apply.
+    """
+    groups = resources[0].autoscaling_groups if resources else None
+    return groups[0].name if groups else None
+
+
 class AcceleratedNodeGroup(pulumi.ComponentResource):
     """An EKS managed node group of accelerated instances with their EFA layout (the base of
     ``GpuNodeGroup`` and ``TrainiumNodeGroup``): subclasses say which accelerator they run and how
@@ -115,12 +129,16 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
     """Keeps pods that do not ask for the accelerator off these nodes."""
 
     node_group: aws.eks.NodeGroup
+    """The EKS managed node group (``aws.eks.NodeGroup``): its nodes, scaling, labels and taints."""
     launch_template: aws.ec2.LaunchTemplate
+    """The nodes' launch template (``aws.ec2.LaunchTemplate``): the EFA layout, IMDSv2, the root volume, the
+    reservation or capacity block."""
     max_pods: int
     """The kubelet's maxPods: the group's own, or what the EFA layout leaves on card 0
     capped by the EKS recommendation (config/pods.py)."""
 
     def __init__(self, name: str, args: AcceleratedNodeGroupArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        check_args(f"{type(self).__name__}({name})", AcceleratedNodeGroupArgs, args)
         settings = validate(NodeGroupConfig, args["settings"], prefix=f"{type(self).__name__}({name})")
         instance = catalog.get(settings.instance_type)
         if instance.accelerator is None or instance.accelerator.kind is not self.ACCELERATOR:
@@ -128,11 +146,16 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
                 f"{type(self).__name__}({name}):instanceType", settings.instance_type,
                 f"{settings.instance_type} has no {self.ACCELERATOR.value} accelerator.",
                 "use GpuNodeGroup for NVIDIA GPU types and TrainiumNodeGroup for Trainium types.")])
-        capacity = capacity_record(settings.capacity, instance.name)
-        super().__init__(self.TYPE, name, {"capacity": capacity} if capacity else {}, opts)
         cluster = args["cluster"]
         if settings.efa_enabled and cluster.efa_security_group_id is None:
-            raise ValueError(f"node group {name} uses EFA but its ClusterAttachment has no efa_security_group_id")
+            raise ConfigError([ConfigIssue(
+                f"{type(self).__name__}({name}):cluster.efa_security_group_id", None,
+                f"the group has EFA ({instance.name}, efa not off), and EFA traffic flows only within a security "
+                "group that allows all traffic to and from itself.",
+                "pass ClusterAttachment(efa_security_group_id=...) (trainstack.efa_security_group makes one), "
+                "or set efa: false on the group.")], f"{type(self).__name__}({name}) arguments")
+        capacity = capacity_record(settings.capacity, instance.name)
+        super().__init__(self.TYPE, name, {"capacity": capacity} if capacity else {}, opts)
         self.max_pods = settings.pods_per_node.value
         self.launch_template = self._launch_template(name, settings, instance, cluster)
         self.labels = {**settings.labels, **self._labels(settings, instance)}
@@ -204,7 +227,7 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
             # Every EFA pod requests huge pages (launch/placement.py); a template without
             # them admits no EFA job (cluster-autoscaler aws_manager.go buildNodeFromTemplate).
             resources[HUGEPAGES_RESOURCE] = EFA_HUGEPAGES
-        asg_name = self.node_group.resources.apply(lambda r: r[0].autoscaling_groups[0].name)
+        asg_name = self.node_group.resources.apply(_first_autoscaling_group)
         for resource, count in resources.items():
             aws.autoscaling.Tag(
                 f"{name}-template-{resource.replace('/', '-').replace('.', '-')}",

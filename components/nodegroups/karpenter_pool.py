@@ -26,7 +26,8 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from ..config import NodeGroupConfig, validate
+from ..config import ConfigError, ConfigIssue, NodeGroupConfig, validate
+from ..config.component_args import check_args
 from ..names import CAPACITY_TYPE_LABEL, INSTANCE_TYPE_LABEL, KARPENTER_NODE_POOL_COMPONENT, NODE_GROUP_TAG, ZONE_LABEL
 from . import NODE_GROUP_FOR
 from .accelerated import group_labels
@@ -140,24 +141,33 @@ class KarpenterNodePool(pulumi.ComponentResource):
     """The EC2NodeClass and NodePool of one Karpenter group."""
 
     def __init__(self, name: str, args: KarpenterNodePoolArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        check_args(f"KarpenterNodePool({name})", KarpenterNodePoolArgs, args)
         settings = validate(NodeGroupConfig, args["settings"], prefix=f"KarpenterNodePool({name})")
+        if settings.efa_enabled and args.get("efa_security_group_id") is None:
+            raise ConfigError([ConfigIssue(
+                f"KarpenterNodePool({name}):efa_security_group_id", None,
+                f"the group has EFA ({settings.instance_type}, efa not off), and EFA traffic flows only within a "
+                "security group that allows all traffic to and from itself.",
+                "pass efa_security_group_id (trainstack.efa_security_group makes one), or set efa: false on the "
+                "group.")], f"KarpenterNodePool({name}) arguments")
         # The reservation or block the pool holds, recorded as a managed group's is: the cost estimate prices
         # it, and the plan says which of the two kinds of group holds it.
         capacity = capacity_record(settings.capacity, settings.instance_type)
         super().__init__(KARPENTER_NODE_POOL_COMPONENT, name, {"capacity": capacity} if capacity else {}, opts)
         self.labels, self.taints = pool_marks(settings)
         """Labels and taints of the pool's nodes (the outputs contract reads them)."""
-        if settings.efa_enabled and args.get("efa_security_group_id") is None:
-            raise ValueError(f"Karpenter pool {name} uses EFA but has no efa_security_group_id")
         placement = (aws.ec2.PlacementGroup(name, strategy="cluster", opts=pulumi.ResourceOptions(parent=self)).name
                      if settings.in_placement_group else None)
         child = pulumi.ResourceOptions(parent=self, provider=args["provider"], depends_on=args["depends_on"])
         objects = [node_class(settings, subnet_id=args["subnet_id"], security_group_id=args["security_group_id"],
                               node_role=args["node_role_name"], efa_security_group_id=args.get("efa_security_group_id"),
                               placement_group=placement), node_pool(settings)]
-        for obj in objects:
-            k8s.apiextensions.CustomResource(
-                f"{name}-{obj['kind'].lower()}", api_version=obj["apiVersion"], kind=obj["kind"],
-                metadata=obj["metadata"], spec=obj["spec"], opts=child)
+        made = [k8s.apiextensions.CustomResource(
+            f"{name}-{obj['kind'].lower()}", api_version=obj["apiVersion"], kind=obj["kind"],
+            metadata=obj["metadata"], spec=obj["spec"], opts=child) for obj in objects]
+        self.node_class: k8s.apiextensions.CustomResource = made[0]
+        """Karpenter's EC2NodeClass: the AMI, subnet, security groups, EFA interfaces and capacity reservation."""
+        self.node_pool: k8s.apiextensions.CustomResource = made[1]
+        """Karpenter's NodePool: the instance type, zone, capacity types, labels, taints and limits."""
         self.register_outputs({"labels": self.labels, "instanceType": settings.instance_type,
                                **({"capacity": capacity} if capacity else {})})

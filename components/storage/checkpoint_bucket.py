@@ -14,6 +14,7 @@ import pulumi
 import pulumi_aws as aws
 
 from ..config import CheckpointBucketConfig, validate
+from ..config.component_args import check_args
 from ..names import CHECKPOINT_BUCKET_COMPONENT, PURPOSE_TAG
 
 
@@ -32,7 +33,9 @@ class CheckpointBucket(pulumi.ComponentResource):
     arn: pulumi.Output[str]
 
     def __init__(self, name: str, args: CheckpointBucketArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        settings = validate(CheckpointBucketConfig, args.get("settings", {}), prefix=f"{name}.settings")
+        check_args(f"CheckpointBucket({name})", CheckpointBucketArgs, args)
+        settings = validate(CheckpointBucketConfig, args.get("settings", {}),
+                            prefix=f"CheckpointBucket({name}).settings")
         super().__init__(CHECKPOINT_BUCKET_COMPONENT, name, {}, opts)
         child = pulumi.ResourceOptions(parent=self)
 
@@ -73,6 +76,8 @@ class CheckpointBucket(pulumi.ComponentResource):
             # S3 rejects lifecycle rules on noncurrent versions until versioning is on.
             opts=pulumi.ResourceOptions(parent=self, depends_on=[versioning]))
 
+        self.bucket: aws.s3.Bucket = bucket
+        """The S3 bucket (``aws.s3.Bucket``), versioned, encrypted and protected unless ``settings.protect`` is off."""
         self.bucket_name = bucket.bucket
         self.arn = bucket.arn
         self.register_outputs({"bucketName": self.bucket_name, "arn": self.arn})

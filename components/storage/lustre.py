@@ -26,8 +26,9 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from ..config import FsxConfig, validate
+from ..config import ConfigError, ConfigIssue, FsxConfig, validate
 from ..config.checkpoints import CheckpointWriters
+from ..config.component_args import check_args
 from ..names import LUSTRE_FILE_SYSTEM_COMPONENT
 from .lustre_eks import lustre_claim
 
@@ -38,7 +39,10 @@ LUSTRE_PORTS = ((988, 988), (1018, 1023))
 
 
 class EksMountArgs(TypedDict):
+    """The EKS cluster that mounts the file system."""
+
     cluster_name: str
+    """The EKS cluster that gets the FSx CSI driver add-on."""
     provider: k8s.Provider
     """The cluster's Kubernetes provider."""
     depends_on: list[pulumi.Resource]
@@ -47,7 +51,7 @@ class EksMountArgs(TypedDict):
     """Other namespaces jobs run in (the teams'): each gets the claim too, as ``settings.namespace`` does."""
 
 
-class LustreFileSystemArgs(TypedDict, total=False):
+class LustreFileSystemArgs(TypedDict):
     """The ``fsx`` config block, where the file system goes and who mounts it."""
 
     settings: FsxConfig | dict
@@ -56,15 +60,15 @@ class LustreFileSystemArgs(TypedDict, total=False):
     """The VPC of the file system's security group."""
     subnet_id: pulumi.Input[str]
     """The private subnet of ``settings.zone``."""
-    client_security_group_ids: Sequence[pulumi.Input[str]]
+    client_security_group_ids: NotRequired[Sequence[pulumi.Input[str]]]
     """Security groups of the clients (the EKS cluster security group, HyperPod's); when
     empty a client group is created for clients to join."""
-    eks: EksMountArgs
+    eks: NotRequired[EksMountArgs]
     """Mount on this EKS cluster: the FSx CSI driver, a PersistentVolume and a claim."""
-    checkpoint_writers: CheckpointWriters
+    checkpoint_writers: NotRequired[CheckpointWriters]
     """Who writes ``settings.checkpoints``; without it the checkpoint's timing is not estimated."""
-    checkpoint_bucket: pulumi.Input[str]
-    """The bucket ``settings.checkpoints.exportToBucket`` exports to (its name)."""
+    checkpoint_bucket: NotRequired[pulumi.Input[str]]
+    """The bucket ``settings.checkpoints.exportToBucket`` exports to (its name); required when it is on."""
 
 
 class LustreFileSystem(pulumi.ComponentResource):
@@ -80,7 +84,7 @@ class LustreFileSystem(pulumi.ComponentResource):
     """Aggregate throughput: capacity in TiB x per-unit throughput."""
 
     def __init__(self, name: str, args: LustreFileSystemArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        settings = validate(FsxConfig, args.get("settings", {}), prefix=f"LustreFileSystem({name}).settings")
+        settings = _checked(name, args)
         # The job's checkpoint is both an input (the offline record's) and an output (what the engine
         # hands a policy pack for a component): the estimates and the checkpoint policy read either.
         job = ({"checkpoint": _checkpoint_inputs(settings, args.get("checkpoint_writers"))}
@@ -88,6 +92,11 @@ class LustreFileSystem(pulumi.ComponentResource):
         super().__init__(LUSTRE_FILE_SYSTEM_COMPONENT, name, job, opts)
         group = self._security_groups(name, args, efa=settings.efa)
         file_system = self._file_system(name, settings, args["subnet_id"], group)
+        self.security_group: aws.ec2.SecurityGroup = group
+        """The file system's security group (Lustre's ports with its clients, both ways)."""
+        self.file_system: aws.fsx.LustreFileSystem = file_system
+        """The FSx for Lustre file system (``aws.fsx.LustreFileSystem``), protected unless ``settings.protect`` is
+        off."""
         self._data_repositories(name, settings, file_system.id, args.get("checkpoint_bucket"))
         self.claim_name = None
         self.claim_namespaces: list[str] = []
@@ -168,10 +177,7 @@ class LustreFileSystem(pulumi.ComponentResource):
                     "auto_export_policy": {"events": repository.auto_export} if repository.auto_export else None},
                 # Importing a large bucket's metadata takes far longer than the 10-minute default.
                 opts=pulumi.ResourceOptions(parent=self, custom_timeouts=pulumi.CustomTimeouts(create="60m")))
-        if settings.checkpoints is not None and settings.checkpoints.export_to_bucket:
-            if bucket is None:
-                raise ValueError(f"LustreFileSystem({name}): settings.checkpoints.exportToBucket needs "
-                                 "args checkpoint_bucket; pass the bucket's name, or set exportToBucket: false.")
+        if settings.checkpoints is not None and settings.checkpoints.export_to_bucket and bucket is not None:
             self._export_checkpoints(name, file_system_id, settings.checkpoints.path, bucket)
 
     def _export_checkpoints(self, name: str, file_system_id: pulumi.Input[str], path: str,
@@ -182,7 +188,7 @@ class LustreFileSystem(pulumi.ComponentResource):
         versioning and lifecycle keep. Nothing is imported back: the bucket is the archive."""
         aws.fsx.DataRepositoryAssociation(
             f"{name}-checkpoints", file_system_id=file_system_id,
-            data_repository_path=pulumi.Output.concat("s3://", bucket, path.rstrip("/"), "/"),
+            data_repository_path=pulumi.Output.from_input(bucket).apply(lambda name: _export_path(name, path)),
             file_system_path=path, batch_import_meta_data_on_create=False,
             s3={"auto_export_policy": {"events": ["NEW", "CHANGED"]}},
             opts=pulumi.ResourceOptions(parent=self, custom_timeouts=pulumi.CustomTimeouts(create="60m")))
@@ -241,3 +247,30 @@ def _metadata(settings: FsxConfig) -> dict:
     if iops is None:
         return {"mode": "AUTOMATIC"}
     return {"mode": "USER_PROVISIONED", "iops": iops}
+
+
+def _checked(name: str, args: LustreFileSystemArgs) -> FsxConfig:
+    """``settings`` validated, once the args have every key they must: those the Args require, the EKS mount's
+    where one is given, and the bucket where ``settings.checkpoints`` exports to one."""
+    check_args(f"LustreFileSystem({name})", LustreFileSystemArgs, args)
+    if "eks" in args:
+        check_args(f"LustreFileSystem({name})", EksMountArgs, args["eks"], under="eks.")
+    if "checkpoint_writers" in args:
+        check_args(f"LustreFileSystem({name})", CheckpointWriters, args["checkpoint_writers"],
+                   under="checkpoint_writers.")
+    settings = validate(FsxConfig, args["settings"], prefix=f"LustreFileSystem({name}).settings")
+    if settings.checkpoints is not None and settings.checkpoints.export_to_bucket \
+            and args.get("checkpoint_bucket") is None:
+        raise ConfigError([ConfigIssue(
+            f"LustreFileSystem({name}):checkpoint_bucket", None,
+            "settings.checkpoints.exportToBucket is on: the checkpoints are exported to a bucket, whose name is "
+            "missing.", "pass checkpoint_bucket (CheckpointBucket.bucket_name), or set exportToBucket: false.")],
+            f"LustreFileSystem({name}) arguments")
+    return settings
+
+
+def _export_path(bucket: Optional[str], path: str) -> Optional[str]:
+    """The checkpoint export's S3 path, ``s3://<bucket><path>/``; None where no provider filled the bucket's
+    name (a bucket named from a prefix gets it from S3; Pulumi's unit-test mocks echo inputs, and the name is
+    no input), instead of failing inside an apply."""
+    return f"s3://{bucket}{path.rstrip('/')}/" if bucket else None

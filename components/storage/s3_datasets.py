@@ -28,6 +28,7 @@ import pulumi_kubernetes as k8s
 
 from ..cluster.iam import pod_identity_role
 from ..config import DatasetConfig, validate
+from ..config.component_args import check_args
 from ..names import S3_DATASETS_COMPONENT
 
 CSI_DRIVER = "s3.csi.aws.com"
@@ -64,6 +65,7 @@ class S3Datasets(pulumi.ComponentResource):
     """Claim name per dataset name."""
 
     def __init__(self, name: str, args: S3DatasetsArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        check_args(f"S3Datasets({name})", S3DatasetsArgs, args)
         datasets = [validate(DatasetConfig, d, prefix=f"S3Datasets({name}).datasets[{i}]")
                     for i, d in enumerate(args["datasets"])]
         super().__init__(S3_DATASETS_COMPONENT, name, {}, opts)
@@ -76,6 +78,8 @@ class S3Datasets(pulumi.ComponentResource):
             resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="OVERWRITE",
             opts=pulumi.ResourceOptions(parent=self, depends_on=[*args["depends_on"], identity],
                                         custom_timeouts=pulumi.CustomTimeouts(create="20m", update="20m")))
+        self.driver: aws.eks.Addon = driver
+        """The Mountpoint for S3 CSI driver, an EKS add-on with its Pod Identity role."""
         in_cluster = pulumi.ResourceOptions(parent=self, provider=args["provider"], depends_on=[driver])
         self.claims = {}
         for dataset in datasets:

@@ -139,7 +139,8 @@ def test_the_lifecycle_script_passes_bash_n_and_shellcheck():
 
 def test_a_cluster_without_a_security_group_is_refused_before_anything_is_registered():
     with pytest.raises(ConfigError) as raised:
-        HyperPodCluster("hp", {"settings": _settings(), "region": "us-west-2", "subnet_id": SUBNET})
+        HyperPodCluster("hp", {"settings": _settings(), "region": "us-west-2", "subnet_id": SUBNET,
+                               "security_group_ids": []})
     issue = raised.value.issues[0]
     assert issue.path == "HyperPodCluster(hp):security_group_ids" and issue.value == 0
     assert "1 to 5 security groups" in issue.message
@@ -154,7 +155,7 @@ def test_eks_orchestration_is_refused_on_a_config_map_cluster():
                                "eks": {"cluster_arn": "arn:aws:eks:us-east-1:123456789012:cluster/c",
                                        "authentication_mode": "CONFIG_MAP", "kubeconfig": "{}"}})
     issue = raised.value.issues[0]
-    assert issue.path == "HyperPodCluster(hp):eks.authenticationMode" and issue.value == "CONFIG_MAP"
+    assert issue.path == "HyperPodCluster(hp):eks.authentication_mode" and issue.value == "CONFIG_MAP"
     assert "API" in issue.fix
 
 

@@ -106,7 +106,8 @@ def test_used_directly_the_component_refuses_addons_without_the_eks_clusters_nam
                 "workers": [{"name": "w", "instanceType": "ml.p5.48xlarge", "count": 2}]}
     with pytest.raises(ConfigError) as raised:
         HyperPodCluster("hp", {"settings": settings, "region": "us-east-1", "subnet_id": "subnet-a",
+                               "security_group_ids": ["sg-a"],
                                "eks": {"cluster_arn": "arn:aws:eks:us-east-1:123456789012:cluster/c",
                                        "authentication_mode": "API"}})
     issue = raised.value.issues[0]
-    assert issue.path == "HyperPodCluster(hp):eks.clusterName" and "cluster_name" in issue.fix
+    assert issue.path == "HyperPodCluster(hp):eks.cluster_name" and "cluster_name" in issue.fix
