@@ -79,7 +79,12 @@ def launch_argv(kind, outputs: Path, group: str, contract: dict) -> list[str]:
     queues = (contract.get("scheduling") or {}).get("queues") or {}
     if kind.queued and len(queues) > 1:
         argv += ["--team", sorted(queues)[0]]
-    return argv + (["--", "python", "train.py"] if kind.command else [])
+    # The command each node runs: torchrun's, or on the MPI launchers mpirun's (launch/torchrun.py); a TrainJob on a
+    # Neuron group runs the MPI runtime.
+    neuron = group in contract.get("acceleratedGroups", {}) and \
+        contract["acceleratedGroups"][group]["acceleratorKind"] == "neuron"
+    starter = ["mpirun", "python"] if kind.name == "mpijob" or neuron else ["torchrun"]
+    return argv + (["--", *starter, "train.py"] if kind.command else [])
 
 
 @pytest.mark.parametrize("kind", KINDS, ids=lambda kind: kind.name)

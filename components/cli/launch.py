@@ -67,7 +67,7 @@ KINDS = (
                render_hyperpod_pytorchjob, "gpus_per_node", command="command", queued=False,
                options=("max_retries", "namespace")),
     LaunchKind("sbatch", "sbatch script for a HyperPod Slurm partition", render_sbatch, "gpus_per_node",
-               image="none", command="script", queued=False),
+               image="none", command="command", queued=False),
     LaunchKind("device-check", "Job checking each node's accelerators and EFA devices", render_device_check,
                "accelerators_per_node", options=("rendezvous",)),
     LaunchKind("all-reduce", "PyTorchJob timing NCCL all-reduce against a bandwidth floor", render_all_reduce,
@@ -138,7 +138,8 @@ def add_kind(kinds: Any, kind: LaunchKind) -> argparse.ArgumentParser:
     if kind.command is not None:
         # Not dest "command": that is the subcommand's, which an empty remainder would overwrite.
         job.add_argument("job_command", metavar="command", nargs=argparse.REMAINDER,
-                         help="-- the command (sbatch: torchrun's script)")
+                         help="-- the command every node runs, as written: torchrun train.py ... for torch jobs "
+                              "(mpijob: mpirun ..., or the program mpirun runs on every slot)")
     return job
 
 
@@ -149,7 +150,8 @@ def launched(kind: LaunchKind, args: argparse.Namespace, outputs: StackOutputs) 
     if kind.image != "none":
         given["image"] = args.image
     if kind.command is not None:
-        given[kind.command] = [part for part in args.job_command if part != "--"]
+        # Only the `--` that ends trainstack's options: one inside the command is the command's own.
+        given[kind.command] = args.job_command[1:] if args.job_command[:1] == ["--"] else args.job_command
     if kind.restarts:
         given.update(restart_policy=args.restart_policy, backoff_limit=args.backoff_limit, min_nodes=args.min_nodes)
     if kind.queued:

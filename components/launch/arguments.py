@@ -28,7 +28,8 @@ most 63 characters). The operators derive further names from a job's:
 A namespace is a DNS-1123 label. An image is required and has no white space (the
 API server: ``validateContainers``, "must not have leading or trailing whitespace"; an
 image reference has no spaces at all). A Slurm job name is written into a
-``#SBATCH --job-name=`` line, so it may not hold white space or control characters.
+``#SBATCH --job-name=`` line, so it may not hold white space or control characters, and it names
+the job's checkpoint directory on FSx (restarts.py), so it holds no ``/`` and is not ``.`` or ``..``.
 
 Every refusal is a :class:`LaunchError` naming the argument, the value (cut) and the fix.
 """
@@ -80,10 +81,10 @@ def check_image(image: str) -> None:
 
 
 def check_slurm_job_name(name: str) -> None:
-    if not name or _WHITE_OR_CONTROL.search(name):
-        raise LaunchError(f"name {cut(name)!r}: a Slurm job name goes into an '#SBATCH --job-name=' line, so it "
-                          "is not empty and holds no spaces or control characters. Fix: pass --name such as "
-                          "'llama-pretrain'.")
+    if not name or _WHITE_OR_CONTROL.search(name) or "/" in name or name in (".", ".."):
+        raise LaunchError(f"name {cut(name)!r}: a Slurm job name goes into an '#SBATCH --job-name=' line and names "
+                          "the job's checkpoint directory, so it is not empty, holds no spaces, control characters "
+                          "or '/', and is not '.' or '..'. Fix: pass --name such as 'llama-pretrain'.")
 
 
 def check_floor(floor_gbps: float) -> None:

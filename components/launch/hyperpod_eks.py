@@ -18,9 +18,10 @@ from collections.abc import Sequence
 from typing import Any, Optional
 
 from ..catalog import EFA_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESOURCE
-from ..names import NEURON_RESOURCE, NODE_GROUP_LABEL
+from ..names import GPU_RESOURCE, NEURON_RESOURCE, NODE_GROUP_LABEL
 from ..outputs import HyperPodGroup, StackOutputs
 from .arguments import check_image, check_namespace, check_replica_job_name
+from .expansion import as_written
 from .placement import (
     NODE_MEMORY_SHARE,
     SHM_SIZE,
@@ -31,6 +32,7 @@ from .placement import (
     fabric_env,
 )
 from .restarts import checkpoint_env
+from .torchrun import TorchJob, check_torch_command
 from .ultraserver import keep_in_unit
 
 AUTO_RESUME_ANNOTATION = "sagemaker.amazonaws.com/enable-job-auto-resume"
@@ -58,6 +60,9 @@ def render_hyperpod_pytorchjob(outputs: StackOutputs, *, name: str, group_name: 
                        f"{target.accelerator_resource} per node")
     if max_retries < 1:
         raise LaunchError(f"max retries {max_retries} would never resume the job; use 1 or more.")
+    on_gpus = target.accelerator_resource == GPU_RESOURCE
+    check_torch_command(command, TorchJob(nodes, nodes, gpus if on_gpus else None,
+                                          counted=gpus == target.accelerators_per_node))
     job_metadata = _metadata(outputs, name, namespace, max_retries)
     vols = [{"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": SHM_SIZE}}]
     mounts = [{"name": "shm", "mountPath": "/dev/shm"}]
@@ -74,7 +79,7 @@ def render_hyperpod_pytorchjob(outputs: StackOutputs, *, name: str, group_name: 
         "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
             {"matchExpressions": [{"key": NODE_HEALTH_LABEL, "operator": "In", "values": [HEALTHY]}]}]}}},
         "volumes": vols,
-        "containers": [{"name": "pytorch", "image": image, "command": list(command),
+        "containers": [{"name": "pytorch", "image": image, "command": as_written(command),
                         "resources": pod_resources(target, gpus), "volumeMounts": mounts,
                         "env": env + checkpoint_env(outputs, job_metadata)}],
     }}

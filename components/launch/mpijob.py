@@ -49,6 +49,7 @@ from ..outputs import StackOutputs
 from . import placement
 from .arguments import check_image, check_namespace, check_replica_job_name
 from .claims import pod_claims
+from .expansion import as_written
 from .placement import LaunchError
 from .queueing import QueueRequest, admission, annotate_pods, label_job
 from .restarts import backoff_limit_for, checkpoint_env
@@ -120,6 +121,6 @@ def render_mpijob(outputs: StackOutputs, *, name: str, group_name: str, nodes: i
 def launcher_command(command: Sequence[str], forwarded: Sequence[str]) -> list[str]:
     """mpirun with the ssh options and ``-x NAME`` for every variable the ranks need (catalog.mpi_ssh)."""
     try:
-        return mpirun_command(command, forwarded)
+        return as_written(mpirun_command(command, forwarded))
     except MissingCommand as error:
         raise LaunchError(str(error)) from None

@@ -15,6 +15,7 @@ from typing import Optional
 from ..outputs import StackOutputs
 from .arguments import check_image, check_namespace, check_replica_job_name
 from .claims import pod_claims, refuse_dra_on_the_training_operator
+from .expansion import as_written
 from .placement import (
     LaunchError,
     check_nodes,
@@ -29,6 +30,7 @@ from .placement import (
 from .queueing import QueueRequest, admission, annotate_pods, label_job
 from .rendezvous import DEFAULT_BACKEND, Rendezvous, choose_rendezvous
 from .restarts import backoff_limit_for, checkpoint_env, run_policy
+from .torchrun import TorchJob, check_torch_command
 
 
 def _check_pod_names(name: str, nodes: int, rendezvous: Rendezvous) -> None:
@@ -62,6 +64,7 @@ def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, node
     limit = backoff_limit_for(restart_policy, backoff_limit)
     meeting = choose_rendezvous(outputs, nodes=nodes, min_nodes=min_nodes, backend=rendezvous)
     _check_pod_names(name, nodes, meeting)
+    check_torch_command(command, TorchJob(meeting.minimum, nodes, gpus, counted=gpus == target.accelerators_per_node))
     granted = admission(outputs, group_name, nodes, queue, namespace)
     job_metadata = metadata(outputs, name, granted.namespace or namespace)
     vols, mounts = volumes(outputs)
@@ -71,7 +74,7 @@ def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, node
             **pod_claims(target, group_name, gpus),
             "volumes": vols,
             "containers": [{
-                "name": "pytorch", "image": image, "command": list(command),
+                "name": "pytorch", "image": image, "command": as_written(command),
                 "resources": resources(target, gpus), "volumeMounts": mounts,
                 "env": fabric_env(target.accelerator_kind, target.efa_interfaces_per_node, target.instance_type)
                 + checkpoint_env(outputs, job_metadata),

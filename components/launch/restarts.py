@@ -49,16 +49,22 @@ def run_policy(backoff_limit: Optional[int]) -> dict[str, Any]:
 
 
 def checkpoint_env(outputs: StackOutputs, job_metadata: dict[str, Any]) -> list[dict[str, Any]]:
-    """Where the training script saves and finds its checkpoints, from the outputs contract:
-    the FSx file system when the job mounts its claim, the checkpoint bucket when the stack
-    has one. The same job name resubmitted finds the same place."""
-    env = []
+    """A Kubernetes job's checkpoint locations (``checkpoint_locations``) as a container's ``env``: on FSx under the
+    job's namespace when the job mounts the claim."""
     storage = outputs.storage
-    job_name = job_metadata["name"]
-    if storage is not None and storage.claim_name:
-        namespace = job_metadata.get("namespace", "default")
-        env.append({"name": CHECKPOINT_DIR_ENV, "value": f"{storage.mount_path}/checkpoints/{namespace}/{job_name}"})
+    scope = job_metadata.get("namespace", "default") if storage is not None and storage.claim_name else None
+    return [{"name": name, "value": value}
+            for name, value in checkpoint_locations(outputs, job_metadata["name"], scope).items()]
+
+
+def checkpoint_locations(outputs: StackOutputs, job_name: str, scope: Optional[str]) -> dict[str, str]:
+    """Where the training script saves and finds its checkpoints, from the outputs contract, for every launcher
+    alike: ``<fsx mount>/checkpoints/<scope>/<job>`` when the job's nodes see the FSx file system (``scope``: what
+    the job's name is unique within; None where they do not), the checkpoint bucket's ``<stack>/<job>/`` when the
+    stack has one. The same job name resubmitted finds the same place."""
+    env = {}
+    if outputs.storage is not None and scope is not None:
+        env[CHECKPOINT_DIR_ENV] = f"{outputs.storage.mount_path}/checkpoints/{scope}/{job_name}"
     if outputs.checkpoint_bucket:
-        env.append({"name": CHECKPOINT_URI_ENV,
-                    "value": f"s3://{outputs.checkpoint_bucket}/{outputs.stack}/{job_name}/"})
+        env[CHECKPOINT_URI_ENV] = f"s3://{outputs.checkpoint_bucket}/{outputs.stack}/{job_name}/"
     return env

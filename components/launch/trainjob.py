@@ -33,9 +33,11 @@ from ..outputs import AcceleratedGroup, StackOutputs
 from . import placement
 from .arguments import check_image, check_namespace, check_replica_job_name
 from .claims import RUNTIME_COPIED_FROM, is_dra, refuse_dra
+from .expansion import as_written
 from .placement import LaunchError
 from .queueing import QueueRequest, admission, annotate_pods, label_job
 from .restarts import checkpoint_env
+from .torchrun import TorchJob, check_torch_command
 from .ultraserver import keep_in_unit
 
 API_VERSION = "trainer.kubeflow.org/v1alpha1"
@@ -135,7 +137,8 @@ def _torch_trainer(target: AcceleratedGroup, nodes: int, gpus: int, image: Optio
     """torchrun on every node: one process per GPU, the environment on every node's container."""
     if not image:
         raise LaunchError("a TrainJob on a GPU group needs an image (--image).")
-    return {"image": image, "command": list(command), "numNodes": nodes, "numProcPerNode": gpus,
+    check_torch_command(command, TorchJob(nodes, nodes, gpus, counted=gpus == target.accelerators_per_node))
+    return {"image": image, "command": as_written(command), "numNodes": nodes, "numProcPerNode": gpus,
             "resourcesPerNode": placement.resources(target, gpus), "env": rank_env}
 
 
@@ -159,7 +162,7 @@ def _mpi_trainer(outputs: StackOutputs, target: AcceleratedGroup, group_name: st
         raise LaunchError(str(error)) from None
     key = f"{SSH_AUTH_MOUNT_PATH}/id_rsa"
     launch = f"install -m 0600 {key} {SSH_KEY_COPY} && exec {shlex.join(mpirun)}"
-    return ({"image": runtime_image, "command": ["/bin/sh", "-c", launch], "numNodes": nodes,
+    return ({"image": runtime_image, "command": as_written(["/bin/sh", "-c", launch]), "numNodes": nodes,
              "numProcPerNode": placement.ranks_per_node(target, devices),
              "resourcesPerNode": placement.resources(target, devices),
              "env": OPEN_MPI_AS_ROOT + rank_env},

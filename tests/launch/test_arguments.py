@@ -107,7 +107,8 @@ def test_a_floor_that_is_not_a_finite_bandwidth_above_zero_is_refused(floor):
 @pytest.mark.parametrize("name", ["", "two words", "job\n#SBATCH --nodes=99"])
 def test_a_slurm_job_name_that_would_break_the_sbatch_line_is_refused(name):
     with pytest.raises(LaunchError, match="a Slurm job name goes into an '#SBATCH --job-name=' line"):
-        launch.render_sbatch(recorded("hyperpod"), name=name, group_name="worker-group-1", nodes=1, script=["train.py"])
+        launch.render_sbatch(recorded("hyperpod"), name=name, group_name="worker-group-1", nodes=1,
+                             command=["torchrun", "train.py"])
 
 
 @pytest.mark.parametrize("argv, says", [

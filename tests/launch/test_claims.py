@@ -16,6 +16,7 @@ from trainstack.launch import (
 from trainstack.outputs import parse_outputs
 
 IMAGE = "123456789012.dkr.ecr.us-east-2.amazonaws.com/train:1"
+TORCHRUN = ["torchrun", "train.py"]
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +34,7 @@ def test_a_pytorchjob_on_b200_is_refused_because_the_training_operators_crd_refu
     there instead, not that the stack lacks the training operator."""
     with pytest.raises(LaunchError, match=r"deviceAllocation: dra.*training operator v1.8.1.*trainstack launch "
                                           r"trainjob.*this stack runs Trainer v2"):
-        render_pytorchjob(b200, name="fsdp", group_name="b200", nodes=2, image=IMAGE, command=["python"],
+        render_pytorchjob(b200, name="fsdp", group_name="b200", nodes=2, image=IMAGE, command=TORCHRUN,
                           gpus_per_node=4)
 
 
@@ -45,10 +46,10 @@ def test_on_a_training_operator_stack_a_job_on_a_dra_group_is_refused_naming_the
     outputs = parse_outputs({"trainstack": contract})
     with pytest.raises(LaunchError, match=r"deviceAllocation: dra.*set operators.trainer: true and "
                                           r"operators.trainingOperator: false.*trainstack launch trainjob"):
-        render_pytorchjob(outputs, name="fsdp", group_name="b200", nodes=2, image=IMAGE, command=["python"])
+        render_pytorchjob(outputs, name="fsdp", group_name="b200", nodes=2, image=IMAGE, command=TORCHRUN)
     # No PyTorchJob offered instead: on a DRA group it would be refused as above.
     with pytest.raises(LaunchError, match=r"set operators.trainer: true and operators.trainingOperator: false\.$"):
-        render_trainjob(outputs, name="fsdp", group_name="b200", nodes=2, image=IMAGE, command=["torchrun"])
+        render_trainjob(outputs, name="fsdp", group_name="b200", nodes=2, image=IMAGE, command=TORCHRUN)
 
 
 def test_the_device_check_on_b200_claims_its_gpus_and_every_efa_interface_from_a_template(b200):
@@ -75,7 +76,7 @@ def test_the_device_check_claims_in_the_queue_namespace_it_runs_in(b200):
 
 def test_a_job_on_a_device_plugin_group_comes_alone_and_requests_extended_resources():
     outputs = rendered_jobs.outputs_of("fsdp-p5")
-    job = render_pytorchjob(outputs, name="fsdp", group_name="p5", nodes=2, image=IMAGE, command=["python"])
+    job = render_pytorchjob(outputs, name="fsdp", group_name="p5", nodes=2, image=IMAGE, command=TORCHRUN)
     assert claims.documents(outputs, "p5", job) == [job]
     for pod in pods(job):
         assert "resourceClaims" not in pod and pod["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == "8"
@@ -85,7 +86,7 @@ def test_a_trainjob_on_a_dra_gpu_group_brings_its_own_runtime_whose_node_pods_cl
     """Trainer v2.3.0 drops a container's claims when a TrainJob sets resourcesPerNode (launch/claims.py), so the
     job names a TrainingRuntime of its own that claims them, and sets no resourcesPerNode."""
     outputs = rendered_jobs.outputs_of("b200-dra")
-    job = render_trainjob(outputs, name="fsdp", group_name="b200", nodes=2, image=IMAGE, command=["torchrun"],
+    job = render_trainjob(outputs, name="fsdp", group_name="b200", nodes=2, image=IMAGE, command=TORCHRUN,
                           gpus_per_node=4)
     runtime, template, applied = claims.documents(outputs, "b200", job)
     assert applied is job and template["metadata"]["name"] == "b200-4-devices"
@@ -103,7 +104,7 @@ def test_a_trainjob_on_a_dra_gpu_group_brings_its_own_runtime_whose_node_pods_cl
 
 def test_a_trainjob_across_gb200_instances_brings_a_compute_domain_and_claims_its_imex_channel():
     outputs = rendered_jobs.variant_outputs("gb200-trainer")
-    job = render_trainjob(outputs, name="llm", group_name="gb200", nodes=9, image=IMAGE, command=["torchrun"])
+    job = render_trainjob(outputs, name="llm", group_name="gb200", nodes=9, image=IMAGE, command=TORCHRUN)
     domain, runtime, template, applied = claims.documents(outputs, "gb200", job)
     assert (domain["kind"], domain["apiVersion"], domain["metadata"]["name"]) == (
         "ComputeDomain", "resource.nvidia.com/v1beta1", "llm")
@@ -121,7 +122,7 @@ def test_a_trainjob_across_gb200_instances_brings_a_compute_domain_and_claims_it
 
 def test_a_trainjob_on_one_gb200_instance_needs_no_compute_domain():
     outputs = rendered_jobs.variant_outputs("gb200-trainer")
-    job = render_trainjob(outputs, name="one", group_name="gb200", nodes=1, image=IMAGE, command=["torchrun"])
+    job = render_trainjob(outputs, name="one", group_name="gb200", nodes=1, image=IMAGE, command=TORCHRUN)
     assert [d["kind"] for d in claims.documents(outputs, "gb200", job)] == [
         "TrainingRuntime", "ResourceClaimTemplate", "TrainJob"]
 

@@ -32,7 +32,9 @@ def outputs_of(tmp_path):
 def argv(outputs_of, kind, *counts: str) -> list[str]:
     stack, group = WHERE[kind.name]
     image = ["--image", "img:1"] if kind.image != "none" else []
-    command = ["--", "python", "train.py"] if kind.command else []
+    # The command each node runs: torchrun's, or on the MPI launcher mpirun's (launch/torchrun.py).
+    starter = ["mpirun", "python"] if kind.name == "mpijob" else ["torchrun"]
+    command = ["--", *starter, "train.py"] if kind.command else []
     return ["launch", kind.name, "--outputs", str(outputs_of(stack)), "--group", group, *counts, *image, *command]
 
 

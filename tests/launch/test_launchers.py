@@ -90,9 +90,10 @@ def test_neuron_mpijob_asks_for_trn1s_devices_and_efa_with_the_neuron_scheduler(
 
 def test_hyperpod_sbatch_targets_the_partition_with_srun_torchrun(tmp_path):
     script = render_sbatch(recorded("hyperpod"), name="fsdp", group_name="worker-group-1", nodes=2,
-                           script=["train.py", "--epochs", "1"])
+                           command=["torchrun", "train.py", "--epochs", "1"])
     assert "#SBATCH --partition=dev\n" in script and "#SBATCH --nodes=2\n" in script
-    assert "srun --auto-resume=1 --export=ALL torchrun" in script and "--nnodes=2 --nproc-per-node=1" in script
+    assert "\nsrun --auto-resume=1 --export=ALL torchrun train.py --epochs 1\n" in script
+    assert "\nexport PET_NNODES=2\nexport PET_NPROC_PER_NODE=1\n" in script
     path = tmp_path / "job.sbatch"
     path.write_text(script)
     subprocess.run(["bash", "-n", str(path)], check=True)

@@ -120,14 +120,14 @@ def test_launchers_place_a_job_on_the_dev_pool_by_its_node_group_label_and_taint
     group = outputs.accelerated_groups["dev"]
     assert group.node_selector == {"trainstack.io/node-group": "dev"}
     gpu_taint = {"key": "nvidia.com/gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"}
-    job = render_trainjob(outputs, name="nb", group_name="dev", nodes=2, image="img:1", command=["python", "x.py"],
+    job = render_trainjob(outputs, name="nb", group_name="dev", nodes=2, image="img:1", command=["torchrun", "x.py"],
                           queue=QueueRequest(team="llm"))
     (patch,) = job["spec"]["runtimePatches"]
     pod = patch["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
     assert pod["nodeSelector"] == {"trainstack.io/node-group": "dev"} and gpu_taint in pod["tolerations"]
     assert job["spec"]["trainer"]["resourcesPerNode"]["limits"]["nvidia.com/gpu"] == "1"
     v1 = render_pytorchjob(variant_outputs("kueue-v1"), name="nb", group_name="dev", nodes=2, image="img:1",
-                           command=["python", "x.py"], queue=QueueRequest(team="llm"))
+                           command=["torchrun", "x.py"], queue=QueueRequest(team="llm"))
     pod = v1["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]
     assert pod["nodeSelector"] == {"trainstack.io/node-group": "dev"} and gpu_taint in pod["tolerations"]
 

@@ -164,7 +164,7 @@ def test_the_consumer_project_diffs_reports_and_launches(installed, project, tmp
     # `pulumi stack output --json` prints the stack's outputs by name, as the record holds them.
     (tmp_path / "outputs.json").write_text(json.dumps(json.loads(head)["outputs"]))
     job = installed.run([trainstack, "launch", "pytorchjob", "--outputs", "outputs.json", "--group", "gpu",
-                         "--nodes", "1", "--image", "example.com/train:1", "--", "python", "train.py"], cwd=tmp_path)
+                         "--nodes", "1", "--image", "example.com/train:1", "--", "torchrun", "train.py"], cwd=tmp_path)
     assert "kind: PyTorchJob" in job.stdout
 
     for text in (base, head, diff.stdout, sarif.stdout, (tmp_path / "report.html").read_text()):

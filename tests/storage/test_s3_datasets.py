@@ -88,7 +88,7 @@ def test_the_contract_carries_the_datasets_and_the_launcher_mounts_them_beside_f
     outputs = parse_outputs(contract(plan))
     assert [(d.name, d.claim_name, d.mount_path, d.read_only) for d in outputs.datasets] == [
         ("corpus", "corpus-dataset", "/datasets/c4", True), ("scratch", "scratch-dataset", "/scratch-s3", False)]
-    job = render_pytorchjob(outputs, name="t", group_name="p5", nodes=2, image="i", command=["python", "t.py"])
+    job = render_pytorchjob(outputs, name="t", group_name="p5", nodes=2, image="i", command=["torchrun", "t.py"])
     pod = job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]
     assert {"name": "dataset-corpus", "persistentVolumeClaim": {"claimName": "corpus-dataset", "readOnly": True}} \
         in pod["volumes"]
