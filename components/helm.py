@@ -18,6 +18,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from .catalog.addons import Chart
+from .config.resource_names import HELM_RELEASE_MAX, fit
 
 __all__ = ["Chart", "ChartMissing", "RELEASE_TIMEOUT_SECONDS", "charts_from", "helm_release"]
 
@@ -58,11 +59,14 @@ def helm_release(
     name: str, chart: Chart, *, namespace: str, values: dict[str, Any], provider: k8s.Provider,
     parent: pulumi.Resource, depends_on: Optional[Sequence[pulumi.Resource]] = None,
 ) -> k8s.helm.v3.Release:
+    """The release ``name`` (cut to Helm's 53 characters with a hash, so two long names stay two releases) of
+    ``chart`` in ``namespace``."""
+    release = fit(name, HELM_RELEASE_MAX)
     directory = _CHART_DIRECTORY.get()
     local = _local_chart(chart, directory) if directory is not None else None
     return k8s.helm.v3.Release(
-        name,
-        name=name,
+        release,
+        name=release,
         chart=local or chart.name,
         version=chart.version,
         repository_opts={"repo": chart.repository} if chart.repository and local is None else None,

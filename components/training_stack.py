@@ -32,6 +32,7 @@ from .cluster import GpuEksCluster
 from .cluster.existing import ExistingCluster
 from .config import FsxConfig, HyperPodConfig, StackConfig, validate_stack_config
 from .config.ip_budget import ip_budget
+from .config.resource_names import check_stack_names, cluster_name
 from .config.ultraserver_capacity import upgrade_warning
 from .helm import charts_from
 from .names import PROFILE_CONFIG, STACK_TAG, TRAINING_STACK_COMPONENT
@@ -55,6 +56,8 @@ class TrainingStack(pulumi.ComponentResource):
     def __init__(self, name: str, config: StackConfig | Mapping[str, Any],
                  opts: Optional[pulumi.ResourceOptions] = None):
         config = validate_stack_config(config) if not isinstance(config, StackConfig) else config
+        # Every name below is built from these two: a character one of their owners refuses stops here.
+        check_stack_names(pulumi.get_project(), name)
         super().__init__(TRAINING_STACK_COMPONENT, name, {}, opts)
         self.config = config
         self.aws_provider: Optional[aws.Provider] = None
@@ -153,7 +156,7 @@ class TrainingStack(pulumi.ComponentResource):
         hyperpod = config.hyperpod
         return GpuEksCluster(f"{name}-eks", {
             "settings": config.eks, "node_groups": config.node_groups, "region": config.region,
-            "cluster_name": f"{pulumi.get_project()}-{name}"[:100],
+            "cluster_name": cluster_name(pulumi.get_project(), name),
             "vpc_id": network.vpc_id, "private_subnet_ids": network.private_subnet_ids,
             "public_subnet_ids": network.public_subnet_ids,
             "lustre_over_efa": bool(config.fsx and config.fsx.efa),

@@ -40,12 +40,14 @@ def every_recorded_plan_conforms_to_aws_contracts():
 
 # Property-based tests (Hypothesis) run one fixed, modest profile: the same examples on every
 # run (derandomize), no example database written into the checkout, no deadline (a plan takes
-# about a second on a shared machine).
+# about a second on a shared machine). TRAINSTACK_HYPOTHESIS=nightly runs the nightly size instead
+# (CONTRIBUTING.md): 40 times the examples, drawn afresh each run, still nothing written.
 from hypothesis import HealthCheck, settings  # noqa: E402
 
 settings.register_profile("trainstack", max_examples=25, deadline=None, derandomize=True, database=None,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-settings.load_profile("trainstack")
+settings.register_profile("nightly", settings.get_profile("trainstack"), max_examples=1000, derandomize=False)
+settings.load_profile(os.environ.get("TRAINSTACK_HYPOTHESIS", "trainstack"))
 
 
 def engines_named(item: pytest.Item) -> tuple[str, ...]:

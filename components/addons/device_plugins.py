@@ -65,8 +65,8 @@ def tolerations(*known: dict, group_taints: Sequence[Mapping[str, Any]] = ()) ->
 
 def _in_kube_system(release: str, chart: Chart, values: dict, *, provider: k8s.Provider, parent: pulumi.Resource,
                     depends_on: list[pulumi.Resource]) -> k8s.helm.v3.Release:
-    """A device plugin's release in kube-system (a Helm release name stops at 53 characters)."""
-    return helm_release(release[:53], chart, namespace="kube-system", provider=provider, parent=parent,
+    """A device plugin's release in kube-system (helm_release cuts a long name to Helm's 53 characters)."""
+    return helm_release(release, chart, namespace="kube-system", provider=provider, parent=parent,
                         depends_on=depends_on, values=values)
 
 

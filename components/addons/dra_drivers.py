@@ -66,7 +66,7 @@ def nvidia_dra_driver(name: str, *, compute_domains: bool, system_node_selector:
                                                      group_taints=group_taints)},
         "controller": {"nodeSelector": dict(system_node_selector)},
     }
-    return helm_release(f"{name}-nvidia-dra-driver"[:53], NVIDIA_DRA_DRIVER, namespace="kube-system",
+    return helm_release(f"{name}-nvidia-dra-driver", NVIDIA_DRA_DRIVER, namespace="kube-system",
                         provider=provider, parent=parent, depends_on=depends_on, values=values)
 
 
@@ -80,7 +80,7 @@ def aws_dranet(name: str, *, region: str, provider: k8s.Provider, parent: pulumi
         "tolerations": tolerations(GPU_TOLERATION, NEURON_TOLERATION, HYPERPOD_HEALTH_TOLERATION,
                                    group_taints=group_taints),
     }
-    return helm_release(f"{name}-aws-dranet"[:53], AWS_DRANET, namespace="kube-system", provider=provider,
+    return helm_release(f"{name}-aws-dranet", AWS_DRANET, namespace="kube-system", provider=provider,
                         parent=parent, depends_on=depends_on, values=values)
 
 
@@ -100,5 +100,5 @@ def neuron_dra_driver(name: str, *, provider: k8s.Provider, parent: pulumi.Resou
                                                  {"key": "CriticalAddonsOnly", "operator": "Exists"},
                                                  group_taints=group_taints)},
     }
-    return helm_release(f"{name}-neuron-dra-driver"[:53], NEURON_DRA_DRIVER, namespace="kube-system",
+    return helm_release(f"{name}-neuron-dra-driver", NEURON_DRA_DRIVER, namespace="kube-system",
                         provider=provider, parent=parent, depends_on=depends_on, values=values)

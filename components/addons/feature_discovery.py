@@ -88,5 +88,5 @@ def gpu_feature_discovery(name: str, *, instance_types: Sequence[str], system_no
                           group_taints: Sequence[Mapping[str, Any]] = ()) -> k8s.helm.v3.Release:
     """GFD (and the NFD it needs) in kube-system, on the DRA nodes of ``instance_types`` only."""
     values = gfd_values(instance_types, system_node_selector=system_node_selector, group_taints=group_taints)
-    return helm_release(f"{name}-{GFD_RELEASE_SUFFIX}"[:53], NVIDIA_DEVICE_PLUGIN, namespace="kube-system",
+    return helm_release(f"{name}-{GFD_RELEASE_SUFFIX}", NVIDIA_DEVICE_PLUGIN, namespace="kube-system",
                         provider=provider, parent=parent, depends_on=depends_on, values=values)

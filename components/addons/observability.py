@@ -59,7 +59,7 @@ def dcgm_exporter(name: str, settings: ObservabilityConfig, *, provider: k8s.Pro
                   depends_on: list[pulumi.Resource]) -> k8s.helm.v3.Release:
     """A node agent: it runs on GPU nodes, so it tolerates their taint."""
     return helm_release(
-        f"{name}-dcgm-exporter"[:53], DCGM_EXPORTER, namespace=MONITORING, provider=provider, parent=parent,
+        f"{name}-dcgm-exporter", DCGM_EXPORTER, namespace=MONITORING, provider=provider, parent=parent,
         depends_on=depends_on, values={
             "nodeSelector": {GPU_PRESENT_LABEL: "true"},
             "tolerations": [GPU_TOLERATION, HYPERPOD_HEALTH_TOLERATION],
@@ -74,7 +74,7 @@ def prometheus_stack(name: str, settings: ObservabilityConfig, *, provider: k8s.
     the chart's node agent and tolerates NoSchedule taints by default."""
     system = dict(SYSTEM_LABELS)
     release = helm_release(
-        f"{name}-prometheus"[:53], KUBE_PROMETHEUS_STACK, namespace=MONITORING, provider=provider, parent=parent,
+        f"{name}-prometheus", KUBE_PROMETHEUS_STACK, namespace=MONITORING, provider=provider, parent=parent,
         depends_on=depends_on, values={
             "prometheus": {"prometheusSpec": {
                 "retention": f"{settings.retention_days}d",

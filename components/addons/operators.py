@@ -129,7 +129,7 @@ def kueue(name: str, *, provider: k8s.Provider, parent: pulumi.Resource, depends
         # here (charts/kueue/values.yaml managerConfig.controllerManagerConfigYaml at v0.19.2).
         configuration = {**KUEUE_DEFAULT_CONFIGURATION, **manager_configuration}
         values["managerConfig"] = {"controllerManagerConfigYaml": dump_yaml(configuration, sort_keys=False)}
-    return helm_release(f"{name}-kueue"[:53], KUEUE, namespace="kueue-system", provider=provider, parent=parent,
+    return helm_release(f"{name}-kueue", KUEUE, namespace="kueue-system", provider=provider, parent=parent,
                         depends_on=depends_on, values=values)
 
 

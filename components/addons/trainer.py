@@ -97,7 +97,7 @@ def trainer(name: str, *, provider: k8s.Provider, parent: pulumi.Resource,
     ``neuron_scheduler``: the stack has Neuron groups, whose pods that scheduler places; their
     runtime's image comes from ``region``'s registry."""
     release = helm_release(
-        f"{name}-trainer"[:53], TRAINER, namespace=NAMESPACE, provider=provider, parent=parent, depends_on=depends_on,
+        f"{name}-trainer", TRAINER, namespace=NAMESPACE, provider=provider, parent=parent, depends_on=depends_on,
         values={"manager": {"nodeSelector": dict(SYSTEM_LABELS)}, "jobset": {"install": True},
                 "runtimes": {"defaultEnabled": False}})
     runtimes = [torch_runtime(), torch_runtime(CHECK_RUNTIME, restarts=0)]

@@ -72,7 +72,7 @@ def cluster_autoscaler(name: str, *, cluster_name: str, kubernetes_version: str,
     # Pods on DRA groups claim devices; the autoscaler must simulate those claims to add or keep their nodes.
     dra_rules = autoscaler_dra.additional_rules(chart.version)
     return helm_release(
-        f"{name}-autoscaler"[:53], chart, namespace=NAMESPACE, provider=provider, parent=parent,
+        f"{name}-autoscaler", chart, namespace=NAMESPACE, provider=provider, parent=parent,
         depends_on=[association, *depends_on],
         values={
             "cloudProvider": "aws",

@@ -38,6 +38,7 @@ from ..catalog.ultraservers import needs_compute_domain, needs_gpu_feature_disco
 from ..config import EksConfig, NodeGroupConfig, validate
 from ..config.component_args import check_args
 from ..config.offerings import check_component, group_placements, system_placement
+from ..config.resource_names import pulumi_eks_cluster_logical
 from ..names import GPU_EKS_CLUSTER_COMPONENT
 from ..network import efa_security_group
 from ..nodegroups import NODE_GROUP_FOR, AcceleratedNodeGroup, ClusterAttachment
@@ -286,7 +287,7 @@ class GpuEksCluster(pulumi.ComponentResource):
     def _control_plane(self, name: str, settings: EksConfig, key: aws.kms.Key, args: GpuEksClusterArgs) -> eks.Cluster:
         access = settings.api_endpoint
         control_plane = eks.Cluster(
-            name,
+            pulumi_eks_cluster_logical(name),  # pulumi-eks names its service role from it
             name=self.cluster_name,
             version=settings.version,
             vpc_id=args["vpc_id"],

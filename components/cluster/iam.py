@@ -10,6 +10,7 @@ import pulumi
 import pulumi_aws as aws
 
 from ..catalog.managed_policies import ECR_PULL_ONLY, EKS_CNI, EKS_WORKER_NODE, SSM_MANAGED_INSTANCE
+from ..config.resource_names import IAM_ROLE_MAX, autonamed
 
 # What every EKS node needs: join the cluster, pull images (pull only: catalog.managed_policies),
 # let the VPC CNI manage ENIs (attached to the node role, the CNI's documented default), and SSM
@@ -24,7 +25,9 @@ def _trust(service: str, actions: list[str]) -> str:
 
 def node_role(name: str, parent: pulumi.Resource) -> aws.iam.Role:
     child = pulumi.ResourceOptions(parent=parent)
-    role = aws.iam.Role(name, assume_role_policy=_trust("ec2.amazonaws.com", ["sts:AssumeRole"]),
+    # Pulumi names the role '<logical name>-<7 random>': the logical name is fitted to IAM's 64 characters.
+    role = aws.iam.Role(autonamed(name, IAM_ROLE_MAX),
+                        assume_role_policy=_trust("ec2.amazonaws.com", ["sts:AssumeRole"]),
                         description="EKS nodes", opts=child)
     for policy_arn in NODE_POLICIES:
         aws.iam.RolePolicyAttachment(f"{name}-{policy_arn.rsplit('/', 1)[1]}", role=role.name,
@@ -40,7 +43,8 @@ def pod_identity_role(
     """A role only ``namespace/service_account`` pods of this cluster receive, through EKS Pod Identity:
     an inline ``policy`` and/or AWS managed policies."""
     child = pulumi.ResourceOptions(parent=parent)
-    role = aws.iam.Role(name, assume_role_policy=_trust("pods.eks.amazonaws.com", ["sts:AssumeRole", "sts:TagSession"]),
+    role = aws.iam.Role(autonamed(name, IAM_ROLE_MAX),
+                        assume_role_policy=_trust("pods.eks.amazonaws.com", ["sts:AssumeRole", "sts:TagSession"]),
                         description=f"Pod Identity for {namespace}/{service_account}", opts=child)
     if policy is not None:
         aws.iam.RolePolicy(name, role=role.id, policy=policy, opts=child)

@@ -25,6 +25,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from ..catalog.addons import KARPENTER
+from ..config.resource_names import EVENT_RULE_MAX, SQS_QUEUE_MAX, autonamed, fit
 from ..helm import helm_release
 from .iam import node_role, pod_identity_role
 
@@ -170,7 +171,9 @@ def _read_statements(region: str, account: str, cluster: str, queue_arn: str) ->
 
 def _interruption_queue(name: str, cluster_name: str, parent: pulumi.Resource) -> aws.sqs.Queue:
     child = pulumi.ResourceOptions(parent=parent)
-    queue = aws.sqs.Queue(f"{name}-karpenter", name=cluster_name, message_retention_seconds=300,
+    # The queue is named for its cluster as Karpenter's getting-started template names it; an EKS name holds 100
+    # characters, a queue's 80.
+    queue = aws.sqs.Queue(f"{name}-karpenter", name=fit(cluster_name, SQS_QUEUE_MAX), message_retention_seconds=300,
                           sqs_managed_sse_enabled=True, opts=child)
     aws.sqs.QueuePolicy(f"{name}-karpenter", queue_url=queue.url, policy=queue.arn.apply(lambda arn: json.dumps({
         "Version": "2012-10-17", "Id": "EC2InterruptionPolicy", "Statement": [
@@ -179,8 +182,10 @@ def _interruption_queue(name: str, cluster_name: str, parent: pulumi.Resource) -
             {"Sid": "DenyHTTP", "Effect": "Deny", "Action": "sqs:*", "Resource": arn, "Principal": "*",
              "Condition": {"Bool": {"aws:SecureTransport": "false"}}}]})), opts=child)
     for rule_name, (source, detail_type) in INTERRUPTION_EVENTS.items():
-        rule = aws.cloudwatch.EventRule(f"{name}-karpenter-{rule_name}", event_pattern=json.dumps(
-            {"source": [source], "detail-type": [detail_type]}), opts=child)
+        # Pulumi names a rule '<logical name>-<7 random>': the logical name is fitted to EventBridge's 64.
+        rule = aws.cloudwatch.EventRule(autonamed(f"{name}-karpenter-{rule_name}", EVENT_RULE_MAX),
+                                        event_pattern=json.dumps({"source": [source], "detail-type": [detail_type]}),
+                                        opts=child)
         aws.cloudwatch.EventTarget(f"{name}-karpenter-{rule_name}", rule=rule.name, arn=queue.arn,
                                    target_id="KarpenterInterruptionQueueTarget", opts=child)
     return queue
@@ -202,7 +207,7 @@ def karpenter(name: str, *, cluster_name: str, region: str, system_node_selector
         f"{name}-karpenter", cluster_name=cluster_name, namespace=NAMESPACE, service_account=SERVICE_ACCOUNT,
         policy=policy, parent=parent, depends_on=depends_on)
     release = helm_release(
-        f"{name}-karpenter"[:53], KARPENTER, namespace=NAMESPACE, provider=provider, parent=parent,
+        f"{name}-karpenter", KARPENTER, namespace=NAMESPACE, provider=provider, parent=parent,
         depends_on=[association, access, *depends_on],
         values={"settings": {"clusterName": cluster_name, "interruptionQueue": queue.name},
                 "serviceAccount": {"create": True, "name": SERVICE_ACCOUNT},

@@ -12,6 +12,7 @@ import pulumi_aws as aws
 from .. import catalog
 from ..catalog.efa_layout import plain_layout
 from ..config import Capacity, RootVolume, SystemNodesConfig
+from ..config.resource_names import EKS_NODEGROUP_MAX, autonamed
 from ..names import NODE_GROUP_LABEL
 from ..nodegroups.launch_template import launch_template
 from ..nodegroups.node_health import node_repair_config
@@ -31,7 +32,9 @@ def system_node_group(name: str, *, settings: SystemNodesConfig, cluster_name: s
         root_volume=RootVolume(size_gib=100), max_pods=settings.pods_per_node.value, capacity=Capacity(),
         placement_group=None, parent=parent)
     return aws.eks.NodeGroup(
-        name, cluster_name=cluster_name, node_role_arn=node_role_arn, subnet_ids=subnet_ids,
+        # Pulumi names the group '<logical name>-<7 random>': the logical name is fitted to EKS's 63 characters.
+        autonamed(name, EKS_NODEGROUP_MAX), cluster_name=cluster_name, node_role_arn=node_role_arn,
+        subnet_ids=subnet_ids,
         instance_types=[instance.name], ami_type=instance.ami_types[0], version=kubernetes_version,
         capacity_type="ON_DEMAND",
         scaling_config={"min_size": settings.min_size, "desired_size": settings.desired_size,

@@ -30,6 +30,7 @@ import pulumi
 import pulumi_aws as aws
 
 from ..catalog.managed_policies import EKS_CNI, HYPERPOD_INSTANCE
+from ..config.resource_names import IAM_ROLE_MAX, autonamed
 
 MANAGED_POLICY = HYPERPOD_INSTANCE
 CNI_POLICY = EKS_CNI
@@ -82,7 +83,8 @@ def execution_role(name: str, *, region: str, subnet_ids: Sequence[pulumi.Input[
                    eks_cluster_arn: Optional[pulumi.Input[str]] = None) -> aws.iam.Role:
     """``eks_cluster_arn``: with EKS orchestration, the cluster the nodes join (VPC CNI and Pod Identity grants)."""
     child = pulumi.ResourceOptions(parent=parent)
-    role = aws.iam.Role(name, description="SageMaker HyperPod cluster nodes", assume_role_policy=json.dumps({
+    role = aws.iam.Role(autonamed(name, IAM_ROLE_MAX), description="SageMaker HyperPod cluster nodes",
+                        assume_role_policy=json.dumps({
         "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Service": "sagemaker.amazonaws.com"},
                                                 "Action": "sts:AssumeRole"}]}), opts=child)
     aws.iam.RolePolicyAttachment(f"{name}-managed", role=role.name, policy_arn=MANAGED_POLICY, opts=child)

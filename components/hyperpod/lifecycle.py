@@ -19,6 +19,7 @@ import pulumi_aws as aws
 
 from .. import catalog
 from ..config import HyperPodConfig
+from ..config.resource_names import S3_BUCKET_PREFIX_MAX
 from ..nodegroups.lustre_efa_client import lustre_efa_client_script
 
 ENTRYPOINT = "on_init_complete.sh"
@@ -66,8 +67,10 @@ def upload_lifecycle(name: str, settings: HyperPodConfig, fsx_mount_path: Option
     child = pulumi.ResourceOptions(parent=parent)
     files = lifecycle_files(settings, fsx_mount_path, lustre_over_efa)
     digest = hashlib.sha256("".join(f"{k}\0{v}\0" for k, v in sorted(files.items())).encode()).hexdigest()[:16]
-    bucket = aws.s3.Bucket(f"{name}-lifecycle", bucket_prefix=f"sagemaker-{name}"[:37].rstrip("-") + "-",
-                           force_destroy=True, opts=child)
+    # A prefix holds 37 characters with its '-' (the provider appends 26 unique ones, S3 takes 63): cut at 36,
+    # where [:37] and the '-' made 38 and a 64-character name S3 refuses. The unique suffix keeps cut prefixes apart.
+    prefix = f"sagemaker-{name}"[:S3_BUCKET_PREFIX_MAX - 1].rstrip("-") + "-"
+    bucket = aws.s3.Bucket(f"{name}-lifecycle", bucket_prefix=prefix, force_destroy=True, opts=child)
     aws.s3.BucketPublicAccessBlock(f"{name}-lifecycle", bucket=bucket.id, block_public_acls=True,
                                    block_public_policy=True, ignore_public_acls=True, restrict_public_buckets=True,
                                    opts=child)

@@ -22,6 +22,7 @@ from ..catalog import EFA_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESOURCE, Accelerat
 from ..catalog.efa_layout import layout_for
 from ..config import ConfigError, ConfigIssue, NodeGroupConfig, validate
 from ..config.component_args import check_args
+from ..config.resource_names import EKS_NODEGROUP_MAX, autonamed
 from ..names import (
     ACCELERATOR_LABEL,
     DEVICE_ALLOCATION_LABEL,
@@ -163,7 +164,7 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
                        dict(self.TAINT)]
         _, _, capacity_type = capacity_settings(settings.capacity)
         self.node_group = aws.eks.NodeGroup(
-            name,
+            autonamed(name, EKS_NODEGROUP_MAX),  # Pulumi names it '<logical name>-<7 random>'
             cluster_name=cluster.cluster_name,
             node_role_arn=cluster.node_role_arn,
             subnet_ids=[cluster.subnet_ids[settings.zone]],

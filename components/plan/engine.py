@@ -66,6 +66,12 @@ class _DiagnosticsLog(logging.Handler):
         self.plan.diagnostics.append({"severity": record.levelname.lower(), "message": record.getMessage()})
 
 
+class DuplicateUrnError(Exception):
+    """The program registered two resources under one URN. The Pulumi engine stops such a program (pulumi/pulumi
+    sdk/go/common/diag/errors.go, GetDuplicateResourceURNError, 2001); Pulumi's mock monitor lets the second
+    replace the first, and the plan would read as a program with one resource fewer."""
+
+
 class RecordingMonitor(mocks.MockMonitor):
     """A mock monitor that keeps the full registration request of every resource."""
 
@@ -92,6 +98,8 @@ class RecordingMonitor(mocks.MockMonitor):
             options=_options(request),
             id=response.id or None,
         )
+        if record.urn in self._by_urn:
+            raise DuplicateUrnError(f"Duplicate resource URN '{record.urn}'; try giving it a unique name")
         self.plan.resources.append(record)
         self._by_urn[record.urn] = record
         return response
