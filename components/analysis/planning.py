@@ -21,7 +21,8 @@ from ..controllers import Rendered, check_stack
 from ..controllers import Report as ControllerReport
 from ..estimate import critical_path, estimate_cost
 from ..estimate.checkpoint import storage_sizing
-from ..estimate.node_rates import node_rate
+from ..estimate.cost import CostEstimate
+from ..estimate.node_rates import NodeRate, node_rate
 from ..estimate.usage import usage_lines
 from ..launch.claims import claim_template, is_dra, pod_claims
 from ..launch.node_needs import HugePagesNeed, hugepages_needs
@@ -103,7 +104,7 @@ def plan_stack(stack: str = "dev", project: Project | Path | None = None,
     sections.controllers = controller_models(plan, outputs)
     needs = tuple(hugepages_needs(outputs)) if outputs is not None else ()
     sections.efa_huge_pages = HugePagesSummary(needs) if needs else None
-    queues = describe_queues(outputs, queue_cost(outputs)) if outputs is not None else None
+    queues = describe_queues(outputs, queue_cost(outputs, cost)) if outputs is not None else None
     sections.queues = QueueSummary(queues) if queues is not None else None
     sections.device_wait = device_wait_plan(config)
     return plan
@@ -118,13 +119,17 @@ def device_wait_plan(config: Optional[StackConfig]) -> Optional[DeviceWaitPlan]:
                           hyperpod_groups_not_waited(config.hyperpod))
 
 
-def queue_cost(outputs: StackOutputs) -> Callable[[str, int], str]:
-    """A group's nodes priced in words (per hour and per month), for the queues section."""
+def queue_cost(outputs: StackOutputs, estimate: Optional[CostEstimate] = None) -> Callable[[str, int], str]:
+    """A group's nodes priced in words (per hour and per month), for the queues section: at the rate and for the
+    hours of the cost estimate's line for the group, so a team's figures and the cost section agree."""
 
     def cost(group: str, nodes: int) -> str:
         facts = outputs.accelerated_groups.get(group)
         if facts is None:
             return "no price: not an accelerated group of the stack"
+        line = estimate.group_line(group) if estimate is not None else None
+        if line is not None:
+            return NodeRate.of_line(line).said(nodes)
         return node_rate(facts.instance_type, outputs.region, facts.capacity_type).said(nodes)
     return cost
 

@@ -74,7 +74,8 @@ class ExistingCluster(pulumi.ComponentResource):
         described = [validate(NodeGroupConfig, g, prefix=f"ExistingCluster({name}).nodeGroups[{i}]")
                      for i, g in enumerate(args.get("node_groups", []))]
         kubeconfig = kubeconfig_of(settings, args["region"])
-        super().__init__(EXISTING_CLUSTER_COMPONENT, name, {}, opts)
+        # Its region recorded: a stack on it has no AWS provider, and the cost estimate prices in this region.
+        super().__init__(EXISTING_CLUSTER_COMPONENT, name, {"region": args["region"]}, opts)
         self.cluster_name = settings.name
         self.region = args["region"]
         self.owns_eks_addons = False
@@ -97,7 +98,7 @@ class ExistingCluster(pulumi.ComponentResource):
         self.accelerator_kinds = {g.accelerator.kind for g in described}
         if settings.install_device_plugins:
             self._device_plugins(name, settings.version, described)
-        self.register_outputs({"clusterName": self.cluster_name})
+        self.register_outputs({"clusterName": self.cluster_name, "region": self.region})
 
     def _device_plugins(self, name: str, version: str, described: list[NodeGroupConfig]) -> None:
         """One plugin per kind of device the groups have, tolerating the groups' taints."""

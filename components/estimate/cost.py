@@ -1,8 +1,11 @@
-"""What a planned stack costs per hour and per 30 days, at desired and at max size.
+"""What a planned stack costs per hour and per month (730 h: ``prices.HOURS_PER_MONTH``), at desired and at max
+size.
 
-Read from the plan record (what would be created), priced from the catalog (instances)
-and ``prices`` (services). Every line says its source; a line without a published
-price says so and is left out of the totals, which then say they are incomplete.
+Read from the plan record (what would be created), priced from the catalog (instances) and ``prices``
+(services). Every line says its source; a line without a published price says so and is left out of the
+totals, which are then a lower bound that names it (``totals.py``). Every figure is derived here, line by line
+(``CostLine.hourly``, ``CostLine.monthly``): the plan, the record, the report, the diff, the team figures and the
+cost ceiling read these, never a month of their own.
 """
 
 from __future__ import annotations
@@ -16,11 +19,14 @@ from ..names import (
     AWS_PROVIDER,
     EIP,
     EKS_COMPONENT_CLUSTER,
+    EXISTING_CLUSTER_COMPONENT,
+    EXISTING_NODE_GROUP_COMPONENT,
     HYPERPOD_CLUSTER,
     INSTANCE_TYPE_LABEL,
     KARPENTER_NODE_POOL,
     LUSTRE_FILE_SYSTEM,
     NODE_GROUP,
+    NODE_GROUP_LABEL,
     VPC_ENDPOINT,
 )
 from ..plan import Plan
@@ -33,15 +39,22 @@ from .prices import (
     INTERFACE_ENDPOINT,
     NAT_GATEWAY,
     PUBLIC_IPV4,
+    TRAINING_PLAN_BILLING,
     ServicePrice,
     fsx_price,
     in_region,
 )
 from .reserved import IDLE, Commitment, Reserved
 from .spot import allows_spot, spot_pricing
+from .totals import MONTH, money, total_said
 from .usage import NOT_ESTIMATED, UsageLine
 
-DAYS = 30
+RESOURCE = "resource"
+"""The kind of a line that prices what the stack makes and runs."""
+NOT_COUNTED = "not-counted"
+"""The kind of a line the stack describes but does not make (an existing cluster's nodes): named, never totalled."""
+EXISTING_NODES = ("not counted: the nodes of an existing cluster (existingCluster) are made and billed where the "
+                  "cluster was made; this stack adds no instance")
 
 
 @dataclass
@@ -54,18 +67,41 @@ class CostLine:
     resources: tuple[str, ...] = ()
     """URNs of the planned resources the line prices, so a reader can say which component
     the money goes to (the report groups by them); not part of the plan record."""
-    kind: str = "resource"
-    """``resource``, or ``idle-reserved``: reserved instances billed while no node of the group runs in them."""
+    kind: str = RESOURCE
+    """``resource``; ``idle-reserved``: reserved instances billed while no node of the group runs in them;
+    ``not-counted``: described, not made by the stack (left out of the totals)."""
+    hours_in_month: float = HOURS_PER_MONTH
+    """The hours of a month the line bills: fewer for reserved capacity that ends sooner (a 48-hour block)."""
+    capacity: Optional[str] = None
+    """The reservation, block or training plan the line prices (its id or ARN): the diff follows it when the
+    group that held it goes (``review/held_capacity.py``)."""
+    group: Optional[str] = None
+    """The node group (``trainstack.io/node-group``) whose nodes the line prices, on the line of its instances."""
 
     @property
     def priced(self) -> bool:
         return self.unit_usd_per_hour is not None
+
+    @property
+    def counted(self) -> bool:
+        return self.kind != NOT_COUNTED
 
     def hourly(self, at: str) -> float:
         """US$ per hour at ``at`` ("desired" or "max") size; 0 without a published price."""
         if self.unit_usd_per_hour is None:
             return 0.0
         return (self.quantity_desired if at == "desired" else self.quantity_max) * self.unit_usd_per_hour
+
+    def monthly(self, at: str) -> float:
+        """US$ in a month of 730 h at ``at`` size: the hours it bills, never more than its capacity lasts."""
+        return self.hourly(at) * self.hours_in_month
+
+    def as_dict(self) -> dict[str, Any]:
+        monthly = {at: round(self.monthly(at), 2) for at in ("desired", "max")} if self.priced else None
+        return {"item": self.item, "kind": self.kind, "desired": self.quantity_desired, "max": self.quantity_max,
+                "usdPerHour": self.unit_usd_per_hour, "hoursPerMonth": self.hours_in_month, "monthlyUsd": monthly,
+                "source": self.source, **({"capacity": self.capacity} if self.capacity else {}),
+                **({"group": self.group} if self.group else {})}
 
 
 @dataclass
@@ -82,12 +118,16 @@ class CostEstimate:
     max_monthly_increase_usd: Optional[float] = None
     """The stack's ``cost.maxMonthlyIncreaseUsd``, which `trainstack diff` reads from the head's record."""
 
+    @property
+    def counted(self) -> list[CostLine]:
+        return [line for line in self.lines if line.counted]
+
     def hourly(self, at: str) -> float:
-        return sum(line.hourly(at) for line in self.lines)
+        return sum(line.hourly(at) for line in self.counted)
 
     def monthly(self, at: str) -> float:
-        """US$ per month of 730 hours, the month AWS's price pages quote."""
-        return self.hourly(at) * HOURS_PER_MONTH
+        """US$ per month of 730 hours, each line for the hours it bills."""
+        return sum(line.monthly(at) for line in self.counted)
 
     @property
     def warnings(self) -> list[str]:
@@ -98,19 +138,27 @@ class CostEstimate:
 
     @property
     def unpriced(self) -> list[CostLine]:
-        return [line for line in self.lines if not line.priced]
+        """Counted lines without a price: the totals are a lower bound while there is one."""
+        return [line for line in self.counted if not line.priced]
 
-    def as_dict(self) -> dict:
+    @property
+    def not_counted(self) -> list[CostLine]:
+        return [line for line in self.lines if not line.counted]
+
+    def group_line(self, group: str) -> Optional[CostLine]:
+        """The line that prices the nodes of node group ``group`` (not its idle capacity or volumes)."""
+        return next((line for line in self.lines if line.group == group), None)
+
+    def as_dict(self) -> dict[str, Any]:
         return {
             "region": self.region,
+            "hoursPerMonth": HOURS_PER_MONTH,
             "hourlyUsd": {"desired": round(self.hourly("desired"), 4), "max": round(self.hourly("max"), 4)},
-            "thirtyDayUsd": {"desired": round(self.hourly("desired") * 24 * DAYS, 2),
-                             "max": round(self.hourly("max") * 24 * DAYS, 2)},
             "monthlyUsd": {"desired": round(self.monthly("desired"), 2), "max": round(self.monthly("max"), 2)},
             "complete": not self.unpriced,
-            "lines": [{"item": line.item, "kind": line.kind, "desired": line.quantity_desired,
-                       "max": line.quantity_max, "usdPerHour": line.unit_usd_per_hour, "source": line.source}
-                      for line in self.lines],
+            "unpriced": [line.item.strip() for line in self.unpriced],
+            "notCounted": [line.item.strip() for line in self.not_counted],
+            "lines": [line.as_dict() for line in self.lines],
             "capacityBlocks": [c.as_dict() for c in self.commitments],
             "warnings": self.warnings,
             "usage": None if self.usage is None else {
@@ -127,9 +175,8 @@ class CostEstimate:
         for line in self.lines:
             price = f"{line.unit_usd_per_hour:>11.4f}" if line.priced else f"{'no price':>11}"
             rows.append(f"  {line.item:<44} {line.quantity_desired:>8g} {line.quantity_max:>6g} {price}  {line.source}")
-        for at in ("desired", "max"):
-            rows.append(f"  at {at} size: {self.total(at)}, ${self.hourly(at) * 24 * DAYS:,.0f} per {DAYS} days"
-                        + (" (incomplete: items without a published price are not counted)" if self.unpriced else ""))
+        section = self.as_dict()
+        rows += [f"  at {at} size: {total_said(section, at)}" for at in ("desired", "max")]
         rows += [commitment.render() for commitment in self.commitments]
         rows += self._usage_rows()
         rows += [f"  warning: {warning}" for warning in self.warnings]
@@ -145,13 +192,13 @@ class CostEstimate:
             rows.append(f"    {line.item}: {line.quantity:g} {line.unit}, {cost}  {line.source}")
         unpriced = [line for line in self.usage if line.monthly is None]
         total = sum(line.monthly or 0.0 for line in self.usage)
-        rows.append(f"    usage total: ${total:,.2f} per month"
+        rows.append(f"    usage total: ${total:,.2f} {MONTH}"
                     + (" (incomplete: uses without a published rate are not counted)" if unpriced else ""))
         return rows
 
     def total(self, at: str) -> str:
-        """The hourly total as every reader shows it (the cost section, the cost ceiling's message)."""
-        return f"${self.hourly(at):,.2f}/h"
+        """The hourly total as the cost ceiling's message says it: a lower bound while items are unpriced."""
+        return money(self.hourly(at), at_least=bool(self.unpriced))
 
 
 class PricedResource(Protocol):
@@ -179,7 +226,6 @@ def estimate_resources(resources: Sequence[PricedResource], region: str) -> Cost
     """The cost of ``resources`` in ``region``: the one computation behind the cost section, the diff's
     deltas and the ``hourly-cost-ceiling`` rule."""
     estimate = CostEstimate(region)
-    add = estimate.lines.append
     by_urn = {r.urn: r for r in resources}
 
     def by_type(type_token: str) -> list[PricedResource]:
@@ -190,44 +236,79 @@ def estimate_resources(resources: Sequence[PricedResource], region: str) -> Cost
         estimate.lines += _node_group_lines(group, _root_volume_gib(by_urn, group), region, reserved)
     for pool in by_type(KARPENTER_NODE_POOL):
         estimate.lines += _karpenter_pool_lines(pool, region, _reserved(estimate, by_urn.get(pool.parent or "")))
+    estimate.lines += _service_lines(by_type, region)
+    for file_system in by_type(LUSTRE_FILE_SYSTEM):
+        estimate.lines.append(_file_system_line(file_system, region))
+    for cluster in by_type(HYPERPOD_CLUSTER):
+        estimate.lines += _hyperpod_lines(cluster, region)
+    estimate.lines += [_existing_nodes_line(group, region) for group in by_type(EXISTING_NODE_GROUP_COMPONENT)]
+    return estimate
+
+
+def _service_lines(by_type: Any, region: str) -> list[CostLine]:
+    """The EKS control plane, NAT gateways, their public addresses and the interface endpoints."""
+    lines = []
     for priced, service, item in ((by_type(EKS_COMPONENT_CLUSTER), EKS_CONTROL_PLANE, "EKS control plane"),
                                   (by_type(names.NAT_GATEWAY), NAT_GATEWAY, "NAT gateway"),
                                   (by_type(EIP), PUBLIC_IPV4, "public IPv4 address")):
         if priced:
             regional = in_region(service, region)
-            add(CostLine(item, len(priced), len(priced), regional.usd if regional else None,
-                         _source(regional, item, region), tuple(r.urn for r in priced)))
-    endpoints = [e for e in by_type(VPC_ENDPOINT)
-                 if e.inputs.get("vpcEndpointType") == "Interface"]
+            lines.append(CostLine(item, len(priced), len(priced), regional.usd if regional else None,
+                                  _source(regional, item, region), tuple(r.urn for r in priced)))
+    endpoints = [e for e in by_type(VPC_ENDPOINT) if e.inputs.get("vpcEndpointType") == "Interface"]
     if endpoints:
         zones = sum(len(e.inputs.get("subnetIds") or []) for e in endpoints)
         regional = in_region(INTERFACE_ENDPOINT, region)
-        add(CostLine("interface endpoints (per zone)", zones, zones, regional.usd if regional else None,
-                     _source(regional, "interface endpoints", region), tuple(e.urn for e in endpoints)))
-    for file_system in by_type(LUSTRE_FILE_SYSTEM):
-        inputs = file_system.inputs
-        if inputs.get("storageType") == "INTELLIGENT_TIERING":
-            # Elastic storage: nothing provisioned to multiply, and no dated rate for what is billed.
-            throughput = inputs.get("throughputCapacity", 0)
-            add(CostLine(f"FSx {file_system.name} (Intelligent-Tiering, {throughput} MB/s)", throughput, throughput,
-                         None, FSX_INTELLIGENT_TIERING_UNPRICED, (file_system.urn,)))
-            continue
-        price = fsx_price(inputs.get("deploymentType", ""), inputs.get("perUnitStorageThroughput"), region)
-        tier = f"{inputs.get('deploymentType')} {inputs.get('perUnitStorageThroughput') or ''}".strip()
-        capacity = inputs.get("storageCapacity", 0)
-        add(CostLine(f"FSx {file_system.name} ({capacity} GiB {tier})", capacity, capacity,
-                     price.usd / HOURS_PER_MONTH if price else None,
-                     f"{price.source}, {price.valid_on}" if price
-                     else f"no published price for FSx {tier} in {region}", (file_system.urn,)))
-    for cluster in by_type(HYPERPOD_CLUSTER):
-        for group in cluster.inputs.get("instanceGroups") or []:
-            price = HYPERPOD.get((group.get("instanceType"), region))
-            count = group.get("instanceCount", 0)
-            add(CostLine(f"HyperPod {group.get('instanceGroupName')} ({group.get('instanceType')})", count, count,
-                         price.usd if price else None,
-                         f"{price.source}, {price.valid_on}" if price else
-                         f"no published price for {group.get('instanceType')} in {region}", (cluster.urn,)))
-    return estimate
+        lines.append(CostLine("interface endpoints (per zone)", zones, zones, regional.usd if regional else None,
+                              _source(regional, "interface endpoints", region), tuple(e.urn for e in endpoints)))
+    return lines
+
+
+def _file_system_line(file_system: PricedResource, region: str) -> CostLine:
+    """An FSx for Lustre file system's storage, per GiB-hour (its GB-month rate over the 730-hour month)."""
+    inputs = file_system.inputs
+    if inputs.get("storageType") == "INTELLIGENT_TIERING":
+        # Elastic storage: nothing provisioned to multiply, and no dated rate for what is billed.
+        throughput = inputs.get("throughputCapacity", 0)
+        return CostLine(f"FSx {file_system.name} (Intelligent-Tiering, {throughput} MB/s)", throughput, throughput,
+                        None, FSX_INTELLIGENT_TIERING_UNPRICED, (file_system.urn,))
+    price = fsx_price(inputs.get("deploymentType", ""), inputs.get("perUnitStorageThroughput"), region)
+    tier = f"{inputs.get('deploymentType')} {inputs.get('perUnitStorageThroughput') or ''}".strip()
+    capacity = inputs.get("storageCapacity", 0)
+    return CostLine(f"FSx {file_system.name} ({capacity} GiB {tier})", capacity, capacity,
+                    price.usd / HOURS_PER_MONTH if price else None,
+                    f"{price.source}, {price.valid_on}" if price
+                    else f"no published price for FSx {tier} in {region}", (file_system.urn,))
+
+
+def _hyperpod_lines(cluster: PricedResource, region: str) -> list[CostLine]:
+    """Each HyperPod instance group at SageMaker's ml.* rate; a group on a training plan runs in capacity paid up
+    front for the plan, whose fee the stack does not hold, so it has no rate (the on-demand ml.* rate is not what
+    it costs)."""
+    lines = []
+    for group in cluster.inputs.get("instanceGroups") or []:
+        instance_type, name = group.get("instanceType"), group.get("instanceGroupName")
+        count, plan = group.get("instanceCount", 0), group.get("trainingPlanArn")
+        price = None if plan else HYPERPOD.get((instance_type, region))
+        source = (f"training plan {plan}: {TRAINING_PLAN_BILLING}; its fee is not in the stack" if plan
+                  else f"{price.source}, {price.valid_on}" if price
+                  else f"no published price for {instance_type} in {region}")
+        lines.append(CostLine(f"HyperPod {name} ({instance_type})", count, count, price.usd if price else None,
+                              source, (cluster.urn,), capacity=plan, group=name))
+    return lines
+
+
+def _existing_nodes_line(group: PricedResource, region: str) -> CostLine:
+    """A group of an existing cluster (``existingCluster``): described so the plan can judge it, made and billed
+    elsewhere. Its rate is shown for the team figures, which price a queue's nodes at it; it is never totalled."""
+    scaling = group.inputs.get("scalingConfig") or {}
+    instance = catalog.find((group.inputs.get("instanceTypes") or ["?"])[0])
+    name = instance.name if instance else "unknown type"
+    on_demand = instance.price(region) if instance else None
+    return CostLine(f"{group.name} ({name}, existing cluster)", scaling.get("desiredSize", 0),
+                    scaling.get("maxSize", 0), on_demand.usd_per_hour if on_demand else None,
+                    EXISTING_NODES, (group.urn,), kind=NOT_COUNTED,
+                    group=(group.inputs.get("labels") or {}).get(NODE_GROUP_LABEL))
 
 
 def _reserved(estimate: CostEstimate, component: Optional[PricedResource]) -> Optional[Reserved]:
@@ -238,6 +319,12 @@ def _reserved(estimate: CostEstimate, component: Optional[PricedResource]) -> Op
         rate, source = reserved.rate(None, "", estimate.region)
         estimate.commitments.append(Commitment(reserved, rate, source))
     return reserved
+
+
+def _held(line: CostLine, reserved: Reserved) -> CostLine:
+    """``line`` as a line of ``reserved`` capacity: it names it and bills the hours of a month it lasts."""
+    line.capacity, line.hours_in_month = reserved.target, reserved.hours_in_month
+    return line
 
 
 def _node_group_lines(group: PricedResource, volume_gib: Optional[int], region: str,
@@ -251,14 +338,17 @@ def _node_group_lines(group: PricedResource, volume_gib: Optional[int], region: 
     rate = on_demand.usd_per_hour if on_demand else None
     source = f"{on_demand.source}, {on_demand.valid_on}" if on_demand else f"no published price for {name} in {region}"
     desired, maximum = scaling.get("desiredSize", 0), scaling.get("maxSize", 0)
+    label = (group.inputs.get("labels") or {}).get(NODE_GROUP_LABEL)
     if reserved is None:
-        lines = [CostLine(f"{group.name} ({name})", desired, maximum, rate, source, (group.urn,))]
+        lines = [CostLine(f"{group.name} ({name})", desired, maximum, rate, source, (group.urn,), group=label)]
     else:
         rate, source = reserved.rate(rate, source, region)
         # Nodes of the group run inside the reservation (no second charge); what it holds beyond them is idle.
-        lines = [CostLine(f"{group.name} ({name}) in {reserved.label}", desired, maximum, rate, source, (group.urn,)),
-                 CostLine(f"  idle reserved capacity, {reserved.label}", max(reserved.instances - desired, 0),
-                          max(reserved.instances - maximum, 0), rate, source, (group.urn,), kind=IDLE)]
+        lines = [_held(CostLine(f"{group.name} ({name}) in {reserved.label}", desired, maximum, rate, source,
+                                (group.urn,), group=label), reserved),
+                 _held(CostLine(f"  idle reserved capacity, {reserved.label}", max(reserved.instances - desired, 0),
+                                max(reserved.instances - maximum, 0), rate, source, (group.urn,), kind=IDLE),
+                       reserved)]
     gp3 = in_region(GP3_STORAGE, region)
     if volume_gib:
         lines.append(CostLine(f"  {group.name} root volumes ({volume_gib} GiB gp3)",
@@ -273,41 +363,51 @@ def _karpenter_pool_lines(pool: PricedResource, region: str, reserved: Optional[
     karpenter.sh/docs/concepts/nodepools, Limits). A pool that holds a reservation or block is priced as
     its reservation (``spot.py`` says how a Spot pool is)."""
     spec = pool.inputs.get("spec") or {}
-    requirements = ((spec.get("template") or {}).get("spec") or {}).get("requirements") or []
+    template = spec.get("template") or {}
+    requirements = (template.get("spec") or {}).get("requirements") or []
+    label = ((template.get("metadata") or {}).get("labels") or {}).get(NODE_GROUP_LABEL)
     types = next((r.get("values") or [] for r in requirements if r.get("key") == INSTANCE_TYPE_LABEL), [])
     instance = catalog.find(types[0]) if len(types) == 1 else None
     if instance is None:
         return [CostLine(f"{pool.name} (Karpenter pool)", 0, 0, None,
-                         f"a pool of {types or 'any'} instance types cannot be priced at its limits", (pool.urn,))]
+                         f"a pool of {types or 'any'} instance types cannot be priced at its limits", (pool.urn,),
+                         group=label)]
     limit = (spec.get("limits") or {}).get("cpu")
     vcpus = instance.vcpus
     nodes = int(limit) // vcpus if vcpus and limit is not None and str(limit).isdigit() else None
     on_demand = instance.price(region)
     if nodes is None:
         return [CostLine(f"{pool.name} ({instance.name}, Karpenter pool)", 0, 0, None,
-                         "the pool has no cpu limit, so it has no maximum cost", (pool.urn,))]
+                         "the pool has no cpu limit, so it has no maximum cost", (pool.urn,), group=label)]
     rate = on_demand.usd_per_hour if on_demand else None
     source = (f"{on_demand.source}, {on_demand.valid_on}" if on_demand
               else f"no published price for {instance.name} in {region}")
     if reserved is not None:
         rate, source = reserved.rate(rate, source, region)
-        return [CostLine(f"{pool.name} ({instance.name}, Karpenter pool) in {reserved.label}", 0, nodes, rate,
-                         source, (pool.urn,)),
-                CostLine(f"  idle reserved capacity, {reserved.label}", reserved.instances,
-                         max(reserved.instances - nodes, 0), rate, source, (pool.urn,), kind=IDLE)]
+        return [_held(CostLine(f"{pool.name} ({instance.name}, Karpenter pool) in {reserved.label}", 0, nodes, rate,
+                               source, (pool.urn,), group=label), reserved),
+                _held(CostLine(f"  idle reserved capacity, {reserved.label}", reserved.instances,
+                               max(reserved.instances - nodes, 0), rate, source, (pool.urn,), kind=IDLE), reserved)]
     if allows_spot(pool.inputs):
         item, source = spot_pricing(pool.name, instance.name, source)
-        return [CostLine(item, 0, nodes, rate, source, (pool.urn,))]
-    return [CostLine(f"{pool.name} ({instance.name}, Karpenter pool)", 0, nodes, rate, source, (pool.urn,))]
+        return [CostLine(item, 0, nodes, rate, source, (pool.urn,), group=label)]
+    return [CostLine(f"{pool.name} ({instance.name}, Karpenter pool)", 0, nodes, rate, source, (pool.urn,),
+                     group=label)]
 
 
 def _region(plan: Plan) -> str:
-    """The region of the stack's AWS provider; a program built from the components (no explicit provider)
+    """The stack's region (``stack_region``); a program built from the components (no explicit provider)
     uses the default provider, whose region is the ``aws:region`` config."""
-    for provider in plan.by_type(AWS_PROVIDER):
-        if provider.inputs.get("region"):
-            return str(provider.inputs["region"])
-    return plan.default_region or "unknown"
+    return stack_region(plan.resources) or plan.default_region or "unknown"
+
+
+def stack_region(resources: Sequence[PricedResource]) -> Optional[str]:
+    """The region of the stack's AWS provider, or, on a stack with none (an existing cluster), the one its
+    ExistingCluster records: the cost section and the cost ceiling price in the same region."""
+    for resource in resources:
+        if resource.type in (AWS_PROVIDER, EXISTING_CLUSTER_COMPONENT) and resource.inputs.get("region"):
+            return str(resource.inputs["region"])
+    return None
 
 
 def _root_volume_gib(by_urn: dict[str, PricedResource], group: PricedResource) -> Optional[int]:

@@ -2,7 +2,7 @@
 
 Compiled 2026-11; each price's ``source`` names where it was read: AWS's own pages and announcements
 where a copy with the figure was found (the AWS Containers blog on EKS pricing, the AWS News Blog on
-public IPv4, a copy of aws.amazon.com/ec2/capacityblocks/pricing), otherwise dated secondary quotes,
+public IPv4), otherwise dated secondary quotes,
 marked "(secondary)"; none is invented. Reviewed 2026-11-26 for issue 40: the stored copies of
 aws.amazon.com/fsx/lustre/pricing, /sagemaker/pricing, /vpc/pricing, /ebs/pricing and /eks/pricing carry
 the pages' prose but not their price tables (the tables are drawn by the page's script), and no AWS Price
@@ -20,6 +20,10 @@ from datetime import date
 from typing import Optional
 
 HOURS_PER_MONTH = 730
+"""The month every monthly figure is counted in: 730 hours (365 days x 24 h / 12), the month AWS's Pricing Calculator
+assumes (aws.amazon.com/calculator/calculator-assumptions, "Time period", read 2026-11-27) and AWS's price pages
+quote per-month rates in. The plan, the report, the record, the diff, the team figures and the cost ceiling all
+count this month, through ``estimate.cost``: there is no 30-day (720 h) figure."""
 
 
 @dataclass(frozen=True)
@@ -118,29 +122,28 @@ FSX_DATA_REPOSITORY_UNPRICED = ("no dated rate found for FSx data repository tra
 
 # Reserved capacity. How each kind is billed, from AWS's pages (the rates are above and in the catalog):
 ODCR_BILLING = ("On-Demand Capacity Reservations are billed at the On-Demand rate whether instances run in them or "
-                "not: docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-reservation-pricing-billing.html")
-CAPACITY_BLOCK_BILLING = ("Capacity Blocks are paid up front for their whole duration at the block's rate, used or "
-                          "not: aws.amazon.com/ec2/capacityblocks/pricing")
-# The only copy of AWS's Capacity Blocks pricing page found with its table is served from another host
-# (sibshop.uat.jiralog.com/ec2/capacityblocks/pricing, read 2026-11-26); no copy on aws.amazon.com itself was found.
-# Its rates are the ones the page gave until its scheduled 2025-01-01 update, hence valid_on 2024-12-31: they are the
-# last dated AWS figures, not today's. A block's real price is its offering's UpfrontFee at purchase.
-_CAPACITY_BLOCK_PAGE = ("aws.amazon.com/ec2/capacityblocks/pricing, reservation rates table (read in a copy served "
-                        "from sibshop.uat.jiralog.com/ec2/capacityblocks/pricing, 2026-11-26; the page says these "
-                        "rates hold until its scheduled 2025-01-01 update, and that a block keeps the rate of its "
-                        "purchase)")
-CAPACITY_BLOCK: dict[tuple[str, str], ServicePrice] = {
-    (instance, region): ServicePrice(usd, "instance-hour", (region,), date(2024, 12, 31), _CAPACITY_BLOCK_PAGE)
-    for instance, region, usd in (("p5.48xlarge", "us-east-1", 39.33), ("p5.48xlarge", "us-east-2", 39.33),
-                                  ("p4d.24xlarge", "us-east-2", 14.75), ("p4d.24xlarge", "us-west-2", 14.75),
-                                  ("trn1.32xlarge", "ap-southeast-4", 15.49))
-}
-"""Effective instance-hour rate of a Capacity Block (the reservation fee), by type and region, as AWS's
-Capacity Blocks pricing page lists it. Rates move with supply and demand (the page says so); what a
-block actually cost is its offering's UpfrontFee (DescribeCapacityBlockOfferings). The table's other
-rows (p5e/p5en in us-east-2, trn2) were not legible in the copy read, so they are not carried."""
+                "not, until cancelled or ended: docs.aws.amazon.com/AWSEC2/latest/UserGuide/"
+                "capacity-reservation-pricing-billing.html")
+CAPACITY_BLOCK_BILLING = ("Capacity Blocks are paid up front for their whole duration, used or not, and cannot be "
+                          "cancelled: docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-pricing-billing.html,"
+                          " "
+                          "docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CancelCapacityReservation.html")
+TRAINING_PLAN_BILLING = ("a SageMaker training plan is paid up front when it is created, for its whole duration "
+                         "(CreateTrainingPlan: docs.aws.amazon.com/sagemaker/latest/APIReference/"
+                         "API_CreateTrainingPlan.html)")
+# No Capacity Block rate is carried. AWS's page (aws.amazon.com/ec2/capacityblocks/pricing) was found with its rate
+# table only in a copy served from a third-party host (sibshop.uat.jiralog.com, searched 2026-11-27), which is no
+# primary source, and that table says its rates held until a scheduled 2025-01-01 update; the EC2 User Guide says a
+# block's price is the one its offering shows when it is bought (Find and purchase Capacity Blocks,
+# docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-purchase.html, read 2026-11-27).
+# So a block is priced only from its own offering's up-front fee (``capacity.purchase.upfrontFeeUsd``), else unpriced.
+CAPACITY_BLOCK_UNPRICED = ("no dated primary Capacity Block rate: a block costs the up-front fee its offering lists "
+                           "at purchase (DescribeCapacityBlockOfferings UpfrontFee; docs.aws.amazon.com/AWSEC2/latest/"
+                           "UserGuide/capacity-blocks-purchase.html), and AWS's rate table was found only in a "
+                           "third-party copy, out of date since 2025-01-01")
 CAPACITY_BLOCK_OS_FEE_UNPRICED = ("operating system fee while instances run in the block: billed per second "
-                                  "(aws.amazon.com/ec2/capacityblocks/pricing), no dated Linux rate found")
+                                  "(docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-pricing-billing.html), "
+                                  "no dated Linux rate found")
 
 
 def in_region(price: ServicePrice, region: str) -> Optional[ServicePrice]:

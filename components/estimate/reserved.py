@@ -15,7 +15,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Optional
 
-from .prices import CAPACITY_BLOCK, CAPACITY_BLOCK_BILLING, CAPACITY_BLOCK_OS_FEE_UNPRICED, ODCR_BILLING
+from .prices import (
+    CAPACITY_BLOCK_BILLING,
+    CAPACITY_BLOCK_OS_FEE_UNPRICED,
+    CAPACITY_BLOCK_UNPRICED,
+    HOURS_PER_MONTH,
+    ODCR_BILLING,
+)
 
 IDLE = "idle-reserved"
 """The kind of the line that prices reserved instances the group does not run."""
@@ -57,10 +63,17 @@ class Reserved:
             return None
         return (self.ends_at - self.starts_at).total_seconds() / 3600
 
+    @property
+    def hours_in_month(self) -> float:
+        """The hours of a month of 730 it bills: its whole duration when that is shorter (a 48-hour block costs 48
+        hours, never 730), else the month. A block's duration is known once ``startsAt`` is set."""
+        hours = self.hours
+        return HOURS_PER_MONTH if hours is None else min(hours, HOURS_PER_MONTH)
+
     def rate(self, on_demand_usd: Optional[float], on_demand_source: str,
              region: str) -> tuple[Optional[float], str]:
-        """(US$ per instance-hour, where it was read): the On-Demand rate for a reservation, the block's
-        published rate for a capacity block."""
+        """(US$ per instance-hour, where it was read): the On-Demand rate for a reservation; for a capacity block,
+        its offering's up-front fee over its instance-hours, else no rate (``prices.CAPACITY_BLOCK_UNPRICED``)."""
         if self.kind == "reservation":
             return on_demand_usd, f"{on_demand_source}; {ODCR_BILLING}"
         if self.offered_usd is not None and self.hours and self.instances:
@@ -68,10 +81,7 @@ class Reserved:
             return (self.offered_usd / (self.hours * self.instances),
                     f"the offering's up-front fee, {self.offered_usd:,.2f} USD (capacity.purchase.upfrontFeeUsd, "
                     f"as DescribeCapacityBlockOfferings lists it); {CAPACITY_BLOCK_BILLING}")
-        block = CAPACITY_BLOCK.get((self.instance_type, region))
-        if block is None:
-            return None, f"no published Capacity Block rate for {self.instance_type} in {region}"
-        return block.usd, f"{block.source}, {block.valid_on}; {CAPACITY_BLOCK_BILLING}"
+        return None, f"{self.instance_type} in {region}: {CAPACITY_BLOCK_UNPRICED}"
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..estimate import estimate_resources
+from ..estimate.cost import stack_region
 from ..names import BUCKET, BUCKET_VERSIONING, LUSTRE_FILE_SYSTEM, NODE_GROUP, PURPOSE_TAG
 from .model import Resource, Rule, Stack, Violation, default_tags
 from .training import _accelerated
@@ -39,21 +40,29 @@ def hourly_cost_ceiling(stack: Stack, config: dict[str, Any]) -> Iterator[Violat
     """The stack's on-demand spend at max size, as the cost section totals it, under the ceiling.
 
     The rule calls the cost estimate itself (every priced item: instances, volumes, the EKS control
-    plane, NAT, FSx, HyperPod instances ...), so its total is the cost section's to the cent. An item
-    without a published price fails the rule: spend that cannot be counted cannot be held under it."""
+    plane, NAT, FSx, HyperPod instances ...), in the region the cost section prices in, so its total is the
+    cost section's to the cent. It either judges or says it cannot, by one rule in every region: a priced part
+    already over the ceiling fails it (the whole costs at least that); otherwise an item without a price, or
+    nodes the stack does not count (an existing cluster's), leaves it unable to judge, and it says so by item
+    (a mandatory rule that cannot judge holds nothing, so it fails); otherwise it judges the whole."""
     ceiling = config.get("maxHourlyUsd")
     if not ceiling:
         return
-    region = next((str(p["region"]) for p in stack.providers() if p.get("region")), "unknown")
-    estimate = estimate_resources(stack.resources, region)
-    for line in estimate.unpriced:
-        yield Violation(line.resources[0] if line.resources else None,
-                        f"{line.item.strip()}: {line.source}; spend at max size cannot be held under ${ceiling}/h.")
+    region = next((str(p["region"]) for p in stack.providers() if p.get("region")), None)
+    estimate = estimate_resources(stack.resources, region or stack_region(stack.resources) or "unknown")
+    unknown = [*estimate.unpriced, *estimate.not_counted]
     if estimate.hourly("max") > ceiling:
-        largest = sorted(estimate.lines, key=lambda line: -line.hourly("max"))[:3]
+        largest = sorted(estimate.counted, key=lambda line: -line.hourly("max"))[:3]
         shown = "; ".join(f"{line.item.strip()} ${line.hourly('max'):,.2f}/h" for line in largest if line.priced)
         yield Violation(None, f"the stack costs {estimate.total('max')} on demand at max size (the cost section's "
-                              f"total; largest: {shown}), above the ceiling of ${ceiling}/h.")
+                              f"total; largest: {shown}), above the ceiling of ${ceiling}/h"
+                              + (f"; {len(unknown)} more item(s) have no price or are not counted" if unknown
+                                 else "") + ".")
+        return
+    for line in unknown:
+        yield Violation(line.resources[0] if line.resources else None,
+                        f"{line.item.strip()}: {line.source}; spend at max size cannot be held under ${ceiling}/h "
+                        f"(cannot judge: the priced part is {estimate.total('max')}).")
 
 
 def dev_groups_scale_to_zero(stack: Stack, config: dict[str, Any]) -> Iterator[Violation]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from html import escape
 
 from ..estimate.cost import CostEstimate, CostLine
+from ..estimate.totals import total_said
 from .groups import ORDER, Component
 
 
@@ -26,7 +27,8 @@ def hourly_by_component(cost: CostEstimate, components: list[Component], at: str
     """US$ per hour at ``at`` size by component key (0 for a component with no priced line)."""
     total = {c.key: 0.0 for c in components}
     for line, component in owners(cost, components):
-        total[component.key] = total.get(component.key, 0.0) + line.hourly(at)
+        if line.counted:  # an existing cluster's nodes are named, never totalled
+            total[component.key] = total.get(component.key, 0.0) + line.hourly(at)
     return total
 
 
@@ -37,29 +39,30 @@ def cost_section(cost: CostEstimate, components: list[Component]) -> str:
     rows = []
     for line, component in lines:
         price = line.unit_usd_per_hour
+        shown = price is not None and line.counted
         cells = [escape(line.item.strip()), escape(component.part), f"{line.quantity_desired:g}",
                  f"{line.quantity_max:g}", "no price" if price is None else f"{price:.4f}",
-                 "" if price is None else f"{line.hourly('desired'):,.2f}",
-                 "" if price is None else f"{line.hourly('max'):,.2f}", escape(line.source)]
+                 f"{line.hourly('desired'):,.2f}" if shown else "" if line.counted else "not counted",
+                 f"{line.hourly('max'):,.2f}" if shown else "" if line.counted else "not counted",
+                 escape(line.source)]
         rows.append(("<tr class=\"unpriced\">" if price is None else "<tr>") + "".join(
             f"<td>{c}</td>" for c in cells) + "</tr>")
     by_part = []
     for part in ORDER:
-        its = [line for line, component in lines if component.part == part]
+        its = [line for line, component in lines if component.part == part and line.counted]
         if its:
             unpriced = sum(1 for line in its if not line.priced)
             by_part.append(
                 f"<tr><th scope=\"row\">{escape(part)}</th><td>{sum(li.hourly('desired') for li in its):,.2f}</td>"
                 f"<td>{sum(li.hourly('max') for li in its):,.2f}</td><td>{unpriced or ''}</td></tr>")
     unpriced_items = [line.item.strip() for line in cost.unpriced]
-    note = ("<p><strong>Not priced</strong> (no published price found; not counted in the totals): "
-            + ", ".join(escape(u) for u in unpriced_items) + ".</p>"
+    note = ("<p><strong>Not priced</strong> (no published price found; not counted in the totals, which are "
+            "therefore lower bounds): " + ", ".join(escape(u) for u in unpriced_items) + ".</p>"
             ) if unpriced_items else "<p>Every item is priced.</p>"
-    hourly, monthly = record["hourlyUsd"], record["thirtyDayUsd"]
+    hourly = record["hourlyUsd"]
     return ("<section id=\"cost\"><h2>Cost</h2>"
-            f"<p>On demand in {escape(cost.region)}: <strong>${hourly['desired']:,.2f}/h</strong> at desired "
-            f"size (${monthly['desired']:,.0f} per 30 days), <strong>${hourly['max']:,.2f}/h</strong> at max size "
-            f"(${monthly['max']:,.0f} per 30 days).</p>"
+            f"<p>On demand in {escape(cost.region)}: at desired size <strong>{escape(total_said(record, 'desired'))}"
+            f"</strong>; at max size <strong>{escape(total_said(record, 'max'))}</strong>.</p>"
             "<div class=\"scroll\"><table class=\"by-component\"><caption>Cost by component, in $/h</caption>"
             "<thead><tr><th scope=\"col\">component</th><th scope=\"col\">$/h desired</th>"
             "<th scope=\"col\">$/h max</th><th scope=\"col\">items not priced</th></tr></thead><tbody>"

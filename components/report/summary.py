@@ -6,6 +6,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any, Optional
 
+from ..estimate.totals import total_said
 from ..plan import Plan
 from ..review import Finding, PlanDiff, blocking
 from .numbers import agreeing, counted
@@ -17,11 +18,10 @@ def summary(plan: Plan, drawn: int, deploy: float, serial: float, cost: dict[str
     (the gate of ``trainstack diff``, so the page and the pull request's check say the same)."""
     section = plan.sections.policies
     failures = section.as_dict().get("mandatoryFailures") if section is not None else None
-    incomplete = "" if cost["complete"] else " (incomplete)"
     items = [("Resources", str(drawn)),
              ("Deploy (critical path)", f"about {deploy:.0f} min"), ("Deploy (serial sum)", f"{serial:.0f} min"),
-             ("Cost at desired size", f"${cost['hourlyUsd']['desired']:,.2f}/h{incomplete}"),
-             ("Cost at max size", f"${cost['hourlyUsd']['max']:,.2f}/h{incomplete}"),
+             ("Cost at desired size", total_said(cost, "desired")),
+             ("Cost at max size", total_said(cost, "max")),
              ("Mandatory policies", "not evaluated" if failures is None
               else "all pass" if failures == 0 else f"{counted(failures, 'failure')}")]
     figures = "<dl>" + "".join(f"<div><dt>{escape(k)}</dt><dd>{escape(v)}</dd></div>" for k, v in items) + "</dl>"

@@ -57,11 +57,27 @@ class _Policies(TypedDict):
     """The pack configuration the rules were judged under (records since issue 26)."""
 
 
+class _CostLine(TypedDict, total=False):
+    """One cost line, as the review reads it (records before issue 53 lack the month's figures)."""
+
+    item: str
+    kind: str
+    desired: float
+    max: float
+    usdPerHour: Optional[float]
+    hoursPerMonth: float
+    monthlyUsd: Optional[dict[str, float]]
+    capacity: str
+
+
 class _Cost(TypedDict, total=False):
     """What the review reads of ``estimate.CostEstimate.as_dict``."""
 
     hourlyUsd: dict[str, float]
+    monthlyUsd: dict[str, float]
     complete: bool
+    unpriced: list[str]
+    lines: list[_CostLine]
 
 
 class _CriticalPath(TypedDict, total=False):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
+from ..estimate.totals import money
 from .cost import cost_sections, item_deltas, monthly_total
 from .diff import InputChange, PlanDiff, ResourceChange
 from .risk import Finding, blocking
@@ -41,11 +42,14 @@ def deltas(diff: PlanDiff) -> dict[str, Any]:
         timings = (diff.section("storage", side) or {}).get("checkpoints") or []
         return max((t[key] for t in timings), default=None)
 
-    complete = {side: (diff.section("cost", side) or {}).get("complete") for side in ("base", "head")}
+    # The sides as the diff prices them (the head with the capacity it lets go of): what they leave out.
+    complete = {side: (sections[side] or {}).get("complete") if sections[side] is not None else None
+                for side in ("base", "head")}
+    unpriced = {side: list((sections[side] or {}).get("unpriced") or []) for side in ("base", "head")}
     return {
         "costUsdPerHour": {"desired": pair(cost("base", "desired"), cost("head", "desired"), 4),
                            "max": pair(cost("base", "max"), cost("head", "max"), 4),
-                           "complete": complete},
+                           "complete": complete, "unpriced": unpriced},
         "costUsdPerMonth": {at: pair(monthly_total(sections, "base", at), monthly_total(sections, "head", at), 2)
                             for at in ("desired", "max")},
         "costByItemUsdPerMonth": item_deltas(sections),
@@ -104,14 +108,16 @@ def render_text(diff: PlanDiff, findings: list[Finding]) -> str:
 def _delta_lines(diff: PlanDiff) -> list[str]:
     values = deltas(diff)
     lines = ["Deltas:"]
+    bounds = {side: values["costUsdPerHour"]["complete"][side] is False for side in ("base", "head")}
     for at in ("desired", "max"):
-        lines.append(f"  cost at {at} size: {_money(values['costUsdPerHour'][at])}; per month "
-                     f"{_money(values['costUsdPerMonth'][at], '')}")
+        lines.append(f"  cost at {at} size: {_money(values['costUsdPerHour'][at], bounds=bounds)}; per month "
+                     f"{_money(values['costUsdPerMonth'][at], '', bounds)}")
     lines += [f"    {row['item']}: {_item_usd(row, 'base')} -> {_item_usd(row, 'head')} per month"
               for row in values["costByItemUsdPerMonth"] if row["base"] != row["head"] or row["unpriced"]]
-    complete = values["costUsdPerHour"]["complete"]
-    if complete["head"] is False:
-        lines.append("  (head cost is incomplete: some items have no published price)")
+    for side in ("base", "head"):
+        if bounds[side]:
+            lines.append(f"  ({side} cost is a lower bound: not priced, so not counted: "
+                         f"{', '.join(values['costUsdPerHour']['unpriced'][side]) or 'items without a price'})")
     path = values["criticalPathMinutes"]
     lines.append(f"  deploy critical path: {_number(path, ' min')}")
     if values["checkpointWriteSeconds"]["base"] is not None or values["checkpointWriteSeconds"]["head"] is not None:
@@ -135,14 +141,13 @@ def render_markdown(diff: PlanDiff, findings: list[Finding]) -> str:
             lines.append("")
     values = deltas(diff)
     lines += ["| | base | head | change |", "|---|---:|---:|---:|"]
-    for at in ("desired", "max"):
-        item = values["costUsdPerHour"][at]
-        lines.append(f"| cost per hour at {at} size | {_usd(item['base'])} | {_usd(item['head'])} | "
-                     f"{_usd(item['change'], signed=True)} |")
-    for at in ("desired", "max"):
-        item = values["costUsdPerMonth"][at]
-        lines.append(f"| cost per month at {at} size | {_usd(item['base'], unit='')} | {_usd(item['head'], unit='')} "
-                     f"| {_usd(item['change'], signed=True, unit='')} |")
+    bound = {side: values["costUsdPerHour"]["complete"][side] is False for side in ("base", "head")}
+    for key, unit, per in (("costUsdPerHour", "/h", "hour"), ("costUsdPerMonth", "", "month")):
+        for at in ("desired", "max"):
+            item = values[key][at]
+            lines.append(f"| cost per {per} at {at} size | {money(item['base'], unit, at_least=bound['base'])} | "
+                         f"{money(item['head'], unit, at_least=bound['head'])} | "
+                         f"{_usd(item['change'], signed=True, unit=unit)} |")
     path = values["criticalPathMinutes"]
     lines.append(f"| deploy critical path (min) | {_plain(path['base'])} | {_plain(path['head'])} | "
                  f"{_plain(path['change'], signed=True)} |")
@@ -151,8 +156,10 @@ def render_markdown(diff: PlanDiff, findings: list[Finding]) -> str:
         lines.append(f"| checkpoint write (s) | {_plain(write['base'])} | {_plain(write['head'])} | "
                      f"{_plain(write['change'], signed=True)} |")
     lines.append(f"| policies newly failing / fixed | | | {len(diff.new_failures)} / {len(diff.fixed_failures)} |")
-    if values["costUsdPerHour"]["complete"]["head"] is False:
-        lines += ["", "_Cost is incomplete: some items have no published price and are not counted._"]
+    for side in ("base", "head"):
+        if values["costUsdPerHour"]["complete"][side] is False:
+            lines += ["", f"_The {side}'s cost is a lower bound: not priced, so not counted: "
+                          f"{_md(', '.join(values['costUsdPerHour']['unpriced'][side]) or 'items without a price')}._"]
     lines.append("")
     changed = [row for row in values["costByItemUsdPerMonth"] if row["base"] != row["head"] or row["unpriced"]]
     if changed:
@@ -204,8 +211,11 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def _money(item: dict[str, Any], unit: str = "/h") -> str:
-    return (f"{_usd(item['base'], unit=unit)} -> {_usd(item['head'], unit=unit)} "
+def _money(item: dict[str, Any], unit: str = "/h", bounds: Optional[dict[str, bool]] = None) -> str:
+    """``base -> head (change)``; a side whose total leaves out unpriced items reads "at least"."""
+    bound = bounds or {}
+    return (f"{money(item['base'], unit, at_least=bound.get('base', False))} -> "
+            f"{money(item['head'], unit, at_least=bound.get('head', False))} "
             f"({_usd(item['change'], signed=True, unit=unit)})")
 
 

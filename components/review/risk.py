@@ -25,6 +25,8 @@
 - Purchases: creating or replacing a resource that buys something for good (a Capacity Block) blocks until the
   pull request approves it by URN; a change of a resource type the table does not know blocks the same way
   (``unclassified``).
+- Reserved capacity: a group that keeps its reservation, block or training plan under another instance type blocks
+  (nothing launches in it, and it keeps billing); one let go of is a warning that it still bills (``held_capacity``).
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ from .disruption import (
 Severity = Literal["blocking", "warning", "note"]
 Kind = Literal["data-loss", "protected", "node-roll", "kubernetes-version", "policy", "provider-decides",
                "unknown-replacement", "network", "rejected", "instance-group", "ignored", "cost", "purchase",
-               "unclassified"]
+               "unclassified", "reserved-capacity"]
 
 ENGINE_PREFIX = "pulumi:"
 ROLLING_INPUTS = ("version", "releaseVersion", "launchTemplate.version")
@@ -104,11 +106,13 @@ def assess(diff: PlanDiff, approvals: frozenset[str] = frozenset()) -> list[Find
     for failure in diff.fixed_failures:
         findings.append(Finding("policy", "note", failure.urn, f"policy `{failure.rule}` is fixed", failure.message))
     from .cost import cost_sections, monthly_increase_finding, monthly_total
+    from .held_capacity import findings as held_capacity_findings
 
     sections = cost_sections(diff)
     over = monthly_increase_finding(diff, monthly_total(sections, "head", "desired"),
                                     monthly_total(sections, "base", "desired"))
     findings += [over] if over else []
+    findings += held_capacity_findings(diff, sections["base"])
     _refuse_unmatched(approvals - asked, asked)
     return findings
 

@@ -30,6 +30,8 @@ _DIFF_RULES = {
     "network": "The VPC of a running cluster, file system or HyperPod cluster is replaced or deleted",
     "purchase": "A resource that buys something for good (a Capacity Block, paid up front) is created or replaced",
     "rejected": "A change AWS refuses (a replacement subnet overlapping a subnet the VPC still has)",
+    "reserved-capacity": "A group keeps its reservation, Capacity Block or training plan under an instance type that "
+                         "cannot launch in it, while it keeps billing",
     "unclassified": "A change of a resource type the resource-type table does not know",
     "unknown-replacement": "A changed input of a resource that holds data or carries running things, which no "
                            "replacement fact classifies: it may replace the resource",

@@ -24,7 +24,9 @@ def test_nemo_costs_two_p4de_at_the_published_price_plus_the_cluster(plans):
     expected_desired = 2 * p4de + 2 * c5 + (2 * 500 + 2 * 100) * gp3_hour + 0.10 + 2 * 0.045 + 2 * 0.005
     assert estimate.hourly("desired") == pytest.approx(expected_desired)
     assert estimate.hourly("max") == pytest.approx(expected_desired + 2 * c5 + 200 * gp3_hour)
-    assert estimate.as_dict()["thirtyDayUsd"]["desired"] == pytest.approx(expected_desired * 720, abs=0.01)
+    # One month everywhere: 730 hours, the month AWS's Pricing Calculator assumes (there is no 30-day figure).
+    assert estimate.as_dict()["monthlyUsd"]["desired"] == pytest.approx(expected_desired * 730, abs=0.01)
+    assert "thirtyDayUsd" not in estimate.as_dict()
 
 
 def test_a_tier_without_a_published_price_is_named_never_counted_as_zero(plans):
@@ -32,7 +34,10 @@ def test_a_tier_without_a_published_price_is_named_never_counted_as_zero(plans):
     (unpriced,) = estimate.unpriced
     assert unpriced.item.startswith("FSx nemo-p4de-fsx") and "PERSISTENT_2 250" in unpriced.source
     assert estimate.as_dict()["complete"] is False
-    assert "incomplete: items without a published price are not counted" in estimate.render()
+    assert estimate.as_dict()["unpriced"] == [unpriced.item]
+    assert (f"at desired size: at least ${estimate.hourly('desired'):,.2f}/h, at least "
+            f"${estimate.monthly('desired'):,.2f} per month (730 h); not priced, so not counted: {unpriced.item}"
+            in estimate.render())
 
 
 def test_fsdp_scales_the_p5_line_from_desired_to_max(plans):

@@ -11,7 +11,7 @@ import yaml
 from support.scratch import plan_config
 from trainstack import catalog
 from trainstack.estimate import estimate_cost
-from trainstack.estimate.prices import CAPACITY_BLOCK
+from trainstack.estimate.prices import CAPACITY_BLOCK_UNPRICED
 from trainstack.plan import find_project, run_plan
 from trainstack.policy import evaluate, stack_from_plan
 
@@ -80,26 +80,54 @@ STACK = {
 }
 
 
-def test_a_capacity_block_says_its_up_front_total_once_with_its_dates(tmp_path):
-    estimate = estimate_cost(plan_config(tmp_path, "cb", STACK))
-    rate = CAPACITY_BLOCK[("p5.48xlarge", "us-east-1")].usd
+def bought(config: dict, fee: float) -> dict:
+    """``config`` with its block bought by the stack at the offering's ``fee`` instead of named by id."""
+    bought = copy.deepcopy(config)
+    capacity = bought["nodeGroups"][0]["capacity"]
+    del capacity["reservationId"]
+    capacity["purchase"] = {"offeringId": "cb-0123456789abcdef0", "upfrontFeeUsd": fee}
+    return bought
+
+
+def test_a_bought_capacity_block_says_its_up_front_total_once_with_its_dates(tmp_path):
+    fee = 4 * 168 * 31.5  # what the offering lists: 4 instances for 168 hours
+    estimate = estimate_cost(plan_config(tmp_path, "cb", bought(STACK, fee)))
     (block,) = estimate.as_dict()["capacityBlocks"]
     assert block["hours"] == 168 and block["instances"] == 4
-    assert block["upfrontUsd"] == pytest.approx(4 * 168 * rate, abs=0.01)
-    assert block["usdPerHour"] == pytest.approx(4 * rate)
+    assert block["upfrontUsd"] == pytest.approx(fee, abs=0.01)
+    assert block["usdPerHour"] == pytest.approx(4 * 31.5)
     assert (block["startsAt"], block["endsAt"]) == ("2026-12-01T11:30:00Z", "2026-12-08T11:30:00Z")
-    (said,) = [row for row in estimate.render().splitlines() if row.startswith("  capacity block cr-")]
-    assert f"${4 * 168 * rate:,.2f} up front for 168 h" in said
-    # The block's rate, not the On-Demand rate, for the nodes in it and the idle part (4 reserved, at most 2 run).
+    (said,) = [row for row in estimate.render().splitlines() if row.startswith("  capacity block to buy")]
+    assert f"${fee:,.2f} up front for 168 h" in said
+    # The offering's rate for the nodes in it and the idle part (4 reserved, at most 2 run), never On-Demand.
     lines = [line for line in estimate.lines if "capacity block" in line.item]
-    assert {line.unit_usd_per_hour for line in lines} == {rate}
-    assert sum(line.hourly("max") for line in lines) == pytest.approx(4 * rate)
+    assert {line.unit_usd_per_hour for line in lines} == {31.5}
+    assert sum(line.hourly("max") for line in lines) == pytest.approx(4 * 31.5)
 
 
-def test_a_block_without_its_start_has_an_hourly_rate_and_says_what_the_total_needs(tmp_path):
+def test_a_block_named_by_id_has_no_rate_and_says_where_its_price_is(tmp_path):
+    # No primary, dated Capacity Block rate table exists: the price is the offering's fee at purchase.
+    estimate = estimate_cost(plan_config(tmp_path, "cb", STACK))
+    lines = [line for line in estimate.lines if "capacity block" in line.item]
+    assert lines and all(line.unit_usd_per_hour is None and CAPACITY_BLOCK_UNPRICED in line.source for line in lines)
+    assert estimate.as_dict()["complete"] is False
+    (block,) = estimate.as_dict()["capacityBlocks"]
+    assert block["usdPerHour"] is None and block["upfrontUsd"] is None
+
+
+def test_a_block_without_its_start_says_what_the_total_needs(tmp_path):
     config = copy.deepcopy(STACK)
     del config["nodeGroups"][0]["capacity"]["startsAt"]
     estimate = estimate_cost(plan_config(tmp_path, "cb", config))
     (block,) = estimate.as_dict()["capacityBlocks"]
-    assert block["upfrontUsd"] is None and block["usdPerHour"] is not None
+    assert block["upfrontUsd"] is None
     assert "up front total unknown: set capacity.startsAt" in estimate.render()
+
+
+def test_a_48_hour_block_costs_48_hours_in_its_month_not_730(tmp_path):
+    config = bought(STACK, 4 * 48 * 31.5)
+    config["nodeGroups"][0]["capacity"]["endsAt"] = "2026-12-03T11:30:00Z"
+    estimate = estimate_cost(plan_config(tmp_path, "cb", config))
+    blocks = [line for line in estimate.lines if "capacity block" in line.item]
+    assert {line.hours_in_month for line in blocks} == {48}
+    assert sum(line.monthly("desired") for line in blocks) == pytest.approx(4 * 48 * 31.5)
