@@ -115,7 +115,7 @@ def variant_jobs(variant: str) -> list[RenderedJob]:
 HYPERPOD_EKS = {
     "profile": "dev", "region": "us-west-2", "network": {"zones": ["us-west-2a", "us-west-2b"]},
     "eks": {"publicAccessCidrs": ["203.0.113.0/24"]},
-    "hyperpod": {"orchestrator": "eks", 
+    "hyperpod": {"orchestrator": "eks",
                  "clusterName": "ml-cluster", "trainingOperator": True,
                  "workers": [{"name": "gpu", "instanceType": "ml.p5.48xlarge", "count": 4}]},
     "fsx": {"storageCapacityGiB": 1200, "zone": "us-west-2a", "namespace": "kubeflow"},
