@@ -103,7 +103,7 @@ class GpuEksCluster(pulumi.ComponentResource):
         self.region: str = args["region"]
         """Where the cluster runs; AWS's images are pulled from this region's registries."""
         self.control_plane: eks.Cluster = self._control_plane(name, settings, self._secrets_key(name), args)
-        """The EKS control plane (pulumi-eks's ``eks.Cluster``): API endpoint, access entries, logs, kubeconfig."""
+        """The EKS control plane (``pulumi_eks.Cluster``): API endpoint, access entries, logs, kubeconfig."""
         self.cluster_security_group_id = self.control_plane.cluster_security_group_id
         self.kubeconfig = pulumi.Output.secret(self.control_plane.kubeconfig_json)
         before_nodes, nodes_role, system = self._core_addons_and_system_nodes(name, settings, args)

@@ -188,6 +188,14 @@ class EksConfig(ConfigModel):
                 "default; production stacks keep it private), or remove publicAccessCidrs.",
                 path=("publicAccessCidrs",), value=self.public_access_cidrs,
             )
+        if self.api_endpoint != "private" and not self.public_access_cidrs:
+            # Without an allowlist EKS opens the public endpoint to 0.0.0.0/0 (the API's default for
+            # publicAccessCidrs, same page): a stack file and a library program alike must say who may reach it.
+            raise ConfigValueError(
+                f"endpointAccess '{self.api_endpoint}' opens the API server, but no allowlist is given.",
+                fix="set eks.publicAccessCidrs to your egress ranges (e.g. [203.0.113.0/24]), "
+                "or set endpointAccess: private.",
+                path=("publicAccessCidrs",), value=[])
         return self
 
     @field_validator("admin_principals")

@@ -19,7 +19,7 @@ The owners' limits, each from its own source:
 * EKS cluster names: at most 100 characters matching ``^[0-9A-Za-z][A-Za-z0-9\\-_]*`` (EKS API Reference,
   CreateCluster: https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateCluster.html).
 * EKS managed node group names: at most 63 characters, a letter or digit first, then letters, digits, '-' and
-  '_' (EKS User Guide, create-managed-node-group; pulumi-aws's ``eks.NodeGroup.node_group_name`` says the same).
+  '_' (EKS User Guide, create-managed-node-group; pulumi-aws's ``aws.eks.NodeGroup.node_group_name`` says the same).
 * EventBridge rule names: at most 64 characters of ``[\\.\\-_A-Za-z0-9]`` (EventBridge API Reference, PutRule:
   https://docs.aws.amazon.com/eventbridge/latest/APIReference/API_PutRule.html).
 * SQS queue names: 1 to 80 letters, digits, '-' and '_' (SQS API Reference, CreateQueue:
@@ -59,7 +59,7 @@ S3_BUCKET_PREFIX_MAX = 37
 AUTONAME_SUFFIX = 8
 """'-' and the 7 random characters Pulumi appends to a logical name it names a resource by."""
 PULUMI_EKS_SERVICE_ROLE = "-eksRole-role"
-"""pulumi-eks names the cluster's service role ``<eks.Cluster's logical name>-eksRole-role`` and lets Pulumi name
+"""pulumi-eks names the cluster's service role ``<pulumi_eks.Cluster's logical name>-eksRole-role`` and lets Pulumi name
 it (pulumi/pulumi-eks nodejs/eks/cluster/cluster.ts and nodejs/eks/servicerole.ts @ 7bf0c1b1)."""
 HASH_LENGTH = 8
 """Hex characters of SHA-256 that end a cut name: 4 billion values, so two cut names of one stack do not meet."""

@@ -355,12 +355,6 @@ class StackConfig(ConfigModel):
                         fix=f"set amiVersion to a release, e.g. {EKS_AMI_RELEASE} (awslabs/amazon-eks-ami "
                         "releases), and roll it on purpose by changing it; or use profile: dev.",
                         path=("nodeGroups", index, "amiVersion"), value=group.ami_version)
-            if access != "private" and not self.eks.public_access_cidrs:
-                raise ConfigValueError(
-                    f"endpointAccess '{access}' opens the API server, but no allowlist is given.",
-                    fix="set eks.publicAccessCidrs to your egress ranges (e.g. [203.0.113.0/24]), "
-                    "or set endpointAccess: private.",
-                    path=("eks", "publicAccessCidrs"), value=[])
 
     @property
     def zones(self) -> list[str]:

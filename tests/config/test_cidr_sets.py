@@ -41,6 +41,12 @@ def test_an_allowlist_is_used_by_a_public_endpoint_or_refused_naming_it(access, 
             eks(**settings)
         assert [issue.path for issue in refused.value.issues] == ["eks:publicAccessCidrs"]
         assert "would be dropped" in refused.value.issues[0].message
+    elif has_public_endpoint and not cidrs:
+        # Without an allowlist EKS opens the public endpoint to everyone (VpcConfigRequest's default, 0.0.0.0/0).
+        with pytest.raises(ConfigError) as refused:
+            eks(**settings)
+        assert [issue.path for issue in refused.value.issues] == ["eks:publicAccessCidrs"]
+        assert "no allowlist is given" in refused.value.issues[0].message
     else:
         assert eks(**settings).public_access_cidrs == cidrs
 

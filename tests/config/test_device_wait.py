@@ -86,7 +86,7 @@ def test_hyperpod_workers_in_the_cluster_are_named_as_not_waited_for_never_passe
     from trainstack.analysis.planning import device_wait_plan
     from trainstack.config.device_wait import HYPERPOD_NOT_WAITED
 
-    hyperpod = {"orchestrator": "eks", "clusterName": "ml-cluster", 
+    hyperpod = {"orchestrator": "eks", "clusterName": "ml-cluster",
                 "workers": [{"name": "h100", "instanceType": "ml.p5.48xlarge", "count": 2},
                             {"name": "trn", "instanceType": "ml.trn1.32xlarge", "count": 1}]}
     config = validate_stack_config({**valid_config, "hyperpod": hyperpod, "deviceWait": {}})

@@ -158,19 +158,20 @@ def test_components_used_on_their_own_check_their_region_zones_and_types_the_sam
 
     with pytest.raises(ConfigError) as raised:
         Network("net", {"settings": {"zones": ["us-east-2a", "us-east-2d"]}, "region": "us-east-2"})
-    assert [i.path for i in raised.value.issues] == ["net:settings.zones[1]"]
+    assert [i.path for i in raised.value.issues] == ["Network(net):settings.zones[1]"]
     with pytest.raises(ConfigError) as raised:
         Network("net", {"settings": {"zones": ["us-east-9a", "us-east-9b"]}, "region": "us-east-9"})
-    assert [i.path for i in raised.value.issues] == ["net:region"]
+    assert [i.path for i in raised.value.issues] == ["Network(net):region"]
     with pytest.raises(ConfigError) as raised:
-        GpuEksCluster("eks", {"settings": {}, "region": "eu-west-3", "cluster_name": "c",
+        GpuEksCluster("eks", {"settings": {}, "region": "eu-west-3", "cluster_name": "c", "vpc_id": "vpc-1",
                               "private_subnet_ids": {"eu-west-3a": "subnet-1", "eu-west-3b": "subnet-2"},
                               "node_groups": [{"name": "gpu", "instanceType": "p5.48xlarge", "maxSize": 1,
                                                "zone": "eu-west-3a"}]})
     assert [i.path for i in raised.value.issues] == ["GpuEksCluster(eks):nodeGroups[0].instanceType"]
     settings = hyperpod_stack("eu-west-3", ["eu-west-3a"], "ml.g5.8xlarge")["hyperpod"]
     with pytest.raises(ConfigError) as raised:
-        HyperPodCluster("hp", {"settings": settings, "region": "eu-west-3", "subnet_id": "subnet-1"})
+        HyperPodCluster("hp", {"settings": settings, "region": "eu-west-3", "subnet_id": "subnet-1",
+                                "security_group_ids": ["sg-1"]})
     assert [i.path for i in raised.value.issues] == ["HyperPodCluster(hp):region"]
 
 

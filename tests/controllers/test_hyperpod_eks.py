@@ -10,7 +10,7 @@ import copy
 import json
 
 import pytest
-from support.rendered_jobs import SHIPPED_STACKS, planned_record, variant_record
+from support.rendered_jobs import SHIPPED_STACKS, planned_record
 from support.scratch import plan_config
 from trainstack import ConfigError
 from trainstack.catalog import hyperpod_eks as facts
@@ -27,7 +27,7 @@ ATTACHMENT, INLINE = "aws:iam/rolePolicyAttachment:RolePolicyAttachment", "aws:i
 BASE = {
     "profile": "dev", "region": "us-west-2", "network": {"zones": ["us-west-2a", "us-west-2b"]},
     "eks": {"publicAccessCidrs": ["203.0.113.0/24"]},
-    "hyperpod": {"orchestrator": "eks", 
+    "hyperpod": {"orchestrator": "eks",
                  "clusterName": "ml", "trainingOperator": True,
                  "workers": [{"name": "gpu", "instanceType": "ml.p5.48xlarge", "count": 2,
                               "deepHealthChecks": ["InstanceStress", "InstanceConnectivity"]}]},

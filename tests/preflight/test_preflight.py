@@ -218,7 +218,7 @@ def test_system_nodes_are_checked_against_the_accounts_offerings_and_hyperpod_gr
     config = validate_stack_config({
         "profile": "dev", "region": REGION, "eks": {"publicAccessCidrs": ["203.0.113.0/24"]},
         "network": {"zones": ["us-east-1a", "us-east-1b"]},
-        "hyperpod": {"clusterName": "ml", "orchestrator": "eks", 
+        "hyperpod": {"clusterName": "ml", "orchestrator": "eks",
                      "zone": "us-east-1b",
                      "workers": [{"name": "gpu", "instanceType": "ml.p5.48xlarge", "count": 2}]}})
     stub = Stubbed()

@@ -93,7 +93,7 @@ def hyperpod(count=4, instance_type="ml.p5.48xlarge"):
     config = validate_stack_config({
         "profile": "dev", "region": "us-east-1", "eks": {"publicAccessCidrs": ["203.0.113.0/24"]},
         "network": {"zones": ["us-east-1a", "us-east-1b"]},
-        "hyperpod": {"clusterName": "ml", "orchestrator": "eks", 
+        "hyperpod": {"clusterName": "ml", "orchestrator": "eks",
                      "zone": "us-east-1b", "workers": [{"name": "gpu", "instanceType": instance_type,
                                                         "count": count, "trainingPlanArn": ARN}]}})
     return config
