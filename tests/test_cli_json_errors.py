@@ -43,10 +43,12 @@ def test_a_config_error_is_the_issues_in_json_and_the_first_in_one_line(capsys, 
     cwd = project(tmp_path, {"trainstack:region": 5, "trainstack:profile": "staging"})
     document, err = json_and_one_line(capsys, ["plan", "--cwd", str(cwd), "--json"], 2)
     issues = document["error"]["issues"]
-    assert len(issues) == 2
+    # The region and the profile, and the allowlist that a stack without a profile's defaults keeps private.
+    assert {issue["path"] for issue in issues} == {"trainstack:region", "trainstack:profile",
+                                                   "trainstack:eks.publicAccessCidrs"}
     first = issues[0]
     assert err == (f"error: the trainstack stack configuration is invalid: {first['path']}: "
-                   f"{first['message'].rstrip('.')} (and 1 more); every problem, its value and fix are in the JSON "
+                   f"{first['message'].rstrip('.')} (and 2 more); every problem, its value and fix are in the JSON "
                    "document on standard output\n")
 
 

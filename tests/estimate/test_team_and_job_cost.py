@@ -32,9 +32,10 @@ def test_each_team_sees_its_guaranteed_and_its_most_cost_per_hour_and_month():
 def test_launch_says_the_jobs_hourly_cost_and_its_total_over_a_duration(kueue_record, capsys):
     argv = ["launch", "trainjob", "--outputs", str(kueue_record), "--group", "p5", "--nodes", "4", "--team", "llm",
             "--image", "registry.example/train:1"]
-    assert cli.main(argv) == 0
+    command = ["--", "torchrun", "train.py"]
+    assert cli.main([*argv, *command]) == 0
     assert capsys.readouterr().err == ""  # not asked: nothing said
-    assert cli.main([*argv, "--duration", "12"]) == 0
+    assert cli.main([*argv, "--duration", "12", *command]) == 0
     err = capsys.readouterr().err
     assert err.startswith(f"cost: 4 x p5.48xlarge = ${4 * P5:,.2f}/h; ${4 * P5 * 12:,.2f} for 12 h (")
 
