@@ -1,8 +1,6 @@
 """`trainstack init --workload W` writes the shipped stack W into a project of one's own, each key commented with
 its description from the config models, beside the JSON Schema; the file plans without edits."""
 
-import contextlib
-import io
 import itertools
 import json
 import re
@@ -11,19 +9,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from trainstack import cli
+from support.cli_run import run_cli as run
 from trainstack.cli.init import workloads
 from trainstack.config.schema import render
 
 REPO = Path(__file__).resolve().parent.parent
 WORKLOADS = sorted(workloads())
-
-
-def run(argv: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main(argv)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture

@@ -5,15 +5,13 @@ A plan record holds the outputs the deployed stack would export, so it renders t
 as `pulumi stack output --json` of that stack; a kind that does not apply to a stack is
 refused in one line that names the stack or the group."""
 
-import contextlib
-import io
 import json
 import re
 import shlex
 from pathlib import Path
 
 import pytest
-from trainstack import cli
+from support.cli_run import run_cli as run
 from trainstack.cli.launch import KINDS
 
 REPO = Path(__file__).resolve().parent.parent
@@ -36,13 +34,6 @@ APPLIES = {
     "byo-p5": {"pytorchjob", "device-check", "all-reduce"},
 }
 """The launch kinds that render a job on each shipped stack; every other kind is refused there."""
-
-
-def run(argv: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main(argv)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,6 @@ written; this covers every launch line a guide shows, on the stack file in stack
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import re
 import shlex
@@ -19,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 from support import rendered_jobs
-from trainstack import cli
+from support.cli_run import run_cli as run
 
 REPO = Path(__file__).resolve().parent.parent
 GUIDES = sorted((REPO / "docs" / "guides").glob("*.md"))
@@ -97,13 +95,6 @@ def with_outputs(argv: list[str], outputs: Path) -> list[str]:
         at = argv.index("--outputs")
         return [*argv[:at], "--outputs", str(outputs), *argv[at + 2:]]
     return [*argv[:1], "--outputs", str(outputs), *argv[1:]]
-
-
-def run(argv: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main(argv)
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_every_shipped_stack_has_a_guide_that_launches_a_job_on_it():

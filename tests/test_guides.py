@@ -6,8 +6,6 @@ The lines run in a project of one's own (the consumer example's ``Pulumi.yaml`` 
 ``trainstack init`` writes its stack there and ``plan`` plans it there; a shipped stack not written by the guide
 is planned from the repository."""
 
-import contextlib
-import io
 import re
 import shlex
 import shutil
@@ -15,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from trainstack import cli
+from support.cli_run import run_cli as run
 
 REPO = Path(__file__).resolve().parent.parent
 GUIDES = sorted((REPO / "docs" / "guides").glob("*.md"))
@@ -38,13 +36,6 @@ def shows(printed: str, shown: list[str]) -> bool:
     """Every shown line is a whole line of ``printed`` (trailing spaces aside), in the order shown."""
     lines = iter(line.rstrip() for line in printed.splitlines())
     return all(any(line == wanted.rstrip() for line in lines) for wanted in shown if wanted != ELIDED)
-
-
-def run(argv: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main(argv)
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_there_are_guides_and_each_has_a_tested_block_and_shows_some_output():

@@ -3,13 +3,11 @@ patch tools may not follow them (trainstack.boundary._NoAliasDumper says where t
 writer is the file boundary's; a job whose replicas share one pod template prints each replica whole."""
 
 import ast
-import contextlib
-import io
 import re
 from pathlib import Path
 
 import yaml
-from trainstack import cli
+from support.cli_run import run_cli
 from trainstack.boundary import dump_yaml, dump_yaml_all
 
 REPO = Path(__file__).resolve().parent.parent
@@ -57,12 +55,10 @@ def test_only_the_file_boundary_writes_yaml():
 
 def test_the_hyperpod_pytorchjob_prints_its_master_and_worker_pod_templates_whole():
     """The launcher hands Master and Worker one pod template object; PyYAML alone anchors it."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main(["launch", "hyperpod-pytorchjob", "--outputs", str(RECORDED / "hyperpod-eks.json"),
-                         "--group", "gpu", "--nodes", "2", "--image", "img:1", "--", "torchrun", "train.py"])
-    assert (code, err.getvalue()) == (0, "")
-    text = out.getvalue()
+    code, out, err = run_cli(["launch", "hyperpod-pytorchjob", "--outputs", str(RECORDED / "hyperpod-eks.json"),
+                              "--group", "gpu", "--nodes", "2", "--image", "img:1", "--", "torchrun", "train.py"])
+    assert (code, err) == (0, "")
+    text = out
     assert not ALIAS.search(text), ALIAS.findall(text)
     replicas = yaml.safe_load(text)["spec"]["pytorchReplicaSpecs"]
     assert replicas["Master"]["template"] == replicas["Worker"]["template"]

@@ -10,8 +10,6 @@ torchrun options of every kind, scripts and `-m` modules, arguments with spaces,
 What was rendered is read by independent means (tests/support/launched_programs.py): the kubelet's expansion and
 torchrun's own argparse parser for Kubernetes, bash with srun and scontrol played by recorders for sbatch."""
 
-import contextlib
-import io
 import json
 import os
 import shlex
@@ -22,8 +20,8 @@ import yaml
 from hypothesis import event, given
 from hypothesis import strategies as st
 from support import launched_programs, plan_records, rendered_jobs
+from support.cli_run import run_cli
 from support.launched_programs import Program, expand, pytorchjob_program, sbatch_program, trainjob_program
-from trainstack import cli
 from trainstack.catalog.mpi_ssh import MPI_LAUNCHERS
 
 RECORDED = rendered_jobs.plan_records.REPO / "tests" / "data" / "outputs"
@@ -67,11 +65,8 @@ MPI_LAUNCHERS_HERE = {
 
 def launch(files, launcher, command) -> tuple[int, str, str]:
     stack, argv = launcher
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main(["launch", *argv, "--outputs", files[stack], "--nodes", str(NODES), "--name", "train", "--",
-                         *command])
-    return code, out.getvalue(), err.getvalue()
+    return run_cli(["launch", *argv, "--outputs", files[stack], "--nodes", str(NODES), "--name", "train", "--",
+                    *command])
 
 
 def ran(label: str, printed: str, directory) -> Program | None:
@@ -196,18 +191,16 @@ SLURM_NAMES = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, m
 def test_every_sbatch_task_starts_with_the_checkpoint_locations_a_kubernetes_job_of_that_name_gets(
         outputs_files, tmp_path_factory, name):
     stack, argv = TORCH_LAUNCHERS["sbatch"]
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main(["launch", *argv, "--outputs", outputs_files[stack], "--nodes", "2", f"--name={name}", "--",
-                         "torchrun", "train.py"])
+    code, out, err = run_cli(["launch", *argv, "--outputs", outputs_files[stack], "--nodes", "2", f"--name={name}",
+                              "--", "torchrun", "train.py"])
     if code != 0:
-        assert code == 2 and "Fix: pass --name" in err.getvalue(), err.getvalue()
+        assert code == 2 and "Fix: pass --name" in err, err
         return
     # The name is the checkpoint directory's last part: never a path of its own.
     assert "/" not in name and name not in (".", ".."), name
-    assert code == 0, err.getvalue()
+    assert code == 0, err
     contract = json.loads(Path(outputs_files[stack]).read_text())["trainstack"]
-    _, env = launched_programs.sbatch_step(out.getvalue(), tmp_path_factory.mktemp("sbatch"))
+    _, env = launched_programs.sbatch_step(out, tmp_path_factory.mktemp("sbatch"))
     # As docs/launchers.md writes a Kubernetes job's (its namespace's place is `slurm` here).
     assert {key: value for key, value in env.items() if key.startswith("TRAINSTACK_")} == {
         "TRAINSTACK_CHECKPOINT_DIR": f"{contract['storage']['mountPath']}/checkpoints/slurm/{name}",
