@@ -71,9 +71,11 @@ class Release:
 
 
 def read_release(record: Mapping[str, Any]) -> Release:
-    """A Helm release from its Secret: ``data.release`` is base64 (the API's) of base64 of gzipped JSON (Helm's
-    encodeRelease, pkg/storage/driver/util.go)."""
-    encoded = base64.b64decode(record["data"]["release"])
+    """A Helm release from its record: ``data.release`` is base64 of gzipped JSON (Helm's encodeRelease,
+    pkg/storage/driver/util.go), held as it is by a ConfigMap and base64-encoded once more by a Secret's API."""
+    encoded = record["data"]["release"]
+    if record.get("kind") == "Secret":
+        encoded = base64.b64decode(encoded)
     payload = base64.b64decode(encoded)
     if payload[:2] == GZIP_MAGIC:
         payload = gzip.decompress(payload)
@@ -85,10 +87,14 @@ def read_release(record: Mapping[str, Any]) -> Release:
 
 
 def deployed_releases(cluster: Cluster) -> list[Release]:
-    """Every deployed Helm release in the cluster (Helm's Secret storage, its default)."""
-    listed = cluster.get("/api/v1/secrets", labelSelector=RELEASE_RECORDS)
-    return [read_release(item) for item in listed.get("items", [])
-            if item.get("type") == "helm.sh/release.v1" and "release" in (item.get("data") or {})]
+    """Every deployed Helm release in the cluster, in either of the storages Helm keeps them in by default
+    (Secrets; ConfigMaps with ``HELM_DRIVER=configmap``: pkg/storage/driver/secrets.go and cfgmaps.go, one record
+    per revision, labelled alike). SQL storage is not read."""
+    secrets = cluster.get("/api/v1/secrets", labelSelector=RELEASE_RECORDS).get("items", [])
+    config_maps = cluster.get("/api/v1/configmaps", labelSelector=RELEASE_RECORDS).get("items", [])
+    records = [{**item, "kind": "Secret"} for item in secrets if item.get("type") == "helm.sh/release.v1"]
+    records += [{**item, "kind": "ConfigMap"} for item in config_maps]
+    return [read_release(item) for item in records if "release" in (item.get("data") or {})]
 
 
 def problem(releases: list[Release], switches_off: list[str], cluster_name: str) -> Optional[str]:

@@ -40,7 +40,9 @@ from trainstack.hyperpod import dependencies_check
 
 config = pulumi.Config("test")
 kubeconfig = Path(config.require("kubeconfig")).read_text()
-provider = pulumi.ResourceOptions(provider=k8s.Provider("cluster", kubeconfig=kubeconfig))
+# Where Helm keeps its release records: Secrets (its default) or ConfigMaps (HELM_DRIVER=configmap).
+storage = {"helm_release_settings": {"driver": config.get("driver")}} if config.get("driver") else {}
+provider = pulumi.ResourceOptions(provider=k8s.Provider("cluster", kubeconfig=kubeconfig, **storage))
 if config.get("chart"):
     # What `helm install` of AWS's command leaves in the cluster: a deployed release of the chart.
     k8s.helm.v3.Release("dependencies", name=config.require("release"), chart=config.require("chart"),
@@ -98,6 +100,15 @@ def _stand_in(cluster: Cluster) -> dict | None:
         raise
 
 
+def _up(project, engine: Engine, state: Path, plane, seen: dict, stack: str, label: str, **config: str) -> None:
+    try:
+        seen[label] = run(project, stack, "up", engine=engine, state=state,
+                          config={f"test:{k}": v for k, v in config.items()})
+    except DeployError as error:
+        seen[label] = error
+    seen[f"{label}: the stand-in"] = _stand_in(plane.cluster)
+
+
 @functools.cache
 def course() -> dict[str, Outcome | DeployError | dict | None]:
     """A cluster's course: the HyperPod cluster asked for with no chart; the chart installed with its training
@@ -109,12 +120,7 @@ def course() -> dict[str, Outcome | DeployError | dict | None]:
         engine, state = Engine.built(), directory / "state"
 
         def up(stack: str, label: str, **config: str) -> None:
-            try:
-                seen[label] = run(project, stack, "up", engine=engine, state=state,
-                                  config={f"test:{k}": v for k, v in config.items()})
-            except DeployError as error:
-                seen[label] = error
-            seen[f"{label}: the stand-in"] = _stand_in(plane.cluster)
+            _up(project, engine, state, plane, seen, stack, label, **config)
 
         up("hyperpod", "no chart")
         operator_on = {s: False for s in SWITCHES_OFF if s != dependencies_chart.TRAINING_OPERATORS}
@@ -123,6 +129,23 @@ def course() -> dict[str, Outcome | DeployError | dict | None]:
         up("chart", "chart upgraded", values=json.dumps(_switches({s: False for s in SWITCHES_OFF})))
         up("hyperpod", "switches off")
     return seen
+
+
+def test_a_release_helm_keeps_in_config_maps_is_found_as_one_in_secrets():
+    directory = Path(tempfile.mkdtemp(prefix="trainstack-hyperpod-chart-configmaps-"))
+    seen: dict[str, Outcome | DeployError | dict | None] = {}
+    with control_plane([], directory=directory / "cluster") as plane:
+        project = find_project(_project(directory / "project", plane.kubeconfig, _chart(directory / "charts")))
+        engine, state = Engine.built(), directory / "state"
+        _up(project, engine, state, plane, seen, "chart", "chart in config maps", driver="configmap",
+            values=json.dumps(_switches({s: False for s in SWITCHES_OFF})))
+        records = plane.cluster.get("/api/v1/namespaces/kube-system/configmaps", labelSelector="owner=helm")["items"]
+        _up(project, engine, state, plane, seen, "hyperpod", "asked for")
+    assert isinstance(seen["chart in config maps"], Outcome) and len(records) == 1
+    went_on = seen["asked for"]
+    assert isinstance(went_on, Outcome) and not went_on.failures
+    stand_in = seen["asked for: the stand-in"]
+    assert stand_in is not None and stand_in["data"] == {"release": "kube-system/hyperpod-dependencies"}
 
 
 def test_without_the_chart_the_deploy_stops_before_the_hyperpod_cluster_with_the_install_command():
