@@ -34,11 +34,6 @@ def required_keys(args_type: type) -> frozenset[str]:
     return frozenset(key for key in args_type.__annotations__ if _required(args_type, key))
 
 
-def optional_keys(args_type: type) -> frozenset[str]:
-    """The keys a value of the TypedDict ``args_type`` may leave out."""
-    return frozenset(args_type.__annotations__) - required_keys(args_type)
-
-
 def check_args(component: str, args_type: type, args: Any, *, under: str = "") -> None:
     """Raise a ``ConfigError`` naming each key of ``args_type`` that ``args`` must have and has not.
 

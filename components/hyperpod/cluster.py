@@ -162,9 +162,7 @@ class HyperPodCluster(pulumi.ComponentResource):
         """The EKS cluster's ARN, known only once the cluster was read and HyperPod's dependencies chart found with
         the right switches: the HyperPod cluster's registration waits on it, so a deploy that finds no chart stops
         before the HyperPod cluster (and its instances' bill) exists."""
-        switches_off = dependencies_chart.turned_off(training_operator=eks.get("training_operator", False),
-                                                     mpi_operator=eks.get("mpi_operator", False))
-        checked = dependencies_check.chart_checked(eks["kubeconfig"], switches_off,
+        checked = dependencies_check.chart_checked(eks["kubeconfig"], _switches_off(eks),
                                                    eks.get("cluster_name", eks["cluster_arn"]))
         return pulumi.Output.all(eks["cluster_arn"], checked).apply(lambda values: str(values[0]))
 
@@ -234,5 +232,10 @@ def dependencies_command(settings: HyperPodConfig, eks: Optional[HyperPodEksArgs
     """The command that installs HyperPod's dependencies chart for this cluster (EKS orchestration), else None."""
     if settings.orchestrator != "eks" or eks is None:
         return None
-    return dependencies_chart.install_command(dependencies_chart.turned_off(
-        training_operator=eks.get("training_operator", False), mpi_operator=eks.get("mpi_operator", False)))
+    return dependencies_chart.install_command(_switches_off(eks))
+
+
+def _switches_off(eks: HyperPodEksArgs) -> list[str]:
+    """The chart's switches that must be off beside the job operators trainstack installs on this cluster."""
+    return dependencies_chart.turned_off(training_operator=eks.get("training_operator", False),
+                                         mpi_operator=eks.get("mpi_operator", False))

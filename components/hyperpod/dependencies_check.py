@@ -25,8 +25,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-from collections.abc import Callable, Mapping
-from contextlib import AbstractContextManager
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -37,8 +36,8 @@ import yaml
 from ..boundary import cut
 from ..catalog.hyperpod_eks import HYPERPOD_CHART_NAME
 from ..kube.client import Cluster
-from ..kube.kubeconfig import Access, read_access
 from ..kube.kubeconfig import connect as open_cluster
+from ..kube.kubeconfig import read_access
 from . import dependencies_chart
 
 PREREQUISITE_PAGE = ("https://docs.aws.amazon.com/sagemaker/latest/dg/"
@@ -70,11 +69,11 @@ class Release:
         return None
 
 
-def read_release(record: Mapping[str, Any]) -> Release:
+def read_release(record: Mapping[str, Any], *, in_secret: bool) -> Release:
     """A Helm release from its record: ``data.release`` is base64 of gzipped JSON (Helm's encodeRelease,
     pkg/storage/driver/util.go), held as it is by a ConfigMap and base64-encoded once more by a Secret's API."""
     encoded = record["data"]["release"]
-    if record.get("kind") == "Secret":
+    if in_secret:
         encoded = base64.b64decode(encoded)
     payload = base64.b64decode(encoded)
     if payload[:2] == GZIP_MAGIC:
@@ -92,20 +91,25 @@ def deployed_releases(cluster: Cluster) -> list[Release]:
     per revision, labelled alike). SQL storage is not read."""
     secrets = cluster.get("/api/v1/secrets", labelSelector=RELEASE_RECORDS).get("items", [])
     config_maps = cluster.get("/api/v1/configmaps", labelSelector=RELEASE_RECORDS).get("items", [])
-    records = [{**item, "kind": "Secret"} for item in secrets if item.get("type") == "helm.sh/release.v1"]
-    records += [{**item, "kind": "ConfigMap"} for item in config_maps]
-    return [read_release(item) for item in records if "release" in (item.get("data") or {})]
+    stored = [(item, True) for item in secrets if item.get("type") == "helm.sh/release.v1"]
+    stored += [(item, False) for item in config_maps]
+    return [read_release(item, in_secret=in_secret) for item, in_secret in stored
+            if "release" in (item.get("data") or {})]
+
+
+def chart_release(releases: list[Release]) -> Optional[Release]:
+    """The release of HyperPod's chart among ``releases``, whatever it is called; None if there is none."""
+    return next((r for r in releases if r.chart == HYPERPOD_CHART_NAME), None)
 
 
 def problem(releases: list[Release], switches_off: list[str], cluster_name: str) -> Optional[str]:
     """Why the HyperPod cluster must not be created yet, with the command that fixes it; None when it may be."""
-    charts = [r for r in releases if r.chart == HYPERPOD_CHART_NAME]
-    if not charts:
+    release = chart_release(releases)
+    if release is None:
         return (f"HyperPod's dependencies chart is not installed in the EKS cluster {cluster_name}: no deployed Helm "
                 f"release of the chart {HYPERPOD_CHART_NAME} is there. AWS requires it before the HyperPod cluster "
                 f"is created ({PREREQUISITE_PAGE}), so the HyperPod cluster was not created. Install it: "
                 f"{dependencies_chart.install_command(switches_off)}; then run pulumi up again.")
-    release = charts[0]
     still_on = [s for s in switches_off if release.switch(s) is not False]
     if not still_on:
         return None
@@ -117,14 +121,13 @@ def problem(releases: list[Release], switches_off: list[str], cluster_name: str)
             "again.")
 
 
-def check(kubeconfig: str, switches_off: list[str], cluster_name: str,
-          connect: Optional[Callable[[Access], AbstractContextManager[Cluster]]] = None) -> str:
+def check(kubeconfig: str, switches_off: list[str], cluster_name: str) -> str:
     """Read the cluster through ``kubeconfig`` (pulumi-eks's JSON, or YAML) and raise ``pulumi.RunError`` (a clean
     stop, no traceback) when the chart is missing or wrong, or the cluster cannot be read; return what was found."""
     try:
         document = yaml.safe_load(kubeconfig)
         access = read_access(document, f"the EKS cluster {cluster_name}'s kubeconfig", Path.cwd())
-        with (connect or open_cluster)(access) as cluster:
+        with open_cluster(access) as cluster:
             releases = deployed_releases(cluster)
     except Exception as error:  # noqa: BLE001 - whatever stops the read stops the HyperPod cluster too
         raise pulumi.RunError(
@@ -135,7 +138,8 @@ def check(kubeconfig: str, switches_off: list[str], cluster_name: str,
     found = problem(releases, switches_off, cluster_name)
     if found is not None:
         raise pulumi.RunError(f"HyperPod on EKS: {found}")
-    release = next(r for r in releases if r.chart == HYPERPOD_CHART_NAME)
+    release = chart_release(releases)
+    assert release is not None  # problem() found it
     return f"{release.namespace}/{release.name}"
 
 

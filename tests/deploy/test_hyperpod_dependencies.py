@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from support.helm_values import nested
 from trainstack.boundary import dump_yaml
 from trainstack.catalog.hyperpod_eks import HYPERPOD_CHART, HYPERPOD_CHART_NAME
 from trainstack.deploy.engine import DeployError, Engine, Outcome, run
@@ -61,23 +62,11 @@ def _chart(directory: Path) -> Path:
     (chart / "templates").mkdir(parents=True)
     (chart / "Chart.yaml").write_text(dump_yaml({"apiVersion": "v2", "name": HYPERPOD_CHART_NAME,
                                                  "version": "0.1.0"}))
-    (chart / "values.yaml").write_text(dump_yaml(_switches({c.condition: c.enabled_by_default
+    (chart / "values.yaml").write_text(dump_yaml(nested({c.condition: c.enabled_by_default
                                                             for c in HYPERPOD_CHART})))
     (chart / "templates" / "agent.yaml").write_text(
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: health-monitoring-agent\ndata:\n  on: \"true\"\n")
     return chart
-
-
-def _switches(values: dict[str, bool]) -> dict:
-    """``{"a.b.enabled": False}`` as Helm's ``--set a.b.enabled=false`` nests it."""
-    nested: dict = {}
-    for dotted, value in values.items():
-        *path, last = dotted.split(".")
-        level = nested
-        for key in path:
-            level = level.setdefault(key, {})
-        level[last] = value
-    return nested
 
 
 def _project(directory: Path, kubeconfig: Path, chart: Path) -> Path:
@@ -124,9 +113,9 @@ def course() -> dict[str, Outcome | DeployError | dict | None]:
 
         up("hyperpod", "no chart")
         operator_on = {s: False for s in SWITCHES_OFF if s != dependencies_chart.TRAINING_OPERATORS}
-        up("chart", "chart installed", values=json.dumps(_switches(operator_on)))
+        up("chart", "chart installed", values=json.dumps(nested(operator_on)))
         up("hyperpod", "training operator on")
-        up("chart", "chart upgraded", values=json.dumps(_switches({s: False for s in SWITCHES_OFF})))
+        up("chart", "chart upgraded", values=json.dumps(nested({s: False for s in SWITCHES_OFF})))
         up("hyperpod", "switches off")
     return seen
 
@@ -138,7 +127,7 @@ def test_a_release_helm_keeps_in_config_maps_is_found_as_one_in_secrets():
         project = find_project(_project(directory / "project", plane.kubeconfig, _chart(directory / "charts")))
         engine, state = Engine.built(), directory / "state"
         _up(project, engine, state, plane, seen, "chart", "chart in config maps", driver="configmap",
-            values=json.dumps(_switches({s: False for s in SWITCHES_OFF})))
+            values=json.dumps(nested({s: False for s in SWITCHES_OFF})))
         records = plane.cluster.get("/api/v1/namespaces/kube-system/configmaps", labelSelector="owner=helm")["items"]
         _up(project, engine, state, plane, seen, "hyperpod", "asked for")
     assert isinstance(seen["chart in config maps"], Outcome) and len(records) == 1

@@ -9,6 +9,7 @@ import contextlib
 
 import pulumi
 import pytest
+from support.helm_values import nested
 from trainstack.catalog.hyperpod_eks import HYPERPOD_CHART_NAME
 from trainstack.hyperpod import dependencies_chart, dependencies_check
 from trainstack.hyperpod.dependencies_check import Release, problem
@@ -27,14 +28,7 @@ STACK = {"profile": "dev", "region": "us-east-1", "network": {"zones": ["us-east
 
 
 def _installed_as_told(name: str = "hyperpod-dependencies") -> Release:
-    values: dict = {}
-    for switch in SWITCHES_OFF:
-        *path, last = switch.split(".")
-        level = values
-        for key in path:
-            level = level.setdefault(key, {})
-        level[last] = False
-    return Release(name, "kube-system", HYPERPOD_CHART_NAME, CHART_DEFAULTS, values)
+    return Release(name, "kube-system", HYPERPOD_CHART_NAME, CHART_DEFAULTS, nested(dict.fromkeys(SWITCHES_OFF, False)))
 
 
 def test_no_release_of_the_chart_stops_the_hyperpod_cluster_with_the_install_command():
@@ -110,8 +104,7 @@ def test_a_deploy_that_finds_the_chart_creates_the_hyperpod_cluster_attached_to_
     assert cluster["orchestrator"] == {"eks": {"clusterArn": "arn:aws:eks:us-east-1:123456789012:cluster/demo-s"}}
 
 
-def test_a_cluster_that_cannot_be_read_stops_the_hyperpod_cluster_too(monkeypatch):
-    monkeypatch.setattr(dependencies_check, "offline", lambda: False)
+def test_a_cluster_that_cannot_be_read_stops_the_hyperpod_cluster_too():
     with pytest.raises(pulumi.RunError) as stopped:
         dependencies_check.check('{"apiVersion": "v1", "kind": "Config"}', SWITCHES_OFF, "ml-eks")
     assert "could not read the EKS cluster ml-eks" in str(stopped.value)
