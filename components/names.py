@@ -112,6 +112,7 @@ KARPENTER_NODE_POOL_COMPONENT = "trainstack:index:KarpenterNodePool"
 LUSTRE_FILE_SYSTEM_COMPONENT = "trainstack:index:LustreFileSystem"
 CHECKPOINT_BUCKET_COMPONENT = "trainstack:index:CheckpointBucket"
 S3_DATASETS_COMPONENT = "trainstack:index:S3Datasets"
+TEAMS_COMPONENT = "trainstack:index:Teams"
 HYPERPOD_CLUSTER_COMPONENT = "trainstack:index:HyperPodCluster"
 CLUSTER_ADDONS_COMPONENT = "trainstack:index:ClusterAddons"
 

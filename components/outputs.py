@@ -168,6 +168,11 @@ class Queue(_Model):
     borrowing: bool
     quotas: dict[str, QueueQuota]
     """Per accelerated group the queue may use."""
+    service_account: Optional[str] = None
+    """The ServiceAccount the team's jobs run as, in its namespace: its Pod Identity role holds the team's data
+    (tenancy/). Absent from outputs written before teams were tenants; the launchers then name none."""
+    checkpoint_prefix: Optional[str] = None
+    """Where in the checkpoint bucket the team may write (``teams/<team>/``)."""
 
 
 class Scheduling(_Model):

@@ -11,6 +11,7 @@ architecture (docs/ARCHITECTURE.md, How data moves):
     S3Datasets (Mountpoint for S3 claims)                     when ``datasets`` are set (EKS)
     HyperPodCluster                                           when ``hyperpod`` is set
     ClusterAddons (monitoring, job operators)                 with EKS
+    Teams (access, fences, data roles per team)               when ``scheduling`` is set
     CheckpointBucket, ECR repository
     outputs: the contract for job launchers (outputs.py) and the kubeconfig
 """
@@ -26,6 +27,7 @@ import pulumi_aws as aws
 from . import catalog
 from .addons import block_end, kueue
 from .addons.cluster_addons import ClusterAddons, ClusterAddonsArgs
+from .addons.observability import MONITORING
 from .addons.trainer import MPI_RUNTIME, neuron_training_image
 from .catalog.torch_runtime import CHECK_RUNTIME, TORCH_RUNTIME
 from .cluster import GpuEksCluster
@@ -44,6 +46,9 @@ from .storage.checkpoint_bucket import CheckpointBucket
 from .storage.lustre import LustreFileSystem, LustreFileSystemArgs
 from .storage.lustre_existing import ExistingLustre, existing_lustre
 from .storage.s3_datasets import S3Datasets
+from .tenancy import tenants
+from .tenancy.isolation import namespace_labels
+from .tenancy.teams import Teams, TeamsArgs
 
 if TYPE_CHECKING:
     from .hyperpod import HyperPodCluster
@@ -70,6 +75,8 @@ class TrainingStack(pulumi.ComponentResource):
         self.datasets: Optional[S3Datasets] = None
         self.hyperpod: Optional[HyperPodCluster] = None
         self.addons: Optional[ClusterAddons] = None
+        self.teams: Optional[Teams] = None
+        """Each team's access, fences and data role (``scheduling``)."""
         self.repository: Optional[aws.ecr.Repository] = None
         self.tags: dict[str, str] = {}
 
@@ -130,6 +137,8 @@ class TrainingStack(pulumi.ComponentResource):
                          if config.hyperpod is not None and hyperpod_group is not None else None)
         self.addons = (ClusterAddons(f"{name}-addons", self._addons_args(config, cluster), opts=in_region)
                        if cluster is not None else None)
+        if cluster is not None:
+            self.teams = self._teams(name, config, cluster, in_region)
 
         self.repository = (image_repository(f"{name}-images", f"{pulumi.get_project()}-{name}/training".lower(),
                                             in_region)
@@ -144,10 +153,12 @@ class TrainingStack(pulumi.ComponentResource):
                                                   "region": config.region}, opts=pulumi.ResourceOptions(parent=self))
         self.cluster = cluster
         self.lustre = (existing_lustre(f"{name}-fsx", existing.file_system, namespaces=config.job_namespaces,
-                                       cluster_name=cluster.cluster_name, provider=cluster.provider, parent=self)
+                                       cluster_name=cluster.cluster_name, provider=cluster.provider, parent=self,
+                                       namespace_labels=self._namespace_labels(config))
                        if existing.file_system is not None else None)
         self.addons = ClusterAddons(f"{name}-addons", self._addons_args(config, cluster),
                                     opts=pulumi.ResourceOptions(parent=self))
+        self.teams = self._teams(name, config, cluster, pulumi.ResourceOptions(parent=self))
 
     def _cluster(self, name: str, config: StackConfig, network: Network, opts: pulumi.ResourceOptions
                  ) -> GpuEksCluster:
@@ -160,6 +171,7 @@ class TrainingStack(pulumi.ComponentResource):
             "vpc_id": network.vpc_id, "private_subnet_ids": network.private_subnet_ids,
             "public_subnet_ids": network.public_subnet_ids,
             "lustre_over_efa": bool(config.fsx and config.fsx.efa),
+            "network_policy": config.scheduling is not None,
             "external_nodes": [catalog.get_hyperpod(g.instance_type) for g in hyperpod.groups]
             if hyperpod is not None and hyperpod.orchestrator == "eks" else [],
         }, opts=opts)
@@ -206,8 +218,35 @@ class TrainingStack(pulumi.ComponentResource):
             args["kueue"] = kueue.KueueSetup(
                 kueue.manager_configuration(config.scheduling, config.node_groups),
                 kueue.kueue_objects(config.scheduling, config.node_groups, taints),
-                namespaces=sorted({t.namespace for t in config.scheduling.teams} - existing), depends_on=lustre)
+                namespaces=sorted({t.namespace for t in config.scheduling.teams} - existing), depends_on=lustre,
+                namespace_labels=self._namespace_labels(config))
         return args
+
+    @staticmethod
+    def _namespace_labels(config: StackConfig) -> dict[str, dict[str, str]]:
+        """Each team namespace's labels (its Pod Security level), for whichever part makes the namespace."""
+        return {tenant.namespace: namespace_labels(tenant) for tenant in tenants(config)}
+
+    def _teams(self, name: str, config: StackConfig, cluster: GpuEksCluster | ExistingCluster,
+               opts: pulumi.ResourceOptions) -> Optional[Teams]:
+        """Each team's access, fences and data role, once its namespace exists (made with its FSx claim or its
+        queue). On a cluster made elsewhere, the Kubernetes objects only: its access entries and IAM are its
+        owner's."""
+        teams = tenants(config)
+        if not teams or self.addons is None:
+            return None
+        made_by = ([self.lustre] if isinstance(self.lustre, LustreFileSystem) else
+                   list(self.lustre.claims) if self.lustre is not None else [])
+        args: TeamsArgs = {"tenants": teams, "provider": cluster.provider,
+                           "depends_on": [*made_by, *self.addons.team_namespaces],
+                           "viewers": config.scheduling.viewers if config.scheduling is not None else [],
+                           "scrapers": [MONITORING] if config.observability.prometheus else []}
+        if isinstance(cluster, GpuEksCluster):
+            args["cluster_name"] = cluster.cluster_name
+            args["datasets"] = config.datasets
+            args["checkpoint_bucket"] = self.checkpoints.bucket_name if self.checkpoints is not None else None
+            args["kms_key_arn"] = config.checkpoint_bucket.kms_key_arn
+        return Teams(f"{name}-teams", args, opts=opts)
 
     def export_outputs(self) -> None:
         for key, value in self.outputs.items():
@@ -227,7 +266,8 @@ class TrainingStack(pulumi.ComponentResource):
         if cluster is not None:
             args["client_security_group_ids"] = [cluster.cluster_security_group_id, *clients]
             args["eks"] = {"cluster_name": cluster.cluster_name, "provider": cluster.provider,
-                           "depends_on": cluster.ready_for_workloads, "job_namespaces": config.job_namespaces}
+                           "depends_on": cluster.ready_for_workloads, "job_namespaces": config.job_namespaces,
+                           "namespace_labels": self._namespace_labels(config)}
         lustre = LustreFileSystem(f"{name}-fsx", args, opts=opts)
         warning = config.fsx_throughput_warning()
         if warning is not None:

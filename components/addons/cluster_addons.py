@@ -89,6 +89,8 @@ class ClusterAddons(pulumi.ComponentResource):
                                            depends_on=[*common["depends_on"], *storage])
 
         self.training_operator, self.mpi_operator, self.etcd_endpoint = jobs.training_operator, jobs.mpi_operator, None
+        self.team_namespaces: list[pulumi.Resource] = []
+        """The team namespaces made here (those no FSx claim makes), which the teams' objects go into."""
         if jobs.training_operator:
             operators.training_operator(name, beside_mpi_operator=jobs.mpi_operator, **common)
         self.trainer = jobs.trainer
@@ -118,8 +120,11 @@ class ClusterAddons(pulumi.ComponentResource):
         """Team namespaces, then the Kueue objects once the release (CRDs, webhooks) is up."""
         in_cluster = pulumi.ResourceOptions(parent=self, provider=provider, depends_on=[release])
         namespaces: list[pulumi.Resource] = [
-            k8s.core.v1.Namespace(f"{name}-namespace-{namespace}", metadata={"name": namespace}, opts=in_cluster)
+            k8s.core.v1.Namespace(f"{name}-namespace-{namespace}", metadata={
+                "name": namespace, **({"labels": setup.namespace_labels[namespace]}
+                                      if setup.namespace_labels.get(namespace) else {})}, opts=in_cluster)
             for namespace in setup.namespaces]
+        self.team_namespaces = namespaces
         for document in setup.objects:
             after = [release, *namespaces, *setup.depends_on] if "namespace" in document["metadata"] else [release]
             _custom_resource(name, document, provider=provider, parent=self, depends_on=after)

@@ -39,6 +39,7 @@ from ..catalog.device_allocation import EFA, accelerator_device
 from ..catalog.network_topology import network_node_labels
 from ..config import NodeGroupConfig, SchedulingConfig, TeamConfig, cohort_of_groups
 from ..names import HOSTNAME_LABEL, NODE_GROUP_LABEL
+from ..tenancy.model import CHECKPOINT_PREFIX, service_account
 
 if TYPE_CHECKING:
     import pulumi
@@ -59,6 +60,8 @@ class KueueSetup:
     """The Kueue objects (``kueue_objects``)."""
     namespaces: list[str] = field(default_factory=list)
     """Team namespaces to create (those nothing else in the stack creates)."""
+    namespace_labels: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Labels of those namespaces (each team's Pod Security level: tenancy/isolation.py)."""
     depends_on: list[pulumi.Resource] = field(default_factory=list)
     """What creates the other team namespaces (the FSx claim's); namespaced objects wait for it."""
 
@@ -223,7 +226,8 @@ def contract(scheduling: SchedulingConfig, groups: Sequence[NodeGroupConfig]) ->
                                   "maxResources": group_quota(group, reach)}
         queues[team.name] = {"namespace": team.namespace, "localQueue": queue_name(team),
                              "clusterQueue": queue_name(team), "cohort": team.cohort, "borrowing": team.borrowing,
-                             "quotas": quotas}
+                             "quotas": quotas, "serviceAccount": service_account(team.name),
+                             "checkpointPrefix": CHECKPOINT_PREFIX.format(team=team.name)}
     topology = {g.name: list(network_node_labels(g.instance_type)) for g in groups
                 if topology_layers(scheduling, g)}
     return {"queues": queues, "topologyLevels": topology,

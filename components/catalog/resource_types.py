@@ -677,7 +677,8 @@ RESOURCE_TYPES: tuple[ResourceType, ...] = (
         # Neither located in the stack file by the review nor drawn as a part of the overview.
         (names.TRAINING_STACK_COMPONENT, None, None),
         (names.KARPENTER_NODE_POOL_COMPONENT, None, None),
-        (names.S3_DATASETS_COMPONENT, None, None))),
+        (names.S3_DATASETS_COMPONENT, None, None),
+        (names.TEAMS_COMPONENT, "scheduling", None))),
 )
 
 _BY_TOKEN = {row.token: row for row in RESOURCE_TYPES}

@@ -74,6 +74,9 @@ class GpuEksClusterArgs(TypedDict):
     balancers); the node groups use the private subnets."""
     lustre_over_efa: NotRequired[bool]
     """The stack's FSx for Lustre file system is EFA-enabled (its EFA clients set LNet up at boot)."""
+    network_policy: NotRequired[bool]
+    """Enforce Kubernetes NetworkPolicy (the VPC CNI's network policy agent): on for stacks with teams, whose
+    namespaces are fenced by it (tenancy/isolation.py). Default false."""
     external_nodes: NotRequired[Sequence[catalog.InstanceType]]
     """Instance types of nodes that join from elsewhere (HyperPod on EKS): their device
     plugins are installed too."""
@@ -143,7 +146,7 @@ class GpuEksCluster(pulumi.ComponentResource):
         """The add-ons nodes need to become Ready, the node role, and the system nodes."""
         # The VPC CNI's address targets are set explicitly (config/vpc_cni.py says why):
         # its defaults keep a spare ENI of addresses on every node.
-        configurations = {"vpc-cni": settings.vpc_cni.configuration_values()}
+        configurations = {"vpc-cni": settings.vpc_cni.configuration_values(args.get("network_policy", False))}
         before_nodes: list[pulumi.Resource] = [
             core_addon(name, addon, cluster_name=self.cluster_name, versions=settings.addon_versions, parent=self,
                        depends_on=[self.control_plane], configuration=configurations.get(addon))

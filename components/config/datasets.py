@@ -34,6 +34,9 @@ class DatasetConfig(ConfigModel):
     cache_gib: Optional[int] = Field(default=None, alias="cacheGiB", ge=1)
     """Local cache of the objects read, per node, on the instance store (every accelerated group
     needs local NVMe; the catalog knows which types have it). Unset: no data cache."""
+    teams: Optional[list[str]] = None
+    """The teams (``scheduling.teams[].name``) whose jobs may mount it; unset: every team. Each team's pods read
+    it with their own Pod Identity role (Mountpoint's pod-level credentials), so a team not named cannot."""
     metadata_ttl: Literal["indefinite", "minimal"] = "indefinite"
     """How long listings and object metadata are cached: ``indefinite`` for data that does not change
     while jobs read it, ``minimal`` when writers replace objects under it."""

@@ -9,13 +9,45 @@ maxSize, bounded by their reservations): the quotas are derived, never typed twi
 
 from __future__ import annotations
 
+import re
 from typing import Literal, Optional
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from .base import ConfigModel, ConfigValueError
 
 KUBERNETES_NAME = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
+MEMBER_ARN = r"^arn:aws(-cn|-us-gov)?:iam::\d{12}:(role|user)/[\w+=,.@/-]+$"
+"""An IAM role or user: what an EKS access entry's principal may be (EKS API reference, CreateAccessEntry,
+``principalArn``: an assumed-role session is not a principal an entry can name)."""
+# Namespaces a team cannot own: Kubernetes' and EKS's own, where trainstack neither labels nor isolates.
+SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+
+
+class TeamQuotaConfig(ConfigModel):
+    """What a team's namespace may hold beyond the accelerators (Kueue's quota keeps those): each unset key is
+    derived from the node groups the team's queue can reach (``tenancy/quotas.py``)."""
+
+    cpu: Optional[int] = Field(default=None, ge=1)
+    """Cores all the team's pods may request together."""
+    memory_gib: Optional[int] = Field(default=None, alias="memoryGiB", ge=1)
+    """Memory all the team's pods may request together, in GiB."""
+    pods: Optional[int] = Field(default=None, ge=1)
+    """Pods in the namespace at once (running or pending)."""
+    persistent_volume_claims: Optional[int] = Field(default=None, ge=0)
+    """PersistentVolumeClaims in the namespace, the stack's own claims included."""
+
+
+def _principals(arns: list[str]) -> list[str]:
+    for index, arn in enumerate(arns):
+        if not re.match(MEMBER_ARN, arn):
+            raise ConfigValueError(
+                f"'{arn}' is not an IAM role or user ARN; an EKS access entry names one of those (not an "
+                "assumed-role session).", fix="use arn:aws:iam::<12-digit account>:role/<name> (or :user/<name>).",
+                path=(index,), value=arn)
+        if arns.index(arn) != index:
+            raise ConfigValueError(f"{arn} is listed twice.", fix="remove one of them.", path=(index,), value=arn)
+    return arns
 
 
 class TeamConfig(ConfigModel):
@@ -32,6 +64,28 @@ class TeamConfig(ConfigModel):
     group's capacity is shared by the cohort."""
     borrowing: bool = True
     """Use the cohort's spare capacity beyond the guarantee (false: the guarantee is the limit)."""
+    members: list[str] = Field(default=[], json_schema_extra={"items": {"pattern": MEMBER_ARN}})
+    """IAM role or user ARNs that submit the team's jobs: each gets an EKS access entry in the Kubernetes group
+    bound to the team's Role, which reaches the team's namespace and nothing else (docs/adr/0016-teams-as-tenants.md).
+    Prefer roles (an IAM Identity Center permission set is one): a user's access keys live until someone rotates
+    them, a role's session expires within hours."""
+    quota: TeamQuotaConfig = TeamQuotaConfig()
+    """The namespace's ResourceQuota beyond the accelerators; unset keys follow from the groups the team reaches."""
+
+    @field_validator("namespace")
+    @classmethod
+    def _own_namespace(cls, namespace: str) -> str:
+        if namespace in SYSTEM_NAMESPACES:
+            raise ConfigValueError(
+                f"'{namespace}' is Kubernetes' own namespace: a team there would share it with every system pod, and "
+                "trainstack cannot fence it (Pod Security level, network policy, quota) without fencing those too.",
+                fix="give the team a namespace of its own (its name, say).", path=(), value=namespace)
+        return namespace
+
+    @field_validator("members")
+    @classmethod
+    def _members(cls, members: list[str]) -> list[str]:
+        return _principals(members)
 
 
 class PriorityClassConfig(ConfigModel):
@@ -61,6 +115,14 @@ class SchedulingConfig(ConfigModel):
     requeued, giving its nodes back, instead of holding half of them while waiting for the rest."""
     preemption: Literal["Never", "LowerPriority"] = "LowerPriority"
     """Whether a team's job may preempt lower-priority jobs to reclaim its guaranteed nodes."""
+    viewers: list[str] = Field(default=[], json_schema_extra={"items": {"pattern": MEMBER_ARN}})
+    """IAM role or user ARNs that may read every team's queue status (ClusterQueues, LocalQueues, Workloads) and
+    nothing else: an access entry in the cluster-wide viewer group."""
+
+    @field_validator("viewers")
+    @classmethod
+    def _viewers(cls, viewers: list[str]) -> list[str]:
+        return _principals(viewers)
 
     @model_validator(mode="after")
     def _unique(self) -> SchedulingConfig:
@@ -73,6 +135,18 @@ class SchedulingConfig(ConfigModel):
                                            "namespace.", fix=f"give each team its own {key}.",
                                            path=("teams", index, key), value=value)
                 seen.add(value)
+        owners: dict[str, str] = {}
+        for index, team in enumerate(self.teams):
+            for member_index, arn in enumerate(team.members):
+                if arn in owners:
+                    # One access entry per principal and cluster (EKS CreateAccessEntry): it would carry both
+                    # teams' groups, and the wall between them would be this principal.
+                    raise ConfigValueError(
+                        f"{arn} is a member of teams '{owners[arn]}' and '{team.name}'; a member of two teams "
+                        "carries both teams' access in one access entry.",
+                        fix="use one role per team (an IAM Identity Center permission set each).",
+                        path=("teams", index, "members", member_index), value=arn)
+                owners[arn] = team.name
         names = [p.name for p in self.priorities]
         for index, name in enumerate(names):
             if names.index(name) != index:

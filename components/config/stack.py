@@ -119,6 +119,7 @@ class StackConfig(ConfigModel):
         check_offerings(self)
         self._check_image_registries()
         self._check_scheduling()
+        self._check_dataset_teams()
         self._check_profile()
         check_job_operators(self)
         return self
@@ -333,6 +334,27 @@ class StackConfig(ConfigModel):
         except ConfigValueError as error:
             error.path = ("scheduling", *error.path)
             raise
+        admins = set(self.eks.admin_principals) if self.eks is not None else set()
+        for index, team in enumerate(self.scheduling.teams):
+            for member_index, arn in enumerate(team.members):
+                if arn in admins:
+                    # One access entry per principal and cluster (EKS CreateAccessEntry); an admin reaches
+                    # every namespace anyway, so the team's fence would not hold for them.
+                    raise ConfigValueError(
+                        f"{arn} is a cluster admin (eks.adminPrincipals) and a member of team '{team.name}'.",
+                        fix="keep it in one of the two: admins reach every team already.",
+                        path=("scheduling", "teams", index, "members", member_index), value=arn)
+
+    def _check_dataset_teams(self) -> None:
+        teams = [t.name for t in self.scheduling.teams] if self.scheduling is not None else []
+        for index, dataset in enumerate(self.datasets):
+            for team_index, team in enumerate(dataset.teams or []):
+                if team not in teams:
+                    raise ConfigValueError(
+                        f"dataset '{dataset.name}' is given to team '{team}', which is no team of the stack "
+                        f"(teams: {', '.join(teams) or 'none: no scheduling block'}).",
+                        fix="name a team of scheduling.teams, or remove teams (every team reads it).",
+                        path=("datasets", index, "teams", team_index), value=team)
 
     def _check_profile(self) -> None:
         """Refuse what the profile forbids (its defaults are filled in before validation: config.profiles)."""

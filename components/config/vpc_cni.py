@@ -75,13 +75,16 @@ class VpcCniConfig(ConfigModel):
             return {"WARM_ENI_TARGET": str(self.warm_eni_target)}
         return {"MINIMUM_IP_TARGET": str(self.minimum_ips), "WARM_IP_TARGET": str(self.warm_ips)}
 
-    def configuration_values(self) -> str:
-        """The vpc-cni add-on's ``configurationValues`` document."""
+    def configuration_values(self, network_policy: bool = False) -> str:
+        """The vpc-cni add-on's ``configurationValues`` document; ``network_policy`` turns on the CNI's network
+        policy agent, which enforces Kubernetes NetworkPolicy (the add-on's ``enableNetworkPolicy``, a string:
+        EKS user guide, cni-network-policy-configure.html)."""
         env = self.env()
         unknown = set(env) - ADDON_ENV_KEYS
         if unknown:
             raise ValueError(f"not documented vpc-cni add-on keys: {sorted(unknown)}")
-        return json.dumps({"env": env}, sort_keys=True)
+        return json.dumps({"env": env, **({"enableNetworkPolicy": "true"} if network_policy else {})},
+                          sort_keys=True)
 
     def describe(self) -> str:
         return ", ".join(f"{key}={value}" for key, value in sorted(self.env().items()))

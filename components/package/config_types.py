@@ -378,6 +378,8 @@ class DatasetConfig(TypedDict, total=False):
     """Read-only mount and role. False lets jobs write new objects (never delete them)."""
     cache_gi_b: int
     """Local cache of the objects read, per node, on the instance store (every accelerated group needs local NVMe; the catalog knows which types have it). Unset: no data cache."""
+    teams: list[str]
+    """The teams (``scheduling.teams[].name``) whose jobs may mount it; unset: every team. Each team's pods read it with their own Pod Identity role (Mountpoint's pod-level credentials), so a team not named cannot."""
     metadata_ttl: str
     """How long listings and object metadata are cached: ``indefinite`` for data that does not change while jobs read it, ``minimal`` when writers replace objects under it. One of: 'indefinite', 'minimal'."""
 
@@ -494,6 +496,18 @@ class HelmChartsConfig(TypedDict, total=False):
     """A directory of charts pulled beforehand (``helm pull … --version <pin>``: ``<chart>-<version>.tgz``, or the chart's directory), for a cluster whose deploy cannot reach the chart repositories (air-gapped, a private mirror). Default: each chart's own repository. A chart missing there is an error at deploy."""
 
 
+class TeamQuotaConfig(TypedDict, total=False):
+    """What a team's namespace may hold beyond the accelerators (Kueue's quota keeps those): each unset key is derived from the node groups the team's queue can reach (``tenancy/quotas.py``)."""
+    cpu: int
+    """Cores all the team's pods may request together."""
+    memory_gi_b: int
+    """Memory all the team's pods may request together, in GiB."""
+    pods: int
+    """Pods in the namespace at once (running or pending)."""
+    persistent_volume_claims: int
+    """PersistentVolumeClaims in the namespace, the stack's own claims included."""
+
+
 class TeamConfig(TypedDict, total=False):
     """A team that submits jobs: a namespace, a LocalQueue in it and a ClusterQueue behind it."""
     name: Required[str]
@@ -506,6 +520,10 @@ class TeamConfig(TypedDict, total=False):
     """Nodes of each node group the team always gets (node group name -> nodes); the rest of the group's capacity is shared by the cohort."""
     borrowing: bool
     """Use the cohort's spare capacity beyond the guarantee (false: the guarantee is the limit)."""
+    members: list[str]
+    """IAM role or user ARNs that submit the team's jobs: each gets an EKS access entry in the Kubernetes group bound to the team's Role, which reaches the team's namespace and nothing else (docs/adr/0016-teams-as-tenants.md). Prefer roles (an IAM Identity Center permission set is one): a user's access keys live until someone rotates them, a role's session expires within hours."""
+    quota: TeamQuotaConfig
+    """The namespace's ResourceQuota beyond the accelerators; unset keys follow from the groups the team reaches."""
 
 
 class PriorityClassConfig(TypedDict, total=False):
@@ -530,6 +548,8 @@ class SchedulingConfig(TypedDict, total=False):
     """waitForPodsReady: an admitted job whose pods are not all running by then is evicted and requeued, giving its nodes back, instead of holding half of them while waiting for the rest."""
     preemption: str
     """Whether a team's job may preempt lower-priority jobs to reclaim its guaranteed nodes. One of: 'Never', 'LowerPriority'."""
+    viewers: list[str]
+    """IAM role or user ARNs that may read every team's queue status (ClusterQueues, LocalQueues, Workloads) and nothing else: an access entry in the cluster-wide viewer group."""
 
 
 class CostConfig(TypedDict, total=False):

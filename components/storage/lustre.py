@@ -19,7 +19,7 @@ otherwise default to.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import NotRequired, Optional, TypedDict
 
 import pulumi
@@ -49,6 +49,8 @@ class EksMountArgs(TypedDict):
     """What must exist before the CSI add-on can become healthy (nodes)."""
     job_namespaces: NotRequired[list[str]]
     """Other namespaces jobs run in (the teams'): each gets the claim too, as ``settings.namespace`` does."""
+    namespace_labels: NotRequired[Mapping[str, Mapping[str, str]]]
+    """Labels of the namespaces the claims make (each team's Pod Security level: tenancy/isolation.py)."""
 
 
 class LustreFileSystemArgs(TypedDict):
@@ -109,7 +111,7 @@ class LustreFileSystem(pulumi.ComponentResource):
                          mount_name=file_system.mount_name, capacity_gib=settings.storage_capacity_gib,
                          claim_name=settings.claim_name, namespaces=self.claim_namespaces,
                          cluster_name=eks["cluster_name"], provider=eks["provider"], parent=self,
-                         depends_on=eks["depends_on"])
+                         depends_on=eks["depends_on"], namespace_labels=eks.get("namespace_labels"))
             self.claim_name = settings.claim_name
 
         self.file_system_id = file_system.id

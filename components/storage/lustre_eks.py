@@ -28,6 +28,9 @@ Intelligent-Tiering "is ignored").
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Optional
+
 import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
@@ -38,11 +41,13 @@ CSI_DRIVER = "fsx.csi.aws.com"
 def lustre_claim(name: str, *, file_system_id: pulumi.Input[str], dns_name: pulumi.Input[str],
                  mount_name: pulumi.Input[str], capacity_gib: int, claim_name: str, namespaces: list[str],
                  cluster_name: str, provider: k8s.Provider, parent: pulumi.Resource,
-                 depends_on: list[pulumi.Resource], install_driver: bool = True
+                 depends_on: list[pulumi.Resource], install_driver: bool = True,
+                 namespace_labels: Optional[Mapping[str, Mapping[str, str]]] = None
                  ) -> list[k8s.core.v1.PersistentVolumeClaim]:
     """The CSI driver (unless the cluster's owner runs it: ``existingCluster``), then per namespace (the
     first is ``fsx.namespace``) a volume and the claim ``claim_name`` bound to it; the first keeps the
-    names it always had."""
+    names it always had. ``namespace_labels``: the labels of each namespace made here (a team's Pod Security
+    level: tenancy/isolation.py)."""
     if install_driver:
         depends_on = [aws.eks.Addon(
             f"{name}-csi", cluster_name=cluster_name, addon_name="aws-fsx-csi-driver",
@@ -54,7 +59,10 @@ def lustre_claim(name: str, *, file_system_id: pulumi.Input[str], dns_name: pulu
     for index, namespace in enumerate(namespaces):
         suffix = "" if index == 0 else f"-{namespace}"
         if namespace not in ("default", "kube-system"):
-            k8s.core.v1.Namespace(f"{name}-namespace{suffix}", metadata={"name": namespace}, opts=in_cluster)
+            labels = dict((namespace_labels or {}).get(namespace, {}))
+            k8s.core.v1.Namespace(f"{name}-namespace{suffix}",
+                                  metadata={"name": namespace, **({"labels": labels} if labels else {})},
+                                  opts=in_cluster)
         volume = k8s.core.v1.PersistentVolume(
             f"{name}-pv{suffix}",
             metadata={"name": f"{claim_name}{suffix}-volume"},

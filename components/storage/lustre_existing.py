@@ -6,7 +6,9 @@ the volumes' ``Retain`` keeps it mounted elsewhere intact when they go.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Optional
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -31,11 +33,13 @@ class ExistingLustre:
 
 
 def existing_lustre(name: str, settings: ExistingFileSystem, *, namespaces: list[str], cluster_name: str,
-                    provider: k8s.Provider, parent: pulumi.Resource) -> ExistingLustre:
+                    provider: k8s.Provider, parent: pulumi.Resource,
+                    namespace_labels: Optional[Mapping[str, Mapping[str, str]]] = None) -> ExistingLustre:
     """A volume and claim per namespace jobs run in (the first ``settings.namespace``)."""
     claims = lustre_claim(name, file_system_id=settings.id, dns_name=settings.dns_name, mount_name=settings.mount_name,
                  capacity_gib=settings.storage_capacity_gib, claim_name=settings.claim_name, namespaces=namespaces,
-                 cluster_name=cluster_name, provider=provider, parent=parent, depends_on=[], install_driver=False)
+                 cluster_name=cluster_name, provider=provider, parent=parent, depends_on=[], install_driver=False,
+                          namespace_labels=namespace_labels)
     return ExistingLustre(claim_name=settings.claim_name, claim_namespaces=namespaces, mount_path=settings.mount_path,
                           dns_name=settings.dns_name, mount_name=settings.mount_name, file_system_id=settings.id,
                           claims=claims, throughput_mbps=settings.throughput_mbps)
