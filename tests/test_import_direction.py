@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "components"
-COMPONENTS = ("network", "cluster", "nodegroups", "storage", "hyperpod", "addons")
+COMPONENTS = ("network", "cluster", "nodegroups", "storage", "hyperpod", "addons", "tenancy")
 ABOVE_COMPONENTS = {"cli", "analysis", "plan", "launch", "estimate", "policy", "preflight", "report", "training_stack",
                     "stack_contract", "package"}
 
