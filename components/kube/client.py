@@ -8,13 +8,15 @@ cluster read through a kubeconfig (``kube.kubeconfig``: a bearer token or an exe
 
 from __future__ import annotations
 
+import copy
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 import requests
+from urllib3 import HTTPHeaderDict
 
 T = TypeVar("T")
 
@@ -38,12 +40,32 @@ class Cluster:
         self.session.verify = str(ca_file) if ca_file is not None else True
         self.session.headers["Authorization"] = f"Bearer {token}"
         self._resources: dict[tuple[str, str], tuple[str, bool]] = {}
+        self._impersonating: tuple[str, tuple[str, ...]] | None = None
+
+    def as_user(self, user: str, groups: Sequence[str] = ()) -> Cluster:
+        """This server, asked as ``user`` in ``groups``: every request carries ``Impersonate-User`` and one
+        ``Impersonate-Group`` header per group, so the API server authorizes and admits it as that user (Kubernetes
+        docs, "User Impersonation": the headers, a group given once per header; the server adds
+        ``system:authenticated``). This client's own identity must be allowed to impersonate (the rehearsal's
+        admin, in ``system:masters``, is). Shares this client's connection settings and what discovery found."""
+        other = copy.copy(self)
+        other._impersonating = (user, tuple(groups))
+        return other
 
     def request(self, method: str, path: str, body: Any = None, content_type: str = "application/json",
                 **params: str) -> dict[str, Any]:
         data = json.dumps(body) if body is not None and not isinstance(body, str) else body
-        reply = self.session.request(method, self.url + path, data=data, params=params, timeout=60,
-                                     headers={"Content-Type": content_type})
+        prepared = self.session.prepare_request(requests.Request(
+            method, self.url + path, data=data, params=params, headers={"Content-Type": content_type}))
+        if self._impersonating is not None:
+            # requests keeps one value per header name; urllib3 sends each value HTTPHeaderDict holds.
+            headers = HTTPHeaderDict(dict(prepared.headers))
+            user, groups = self._impersonating
+            headers["Impersonate-User"] = user
+            for group in groups:
+                headers.add("Impersonate-Group", group)
+            prepared.headers = headers  # type: ignore[assignment]
+        reply = self.session.send(prepared, timeout=60)
         try:
             document: dict[str, Any] = reply.json() if reply.content else {}
         except ValueError:  # a plain-text answer, such as "404 page not found" for a group nothing serves
