@@ -45,7 +45,7 @@ from .stack_contract import build_contract
 from .storage.checkpoint_bucket import CheckpointBucket
 from .storage.lustre import LustreFileSystem, LustreFileSystemArgs
 from .storage.lustre_existing import ExistingLustre, existing_lustre
-from .storage.s3_datasets import S3Datasets
+from .storage.s3_datasets import S3Datasets, S3DatasetsArgs
 from .tenancy import tenants
 from .tenancy.isolation import namespace_labels
 from .tenancy.teams import Teams, TeamsArgs
@@ -178,14 +178,19 @@ class TrainingStack(pulumi.ComponentResource):
 
     def _datasets(self, name: str, config: StackConfig, cluster: GpuEksCluster,
                   opts: pulumi.ResourceOptions) -> S3Datasets:
-        """Mountpoint for S3 claims, in every namespace jobs run in (the FSx claim's and each team's)."""
+        """Mountpoint for S3 claims, in every namespace jobs run in (the FSx claim's and each team's); with teams,
+        only in the namespaces of the teams given each dataset, read with each team's own role."""
         namespaces = config.job_namespaces
         # The namespaces are made with the FSx claims when there is FSx; else with Kueue's objects.
         claim = [self.lustre] if isinstance(self.lustre, LustreFileSystem) and namespaces != ["default"] else []
-        return S3Datasets(f"{name}-datasets", {
+        args: S3DatasetsArgs = {
             "datasets": config.datasets, "region": config.region, "namespaces": namespaces,
             "cluster_name": cluster.cluster_name, "provider": cluster.provider,
-            "depends_on": [*cluster.ready_for_workloads, *claim]}, opts=opts)
+            "depends_on": [*cluster.ready_for_workloads, *claim]}
+        teams = tenants(config)
+        if teams:
+            args["readers"] = {d.name: [t.namespace for t in teams if d.name in t.datasets] for d in config.datasets}
+        return S3Datasets(f"{name}-datasets", args, opts=opts)
 
     def operators_contract(self) -> dict:
         """Which job operators the cluster runs, for the launchers."""

@@ -117,3 +117,80 @@ def test_bad_datasets_are_refused_before_anything_is_registered(change, path):
     with pytest.raises(ConfigError) as error:
         TrainingStack("s", {**STACK, **change})
     assert f"trainstack:{path}" in str(error.value)
+
+
+# On a stack with teams, each team reads its datasets with its own Pod Identity role (tenancy/data.py), so a
+# dataset's volume goes only where a team given it runs, and Mountpoint mounts it with the pod's credentials.
+TEAMS = {"kueue": True}
+SCHEDULING = {"teams": [{"name": "llm", "namespace": "llm", "guaranteedNodes": {"p5": 2}},
+                        {"name": "vision", "namespace": "vision", "guaranteedNodes": {"p5": 2}}]}
+TEAMS_STACK = {**STACK, "operators": TEAMS, "scheduling": SCHEDULING,
+               "datasets": [{**STACK["datasets"][0], "teams": ["llm"]}, STACK["datasets"][1]]}
+
+
+@pytest.fixture(scope="module")
+def teams_plan():
+    return run_program(lambda: TrainingStack("s", TEAMS_STACK), project="demo", stack="s")
+
+
+def claimed(plan, kind) -> dict[str, str]:
+    """Resource name -> the namespace of its claim, for every dataset volume or claim the plan records."""
+    return {r.name: (r.inputs["spec"]["claimRef"]["namespace"] if kind == PV else r.inputs["metadata"]["namespace"])
+            for r in plan.resources if r.type == kind and r.name.startswith("s-datasets-")}
+
+
+def test_with_teams_a_dataset_is_claimed_only_in_the_namespaces_of_the_teams_given_it(teams_plan):
+    # Job namespaces: training (the FSx claim's), llm, vision. No team runs in training; corpus is llm's only.
+    expected = {"s-datasets-corpus-llm": "llm", "s-datasets-scratch-llm": "llm",
+                "s-datasets-scratch-vision": "vision"}
+    assert claimed(teams_plan, PV) == expected
+    assert claimed(teams_plan, PVC) == expected
+
+
+def test_with_teams_every_volume_mounts_with_the_pods_own_credentials(teams_plan):
+    for resource in teams_plan.resources:
+        if resource.type == PV and resource.name.startswith("s-datasets-"):
+            assert resource.inputs["spec"]["csi"]["volumeAttributes"]["authenticationSource"] == "pod", resource.name
+    assert teams_plan.get(PV, "s-datasets-corpus-llm").inputs["spec"]["csi"]["volumeAttributes"] == {
+        "bucketName": "team-datasets", "authenticationSource": "pod", "cache": "emptyDir",
+        "cacheEmptyDirSizeLimit": "2000Gi"}
+
+
+def test_with_teams_the_driver_has_no_role_of_its_own_and_each_team_reads_only_what_it_was_given(teams_plan):
+    assert not [r.name for r in teams_plan.resources if r.name.startswith("s-datasets-driver") and r.type in (
+        "aws:iam/role:Role", "aws:iam/rolePolicy:RolePolicy",
+        "aws:eks/podIdentityAssociation:PodIdentityAssociation")]
+    assert teams_plan.get("aws:eks/addon:Addon", "s-datasets-driver").inputs["addonName"] == \
+        "aws-mountpoint-s3-csi-driver"
+
+    def buckets(team):
+        policy = json.loads(teams_plan.get("aws:iam/rolePolicy:RolePolicy", f"s-teams-{team}").inputs["policy"])
+        return {arn for s in policy["Statement"] for arn in s["Resource"] if "checkpoints" not in arn}
+    assert buckets("llm") == {"arn:aws:s3:::team-datasets", "arn:aws:s3:::team-datasets/c4/en/*",
+                              "arn:aws:s3:::team-scratch", "arn:aws:s3:::team-scratch/*"}
+    assert buckets("vision") == {"arn:aws:s3:::team-scratch", "arn:aws:s3:::team-scratch/*"}
+
+
+def driver_args(**readers) -> dict:
+    return {"datasets": STACK["datasets"], "region": "us-east-1", "namespaces": ["llm", "vision"],
+            "cluster_name": "c", "provider": None, "depends_on": [], "readers": readers}
+
+
+@pytest.mark.parametrize("readers, path, value", [
+    ({"corpus": ["llm"], "images": ["llm"]}, "S3Datasets(d):readers.images", "images"),
+    ({"corpus": ["llm", "audio"]}, "S3Datasets(d):readers.corpus", "audio"),
+])
+def test_readers_that_name_no_dataset_or_no_job_namespace_are_refused_before_anything_is_registered(
+        readers, path, value):
+    from trainstack.storage.s3_datasets import S3Datasets
+
+    registered = []
+
+    def program():
+        with pytest.raises(ConfigError) as error:
+            S3Datasets("d", driver_args(**readers))
+        registered.append(error.value)
+    plan = run_program(program, project="demo", stack="s")
+    assert [r.type for r in plan.resources] == ["pulumi:pulumi:Stack"]
+    (issue,) = registered[0].issues
+    assert (issue.path, issue.value) == (path, value) and issue.fix
