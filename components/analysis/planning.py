@@ -31,6 +31,7 @@ from ..launch.queueing import describe_queues
 from ..outputs import OUTPUT_NAME, StackOutputs, parse_outputs
 from ..plan import Plan, Project, ProjectError, StackSettings, find_project, load_stack, run_plan
 from ..policy import stack_from_plan
+from .access_table import access_table
 from .policies import judge, policy_config
 
 PolicyConfig = Path | Mapping[str, Any] | None
@@ -106,6 +107,7 @@ def plan_stack(stack: str = "dev", project: Project | Path | None = None,
     sections.efa_huge_pages = HugePagesSummary(needs) if needs else None
     queues = describe_queues(outputs, queue_cost(outputs, cost)) if outputs is not None else None
     sections.queues = QueueSummary(queues) if queues is not None else None
+    sections.access = access_table(plan, config)
     sections.device_wait = device_wait_plan(config)
     return plan
 

@@ -2,7 +2,7 @@
 
 After the program ran, ``trainstack.analysis`` judges and estimates the plan: the cost,
 the deploy critical path, the IP budget, the EFA pods' huge pages, checkpoint storage sizing, the policies, the
-controller models, the Kueue queues. Each result is a :class:`Section`: it knows its key in
+controller models, the Kueue queues, each team's access. Each result is a :class:`Section`: it knows its key in
 the record, its data (``as_dict``) and its words (``render``). :class:`Sections` holds them
 as typed fields and is the one place they are written into a record (``{**as_dict(), "text":
 render()}`` under the key) and read back from one (as :class:`SavedSection`: the data and
@@ -52,7 +52,7 @@ class SavedSection:
 
 RECORD_KEYS = {"cost": "cost", "critical_path": "criticalPath", "ip_budget": "ipBudget",
                "efa_huge_pages": "efaHugePages", "storage": "storage", "policies": "policies",
-               "controllers": "controllers", "queues": "queues",
+               "controllers": "controllers", "queues": "queues", "access": "access",
                "device_wait": "deviceWait"}
 """Each field of :class:`Sections` and its record key, in the order a record lists them."""
 
@@ -69,6 +69,8 @@ class Sections:
     policies: Optional[Section] = None
     controllers: Optional[Section] = None
     queues: Optional[Section] = None
+    access: Optional[Section] = None
+    """Each team's access as the plan deploys it (analysis/access_table.py); only on stacks with teams."""
     device_wait: Optional[Section] = None
     """What ``trainstack up`` waits for once deployed (config/device_wait.py); only on stacks that set it."""
     unknown: tuple[SavedSection, ...] = field(default_factory=tuple)

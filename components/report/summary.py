@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 from ..estimate.totals import total_said
 from ..plan import Plan
-from ..review import Finding, PlanDiff, blocking
+from ..review import Finding, PlanDiff, blocking, security
 from .numbers import agreeing, counted
 
 
@@ -33,13 +33,19 @@ def _gate(diff: Optional[PlanDiff], findings: list[Finding]) -> str:
         return ""
     stops = blocking(findings)
     changes = agreeing(len(diff.changes), "resource", "change") if diff.changes else "no resource changes"
+    widening = security(findings)
+    # A change that widens a team's access passes the gate but is shown in it, each by name (review/widening.py).
+    shown = ("<p><strong>Security: " + agreeing(len(widening), "change", "widen") + " a team's access</strong>; read "
+             "each before merging.</p><ul class=\"security\">"
+             + "".join(f"<li><strong>{escape(f.title)}</strong>. {escape(f.detail)}</li>" for f in widening)
+             + "</ul>") if widening else ""
     if not stops:
         return (f"<div class=\"gate passed\"><p><strong>Safe to merge: the gate passes.</strong> {changes} from "
-                "the base record; no blocking finding.</p></div>")
+                f"the base record; no blocking finding.</p>{shown}</div>")
     return (f"<div class=\"gate blocked\"><p><strong>Blocked: {counted(len(stops), 'blocking finding')}.</strong> "
             f"{changes} from the base record.</p><ul>"
             + "".join(f"<li><strong>{escape(f.title)}</strong>. {escape(f.detail)}</li>" for f in stops)
-            + "</ul></div>")
+            + f"</ul>{shown}</div>")
 
 
 def policies(plan: Plan) -> str:

@@ -9,7 +9,7 @@ from .diff import IgnoredChange, InputChange, PlanDiff, PolicyFailure, ResourceC
 from .records import RecordError, check_record, load_record
 from .render import REPORT_VERSION, as_dict, render_json, render_markdown, render_text
 from .replacement import Decision, decide
-from .risk import ApprovalError, Finding, assess, blocking
+from .risk import ApprovalError, Finding, assess, blocking, security
 from .sarif import render_sarif
 
 __all__ = [
@@ -17,4 +17,5 @@ __all__ = [
     "REPORT_VERSION",
     "RecordError", "ResourceChange", "as_dict", "assess", "blocking", "check_record",
     "compare", "decide", "flatten", "load_record", "render_json", "render_markdown", "render_sarif", "render_text",
+    "security",
 ]

@@ -15,7 +15,7 @@ from typing import Any, Optional
 from ..estimate.totals import money
 from .cost import cost_sections, item_deltas, monthly_total
 from .diff import InputChange, PlanDiff, ResourceChange
-from .risk import Finding, blocking
+from .risk import Finding, blocking, security
 
 REPORT_VERSION = 1
 ACTIONS = ("create", "update", "replace", "delete")
@@ -68,7 +68,8 @@ def as_dict(diff: PlanDiff, findings: list[Finding]) -> dict[str, Any]:
         "project": diff.project,
         "stack": diff.stack,
         "stackFile": diff.stack_file,
-        "gate": {"passed": not stops, "blocking": [f.title for f in stops]},
+        "gate": {"passed": not stops, "blocking": [f.title for f in stops],
+                 "security": [f.title for f in security(findings)]},
         "counts": {action: len(diff.of(action)) for action in ACTIONS},  # type: ignore[arg-type]
         "resources": [{"urn": c.urn, "type": c.type, "name": c.name, "action": c.action,
                        "inputs": [{"path": i.path, "before": i.before, "after": i.after, "effect": i.effect,
@@ -92,8 +93,13 @@ def render_text(diff: PlanDiff, findings: list[Finding]) -> str:
             lines.append(f"      {item.path}: {_value(item.before)} -> {_value(item.after)}  [{_effect(item)}]")
     if diff.changes:
         lines.append("")
+    widening = security(findings)
+    if widening:
+        lines.append(f"Security (widens a team's access; read each): {_security_count(widening)}")
+        lines += [f"  - {f.title}. {f.detail}" for f in widening]
+        lines.append("")
     for severity in ("blocking", "warning", "note"):
-        chosen = [f for f in findings if f.severity == severity]
+        chosen = [f for f in findings if f.severity == severity and f not in widening]
         if chosen:
             lines.append(f"{severity.capitalize()}:")
             lines += [f"  - {f.title}. {f.detail}" for f in chosen]
@@ -101,8 +107,13 @@ def render_text(diff: PlanDiff, findings: list[Finding]) -> str:
     lines += _delta_lines(diff)
     stops = blocking(findings)
     lines += ["", f"Gate: {'BLOCKED' if stops else 'passed'}"
-              + (f" ({len(stops)} blocking finding{'s' if len(stops) != 1 else ''})" if stops else "")]
+              + (f" ({len(stops)} blocking finding{'s' if len(stops) != 1 else ''})" if stops else "")
+              + (f", with {_security_count(widening)}" if widening else "")]
     return "\n".join(lines)
+
+
+def _security_count(widening: list[Finding]) -> str:
+    return f"{len(widening)} security change{'s' if len(widening) != 1 else ''}"
 
 
 def _delta_lines(diff: PlanDiff) -> list[str]:
@@ -129,11 +140,17 @@ def _delta_lines(diff: PlanDiff) -> list[str]:
 # -- markdown -----------------------------------------------------------------------------
 def render_markdown(diff: PlanDiff, findings: list[Finding]) -> str:
     stops = blocking(findings)
-    status = f"**blocked** ({len(stops)} blocking)" if stops else "**passes**"
+    widening = security(findings)
+    status = (f"**blocked** ({len(stops)} blocking)" if stops else "**passes**") \
+        + (f", with {_security_count(widening)}" if widening else "")
     lines = [f"### trainstack diff: `{diff.stack}`: {status}", "",
              f"{_counts(diff)}" + (f" (`{diff.stack_file}`)" if diff.stack_file else ""), ""]
+    if widening:
+        lines += ["**Security: widens a team's access**", ""]
+        lines += [f"- {_md(f.title)}. {_md(f.detail)}" for f in widening]
+        lines.append("")
     for severity, heading in (("blocking", "Blocking"), ("warning", "Needs attention")):
-        chosen = [f for f in findings if f.severity == severity]
+        chosen = [f for f in findings if f.severity == severity and f not in widening]
         if chosen:
             lines.append(f"**{heading}**")
             lines.append("")

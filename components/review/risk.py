@@ -25,6 +25,9 @@
 - Purchases: creating or replacing a resource that buys something for good (a Capacity Block) blocks until the
   pull request approves it by URN; a change of a resource type the table does not know blocks the same way
   (``unclassified``).
+- Access: a change that widens a team's access (a new member or viewer, a wider group, a Role or IAM policy
+  that grants more, a looser Pod Security level, a NetworkPolicy removed or widened) is a security change: a
+  warning the gate shows by name (``widening``).
 - Reserved capacity: a group that keeps its reservation, block or training plan under another instance type blocks
   (nothing launches in it, and it keeps billing); one let go of is a warning that it still bills (``held_capacity``).
 """
@@ -51,7 +54,7 @@ from .disruption import (
 Severity = Literal["blocking", "warning", "note"]
 Kind = Literal["data-loss", "protected", "node-roll", "kubernetes-version", "policy", "provider-decides",
                "unknown-replacement", "network", "rejected", "instance-group", "ignored", "cost", "purchase",
-               "unclassified", "reserved-capacity"]
+               "unclassified", "reserved-capacity", "access"]
 
 ENGINE_PREFIX = "pulumi:"
 ROLLING_INPUTS = ("version", "releaseVersion", "launchTemplate.version")
@@ -113,6 +116,9 @@ def assess(diff: PlanDiff, approvals: frozenset[str] = frozenset()) -> list[Find
                                     monthly_total(sections, "base", "desired"))
     findings += [over] if over else []
     findings += held_capacity_findings(diff, sections["base"])
+    from .widening import findings as access_widenings
+
+    findings += access_widenings(diff)
     _refuse_unmatched(approvals - asked, asked)
     return findings
 
@@ -130,6 +136,11 @@ def _refuse_unmatched(unmatched: frozenset[str], asked: set[str]) -> None:
 
 def blocking(findings: list[Finding]) -> list[Finding]:
     return [f for f in findings if f.severity == "blocking"]
+
+
+def security(findings: list[Finding]) -> list[Finding]:
+    """The findings that widen a team's access: the gate shows them whether or not it passes."""
+    return [f for f in findings if f.kind == "access"]
 
 
 def _loss_and_protection(change: ResourceChange, approvals: frozenset[str], asked: set[str]) -> list[Finding]:

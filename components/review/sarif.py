@@ -6,7 +6,8 @@ scanning annotates the pull request where the fix goes. One run per stack, told 
 ``automationDetails.id`` (``trainstack/<stack>/``). All of the head's failing policies are
 reported (code scanning closes alerts that a later run no longer reports), plus the
 diff's blocking findings (unapproved data loss, refused Kubernetes version jumps, a running
-cluster's VPC replaced, subnets EC2 would refuse).
+cluster's VPC replaced, subnets EC2 would refuse) and, as warnings, its security changes (a team's access
+widened: ``widening``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from .risk import Finding
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 _DIFF_RULES = {
+    "access": "A change widens a team's access (a new member or viewer, a wider group, a Role or IAM policy that "
+              "grants more, a looser Pod Security level, a NetworkPolicy removed or widened)",
     "cost": "The monthly cost at desired size rises past the stack's cost.maxMonthlyIncreaseUsd",
     "data-loss": "A stateful resource (file system, bucket, image repository, cluster, key) is replaced or deleted",
     "kubernetes-version": "A Kubernetes version change EKS refuses (more than one minor version, or a downgrade)",
@@ -64,17 +67,19 @@ def render_sarif(diff: PlanDiff, findings: list[Finding], root: Path) -> dict[st
             results.append(_result(rule["id"], position, level, violation.get("message", ""), violation.get("urn"),
                                    stack_file, line_of(root / stack_file, keys)))
     for finding in findings:
-        if finding.kind not in _DIFF_RULES or finding.severity != "blocking":
+        shown = finding.severity == "blocking" or finding.kind == "access"
+        if finding.kind not in _DIFF_RULES or not shown:
             continue
         rule_id = f"trainstack-diff/{finding.kind}"
-        position = rule_index(rule_id, _DIFF_RULES[finding.kind], "error")
+        level = "error" if finding.severity == "blocking" else "warning"
+        position = rule_index(rule_id, _DIFF_RULES[finding.kind], level)
         change = next((c for c in diff.changes if c.urn == finding.urn), None)
         cause = change.replaced_by[0].path if change and change.replaced_by else None
         if change and change.type == EKS_COMPONENT_CLUSTER:
             cause = "version"
         keys = config_keys(diff.head if change and change.head else diff.base, config, finding.urn,
                            input_path=cause)
-        results.append(_result(rule_id, position, "error", f"{finding.title}. {finding.detail}", finding.urn,
+        results.append(_result(rule_id, position, level, f"{finding.title}. {finding.detail}", finding.urn,
                                stack_file, line_of(root / stack_file, keys)))
     return {
         "$schema": SARIF_SCHEMA,
