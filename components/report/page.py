@@ -10,7 +10,8 @@ bytes (with the same Graphviz version, whose SVG it embeds), and it carries its 
 version in ``<meta name="trainstack-report-version">``. Version 2: sections ``summary``,
 ``overview``, ``components``, ``timeline``, ``cost``, ``storage`` (when the plan sized a file
 system from its job's checkpoint), ``policies``, ``queues`` (stacks with Kueue queues: each
-team's queue, guarantee and reach), ``changes`` (with a base record), ``graph`` (the full
+team's queue, guarantee and reach), ``access`` (stacks with teams: each team's members, namespace, queue, data
+and reach, as deployed), ``changes`` (with a base record), ``graph`` (the full
 graph, folded) and ``resources`` (the text alternative of the figures), each a
 ``<section id>``. Version 1 had no overview, no components, and the graph second.
 """
@@ -27,6 +28,7 @@ from ..estimate.cost import CostEstimate
 from ..estimate.critical_path import CriticalPath
 from ..plan import Plan
 from ..review import assess, compare
+from .access import access_section
 from .cost import cost_section, hourly_by_component
 from .graph import component_graph, full_graph
 from .groups import components as components_of
@@ -92,6 +94,7 @@ def render_report(plan: Plan, base: Optional[Plan] = None) -> str:
     queues = plan.sections.queues.render() if plan.sections.queues is not None else None
     if queues:
         body.append(f"<section id=\"queues\"><h2>Kueue queues and quotas</h2><pre>{escape(queues)}</pre></section>")
+    body.append(access_section(plan))
     if diff is not None:
         body.append(changes(diff, findings))
     body.append(_full_graph(len(drawn), legend, full))
