@@ -8,7 +8,10 @@
   scheduler places the replacements.
 * **Two teams at once** on a Kueue stack: each team submits the largest job its queue can
   reach by borrowing; Kueue admits one and holds the other, and which one and why is Kueue's
-  own answer (its Workload conditions).
+  own answer (its Workload conditions). Each team's job is submitted, and deleted, as a member of
+  that team (impersonation: the team's Kubernetes group, which EKS puts its members in), so the
+  API server's RBAC and Pod Security admission judge it as they would a researcher's; the
+  rehearsal itself watches as admin.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 
 from ..kube.client import Cluster
 from ..outputs import StackOutputs
+from ..tenancy.model import team_group
 from .cluster import Nodes, Progress
 from .jobs import RenderedJob
 from .submission import delete_job
@@ -62,6 +66,14 @@ def two_teams(outputs: StackOutputs, group: str) -> list[tuple[str, int]]:
             if group in queue.quotas]
 
 
+def member_of(cluster: Cluster, team: str) -> tuple[Cluster, str]:
+    """``cluster`` asked as a member of ``team``, and that member's name. RBAC binds the team's Role to its group,
+    never to a user (tenancy/rbac.py), so any user in the group is any member; the name says it is the
+    rehearsal's."""
+    user = f"rehearsal-member-of-{team}"
+    return cluster.as_user(user, [team_group(team)]), user
+
+
 def two_teams_at_once(cluster: Cluster, nodes: Nodes, outputs: StackOutputs, image: str, timeout: float,
                       progress: Progress) -> dict[str, Any]:
     """Every team submits, at the same moment, the validation job on the most nodes its queue can reach, on the
@@ -74,9 +86,10 @@ def two_teams_at_once(cluster: Cluster, nodes: Nodes, outputs: StackOutputs, ima
     documents = [launch.render_device_check(outputs, name=f"{team}-{reach}", group_name=group, nodes=reach, image=image,
                                             queue=launch.QueueRequest(team=team)) for team, reach in reaches]
     progress(f"  fault: {' and '.join(f'{team} ({reach} nodes)' for team, reach in reaches)} submit at once")
+    members = {team: member_of(cluster, team) for team, _ in reaches}
     seen = []
-    for document in documents:
-        cluster.create(document)
+    for (team, _), document in zip(reaches, documents, strict=True):
+        members[team][0].create(document)
         namespace = document["metadata"]["namespace"]
         seen.append(Observation("Job", document["metadata"]["name"], namespace, expected_pods(document), True))
     deadline = time.monotonic() + timeout
@@ -89,8 +102,9 @@ def two_teams_at_once(cluster: Cluster, nodes: Nodes, outputs: StackOutputs, ima
     outcome = "; ".join(f"{o.namespace}: " + (f"admitted to {o.cluster_queue}, {o.running} of {o.expected} pods "
                                                "Running" if o.admitted else f"waiting ({o.reason})") for o in seen)
     progress(f"    {outcome}")
-    for document in documents:
-        delete_job(cluster, document)
+    for (team, _), document in zip(reaches, documents, strict=True):
+        delete_job(members[team][0], document)
     return {"fault": "two teams at once", "group": group, "outcome": outcome,
             "ok": any(o.running_whole for o in seen),
+            "submittedAs": {team: {"user": user, "groups": [team_group(team)]} for team, (_, user) in members.items()},
             "teams": {o.namespace: {"admitted": o.admitted, "running": o.running, "reason": o.reason} for o in seen}}
