@@ -2,8 +2,8 @@
 
 Every job the launchers render for a team runs as the team's ServiceAccount, and EKS Pod Identity gives that
 account's pods the team's role (EKS user guide, pod-identities.html). Mountpoint for S3 mounts a team's datasets
-with the same credentials (``authenticationSource: pod``, mountpoint-s3-csi-driver v2 docs/CONFIGURATION.md,
-"Pod-level credentials"), so what a team's pods read from S3 is decided by this policy alone, not by the
+with the same credentials (``authenticationSource: pod``, mountpoint-s3-csi-driver v2.3.0 docs/CONFIGURATION.md,
+"Pod-Level Credentials"), so what a team's pods read from S3 is decided by this policy alone, not by the
 driver's role, which every pod on the node would share.
 
     checkpoints   list the bucket under ``teams/<team>/``; read, write and delete objects there (a checkpoint
