@@ -154,7 +154,8 @@ class TrainingStack(pulumi.ComponentResource):
         self.cluster = cluster
         self.lustre = (existing_lustre(f"{name}-fsx", existing.file_system, namespaces=config.job_namespaces,
                                        cluster_name=cluster.cluster_name, provider=cluster.provider, parent=self,
-                                       namespace_labels=self._namespace_labels(config))
+                                       namespace_labels=self._namespace_labels(config),
+                                       team_directories=self._team_directories(config))
                        if existing.file_system is not None else None)
         self.addons = ClusterAddons(f"{name}-addons", self._addons_args(config, cluster),
                                     opts=pulumi.ResourceOptions(parent=self))
@@ -232,6 +233,11 @@ class TrainingStack(pulumi.ComponentResource):
         """Each team namespace's labels (its Pod Security level), for whichever part makes the namespace."""
         return {tenant.namespace: namespace_labels(tenant) for tenant in tenants(config)}
 
+    @staticmethod
+    def _team_directories(config: StackConfig) -> dict[str, str]:
+        """Each team namespace's directory on FSx, its claim's root (storage/lustre_directories.py)."""
+        return {t.namespace: t.fsx_directory for t in tenants(config) if t.fsx_directory is not None}
+
     def _teams(self, name: str, config: StackConfig, cluster: GpuEksCluster | ExistingCluster,
                opts: pulumi.ResourceOptions) -> Optional[Teams]:
         """Each team's access, fences and data role, once its namespace exists (made with its FSx claim or its
@@ -272,7 +278,8 @@ class TrainingStack(pulumi.ComponentResource):
             args["client_security_group_ids"] = [cluster.cluster_security_group_id, *clients]
             args["eks"] = {"cluster_name": cluster.cluster_name, "provider": cluster.provider,
                            "depends_on": cluster.ready_for_workloads, "job_namespaces": config.job_namespaces,
-                           "namespace_labels": self._namespace_labels(config)}
+                           "namespace_labels": self._namespace_labels(config),
+                           "team_directories": self._team_directories(config)}
         lustre = LustreFileSystem(f"{name}-fsx", args, opts=opts)
         warning = config.fsx_throughput_warning()
         if warning is not None:

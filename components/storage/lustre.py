@@ -30,6 +30,7 @@ from ..config import ConfigError, ConfigIssue, FsxConfig, validate
 from ..config.checkpoints import CheckpointWriters
 from ..config.component_args import check_args
 from ..names import LUSTRE_FILE_SYSTEM_COMPONENT
+from .lustre_directories import check_platform_namespace
 from .lustre_eks import lustre_claim
 
 LUSTRE_VERSION = "2.15"
@@ -51,6 +52,10 @@ class EksMountArgs(TypedDict):
     """Other namespaces jobs run in (the teams'): each gets the claim too, as ``settings.namespace`` does."""
     namespace_labels: NotRequired[Mapping[str, Mapping[str, str]]]
     """Labels of the namespaces the claims make (each team's Pod Security level: tenancy/isolation.py)."""
+    team_directories: NotRequired[Mapping[str, str]]
+    """A team's namespace and its directory on the file system (``Tenant.fsx_directory``, ``teams/<team>``): that
+    namespace's claim mounts the directory alone, and a Job in the platform's namespace makes it (storage/
+    lustre_directories.py)."""
 
 
 class LustreFileSystemArgs(TypedDict):
@@ -111,7 +116,8 @@ class LustreFileSystem(pulumi.ComponentResource):
                          mount_name=file_system.mount_name, capacity_gib=settings.storage_capacity_gib,
                          claim_name=settings.claim_name, namespaces=self.claim_namespaces,
                          cluster_name=eks["cluster_name"], provider=eks["provider"], parent=self,
-                         depends_on=eks["depends_on"], namespace_labels=eks.get("namespace_labels"))
+                         depends_on=eks["depends_on"], namespace_labels=eks.get("namespace_labels"),
+                         team_directories=eks.get("team_directories"))
             self.claim_name = settings.claim_name
 
         self.file_system_id = file_system.id
@@ -261,6 +267,10 @@ def _checked(name: str, args: LustreFileSystemArgs) -> FsxConfig:
         check_args(f"LustreFileSystem({name})", CheckpointWriters, args["checkpoint_writers"],
                    under="checkpoint_writers.")
     settings = validate(FsxConfig, args["settings"], prefix=f"LustreFileSystem({name}).settings")
+    if "eks" in args:
+        eks = args["eks"]
+        check_platform_namespace(f"LustreFileSystem({name}):eks.job_namespaces",
+                                 [settings.namespace, *eks.get("job_namespaces", [])], eks.get("team_directories", {}))
     if settings.checkpoints is not None and settings.checkpoints.export_to_bucket \
             and args.get("checkpoint_bucket") is None:
         raise ConfigError([ConfigIssue(

@@ -21,6 +21,9 @@ its claim. The driver uses a volume's id only to key its in-flight operations wi
 (pkg/driver/node.go@01a89278, NodePublishVolume) and has no attach step, so volumes naming one file
 system mount side by side.
 
+With teams, a team's volume mounts only its directory (``teams/<team>``), pinned to its claim; the directories,
+and the one claim of the root that makes them, are ``lustre_directories``'.
+
 Intelligent-Tiering has no provisioned capacity; the volume's ``capacity`` is then a nominal
 figure the driver does not enforce for static volumes (docs/options.md: a capacity given for
 Intelligent-Tiering "is ignored").
@@ -35,19 +38,25 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-CSI_DRIVER = "fsx.csi.aws.com"
+from . import lustre_directories
+
+CSI_DRIVER = lustre_directories.CSI_DRIVER
 
 
 def lustre_claim(name: str, *, file_system_id: pulumi.Input[str], dns_name: pulumi.Input[str],
                  mount_name: pulumi.Input[str], capacity_gib: int, claim_name: str, namespaces: list[str],
                  cluster_name: str, provider: k8s.Provider, parent: pulumi.Resource,
                  depends_on: list[pulumi.Resource], install_driver: bool = True,
-                 namespace_labels: Optional[Mapping[str, Mapping[str, str]]] = None
+                 namespace_labels: Optional[Mapping[str, Mapping[str, str]]] = None,
+                 team_directories: Optional[Mapping[str, str]] = None
                  ) -> list[k8s.core.v1.PersistentVolumeClaim]:
     """The CSI driver (unless the cluster's owner runs it: ``existingCluster``), then per namespace (the
     first is ``fsx.namespace``) a volume and the claim ``claim_name`` bound to it; the first keeps the
     names it always had. ``namespace_labels``: the labels of each namespace made here (a team's Pod Security
-    level: tenancy/isolation.py)."""
+    level: tenancy/isolation.py). ``team_directories``: a team's namespace and its directory under the root
+    (``teams/<team>``), which its volume mounts as its root, pinned to its claim (``lustre_directories``); the
+    platform's Job makes the directories first."""
+    directories = dict(team_directories or {})
     if install_driver:
         depends_on = [aws.eks.Addon(
             f"{name}-csi", cluster_name=cluster_name, addon_name="aws-fsx-csi-driver",
@@ -55,6 +64,13 @@ def lustre_claim(name: str, *, file_system_id: pulumi.Input[str], dns_name: pulu
             opts=pulumi.ResourceOptions(parent=parent, depends_on=depends_on,
                                         custom_timeouts=pulumi.CustomTimeouts(create="20m", update="20m")))]
     in_cluster = pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=depends_on)
+    made: list[pulumi.Resource] = []
+    if directories:
+        made = [lustre_directories.team_directories(
+            name, file_system_id=file_system_id, dns_name=dns_name, mount_name=mount_name, capacity_gib=capacity_gib,
+            claim_name=claim_name, directories=sorted(set(directories.values())), provider=provider, parent=parent,
+            depends_on=depends_on)]
+        pulumi.log.warn(lustre_directories.seen_by_teams(directories, namespaces, claim_name), resource=parent)
     claims = []
     for index, namespace in enumerate(namespaces):
         suffix = "" if index == 0 else f"-{namespace}"
@@ -63,24 +79,23 @@ def lustre_claim(name: str, *, file_system_id: pulumi.Input[str], dns_name: pulu
             k8s.core.v1.Namespace(f"{name}-namespace{suffix}",
                                   metadata={"name": namespace, **({"labels": labels} if labels else {})},
                                   opts=in_cluster)
+        directory = directories.get(namespace)
+        spec = lustre_directories.volume_spec(
+            file_system_id=file_system_id, dns_name=dns_name, capacity_gib=capacity_gib,
+            mount_name=mount_name if directory is None else pulumi.Output.concat(mount_name, "/", directory))
+        volume_name = f"{claim_name}{suffix}-volume"
+        if directory is not None:
+            volume_name = lustre_directories.team_volume_name(claim_name, directory)
+            # Only this namespace's claim can bind it (Kubernetes docs, Persistent Volumes, "Reserving a
+            # PersistentVolume"); a root volume of a namespace no team has keeps what it had.
+            spec["claimRef"] = {"namespace": namespace, "name": claim_name}
         volume = k8s.core.v1.PersistentVolume(
-            f"{name}-pv{suffix}",
-            metadata={"name": f"{claim_name}{suffix}-volume"},
-            spec={
-                "capacity": {"storage": f"{capacity_gib}Gi"},
-                "volumeMode": "Filesystem",
-                "accessModes": ["ReadWriteMany"],
-                "persistentVolumeReclaimPolicy": "Retain",
-                "storageClassName": "",
-                "mountOptions": ["flock"],
-                "csi": {"driver": CSI_DRIVER, "volumeHandle": file_system_id,
-                        "volumeAttributes": {"dnsname": dns_name, "mountname": mount_name}},
-            },
-            opts=in_cluster)
+            f"{name}-pv{suffix}", metadata={"name": volume_name}, spec=spec,
+            opts=in_cluster if directory is None else pulumi.ResourceOptions(
+                parent=parent, provider=provider, depends_on=[*depends_on, *made]))
         claims.append(k8s.core.v1.PersistentVolumeClaim(
             f"{name}-pvc{suffix}",
             metadata={"name": claim_name, "namespace": namespace},
-            spec={"accessModes": ["ReadWriteMany"], "storageClassName": "", "volumeName": volume.metadata["name"],
-                  "resources": {"requests": {"storage": f"{capacity_gib}Gi"}}},
+            spec=lustre_directories.claim_spec(volume.metadata["name"], capacity_gib),
             opts=in_cluster))
     return claims

@@ -119,6 +119,14 @@ READ: dict[str, Read] = {
     "image quay.io/coreos/etcd": Read(
         ("quay.io/coreos/etcd:{version}",), (At("go.etcd.io/etcd/v3", "{version}"),),
         "etcd-io/etcd scripts/release.sh@v3.5.33 pushes each release to quay.io/coreos/etcd at its tag"),
+    "image registry.k8s.io/e2e-test-images/busybox": Read(
+        ("registry.k8s.io/e2e-test-images/busybox:{version}",),
+        (At("k8s.io/kubernetes", "v1.35.4", (
+            Says("test/e2e/dra/test-driver/deploy/example/pod-shared.yaml",
+                 {"image": "registry.k8s.io/e2e-test-images/busybox:{version}"}),)),),
+        "Kubernetes' own manifests at the release the stack's kubectl pin is read at run that busybox tag from "
+        "registry.k8s.io (kubernetes/kubernetes test/e2e/dra/test-driver/deploy/example/pod-shared.yaml@v1.35.4); "
+        "storage/lustre_directories.py needs only a shell and mkdir"),
     "image pytorch/pytorch": Read(
         ("pytorch/pytorch:{version}",),
         (At("github.com/kubeflow/trainer/v2", f"v{addons.TRAINER.version}", (
