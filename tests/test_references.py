@@ -28,6 +28,7 @@ UPSTREAM = {
     ("components/storage/lustre_eks.py", "docs/options.md"): "kubernetes-sigs/aws-fsx-csi-driver",
     ("components/storage/s3_datasets.py", "docs/CONFIGURATION.md"): "awslabs/mountpoint-s3-csi-driver",
     ("components/storage/s3_datasets.py", "docs/CACHING.md"): "awslabs/mountpoint-s3-csi-driver",
+    ("components/tenancy/data.py", "docs/CONFIGURATION.md"): "awslabs/mountpoint-s3-csi-driver",
     ("components/catalog/provider_config.py", "docs/enhanced-region-support.md"): "pulumi/pulumi-aws",
     ("tests/review/test_provider_moves.py", "docs/enhanced-region-support.md"): "pulumi/pulumi-aws",
     ("tests/catalog/test_pinned_images.py", "docs/src/data/pytorch-training-neuronx/2.8-neuronx-sdk2.26.1.yml"):
