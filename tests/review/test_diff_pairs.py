@@ -121,7 +121,7 @@ def test_a_new_node_group_is_created_and_adds_its_cost(fsdp_base, tmp_path, caps
         added = sum(line[at] * line["usdPerHour"] for line in new_lines)
         assert added > 20 and cost[at]["change"] == pytest.approx(added, abs=0.001)
     # the group, its launch template and placement group, three autoscaler tags (GPUs, EFA, huge pages)
-    assert report["counts"]["create"] == 6 and report["gate"] == {"passed": True, "blocking": []}
+    assert report["counts"]["create"] == 6 and report["gate"] == {"passed": True, "blocking": [], "security": []}
 
 
 def test_a_newly_failing_mandatory_policy_closes_the_gate_with_a_sarif_result_at_the_stack_file_line(tmp_path,
