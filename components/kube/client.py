@@ -11,12 +11,11 @@ from __future__ import annotations
 import copy
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 import requests
-from urllib3 import HTTPHeaderDict
 
 T = TypeVar("T")
 
@@ -25,6 +24,18 @@ class ApiError(RuntimeError):
     def __init__(self, status: int, body: dict[str, Any]):
         super().__init__(f"HTTP {status}: {body.get('message', body)}")
         self.status, self.body = status, body
+
+
+def _with_impersonation(headers: Mapping[str, str], user: str, groups: tuple[str, ...]) -> Mapping[str, str]:
+    """``headers`` with the impersonation headers: requests keeps one value per header name, while urllib3 sends
+    every value its HTTPHeaderDict holds (urllib3 2's public class; the pinned release, constraints.txt)."""
+    from urllib3 import HTTPHeaderDict
+
+    result = HTTPHeaderDict(dict(headers))
+    result["Impersonate-User"] = user
+    for group in groups:
+        result.add("Impersonate-Group", group)
+    return result
 
 
 class Cluster:
@@ -58,13 +69,7 @@ class Cluster:
         prepared = self.session.prepare_request(requests.Request(
             method, self.url + path, data=data, params=params, headers={"Content-Type": content_type}))
         if self._impersonating is not None:
-            # requests keeps one value per header name; urllib3 sends each value HTTPHeaderDict holds.
-            headers = HTTPHeaderDict(dict(prepared.headers))
-            user, groups = self._impersonating
-            headers["Impersonate-User"] = user
-            for group in groups:
-                headers.add("Impersonate-Group", group)
-            prepared.headers = headers  # type: ignore[assignment]
+            prepared.headers = _with_impersonation(prepared.headers, *self._impersonating)  # type: ignore[assignment]
         reply = self.session.send(prepared, timeout=60)
         try:
             document: dict[str, Any] = reply.json() if reply.content else {}
