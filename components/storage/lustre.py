@@ -54,8 +54,8 @@ class EksMountArgs(TypedDict):
     """Labels of the namespaces the claims make (each team's Pod Security level: tenancy/isolation.py)."""
     team_directories: NotRequired[Mapping[str, str]]
     """A team's namespace and its directory on the file system (``Tenant.fsx_directory``, ``teams/<team>``): that
-    namespace's claim mounts the directory alone, and a Job in the platform's namespace makes it (storage/
-    lustre_directories.py)."""
+    namespace's claim mounts the directory alone, and a Job in the platform's namespace makes it
+    (storage/lustre_directories.py)."""
 
 
 class LustreFileSystemArgs(TypedDict):
