@@ -36,6 +36,7 @@ def test_kueue_p5_shows_each_team_its_member_group_namespace_queue_role_prefix_a
     assert llm["runs as"].startswith("llm/llm-jobs -> IAM role kueue-p5-teams-llm-")
     assert llm["checkpoints"].endswith("/teams/llm/ (read, write, delete)")
     assert llm["ingress"] == "its own pods"
+    assert llm["fsx"].endswith("/teams/llm")
     assert "secrets" not in llm["kubernetes"] and "cluster-wide" not in llm["kubernetes"]
     [viewer] = document["access"]["viewers"]
     assert viewer["principal"].endswith("ml-platform-oncall") and viewer["groups"] == ["trainstack:queue-viewers"]
