@@ -130,13 +130,14 @@ class TrainingStack(pulumi.ComponentResource):
         self.lustre = lustre = (self._lustre(name, config, config.fsx, network, cluster, in_region,
                                              [hyperpod_group.id] if hyperpod_group else [])
                                 if config.fsx is not None else None)
-        self.datasets = (self._datasets(name, config, cluster, in_region)
-                         if config.datasets and cluster is not None else None)
         self.hyperpod = (self._hyperpod(name, config, config.hyperpod, hyperpod_group, network, cluster, lustre,
                                         in_region)
                          if config.hyperpod is not None and hyperpod_group is not None else None)
         self.addons = (ClusterAddons(f"{name}-addons", self._addons_args(config, cluster), opts=in_region)
                        if cluster is not None else None)
+        # After the add-ons, which make the team namespaces no FSx claim makes.
+        self.datasets = (self._datasets(name, config, cluster, in_region)
+                         if config.datasets and cluster is not None else None)
         if cluster is not None:
             self.teams = self._teams(name, config, cluster, in_region)
 
@@ -184,10 +185,11 @@ class TrainingStack(pulumi.ComponentResource):
         namespaces = config.job_namespaces
         # The namespaces are made with the FSx claims when there is FSx; else with Kueue's objects.
         claim = [self.lustre] if isinstance(self.lustre, LustreFileSystem) and namespaces != ["default"] else []
+        queues = self.addons.team_namespaces if self.addons is not None else []
         args: S3DatasetsArgs = {
             "datasets": config.datasets, "region": config.region, "namespaces": namespaces,
             "cluster_name": cluster.cluster_name, "provider": cluster.provider,
-            "depends_on": [*cluster.ready_for_workloads, *claim]}
+            "depends_on": [*cluster.ready_for_workloads, *claim, *queues]}
         teams = tenants(config)
         if teams:
             args["readers"] = {d.name: [t.namespace for t in teams if d.name in t.datasets] for d in config.datasets}
