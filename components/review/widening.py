@@ -22,7 +22,6 @@ from .diff import PlanDiff
 if TYPE_CHECKING:
     from .risk import Finding
 
-KIND = "access"
 SHOWN = 4
 """Grants listed in a finding before "and N more"."""
 
@@ -39,7 +38,7 @@ def findings(diff: PlanDiff) -> list[Finding]:
 def _finding(urn: Optional[str], title: str, detail: str) -> Finding:
     from .risk import Finding
 
-    return Finding(KIND, "warning", urn, f"security: {title}", detail)
+    return Finding("access", "warning", urn, f"security: {title}", detail)
 
 
 def _principals(base: StackAccess, head: StackAccess) -> Iterator[Finding]:
