@@ -27,6 +27,14 @@ operator maps ``ExitCode`` to the pod policy ``Never`` and leaves the Job to ret
 failure (``setRestartPolicy``), so ``ExitCode`` would not mean here what it means for a
 PyTorchJob, and ``Always`` is no policy a Job's pods may have: both are refused.
 
+A team's job (a stack with teams) runs as the team's ServiceAccount, launcher and workers alike
+(team_identity.py). The operator copies each replica's template as it is and makes no account or Role for
+the launcher: v2beta1 starts the ranks over ssh, not ``kubectl exec``
+(kubeflow/mpi-operator v0.8.0 ``pkg/controller/mpi_job_controller.go`` ``newLauncherPodTemplate`` and ``newWorker``;
+``proposals/scalable-robust-operator.md`` drops the launcher's ServiceAccount, Role and RoleBinding). So the
+launcher needs nothing of Kubernetes' API, and the team's account serves it: its Pod Identity variables are
+what the launcher forwards to the ranks with ``-x``.
+
 DRA (``deviceAllocation: dra``): the workers claim their Neuron devices and EFA interfaces (claims.py); the
 launcher claims none. The MPI operator v0.8.0's CRD keeps the pod's ``resourceClaims[].resourceClaimTemplateName``
 (``manifests/base/kubeflow.org_mpijobs.yaml``), unlike the training operator's PyTorchJob.
@@ -51,8 +59,9 @@ from .arguments import check_image, check_namespace, check_replica_job_name
 from .claims import pod_claims
 from .expansion import as_written
 from .placement import LaunchError
-from .queueing import QueueRequest, admission, annotate_pods, label_job
+from .queueing import Admission, QueueRequest, admission, annotate_pods, label_job
 from .restarts import backoff_limit_for, checkpoint_env
+from .team_identity import forwarded_identity, run_as_team
 from .ultraserver import keep_in_unit
 
 LAUNCHER_RESTART_POLICIES = ("OnFailure", "Never")
@@ -91,7 +100,7 @@ def render_mpijob(outputs: StackOutputs, *, name: str, group_name: str, nodes: i
     vols, mounts = placement.volumes(outputs)
     rank_env = (placement.fabric_env(target.accelerator_kind, target.efa_interfaces_per_node,
                                       target.instance_type)
-                + checkpoint_env(outputs, job_metadata))
+                + checkpoint_env(outputs, job_metadata, granted.checkpoint_prefix))
     worker: dict[str, Any] = {"spec": {**placement.pod_placement(target),
                                        **pod_claims(target, group_name, devices), "volumes": vols, "containers": [{
         "name": "worker", "image": image, "command": list(NODE_SSHD_COMMAND), "securityContext": dict(ROOT),
@@ -99,11 +108,8 @@ def render_mpijob(outputs: StackOutputs, *, name: str, group_name: str, nodes: i
     # On a Trn2 UltraServer the workers stay inside one unit (NeuronLink-v3), as the Neuron docs' MPIJobs do.
     worker = keep_in_unit(worker, target.instance_type, nodes, name)
     annotate_pods(worker, granted)
-    # The launcher only starts mpirun; it needs no devices and stays off accelerator nodes.
-    launcher = {"spec": {"containers": [{
-        "name": "launcher", "image": image, "command": launcher_command(command, [e["name"] for e in rank_env]),
-        "securityContext": dict(ROOT), "resources": {"requests": {"cpu": "1", "memory": "2Gi"}},
-        "env": OPEN_MPI_AS_ROOT + rank_env}]}}
+    run_as_team(worker, granted)
+    launcher = _launcher(image, command, rank_env, granted)
     return label_job({
         "apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": job_metadata,
         "spec": {
@@ -116,6 +122,17 @@ def render_mpijob(outputs: StackOutputs, *, name: str, group_name: str, nodes: i
             },
         },
     }, granted)
+
+
+def _launcher(image: str, command: Sequence[str], rank_env: list[dict[str, Any]],
+              granted: Admission) -> dict[str, Any]:
+    """The launcher's pod template: it only starts mpirun, so it needs no devices and stays off accelerator nodes.
+    It runs as the team as the workers do, and forwards the team's Pod Identity variables to the ranks."""
+    forwarded = [e["name"] for e in rank_env] + forwarded_identity(granted)
+    return run_as_team({"spec": {"containers": [{
+        "name": "launcher", "image": image, "command": launcher_command(command, forwarded),
+        "securityContext": dict(ROOT), "resources": {"requests": {"cpu": "1", "memory": "2Gi"}},
+        "env": OPEN_MPI_AS_ROOT + rank_env}]}}, granted)
 
 
 def launcher_command(command: Sequence[str], forwarded: Sequence[str]) -> list[str]:

@@ -3,7 +3,7 @@
 It survives a lost node within the limits the caller sets (restart policy, backoff
 limit, and an elastic minimum of nodes to keep training on, over the rendezvous
 rendezvous.py chooses), and tells the training script where its checkpoints live
-(restarts.py).
+(restarts.py). On a stack with teams its pods run as the team's ServiceAccount (queueing.py).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from .placement import (
 from .queueing import QueueRequest, admission, annotate_pods, label_job
 from .rendezvous import DEFAULT_BACKEND, Rendezvous, choose_rendezvous
 from .restarts import backoff_limit_for, checkpoint_env, run_policy
+from .team_identity import run_as_team
 from .torchrun import TorchJob, check_torch_command
 
 
@@ -77,10 +78,12 @@ def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, node
                 "name": "pytorch", "image": image, "command": as_written(command),
                 "resources": resources(target, gpus), "volumeMounts": mounts,
                 "env": fabric_env(target.accelerator_kind, target.efa_interfaces_per_node, target.instance_type)
-                + checkpoint_env(outputs, job_metadata),
+                + checkpoint_env(outputs, job_metadata, granted.checkpoint_prefix),
             }],
         },
     }
+    # The training operator copies each replica's template into its pods (serviceAccountName included).
+    run_as_team(pod, granted)
     spec: dict = {"pytorchReplicaSpecs": {}, "nprocPerNode": str(gpus), **run_policy(limit)}
     if meeting.elastic:
         spec["elasticPolicy"] = meeting.elastic_policy(limit)

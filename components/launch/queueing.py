@@ -2,8 +2,9 @@
 
 On a stack that schedules through Kueue every job names its team's LocalQueue (the
 ``kueue.x-k8s.io/queue-name`` label) and runs in the team's namespace, where that queue
-lives. Kueue then admits the job whole or not at all. Its pod templates ask Kueue to
-place all their pods inside one EC2 network block: preferred (the bottom layer first,
+lives, as the team's ServiceAccount (team_identity.py), with its checkpoints under the
+team's prefix of the bucket. Kueue then admits the job whole or not at all. Its pod templates
+ask Kueue to place all their pods inside one EC2 network block: preferred (the bottom layer first,
 then up, then spread, as Kueue documents it) or required at a given layer. A job wider
 than the team's queue can ever be given is refused here, with the numbers, rather than
 pending for ever.
@@ -48,11 +49,16 @@ class QueueRequest:
 
 @dataclass(frozen=True)
 class Admission:
-    """What the launcher adds to the job: labels, its namespace, and pod template annotations."""
+    """What the launcher adds to the job: labels, its namespace, pod template annotations, and whom it runs as."""
 
     labels: dict[str, str]
     namespace: Optional[str]
     pod_annotations: dict[str, str]
+    service_account: Optional[str] = None
+    """The team's ServiceAccount every pod of the job runs as; None in outputs written before teams were tenants,
+    whose jobs name none (the namespace's ``default``), as they always did."""
+    checkpoint_prefix: str = ""
+    """The team's prefix in the checkpoint bucket, the only place its role may write (``teams/<team>/``)."""
 
 
 NO_QUEUE = Admission({}, None, {})
@@ -101,7 +107,8 @@ def admission(outputs: StackOutputs, group_name: str, nodes: int, request: Optio
                               f"({', '.join(scheduling.priority_classes) or 'none'}).")
         labels[PRIORITY_LABEL] = request.priority
     return Admission(labels, queue.namespace, _topology(scheduling.topology_levels.get(group_name, []), group_name,
-                                                        request))
+                                                        request),
+                     service_account=queue.service_account, checkpoint_prefix=queue.checkpoint_prefix or "")
 
 
 def _dra_groups_queued(outputs: StackOutputs) -> list[str]:

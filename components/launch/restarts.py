@@ -26,7 +26,7 @@ DEFAULT_BACKOFF_LIMIT = 3
 CHECKPOINT_DIR_ENV = "TRAINSTACK_CHECKPOINT_DIR"
 """A directory on the shared FSx file system, per namespace and job name."""
 CHECKPOINT_URI_ENV = "TRAINSTACK_CHECKPOINT_URI"
-"""A prefix in the stack's checkpoint bucket, per stack and job name."""
+"""A prefix in the stack's checkpoint bucket, per stack and job name (under the team's prefix for a team's job)."""
 
 
 def backoff_limit_for(restart_policy: str, backoff_limit: Optional[int]) -> Optional[int]:
@@ -48,23 +48,28 @@ def run_policy(backoff_limit: Optional[int]) -> dict[str, Any]:
     return {} if backoff_limit is None else {"runPolicy": {"backoffLimit": backoff_limit}}
 
 
-def checkpoint_env(outputs: StackOutputs, job_metadata: dict[str, Any]) -> list[dict[str, Any]]:
+def checkpoint_env(outputs: StackOutputs, job_metadata: dict[str, Any],
+                   bucket_prefix: str = "") -> list[dict[str, Any]]:
     """A Kubernetes job's checkpoint locations (``checkpoint_locations``) as a container's ``env``: on FSx under the
-    job's namespace when the job mounts the claim."""
+    job's namespace when the job mounts the claim; in the bucket under ``bucket_prefix``, the team's own where the
+    job runs as its team (queueing.Admission)."""
     storage = outputs.storage
     scope = job_metadata.get("namespace", "default") if storage is not None and storage.claim_name else None
     return [{"name": name, "value": value}
-            for name, value in checkpoint_locations(outputs, job_metadata["name"], scope).items()]
+            for name, value in checkpoint_locations(outputs, job_metadata["name"], scope, bucket_prefix).items()]
 
 
-def checkpoint_locations(outputs: StackOutputs, job_name: str, scope: Optional[str]) -> dict[str, str]:
+def checkpoint_locations(outputs: StackOutputs, job_name: str, scope: Optional[str],
+                         bucket_prefix: str = "") -> dict[str, str]:
     """Where the training script saves and finds its checkpoints, from the outputs contract, for every launcher
     alike: ``<fsx mount>/checkpoints/<scope>/<job>`` when the job's nodes see the FSx file system (``scope``: what
-    the job's name is unique within; None where they do not), the checkpoint bucket's ``<stack>/<job>/`` when the
-    stack has one. The same job name resubmitted finds the same place."""
+    the job's name is unique within; None where they do not), the checkpoint bucket's
+    ``<bucket_prefix><stack>/<job>/`` when the stack has one. A team's job runs as its team's role, which may write
+    only under the team's prefix (``teams/<team>/``, tenancy/data.py), so its bucket location is there. The same
+    job name resubmitted finds the same place."""
     env = {}
     if outputs.storage is not None and scope is not None:
         env[CHECKPOINT_DIR_ENV] = f"{outputs.storage.mount_path}/checkpoints/{scope}/{job_name}"
     if outputs.checkpoint_bucket:
-        env[CHECKPOINT_URI_ENV] = f"s3://{outputs.checkpoint_bucket}/{outputs.stack}/{job_name}/"
+        env[CHECKPOINT_URI_ENV] = f"s3://{outputs.checkpoint_bucket}/{bucket_prefix}{outputs.stack}/{job_name}/"
     return env

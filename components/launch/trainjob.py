@@ -15,9 +15,15 @@ to that container and, with the MPI policy's ``runLauncherAsNode``, to the ``nod
 
 On Neuron the launcher pod is rank 0's node and runs mpirun, which starts the other ranks over
 ssh in the ``node`` pods (catalog.mpi_ssh): the ranks inherit sshd's environment, so what they
-need (Neuron's fabric settings, the checkpoint location) is forwarded with ``mpirun -x`` as the
-MPIJob's launcher does. Trainer v2.3.0 mounts the job's private key with mode 0640, which ssh
-ignores for its owner (root); the launcher uses a 0600 copy.
+need (Neuron's fabric settings, the checkpoint location, a team's Pod Identity variables) is
+forwarded with ``mpirun -x`` as the MPIJob's launcher does. Trainer v2.3.0 mounts the job's
+private key with mode 0640, which ssh ignores for its owner (root); the launcher uses a 0600 copy.
+
+A team's job runs as the team's ServiceAccount (team_identity.py) through the runtime patch: ``PodSpecPatch``
+has ``serviceAccountName``, which the runtime merges into the patched job's pod template (strategic merge,
+``mergeRuntimePatches`` in ``pkg/runtime/core/trainingruntime.go`` at v2.3.0). The patch names every replicated
+job of trainstack's runtimes (the torch runtime's node job; the MPI runtime's node and launcher jobs), so every
+pod runs as the team, and the runtimes stay the same for every team.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from .expansion import as_written
 from .placement import LaunchError
 from .queueing import QueueRequest, admission, annotate_pods, label_job
 from .restarts import checkpoint_env
+from .team_identity import forwarded_identity, run_as_team
 from .torchrun import TorchJob, check_torch_command
 from .ultraserver import keep_in_unit
 
@@ -85,15 +92,17 @@ def render_trainjob(outputs: StackOutputs, *, name: str, group_name: str, nodes:
     granted = admission(outputs, group_name, nodes, queue, namespace)
     job_metadata = placement.metadata(outputs, name, granted.namespace or namespace)
     rank_env = (placement.fabric_env(target.accelerator_kind, target.efa_interfaces_per_node, target.instance_type)
-                + checkpoint_env(outputs, job_metadata))
+                + checkpoint_env(outputs, job_metadata, granted.checkpoint_prefix))
     if neuron:
-        trainer, patched = _mpi_trainer(outputs, target, group_name, nodes, devices, image, command, rank_env)
+        trainer, patched = _mpi_trainer(outputs, target, group_name, nodes, devices, image, command, rank_env,
+                                        forwarded_identity(granted))
     else:
         trainer, patched = _torch_trainer(target, nodes, devices, image, command, rank_env), [NODE]
     runtime_ref = _runtime_ref(target, name, runtime, trainer, job_metadata)
     # On an UltraServer type, every node pod in one unit (launch/ultraserver.py); a runtime patch may set both the pods'
     # labels and their affinity (PodTemplatePatch, trainjob_types.go at v2.3.0).
     pod = keep_in_unit(_placement(outputs, target, keep_shm=neuron), target.instance_type, nodes, name)
+    run_as_team(pod, granted)  # every replicated job is patched: each pod runs as the team (see above)
     grouped = TRAINER_PODS if len(patched) > 1 else None
     job = {
         "apiVersion": API_VERSION, "kind": "TrainJob", "metadata": job_metadata,
@@ -143,9 +152,10 @@ def _torch_trainer(target: AcceleratedGroup, nodes: int, gpus: int, image: Optio
 
 
 def _mpi_trainer(outputs: StackOutputs, target: AcceleratedGroup, group_name: str, nodes: int, devices: int,
-                 image: Optional[str], command: Sequence[str],
-                 rank_env: list[dict[str, Any]]) -> tuple[dict[str, Any], list[str]]:
-    """mpirun on the launcher (rank 0's node), one rank per NeuronCore of the claimed devices."""
+                 image: Optional[str], command: Sequence[str], rank_env: list[dict[str, Any]],
+                 identity: list[str]) -> tuple[dict[str, Any], list[str]]:
+    """mpirun on the launcher (rank 0's node), one rank per NeuronCore of the claimed devices; ``identity``: the
+    Pod Identity variables it forwards besides the ranks' environment (team_identity.py)."""
     runtime_image = outputs.operators.trainer_mpi_image
     if image and image != runtime_image:
         raise LaunchError(f"image '{image}': the MPI runtime's node pods run {runtime_image}, and a TrainJob sets "
@@ -156,7 +166,7 @@ def _mpi_trainer(outputs: StackOutputs, target: AcceleratedGroup, group_name: st
                           "job keeps at least one pod (Trainer v2.3.0 mpi.go), so a TrainJob takes 2 nodes at least; "
                           "ask for 2 or more, or launch an MPIJob.")
     try:
-        mpirun = mpirun_command(command, [e["name"] for e in rank_env],
+        mpirun = mpirun_command(command, [e["name"] for e in rank_env] + identity,
                                 rsh_args=f"{RSH_ARGS} -o IdentityFile={SSH_KEY_COPY}")
     except MissingCommand as error:
         raise LaunchError(str(error)) from None

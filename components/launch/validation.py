@@ -20,6 +20,7 @@ from .programs import program_text
 from .pytorchjob import render_pytorchjob
 from .queueing import QueueRequest, admission, annotate_pods, label_job
 from .rendezvous import DEFAULT_BACKEND, IMAGE_IMPORTS, check_backend
+from .team_identity import run_as_team
 from .trainjob import render_trainjob
 from .ultraserver import keep_in_unit
 
@@ -65,6 +66,8 @@ def render_device_check(outputs: StackOutputs, *, name: str, group_name: str, no
     job_metadata = {"name": name, **({"namespace": granted.namespace} if granted.namespace else {})}
     # On an UltraServer the check runs where the job's pods would: all of them inside one unit.
     template = annotate_pods(keep_in_unit({"spec": spec}, target.instance_type, nodes, name), granted)
+    # A team's check runs as the team, as the training jobs it comes before do (team_identity.py).
+    run_as_team(template, granted)
     return label_job({"apiVersion": "batch/v1", "kind": "Job", "metadata": job_metadata,
                       "spec": {"completions": nodes, "parallelism": nodes, "backoffLimit": 0, "template": template}},
                      granted)
