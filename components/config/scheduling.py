@@ -20,8 +20,9 @@ KUBERNETES_NAME = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
 MEMBER_ARN = r"^arn:aws(-cn|-us-gov)?:iam::\d{12}:(role|user)/[\w+=,.@/-]+$"
 """An IAM role or user: what an EKS access entry's principal may be (EKS API reference, CreateAccessEntry,
 ``principalArn``: an assumed-role session is not a principal an entry can name)."""
-# Namespaces a team cannot own: Kubernetes' and EKS's own, where trainstack neither labels nor isolates.
-SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+# Namespaces a team cannot own: Kubernetes' and EKS's own, where trainstack neither labels nor isolates, and the
+# platform's own (storage/lustre_directories.py: the FSx root and the Job that makes the teams' directories).
+SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease", "trainstack-system")
 
 
 class TeamQuotaConfig(ConfigModel):
@@ -77,8 +78,9 @@ class TeamConfig(ConfigModel):
     def _own_namespace(cls, namespace: str) -> str:
         if namespace in SYSTEM_NAMESPACES:
             raise ConfigValueError(
-                f"'{namespace}' is Kubernetes' own namespace: a team there would share it with every system pod, and "
-                "trainstack cannot fence it (Pod Security level, network policy, quota) without fencing those too.",
+                f"'{namespace}' is Kubernetes' or the platform's own namespace: a team there would share it with system "
+                "pods, and trainstack cannot fence it (Pod Security level, network policy, quota) without fencing "
+                "those too.",
                 fix="give the team a namespace of its own (its name, say).", path=(), value=namespace)
         return namespace
 

@@ -120,6 +120,7 @@ class StackConfig(ConfigModel):
         self._check_image_registries()
         self._check_scheduling()
         self._check_dataset_teams()
+        self._check_team_paths()
         self._check_profile()
         check_job_operators(self)
         return self
@@ -344,6 +345,26 @@ class StackConfig(ConfigModel):
                         f"{arn} is a cluster admin (eks.adminPrincipals) and a member of team '{team.name}'.",
                         fix="keep it in one of the two: admins reach every team already.",
                         path=("scheduling", "teams", index, "members", member_index), value=arn)
+
+    def _check_team_paths(self) -> None:
+        """With teams, each team's FSx claim mounts only ``/teams/<team>`` (storage/lustre_directories.py): a path
+        the stack links or exports elsewhere on the file system would be out of every team's reach."""
+        if self.scheduling is None or self.fsx is None:
+            return
+        homes = [f"/teams/{team.name}/" for team in self.scheduling.teams]
+        paths: list[tuple[tuple[str | int, ...], str, str]] = []
+        if self.fsx.data_repository is not None:
+            paths.append((("fsx", "dataRepository", "fileSystemPath"), self.fsx.data_repository.file_system_path,
+                          "the S3 data repository"))
+        if self.fsx.checkpoints is not None and self.fsx.checkpoints.export_to_bucket:
+            paths.append((("fsx", "checkpoints", "path"), self.fsx.checkpoints.path, "the checkpoint export"))
+        for path, value, what in paths:
+            if not any(f"{value.rstrip('/')}/".startswith(home) for home in homes):
+                raise ConfigValueError(
+                    f"{what} is at {value}, outside every team's directory: on a stack with teams, each team's FSx "
+                    "claim mounts only /teams/<team>, so no team's pods would see it.",
+                    fix=f"put it inside the directory of the team that uses it ({homes[0]}...).", path=path,
+                    value=value)
 
     def _check_dataset_teams(self) -> None:
         teams = [t.name for t in self.scheduling.teams] if self.scheduling is not None else []

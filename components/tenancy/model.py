@@ -17,8 +17,7 @@ TEAM_GROUP_PREFIX = "trainstack:team:"
 VIEWER_GROUP = "trainstack:queue-viewers"
 """The group of ``scheduling.viewers``: every team's queue status, read only."""
 CHECKPOINT_PREFIX = "teams/{team}/"
-"""A team's checkpoints in the checkpoint bucket. FSx exports a team's directory to the same key prefix
-(``teams/<team>/`` under the file system's export path), so one rule covers both ways a checkpoint lands."""
+"""A team's checkpoints in the checkpoint bucket: the prefix its Pod Identity role may write."""
 FSX_DIRECTORY = "teams/{team}"
 """A team's directory on the FSx file system, which its claim mounts as its root."""
 

@@ -120,13 +120,25 @@ def test_an_existing_clusters_teams_get_their_objects_but_no_access_entry_or_iam
      "is a cluster admin (eks.adminPrincipals) and a member of team 'llm'"),
     (lambda c: c["scheduling"]["teams"][0]["members"].append("arn:aws:sts::123456789012:assumed-role/x/y"),
      "scheduling.teams[0].members[1]"),
-    (lambda c: c["scheduling"]["teams"][0].update(namespace="kube-system"), "Kubernetes' own namespace"),
+    (lambda c: c["scheduling"]["teams"][0].update(namespace="kube-system"), "Kubernetes' or the platform's own"),
+    (lambda c: c["scheduling"]["teams"][0].update(namespace="trainstack-system"), "Kubernetes' or the platform's own"),
+    (lambda c: c["fsx"].update(dataRepository={"s3Path": "s3://corpus/c4/", "fileSystemPath": "/datasets"}),
+     "the S3 data repository is at /datasets, outside every team's directory"),
+    (lambda c: c["fsx"].update(checkpoints={"sizeGB": 100, "intervalMinutes": 30}),
+     "the checkpoint export is at /checkpoints, outside every team's directory"),
     (lambda c: c.update(datasets=[{"name": "c4", "bucket": "corpus", "mountPath": "/data", "teams": ["nlp"]}]),
      "dataset 'c4' is given to team 'nlp', which is no team of the stack"),
 ])
 def test_bad_team_input_is_refused_with_the_key_the_value_and_the_fix(edit, says):
     message = refusal(kueue_p5(edit))
     assert says in message and "Fix:" in message
+
+
+def test_a_data_repository_or_checkpoint_export_inside_a_teams_directory_is_planned():
+    def edit(config):
+        config["fsx"].update(dataRepository={"s3Path": "s3://corpus/c4/", "fileSystemPath": "/teams/llm/c4"},
+                             checkpoints={"sizeGB": 100, "intervalMinutes": 30, "path": "/teams/vision/checkpoints"})
+    assert validate_stack_config(kueue_p5(edit)).fsx.data_repository.file_system_path == "/teams/llm/c4"
 
 
 def test_a_member_leaving_touches_only_their_own_access_entry(tmp_path: Path):
