@@ -13,9 +13,12 @@ import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import requests
+
+if TYPE_CHECKING:
+    from urllib3 import HTTPHeaderDict
 
 T = TypeVar("T")
 
@@ -26,12 +29,14 @@ class ApiError(RuntimeError):
         self.status, self.body = status, body
 
 
-def _with_impersonation(headers: Mapping[str, str], user: str, groups: tuple[str, ...]) -> Mapping[str, str]:
+def _with_impersonation(headers: Mapping[str, str | bytes], user: str, groups: tuple[str, ...]) -> HTTPHeaderDict:
     """``headers`` with the impersonation headers: requests keeps one value per header name, while urllib3 sends
-    every value its HTTPHeaderDict holds (urllib3 2's public class; the pinned release, constraints.txt)."""
+    every value its HTTPHeaderDict holds (urllib3 2's public class; the pinned release, constraints.txt). A value
+    requests left as bytes is read as latin-1, as http.client writes it."""
     from urllib3 import HTTPHeaderDict
 
-    result = HTTPHeaderDict(dict(headers))
+    result = HTTPHeaderDict({name: value if isinstance(value, str) else value.decode("latin-1")
+                             for name, value in headers.items()})
     result["Impersonate-User"] = user
     for group in groups:
         result.add("Impersonate-Group", group)
@@ -69,7 +74,8 @@ class Cluster:
         prepared = self.session.prepare_request(requests.Request(
             method, self.url + path, data=data, params=params, headers={"Content-Type": content_type}))
         if self._impersonating is not None:
-            prepared.headers = _with_impersonation(prepared.headers, *self._impersonating)  # type: ignore[assignment]
+            prepared.headers = _with_impersonation(  # type: ignore[assignment]
+                prepared.headers, *self._impersonating)
         reply = self.session.send(prepared, timeout=60)
         try:
             document: dict[str, Any] = reply.json() if reply.content else {}
