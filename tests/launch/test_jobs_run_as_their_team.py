@@ -15,7 +15,7 @@ import json
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from support.plan_records import record
@@ -34,7 +34,9 @@ ROLE_POLICY = "aws:iam/rolePolicy:RolePolicy"
 
 
 def _trainium_teams(config: dict[str, Any]) -> None:
-    """trn1 with two teams sharing its four nodes, the MPI operator and Trainer v2 (MPIJob and MPI TrainJob)."""
+    """trn1 with two teams sharing its four nodes, the MPI operator and Trainer v2 (MPIJob and MPI TrainJob). Its
+    FSx checkpoint export is left out: on a stack with teams it must sit in one team's directory."""
+    config["trainstack:fsx"].pop("checkpoints")
     config["trainstack:operators"] = {"trainingOperator": False, "mpiOperator": True, "trainer": True, "kueue": True}
     config["trainstack:scheduling"] = {"teams": [
         {"name": "speech", "namespace": "speech", "cohort": "trn1-pool", "guaranteedNodes": {"trn1": 2}},
@@ -55,42 +57,53 @@ def plan_of(stack: str) -> dict[str, Any]:
 TEAM_STACKS = ("kueue-p5", "byo-p5", "kueue-v1", "trn1-teams")
 
 
-def team_jobs(outputs: StackOutputs) -> Iterator[tuple[str, str, dict[str, Any]]]:
-    """(team, what, job) for every launcher that serves each group each team's queue holds quota on."""
+class TeamJob(NamedTuple):
+    team: str
+    group: str
+    what: str
+    """The launcher's job, in words (``p5 TrainJob``)."""
+    job: dict[str, Any]
+
+
+def team_jobs(outputs: StackOutputs) -> Iterator[TeamJob]:
+    """Each launcher's job for every group each team's queue holds quota on, on two nodes where the group has them."""
     assert outputs.scheduling is not None
     operators = outputs.operators
+    torch, mpi = ["torchrun", "train.py"], ["python", "train.py"]
     for team, queue in sorted(outputs.scheduling.queues.items()):
-        for group_name in sorted(queue.quotas):
-            group = outputs.accelerated_groups[group_name]
+        for name in sorted(queue.quotas):
+            group = outputs.accelerated_groups[name]
             nodes = min(2, group.max_nodes)
-            common: dict[str, Any] = {"name": "job", "group_name": group_name, "nodes": nodes,
+            common: dict[str, Any] = {"name": "job", "group_name": name, "nodes": nodes,
                                       "queue": QueueRequest(team=team)}
-            torch, mpi = ["torchrun", "train.py"], ["python", "train.py"]
-            yield team, f"{group_name} device check", launch.render_device_check(outputs, image=IMAGE, **common)
+            yield TeamJob(team, name, "device check", launch.render_device_check(outputs, image=IMAGE, **common))
             if group.accelerator_kind == "nvidia-gpu":
                 if operators.trainer_runtime:
-                    yield team, f"{group_name} TrainJob", launch.render_trainjob(outputs, image=IMAGE, command=torch,
-                                                                                 **common)
+                    yield TeamJob(team, name, "TrainJob",
+                                  launch.render_trainjob(outputs, image=IMAGE, command=torch, **common))
                 if operators.training_operator:
-                    yield team, f"{group_name} PyTorchJob", launch.render_pytorchjob(outputs, image=IMAGE,
-                                                                                     command=torch, **common)
+                    yield TeamJob(team, name, "PyTorchJob",
+                                  launch.render_pytorchjob(outputs, image=IMAGE, command=torch, **common))
                 if nodes * group.accelerators_per_node >= 2:
-                    yield team, f"{group_name} all-reduce", launch.render_all_reduce(
-                        outputs, image=IMAGE, floor_gbps=None if group.efa_interfaces_per_node else 1.0, **common)
+                    yield TeamJob(team, name, "all-reduce", launch.render_all_reduce(
+                        outputs, image=IMAGE, floor_gbps=None if group.efa_interfaces_per_node else 1.0, **common))
             else:
                 if operators.mpi_operator:
-                    yield team, f"{group_name} MPIJob", launch.render_mpijob(outputs, image=IMAGE, command=mpi,
-                                                                             **common)
+                    yield TeamJob(team, name, "MPIJob",
+                                  launch.render_mpijob(outputs, image=IMAGE, command=mpi, **common))
                 if operators.trainer_mpi_runtime and nodes >= 2:
-                    yield team, f"{group_name} MPI TrainJob", launch.render_trainjob(outputs, image=None,
-                                                                                     command=mpi, **common)
+                    yield TeamJob(team, name, "MPI TrainJob",
+                                  launch.render_trainjob(outputs, image=None, command=mpi, **common))
 
 
-def runtime_of(document: dict[str, Any], outputs: StackOutputs, group_name: str,
-               job: dict[str, Any]) -> dict[str, Any]:
-    """The runtime a TrainJob names: the one it brings (a DRA group's) or the stack's ClusterTrainingRuntime."""
+def runtime_of(document: dict[str, Any], outputs: StackOutputs, rendered: TeamJob) -> dict[str, Any] | None:
+    """The runtime a TrainJob names: the one it brings (a DRA group's) or the stack's ClusterTrainingRuntime; None
+    for other kinds."""
+    job = rendered.job
+    if job["kind"] != "TrainJob":
+        return None
     name = job["spec"]["runtimeRef"]["name"]
-    brought = [d for d in claims.documents(outputs, group_name, job)[:-1]
+    brought = [d for d in claims.documents(outputs, rendered.group, job)[:-1]
                if d["kind"] == "TrainingRuntime" and d["metadata"]["name"] == name]
     if brought:
         return brought[0]
@@ -128,15 +141,15 @@ def test_every_pod_of_every_job_a_launcher_renders_for_a_team_runs_as_that_teams
     assert outputs.scheduling is not None
     made = service_accounts(document)
     kinds = set()
-    for team, what, job in team_jobs(outputs):
+    for rendered in team_jobs(outputs):
+        team, group, what, job = rendered
         queue = outputs.scheduling.queues[team]
-        group_name = what.split()[0]
-        runtime = runtime_of(document, outputs, group_name, job) if job["kind"] == "TrainJob" else None
-        accounts = {pods: spec.get("serviceAccountName") for pods, spec in pod_specs(job, runtime).items()}
+        accounts = {pods: spec.get("serviceAccountName")
+                    for pods, spec in pod_specs(job, runtime_of(document, outputs, rendered)).items()}
         assert accounts and set(accounts.values()) == {queue.service_account}, (
-            f"{stack}: team {team}'s {what} runs its pods as {accounts}, not as {queue.service_account}")
+            f"{stack}: team {team}'s {group} {what} runs its pods as {accounts}, not as {queue.service_account}")
         assert (job["metadata"]["namespace"], queue.service_account) in made, (
-            f"{stack}: team {team}'s {what} names {queue.service_account}, which namespace "
+            f"{stack}: team {team}'s {group} {what} names {queue.service_account}, which namespace "
             f"{job['metadata']['namespace']} does not hold")
         kinds.add(job["kind"])
     assert kinds == {"kueue-p5": {"Job", "TrainJob"}, "byo-p5": {"Job", "PyTorchJob"},
@@ -180,7 +193,7 @@ def test_the_role_a_teams_job_runs_as_may_write_where_the_job_is_told_to_checkpo
     document = plan_of(stack)
     outputs = parse_outputs(document["outputs"])
     assert outputs.scheduling is not None and outputs.checkpoint_bucket
-    for team, what, job in team_jobs(outputs):
+    for team, group, what, job in team_jobs(outputs):
         if job["kind"] == "Job":
             continue  # the device check writes no checkpoint
         queue = outputs.scheduling.queues[team]
@@ -188,7 +201,7 @@ def test_the_role_a_teams_job_runs_as_may_write_where_the_job_is_told_to_checkpo
         checkpoint = f"arn:aws:s3:::{uri.removeprefix('s3://')}step-100/model.pt"
         allowed = writable_objects(document, job["metadata"]["namespace"], str(queue.service_account))
         assert any(fnmatch.fnmatchcase(checkpoint, arn) for arn in allowed), (
-            f"{stack}: team {team}'s {what} checkpoints to {uri}, but its role writes only {allowed}")
+            f"{stack}: team {team}'s {group} {what} checkpoints to {uri}, but its role writes only {allowed}")
 
 
 def launcher_argv(job: dict[str, Any]) -> list[str]:
@@ -206,19 +219,19 @@ def older_outputs(document: dict[str, Any]) -> StackOutputs:
     return parse_outputs(older)
 
 
-def model_findings(document: dict[str, Any], outputs: StackOutputs, what: str, job: dict[str, Any]) -> list[str]:
-    group_name = what.split()[0]
-    runtime = runtime_of(document, outputs, group_name, job) if job["kind"] == "TrainJob" else None
+def model_findings(document: dict[str, Any], outputs: StackOutputs, rendered: TeamJob) -> list[str]:
+    """What every job model finds in the job, in words."""
+    job, runtime = rendered.job, runtime_of(document, outputs, rendered)
     return [f.message for f in controllers.check_mpijob(job) + controllers.check_restarts(job)
-            + controllers.check_queued_job(job, outputs, group_name)
+            + controllers.check_queued_job(job, outputs, rendered.group)
             + (controllers.check_trainjob(job, runtime) if runtime is not None else [])]
 
 
 def test_mpi_ranks_started_over_ssh_get_the_teams_pod_identity_from_their_launcher():
     outputs = parse_outputs(plan_of("trn1-teams")["outputs"])
-    launched = [(team, what, job) for team, what, job in team_jobs(outputs) if job["kind"] != "Job"]
-    assert {job["kind"] for _, _, job in launched} == {"MPIJob", "TrainJob"}
-    for team, what, job in launched:
+    launched = [rendered for rendered in team_jobs(outputs) if rendered.job["kind"] != "Job"]
+    assert {rendered.what for rendered in launched} == {"MPIJob", "MPI TrainJob"}
+    for team, _, what, job in launched:
         # Ranks inherit sshd's environment, not their pod's: the Pod Identity variables come from mpirun -x.
         assert set(POD_IDENTITY_ENV) <= forwarded(launcher_argv(job)), f"team {team}'s {what}"
 
@@ -227,12 +240,13 @@ def test_mpi_ranks_started_over_ssh_get_the_teams_pod_identity_from_their_launch
 def test_running_as_the_team_gives_the_controller_models_nothing_new_to_find(stack):
     document = plan_of(stack)
     today, before = parse_outputs(document["outputs"]), older_outputs(document)
-    for (team, what, job), (_, _, old) in zip(team_jobs(today), team_jobs(before), strict=True):
-        assert model_findings(document, today, what, job) == model_findings(document, before, what, old), (
-            f"{stack}: team {team}'s {what}")
+    for rendered, old in zip(team_jobs(today), team_jobs(before), strict=True):
+        team, group, what, job = rendered
+        assert model_findings(document, today, rendered) == model_findings(document, before, old), (
+            f"{stack}: team {team}'s {group} {what}")
         # The MPI operator's and Trainer's models read what mpirun forwards and what the runtime patch targets.
-        runtime = runtime_of(document, today, what.split()[0], job) if job["kind"] == "TrainJob" else None
-        assert controllers.check_mpijob(job) == [], f"{stack}: team {team}'s {what}"
+        runtime = runtime_of(document, today, rendered)
+        assert controllers.check_mpijob(job) == [], f"{stack}: team {team}'s {group} {what}"
         assert runtime is None or controllers.check_trainjob(job, runtime) == [], f"{stack}: team {team}'s {what}"
 
 
@@ -269,9 +283,9 @@ def test_outputs_written_before_teams_were_tenants_render_their_jobs_as_before_b
     today, before = parse_outputs(document["outputs"]), older_outputs(document)
     assert today.scheduling is not None
     compared = 0
-    for (team, what, job), (_, _, old) in zip(team_jobs(today), team_jobs(before), strict=True):
+    for (team, group, what, job), old in zip(team_jobs(today), team_jobs(before), strict=True):
         expected = _without_team_identity(job, str(today.scheduling.queues[team].checkpoint_prefix))
-        assert json.dumps(old) == json.dumps(expected), f"{stack}: team {team}'s {what} changed without a team"
-        assert "serviceAccountName" not in json.dumps(old) and "AWS_CONTAINER" not in json.dumps(old)
+        assert json.dumps(old.job) == json.dumps(expected), f"{stack}: team {team}'s {group} {what} changed"
+        assert "serviceAccountName" not in json.dumps(old.job) and "AWS_CONTAINER" not in json.dumps(old.job)
         compared += 1
     assert compared > 0
