@@ -74,11 +74,12 @@ def lustre_claim(name: str, *, file_system_id: pulumi.Input[str], dns_name: pulu
     claims = []
     for index, namespace in enumerate(namespaces):
         suffix = "" if index == 0 else f"-{namespace}"
+        holder: list[pulumi.Resource] = []
         if namespace not in ("default", "kube-system"):
             labels = dict((namespace_labels or {}).get(namespace, {}))
-            k8s.core.v1.Namespace(f"{name}-namespace{suffix}",
-                                  metadata={"name": namespace, **({"labels": labels} if labels else {})},
-                                  opts=in_cluster)
+            holder = [k8s.core.v1.Namespace(f"{name}-namespace{suffix}",
+                                            metadata={"name": namespace, **({"labels": labels} if labels else {})},
+                                            opts=in_cluster)]
         directory = directories.get(namespace)
         spec = lustre_directories.volume_spec(
             file_system_id=file_system_id, dns_name=dns_name, capacity_gib=capacity_gib,
@@ -97,5 +98,6 @@ def lustre_claim(name: str, *, file_system_id: pulumi.Input[str], dns_name: pulu
             f"{name}-pvc{suffix}",
             metadata={"name": claim_name, "namespace": namespace},
             spec=lustre_directories.claim_spec(volume.metadata["name"], capacity_gib),
-            opts=in_cluster))
+            # The claim is made in its namespace, so after it (the engine runs independent steps at once).
+            opts=pulumi.ResourceOptions.merge(in_cluster, pulumi.ResourceOptions(depends_on=holder))))
     return claims

@@ -211,3 +211,17 @@ def test_the_hyperpod_stack_plans_with_an_efa_enabled_file_system():
     (timing,) = storage_sizing(plan).timings
     assert (timing.transport, timing.writers, timing.writer_instance_type) == ("efa", 2, "ml.g5.8xlarge")
     assert not evaluate(stack_from_plan(plan), {"profile": "dev"}).mandatory_failures
+
+
+def test_each_fsx_claim_waits_for_the_namespace_it_is_made_in():
+    # The engine creates independent resources at once: a claim that does not wait for its namespace races it.
+    from support.rendered_jobs import planned_record
+
+    resources = planned_record("kueue-p5")["resources"]
+    namespaces = {r["inputs"]["metadata"]["name"]: r["urn"] for r in resources
+                  if r["type"] == "kubernetes:core/v1:Namespace"}
+    claims = [r for r in resources if r["type"] == "kubernetes:core/v1:PersistentVolumeClaim"
+              and r["parent"].endswith("LustreFileSystem::kueue-p5-fsx")]
+    assert {c["inputs"]["metadata"]["namespace"] for c in claims} == {"llm", "vision"}
+    for claim in claims:
+        assert namespaces[claim["inputs"]["metadata"]["namespace"]] in claim["dependencies"], claim["name"]
