@@ -23,10 +23,12 @@ STACK: dict[str, Any] = {
 
 
 def wind_downs(resources: list[Any]) -> dict[str, dict[str, dict[str, Any]]]:
-    """Each block-end ConfigGroup's objects by kind."""
-    return {r["name"] if isinstance(r, dict) else r.name: {
+    """Each block-end ConfigGroup's objects by kind (a wind-down is the ConfigGroup with a CronJob; the teams'
+    and the FSx directories' ConfigGroups are not)."""
+    groups = {r["name"] if isinstance(r, dict) else r.name: {
         o["kind"]: o for o in (r["inputs"] if isinstance(r, dict) else r.inputs)["objs"]}
         for r in resources if (r["type"] if isinstance(r, dict) else r.type) == YAML_CONFIG_GROUP}
+    return {name: objects for name, objects in groups.items() if "CronJob" in objects}
 
 
 def pod_of(cron: dict[str, Any]) -> dict[str, Any]:
