@@ -106,6 +106,9 @@ class Dataset(_Model):
     bucket: str
     prefix: Optional[str] = None
     read_only: bool = True
+    namespaces: list[str] = []
+    """On a stack with teams, the namespaces that hold its claim: those of the teams given it
+    (``datasets[].teams``). Empty on other stacks: every namespace jobs run in holds it."""
 
 
 class HyperPodGroup(_Model):

@@ -16,6 +16,7 @@ from . import catalog
 from .config import FsxConfig, HyperPodConfig, NodeGroupConfig, StackConfig
 from .names import NODE_GROUP_LABEL
 from .outputs import CONTRACT_VERSION
+from .tenancy import tenants
 
 if TYPE_CHECKING:
     from .cluster import GpuEksCluster
@@ -34,6 +35,7 @@ def build_contract(name: str, config: StackConfig, *, cluster: Optional[GpuEksCl
                    repository_url: Optional[pulumi.Output[str]], checkpoint_bucket: Optional[pulumi.Output[str]],
                    operators: dict[str, Any], datasets: Optional[S3Datasets] = None) -> dict[str, Any]:
     """The ``trainstack`` stack output of stack ``name``: what job launchers read (outputs.py)."""
+    teams = tenants(config)
     contract = {
         "contractVersion": CONTRACT_VERSION,
         "stack": name,
@@ -47,7 +49,9 @@ def build_contract(name: str, config: StackConfig, *, cluster: Optional[GpuEksCl
         "storage": _storage(lustre, config.fsx or (config.existing_cluster.file_system
                                                    if config.existing_cluster is not None else None)),
         "datasets": [{"name": d.name, "claimName": datasets.claims[d.name], "mountPath": d.mount_path,
-                      "bucket": d.bucket, "prefix": d.prefix, "readOnly": d.read_only}
+                      "bucket": d.bucket, "prefix": d.prefix, "readOnly": d.read_only,
+                      # Only stacks with teams carry the key: the others' outputs stay as they were.
+                      **({"namespaces": [t.namespace for t in teams if d.name in t.datasets]} if teams else {})}
                      for d in config.datasets] if datasets is not None else [],
         "imageRepository": repository_url,
         "checkpointBucket": checkpoint_bucket,

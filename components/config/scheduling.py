@@ -78,9 +78,9 @@ class TeamConfig(ConfigModel):
     def _own_namespace(cls, namespace: str) -> str:
         if namespace in SYSTEM_NAMESPACES:
             raise ConfigValueError(
-                f"'{namespace}' is Kubernetes' or the platform's own namespace: a team there would share it with system "
-                "pods, and trainstack cannot fence it (Pod Security level, network policy, quota) without fencing "
-                "those too.",
+                f"'{namespace}' is Kubernetes' or the platform's own namespace: a team there would share it with "
+                "system pods, and trainstack cannot fence it (Pod Security level, network policy, quota) without "
+                "fencing those too.",
                 fix="give the team a namespace of its own (its name, say).", path=(), value=namespace)
         return namespace
 

@@ -97,7 +97,7 @@ def render_mpijob(outputs: StackOutputs, *, name: str, group_name: str, nodes: i
     limit = 0 if limit is None else limit
     granted = admission(outputs, group_name, nodes, queue, namespace)
     job_metadata = placement.metadata(outputs, name, granted.namespace or namespace)
-    vols, mounts = placement.volumes(outputs)
+    vols, mounts = placement.volumes(outputs, job_metadata.get("namespace"))
     rank_env = (placement.fabric_env(target.accelerator_kind, target.efa_interfaces_per_node,
                                       target.instance_type)
                 + checkpoint_env(outputs, job_metadata, granted.checkpoint_prefix))

@@ -93,26 +93,28 @@ def pod_placement(target: AcceleratedGroup) -> dict:
     return placement
 
 
-def volumes(outputs: StackOutputs) -> tuple[list[dict], list[dict]]:
+def volumes(outputs: StackOutputs, namespace: str | None = None) -> tuple[list[dict], list[dict]]:
     """(volumes, mounts): a memory-backed /dev/shm for dataloaders and NCCL, the FSx claim, and the
-    S3 datasets' claims (Mountpoint for S3) beside it."""
+    S3 datasets' claims (Mountpoint for S3) in ``namespace``, the job's, beside it."""
     vols = [{"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": SHM_SIZE}}]
     mounts = [{"name": "shm", "mountPath": "/dev/shm"}]
     storage = outputs.storage
     if storage is not None and storage.claim_name:
         vols.append({"name": "fsx", "persistentVolumeClaim": {"claimName": storage.claim_name}})
         mounts.append({"name": "fsx", "mountPath": storage.mount_path})
-    dataset_vols, dataset_mounts = dataset_volumes(outputs)
+    dataset_vols, dataset_mounts = dataset_volumes(outputs, namespace)
     return vols + dataset_vols, mounts + dataset_mounts
 
 
-def dataset_volumes(outputs: StackOutputs) -> tuple[list[dict], list[dict]]:
-    """One volume and mount per S3 dataset, read-only where the dataset is."""
+def dataset_volumes(outputs: StackOutputs, namespace: str | None = None) -> tuple[list[dict], list[dict]]:
+    """One volume and mount per S3 dataset whose claim is in ``namespace`` (on a stack with teams, only the datasets
+    the job's team is given: a pod naming a claim its namespace lacks never starts), read-only where the dataset is."""
+    given = [d for d in outputs.datasets if not d.namespaces or namespace in d.namespaces]
     vols = [{"name": f"dataset-{d.name}", "persistentVolumeClaim": {"claimName": d.claim_name,
                                                                       **({"readOnly": True} if d.read_only else {})}}
-            for d in outputs.datasets]
+            for d in given]
     mounts = [{"name": f"dataset-{d.name}", "mountPath": d.mount_path, **({"readOnly": True} if d.read_only else {})}
-              for d in outputs.datasets]
+              for d in given]
     return vols, mounts
 
 

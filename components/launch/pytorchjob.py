@@ -68,7 +68,7 @@ def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, node
     check_torch_command(command, TorchJob(meeting.minimum, nodes, gpus, counted=gpus == target.accelerators_per_node))
     granted = admission(outputs, group_name, nodes, queue, namespace)
     job_metadata = metadata(outputs, name, granted.namespace or namespace)
-    vols, mounts = volumes(outputs)
+    vols, mounts = volumes(outputs, job_metadata.get("namespace"))
     pod: dict = {
         "spec": {
             **pod_placement(target),

@@ -101,7 +101,8 @@ def render_trainjob(outputs: StackOutputs, *, name: str, group_name: str, nodes:
     runtime_ref = _runtime_ref(target, name, runtime, trainer, job_metadata)
     # On an UltraServer type, every node pod in one unit (launch/ultraserver.py); a runtime patch may set both the pods'
     # labels and their affinity (PodTemplatePatch, trainjob_types.go at v2.3.0).
-    pod = keep_in_unit(_placement(outputs, target, keep_shm=neuron), target.instance_type, nodes, name)
+    pod = keep_in_unit(_placement(outputs, target, job_metadata.get("namespace"), keep_shm=neuron),
+                       target.instance_type, nodes, name)
     run_as_team(pod, granted)  # every replicated job is patched: each pod runs as the team (see above)
     grouped = TRAINER_PODS if len(patched) > 1 else None
     job = {
@@ -179,9 +180,11 @@ def _mpi_trainer(outputs: StackOutputs, target: AcceleratedGroup, group_name: st
             [NODE, LAUNCHER])
 
 
-def _placement(outputs: StackOutputs, target: AcceleratedGroup, keep_shm: bool) -> dict[str, Any]:
-    """The pod patch: the group's nodes, and the stack's volumes (the torch runtime brings /dev/shm)."""
-    vols, mounts = placement.volumes(outputs)
+def _placement(outputs: StackOutputs, target: AcceleratedGroup, namespace: str | None, keep_shm: bool
+               ) -> dict[str, Any]:
+    """The pod patch: the group's nodes, and the stack's volumes in the job's ``namespace`` (the torch runtime
+    brings /dev/shm)."""
+    vols, mounts = placement.volumes(outputs, namespace)
     if not keep_shm:
         vols, mounts = [v for v in vols if v["name"] != "shm"], [m for m in mounts if m["name"] != "shm"]
     pod_spec: dict[str, Any] = {
