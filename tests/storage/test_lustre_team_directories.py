@@ -151,12 +151,13 @@ def test_a_stack_with_fsx_and_no_teams_keeps_its_root_claim_and_makes_no_directo
     assert not [r for r in resources(record, GROUP) if r["name"].endswith("-team-directories")]
 
 
-def test_a_team_in_the_platform_namespace_is_refused_by_name(tmp_path):
+def test_a_team_in_the_platform_namespace_is_refused_by_name_before_anything_is_registered(tmp_path):
     document = yaml.safe_load((REPO / "stacks" / "Pulumi.kueue-p5.yaml").read_text())["config"]
     config = copy.deepcopy({key.split(":", 1)[1]: value for key, value in document.items()})
     config["scheduling"]["teams"][1]["namespace"] = "trainstack-system"
     with pytest.raises(ConfigError) as refused:
         plan_config(tmp_path, "platform", config)
     (issue,) = refused.value.issues
-    assert issue.value == "trainstack-system" and "job_namespaces" in issue.path
-    assert "scheduling.teams[].namespace" in issue.fix
+    # The stack's config refuses it (config/scheduling.py), before the network or the cluster is registered.
+    assert issue.value == "trainstack-system" and issue.path.endswith("scheduling.teams[1].namespace")
+    assert "a namespace of its own" in issue.fix
