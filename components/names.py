@@ -113,6 +113,7 @@ LUSTRE_FILE_SYSTEM_COMPONENT = "trainstack:index:LustreFileSystem"
 CHECKPOINT_BUCKET_COMPONENT = "trainstack:index:CheckpointBucket"
 S3_DATASETS_COMPONENT = "trainstack:index:S3Datasets"
 TEAMS_COMPONENT = "trainstack:index:Teams"
+NODE_GROUP_POOL_COMPONENT = "trainstack:index:NodeGroupPool"
 HYPERPOD_CLUSTER_COMPONENT = "trainstack:index:HyperPodCluster"
 CLUSTER_ADDONS_COMPONENT = "trainstack:index:ClusterAddons"
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from .hyperpod import HyperPodCluster
     from .nodegroups import AcceleratedNodeGroup
     from .nodegroups.karpenter_pool import KarpenterNodePool
+    from .nodegroups.pool import NodeGroupPool
     from .storage.lustre import LustreFileSystem
     from .storage.lustre_existing import ExistingLustre
     from .storage.s3_datasets import S3Datasets
@@ -66,7 +67,8 @@ def build_contract(name: str, config: StackConfig, *, cluster: Optional[GpuEksCl
     return contract
 
 
-def group_facts(group: NodeGroupConfig, node_group: AcceleratedNodeGroup | KarpenterNodePool | ExistingNodeGroup
+def group_facts(group: NodeGroupConfig,
+                node_group: AcceleratedNodeGroup | NodeGroupPool | KarpenterNodePool | ExistingNodeGroup
                 ) -> dict[str, Any]:
     """What a job launcher needs to place work on the group and size its requests; a Karpenter
     pool's nodes carry the labels and taints a managed group's would, so jobs place alike."""

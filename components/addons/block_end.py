@@ -90,8 +90,8 @@ def block_ends(groups: Sequence[NodeGroupConfig], scheduling: Optional[Schedulin
         lead, capacity = group.capacity.block_end_lead_minutes, group.capacity
         if lead is None or capacity.ends_at is None:
             continue
-        block = capacity.reservation_id or (f"bought from offering {capacity.purchase.offering_id}"
-                                            if capacity.purchase else "")
+        block = ", ".join(capacity.reservation_ids) or (f"bought from offering {capacity.purchase.offering_id}"
+                                                        if capacity.purchase else "")
         queues = tuple(t.name for t in scheduling.teams if t.cohort == cohorts[group.name]) if scheduling else ()
         ends.append(BlockEnd(group.name, block, capacity.ends_at, lead, queues,
                              group.autoscaler == "karpenter"))

@@ -678,7 +678,8 @@ RESOURCE_TYPES: tuple[ResourceType, ...] = (
         (names.TRAINING_STACK_COMPONENT, None, None),
         (names.KARPENTER_NODE_POOL_COMPONENT, None, None),
         (names.S3_DATASETS_COMPONENT, None, None),
-        (names.TEAMS_COMPONENT, "scheduling", None))),
+        (names.TEAMS_COMPONENT, "scheduling", None),
+        (names.NODE_GROUP_POOL_COMPONENT, "nodeGroups", "node groups"))),
 )
 
 _BY_TOKEN = {row.token: row for row in RESOURCE_TYPES}

@@ -37,6 +37,7 @@ from ..catalog import AcceleratorKind
 from ..catalog.ultraservers import needs_compute_domain, needs_gpu_feature_discovery
 from ..config import EksConfig, NodeGroupConfig, validate
 from ..config.component_args import check_args
+from ..config.node_pool import is_pool
 from ..config.offerings import check_component, group_placements, system_placement
 from ..config.resource_names import pulumi_eks_cluster_logical
 from ..names import GPU_EKS_CLUSTER_COMPONENT
@@ -44,7 +45,9 @@ from ..network import efa_security_group
 from ..nodegroups import NODE_GROUP_FOR, AcceleratedNodeGroup, ClusterAttachment
 from ..nodegroups.karpenter_pool import KarpenterNodePool, KarpenterNodePoolArgs, pool_marks
 from ..nodegroups.node_health import NODE_MONITORING_AGENT, node_monitoring_configuration
+from ..nodegroups.pool import NodeGroupPool
 from .autoscaler import cluster_autoscaler
+from .control_plane_tier import CONTROL_PLANE_TIER_INPUT, scaling_tier_transform
 from .core_addons import AFTER_NODES, BEFORE_NODES, core_addon
 from .iam import node_role
 from .karpenter import karpenter
@@ -99,7 +102,9 @@ class GpuEksCluster(pulumi.ComponentResource):
         check_component(f"GpuEksCluster({name})", args["region"], groups=[
             system_placement(settings.system_nodes, zones, ("settings", "systemNodes")),
             *group_placements(configured, ("nodeGroups",))])
-        super().__init__(GPU_EKS_CLUSTER_COMPONENT, name, {}, opts)
+        # The tier is recorded as the component's input only where it is set, so other stacks' records are unchanged.
+        tier = settings.control_plane_tier
+        super().__init__(GPU_EKS_CLUSTER_COMPONENT, name, {CONTROL_PLANE_TIER_INPUT: tier} if tier else {}, opts)
         self.cluster_name = args["cluster_name"]
         self.owns_eks_addons = True
         """This program makes the cluster's EKS add-ons (the EBS CSI driver among them)."""
@@ -119,7 +124,7 @@ class GpuEksCluster(pulumi.ComponentResource):
                                      opts=pulumi.ResourceOptions(parent=self))
         # Declared here, not on the class: class-level annotations are the component
         # package's outputs (trainstack.package), and a node group is no wire value.
-        self.node_groups: dict[str, AcceleratedNodeGroup] = self._managed_node_groups(
+        self.node_groups: dict[str, AcceleratedNodeGroup | NodeGroupPool] = self._managed_node_groups(
             name, settings, configured, args, nodes_role.arn, depends_on=[self.control_plane, *before_nodes])
         """The accelerated node groups created, by config name."""
         self._device_plugins(name, settings, configured, list(args.get("external_nodes", [])), system)
@@ -177,7 +182,7 @@ class GpuEksCluster(pulumi.ComponentResource):
 
     def _managed_node_groups(self, name: str, settings: EksConfig, configured: list[NodeGroupConfig],
                              args: GpuEksClusterArgs, node_role_arn: pulumi.Input[str], *,
-                             depends_on: list[pulumi.Resource]) -> dict[str, AcceleratedNodeGroup]:
+                             depends_on: list[pulumi.Resource]) -> dict[str, AcceleratedNodeGroup | NodeGroupPool]:
         """The Cluster Autoscaler's groups: the EFA security group when one uses EFA, then one
         GpuNodeGroup or TrainiumNodeGroup each."""
         child = pulumi.ResourceOptions(parent=self)
@@ -191,8 +196,12 @@ class GpuEksCluster(pulumi.ComponentResource):
             efa_security_group_id=efa_group.id if efa_group else None, node_role_arn=node_role_arn,
             subnet_ids=args["private_subnet_ids"], depends_on=depends_on,
             lustre_over_efa=args.get("lustre_over_efa", False))
-        return {g.name: NODE_GROUP_FOR[g.accelerator.kind](
-            f"{name}-{g.name}", {"settings": g, "cluster": attachment}, opts=child) for g in groups}
+        return {g.name: NodeGroupPool(f"{name}-{g.name}", {"settings": g, "cluster": attachment,
+                                                           "kind": NODE_GROUP_FOR[g.accelerator.kind]}, opts=child)
+                if is_pool(g) else
+                NODE_GROUP_FOR[g.accelerator.kind](f"{name}-{g.name}", {"settings": g, "cluster": attachment},
+                                                   opts=child)
+                for g in groups}
 
     def _device_plugins(self, name: str, settings: EksConfig, configured: list[NodeGroupConfig],
                         external: list[catalog.InstanceType], system: pulumi.Resource) -> None:
@@ -202,8 +211,8 @@ class GpuEksCluster(pulumi.ComponentResource):
         plugin_groups = {g.name for g in configured if g.device_allocation == "device-plugins"}
 
         def nodes_with(kind: AcceleratorKind) -> list[pulumi.Resource]:
-            return [group.node_group for g, group in self.node_groups.items()
-                    if group.ACCELERATOR is kind and g in plugin_groups]
+            return [managed for g, group in self.node_groups.items()
+                    if group.ACCELERATOR is kind and g in plugin_groups for managed in group.managed_groups]
 
         def taints_of(kind: Optional[AcceleratorKind] = None, efa: bool = False) -> list[dict]:
             """The taints of the groups a plugin serves: their DaemonSet must run under them."""
@@ -228,7 +237,8 @@ class GpuEksCluster(pulumi.ComponentResource):
                                  depends_on=[system, *nodes_with(AcceleratorKind.NEURON)],
                                  group_taints=taints_of(AcceleratorKind.NEURON))
         with_efa = {g.name for g in configured if g.efa_enabled and g.name in plugin_groups}
-        efa_groups = [group.node_group for g, group in self.node_groups.items() if g in with_efa]
+        efa_groups = [managed for g, group in self.node_groups.items() if g in with_efa
+                      for managed in group.managed_groups]
         if efa_groups or any(t.efa.supported for t in external) or any(g.efa_enabled for g in elastic):
             efa_device_plugin(name, region=self.region, provider=self.provider, parent=self,
                               depends_on=[system, *efa_groups], group_taints=taints_of(efa=True))
@@ -245,7 +255,7 @@ class GpuEksCluster(pulumi.ComponentResource):
             return [g for g in dra if (g.efa_enabled if kind is None else g.accelerator.kind is kind)]
 
         def groups_and_taints(of: list[NodeGroupConfig]) -> dict[str, Any]:
-            return {"depends_on": [system, *(self.node_groups[g.name].node_group for g in of)],
+            return {"depends_on": [system, *(m for g in of for m in self.node_groups[g.name].managed_groups)],
                     "group_taints": [t for g in of for t in self.node_groups[g.name].taints]}
 
         common = {"provider": self.provider, "parent": self}
@@ -315,7 +325,10 @@ class GpuEksCluster(pulumi.ComponentResource):
             coredns_addon_options=eks.CoreDnsAddonOptionsArgs(enabled=False),
             kube_proxy_addon_options=eks.KubeProxyAddonOptionsArgs(enabled=False),
             create_oidc_provider=False,
-            opts=pulumi.ResourceOptions(parent=self),
+            # pulumi-eks has no argument for the Provisioned Control Plane tier: a transform sets it on its
+            # aws:eks/cluster:Cluster (control_plane_tier.py says why).
+            opts=pulumi.ResourceOptions(parent=self, transforms=[scaling_tier_transform(settings.control_plane_tier)]
+                                        if settings.control_plane_tier else None),
         )
         if access == "private":
             pulumi.log.warn(

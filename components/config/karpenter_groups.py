@@ -48,6 +48,11 @@ def check_karpenter_group(group: NodeGroupConfig, pinned: str = KARPENTER.versio
                 fix="give the reservation's reservationId, or set autoscaler: cluster-autoscaler to target the "
                 "resource group from a managed node group's launch template.",
                 path=("capacity", "resourceGroupArn"), value=capacity.resource_group_arn)
+        if capacity.reservations:
+            raise ConfigValueError(
+                "reservations make the group a pool of EKS managed node groups (config/node_pool.py), which Karpenter "
+                "does not run.", fix="set autoscaler: cluster-autoscaler, or give the Karpenter pool one "
+                "reservationId.", path=("capacity", "reservations"), value=capacity.reservation_ids)
         if capacity.purchase is not None:
             raise ConfigValueError(
                 "a Karpenter pool selects its block by id (capacityReservationSelectorTerms), which a block the "

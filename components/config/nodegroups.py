@@ -31,6 +31,9 @@ def _efa_accelerated_kinds() -> str:
 
 # EC2 Capacity Blocks hold at most 64 instances each (DescribeCapacityBlockOfferings).
 CAPACITY_BLOCK_MAX_INSTANCES = 64
+# The largest group (a pool) trainstack plans: EKS supports clusters of up to 100,000 nodes (EKS user guide,
+# "Amazon EKS ultra scale clusters"), and a group cannot be larger than its cluster.
+MAX_POOL_NODES = 100_000
 
 
 class CapacityPurchase(ConfigModel):
@@ -45,6 +48,15 @@ class CapacityPurchase(ConfigModel):
     """The offering's up-front fee in USD as listed: what the plan and the review say the purchase costs."""
 
 
+class PooledReservation(ConfigModel):
+    """One reservation or capacity block of a pool (``capacity.reservations``)."""
+
+    reservation_id: str = Field(pattern=r"^cr-[0-9a-f]{8,17}$")
+    """Its id, ``cr-…``."""
+    instance_count: int = Field(ge=1)
+    """Instances it holds."""
+
+
 class Capacity(ConfigModel):
     """Where the group's instances come from.
 
@@ -52,6 +64,10 @@ class Capacity(ConfigModel):
     * ``reservation``: an On-Demand Capacity Reservation, by ``reservationId`` or by
       ``resourceGroupArn`` (a group of reservations).
     * ``capacityBlock``: an EC2 Capacity Block for ML, by its ``reservationId``.
+
+    With ``reservations`` (several reservations, or blocks of one dates, in the group's zone) the group is a pool:
+    its nodes span them, split into as many EKS managed node groups as the per-group quota needs
+    (``config/node_pool.py``), and Kueue sees it as one flavor, so one job can span them.
     """
 
     type: Literal["none", "reservation", "capacityBlock"] = "none"
@@ -64,6 +80,10 @@ class Capacity(ConfigModel):
     """The zone the reservation or block is in; must be the node group's zone."""
     instance_count: Optional[int] = Field(default=None, ge=1)
     """Instances the reservation or block holds; must cover the group's maxSize."""
+    reservations: list[PooledReservation] = []
+    """A pool: several reservations (or capacity blocks bought together: one ``startsAt`` and ``endsAt``), each with
+    its ``reservationId`` and ``instanceCount``, in place of one ``reservationId``. Their instances together must
+    cover the group's maxSize."""
     ends_at: Optional[datetime] = None
     """When the block (or a reservation with an end date) ends, in UTC as EC2 shows it
     (``2026-12-01T11:30:00Z``). Required for capacity blocks: the plan and the outputs report it,
@@ -95,9 +115,12 @@ class Capacity(ConfigModel):
 
     @model_validator(mode="after")
     def _complete(self) -> Capacity:
+        if self.reservations:
+            self._check_pool()
         if self.type == "none":
             for key, value in (("reservationId", self.reservation_id), ("resourceGroupArn", self.resource_group_arn),
                                ("zone", self.zone), ("instanceCount", self.instance_count),
+                               ("reservations", self.reservations or None),
                                ("endsAt", self.ends_at), ("startsAt", self.starts_at),
                                ("endLeadMinutes", self.end_lead_minutes), ("purchase", self.purchase)):
                 if value is not None:
@@ -105,13 +128,14 @@ class Capacity(ConfigModel):
                                            fix="set type: reservation or type: capacityBlock, or remove the key.",
                                            path=(key,), value=value)
             return self
-        if self.type == "reservation" and (self.reservation_id is None) == (self.resource_group_arn is None):
+        if self.type == "reservation" and not self.reservations and \
+                (self.reservation_id is None) == (self.resource_group_arn is None):
             raise ConfigValueError("a reservation needs exactly one of reservationId or resourceGroupArn.",
                                    fix="give the reservation id (cr-…) or the resource group ARN, not both.",
                                    path=("reservationId",), value=self.reservation_id)
         if self.type == "capacityBlock":
             check_purchase(self.purchase, self.reservation_id, self.starts_at, self.ends_at)
-            if self.reservation_id is None and self.purchase is None:
+            if self.reservation_id is None and self.purchase is None and not self.reservations:
                 raise ConfigValueError("a capacity block needs its reservationId.",
                                        fix="set reservationId to the block's cr-… id.", path=("reservationId",),
                                        value=None)
@@ -125,7 +149,7 @@ class Capacity(ConfigModel):
                                    fix="set both as EC2 shows the block (aws ec2 describe-capacity-reservations).",
                                    path=("startsAt",), value=self.starts_at)
         check_end_lead(self.type, self.end_lead_minutes, self.starts_at, self.ends_at)
-        required: list[tuple[str, Any]] = [("zone", self.zone), ("instanceCount", self.instance_count)]
+        required: list[tuple[str, Any]] = [("zone", self.zone), ("instanceCount", self.total_instances)]
         if self.type == "capacityBlock":
             required.append(("endsAt", self.ends_at))
         for key, value in required:
@@ -135,6 +159,36 @@ class Capacity(ConfigModel):
                     fix=f"set {key} as the reservation shows it (aws ec2 describe-capacity-reservations).",
                     path=(key,), value=None)
         return self
+
+    def _check_pool(self) -> None:
+        for key, value in (("reservationId", self.reservation_id), ("resourceGroupArn", self.resource_group_arn),
+                           ("instanceCount", self.instance_count), ("purchase", self.purchase)):
+            if value is not None:
+                raise ConfigValueError(
+                    f"'{key}' is set beside reservations; a pool names each of its reservations in the list.",
+                    fix=f"move it into reservations (reservationId and instanceCount each), or remove {key}.",
+                    path=(key,), value=value if not isinstance(value, ConfigModel) else key)
+        ids = [r.reservation_id for r in self.reservations]
+        for index, reservation_id in enumerate(ids):
+            if ids.index(reservation_id) != index:
+                raise ConfigValueError(f"{reservation_id} is listed twice.", fix="list each reservation once.",
+                                       path=("reservations", index, "reservationId"), value=reservation_id)
+            if self.type == "capacityBlock" and self.reservations[index].instance_count > CAPACITY_BLOCK_MAX_INSTANCES:
+                raise ConfigValueError(
+                    f"a capacity block holds at most {CAPACITY_BLOCK_MAX_INSTANCES} instances.",
+                    fix="give the block the instances EC2 shows it holds; more instances are more blocks.",
+                    path=("reservations", index, "instanceCount"), value=self.reservations[index].instance_count)
+
+    @property
+    def total_instances(self) -> Optional[int]:
+        """The instances the reservation, block or pool of them holds; None with none."""
+        return sum(r.instance_count for r in self.reservations) if self.reservations else self.instance_count
+
+    @property
+    def reservation_ids(self) -> list[str]:
+        """Every reservation or block id the group names (a pool's, or its one)."""
+        return ([r.reservation_id for r in self.reservations] if self.reservations
+                else [self.reservation_id] if self.reservation_id else [])
 
     @property
     def block_end_lead_minutes(self) -> Optional[int]:
@@ -187,8 +241,9 @@ class NodeGroupConfig(ConfigModel):
     """Fewest nodes; 0 lets the group scale to zero."""
     desired_size: int = Field(default=0, ge=0)
     """Nodes at creation (the autoscaler manages it afterwards)."""
-    max_size: int = Field(ge=1, le=1000)
-    """Most nodes (1 to 1000)."""
+    max_size: int = Field(ge=1, le=MAX_POOL_NODES)
+    """Most nodes. Above the nodes one EKS managed node group may hold (450 by default), or over several
+    reservations, the group is a pool of managed node groups (``config/node_pool.py``)."""
     zone: str = Field(pattern=ZONE_PATTERN)
     """The one zone the group runs in (EFA traffic does not cross zones)."""
     efa: Optional[bool] = None
@@ -363,17 +418,18 @@ class NodeGroupConfig(ConfigModel):
         capacity = self.capacity
         if capacity.type == "none":
             return
-        assert capacity.instance_count is not None  # Capacity requires it for reservations and blocks
+        held = capacity.total_instances
+        assert held is not None  # Capacity requires it for reservations and blocks
         if capacity.zone != self.zone:
             raise ConfigValueError(
                 f"the {capacity.type} is in {capacity.zone} but the node group is in {self.zone}; "
                 "instances can only launch into a reservation in its own zone.",
                 fix=f"set zone: {capacity.zone} on the node group (and its subnet), or use a "
                 f"reservation in {self.zone}.", path=("capacity", "zone"), value=capacity.zone)
-        if capacity.instance_count < self.max_size:
+        if held < self.max_size:
             raise ConfigValueError(
-                f"the {capacity.type} holds {capacity.instance_count} instances but maxSize is {self.max_size}.",
-                fix=f"set maxSize to at most {capacity.instance_count}, or declare the real instanceCount.",
+                f"the {capacity.type} holds {held} instances but maxSize is {self.max_size}.",
+                fix=f"set maxSize to at most {held}, or declare the real instanceCount.",
                 path=("maxSize",), value=self.max_size)
         if capacity.type == "capacityBlock":
             if not self.instance.capacity_block:
@@ -382,9 +438,9 @@ class NodeGroupConfig(ConfigModel):
                     fix="use an on-demand reservation, or a capacity-block type "
                     f"({', '.join(catalog.family_names(t for t in catalog.INSTANCE_TYPES if t.capacity_block))}).",
                     path=("capacity", "type"), value=capacity.type)
-            check_block_units(self.instance_type, instance_count=capacity.instance_count,
+            check_block_units(self.instance_type, instance_count=held,
                               desired_size=self.desired_size, max_size=self.max_size)
-            if capacity.instance_count > CAPACITY_BLOCK_MAX_INSTANCES:
+            if capacity.instance_count is not None and capacity.instance_count > CAPACITY_BLOCK_MAX_INSTANCES:
                 raise ConfigValueError(
                     f"a capacity block holds at most {CAPACITY_BLOCK_MAX_INSTANCES} instances.",
                     fix="split the capacity over several blocks and node groups.",

@@ -139,17 +139,17 @@ class StackConfig(ConfigModel):
                                        fix="give each node group its own name.",
                                        path=("nodeGroups", index, "name"), value=group.name)
             seen.add(group.name)
-            holder = held.get(group.capacity.reservation_id or "")
-            if holder is not None:
-                raise ConfigValueError(
-                    f"{group.capacity.type} {group.capacity.reservation_id} is already held by node group "
-                    f"'{holder.name}' (autoscaler: {holder.autoscaler}); two groups on one reservation compete "
-                    "for its instances and neither can count on them.",
-                    fix="give each reservation or block to one group: remove it here, or from "
-                    f"'{holder.name}'.", path=("nodeGroups", index, "capacity", "reservationId"),
-                    value=group.capacity.reservation_id)
-            if group.capacity.reservation_id is not None:
-                held[group.capacity.reservation_id] = group
+            for reservation_id in group.capacity.reservation_ids:  # a pool's each, or the group's one
+                holder = held.get(reservation_id)
+                if holder is not None:
+                    raise ConfigValueError(
+                        f"{group.capacity.type} {reservation_id} is already held by node group "
+                        f"'{holder.name}' (autoscaler: {holder.autoscaler}); two groups on one reservation compete "
+                        "for its instances and neither can count on them.",
+                        fix="give each reservation or block to one group: remove it here, or from "
+                        f"'{holder.name}'.", path=("nodeGroups", index, "capacity", "reservationId"),
+                        value=reservation_id)
+                held[reservation_id] = group
             if group.zone not in self.network.private_zones:
                 raise ConfigValueError(
                     f"node group zone {group.zone} has no private subnet in the network "

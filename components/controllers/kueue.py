@@ -110,8 +110,11 @@ def check_topology_capacity(stack: Stack, outputs: Optional[StackOutputs]) -> li
         return []
     reach = {group: max((q.quotas[group].max_nodes for q in outputs.scheduling.queues.values() if group in q.quotas),
                         default=0) for group in outputs.accelerated_groups}
-    minimum = {str(r.props.get("labels", {}).get(NODE_GROUP_LABEL)): int((r.props.get("scalingConfig") or {}).get(
-        "minSize", 0)) for r in [*stack.of_type(NODE_GROUP), *stack.of_type(EXISTING_NODE_GROUP_COMPONENT)]}
+    # A pool's managed node groups share its node label (config/node_pool.py): together they keep the sum.
+    minimum: dict[str, int] = {}
+    for r in [*stack.of_type(NODE_GROUP), *stack.of_type(EXISTING_NODE_GROUP_COMPONENT)]:
+        label = str(r.props.get("labels", {}).get(NODE_GROUP_LABEL))
+        minimum[label] = minimum.get(label, 0) + int((r.props.get("scalingConfig") or {}).get("minSize", 0))
     findings = []
     for flavor in stack.of_type(KUEUE_RESOURCE_FLAVOR):
         spec = flavor.props.get("spec") or {}

@@ -191,6 +191,11 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
                                "labels": self.labels, "instanceType": instance.name,
                                **({"capacity": capacity} if capacity else {})})
 
+    @property
+    def managed_groups(self) -> list[aws.eks.NodeGroup]:
+        """Its EKS managed node group, as a list (a NodeGroupPool has several)."""
+        return [self.node_group]
+
     def _launch_template(self, name: str, settings: NodeGroupConfig, instance: catalog.InstanceType,
                          cluster: ClusterAttachment) -> aws.ec2.LaunchTemplate:
         """The nodes' launch template: the EFA layout, the cluster placement group, the security groups."""

@@ -18,7 +18,7 @@ from typing import Any, Literal, Optional
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from .. import catalog
+from ..catalog import service_quotas
 from ..config import NodeGroupConfig, StackConfig
 from ..config.hyperpod import InstanceGroupConfig
 from ..config.ip_budget import ip_budget
@@ -26,14 +26,9 @@ from ..config.offerings import Placement, placements
 
 Status = Literal["pass", "fail", "could-not-check"]
 
-# EC2 On-Demand vCPU quotas by instance family class (Service Quotas, service "ec2").
-VCPU_QUOTAS = {
-    "p": ("L-417A185B", "Running On-Demand P instances"),
-    "g": ("L-DB2E81BA", "Running On-Demand G and VT instances"),
-    "trn": ("L-2C3B7624", "Running On-Demand Trn instances"),
-    "inf": ("L-1945791B", "Running On-Demand Inf instances"),
-    "standard": ("L-1216C47A", "Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances"),
-}
+VCPU_QUOTAS = {family: (quota.code, quota.name) for family, quota in service_quotas.VCPU_QUOTAS.items()}
+"""EC2 On-Demand vCPU quotas by instance family class (Service Quotas, service "ec2"): (code, name), as the
+catalog holds them (catalog/service_quotas.py)."""
 
 
 @dataclass(frozen=True)
@@ -82,7 +77,9 @@ def run_preflight(config: StackConfig, clients: Clients) -> list[Check]:
     # HyperPod runs in SageMaker's capacity, which EC2's offerings to this account do not show, and SageMaker
     # has no read API for what it offers: validation judges HyperPod types by SageMaker's per-region list.
     checks.extend(_offering(placement, clients.ec2) for placement in placements(config) if not placement.hyperpod)
-    checks.extend(_quotas(config, clients.quotas))
+    from .quotas import quota_checks
+
+    checks.extend(quota_checks(config, clients.quotas))
     checks.extend(_subnets(config, clients.ec2))
     return checks
 
@@ -112,19 +109,30 @@ def _purchase(group: NodeGroupConfig, ec2: Any) -> Check:
 def _capacity(group: NodeGroupConfig, ec2: Any) -> Iterator[Check]:
     capacity = group.capacity
     kind = "capacity block" if capacity.type == "capacityBlock" else "reservation"
-    name, subject = f"{kind}", f"{group.name}: {capacity.reservation_id or capacity.resource_group_arn}"
     if capacity.purchase is not None and capacity.starts_at is not None and capacity.ends_at is not None:
         yield _purchase(group, ec2)
         return
-    if capacity.reservation_id is None:
-        yield Check(name, subject, "could-not-check", "reservations in a resource group are not inspected; check "
-                                                      "the group's reservations by hand")
+    if not capacity.reservation_ids:
+        yield Check(kind, f"{group.name}: {capacity.resource_group_arn}", "could-not-check",
+                    "reservations in a resource group are not inspected; check the group's reservations by hand")
         return
+    # A pool's each reservation holds what the stack file says of it; a group's one holds its maxSize.
+    declared = {r.reservation_id: r.instance_count for r in capacity.reservations} or {
+        capacity.reservation_ids[0]: group.max_size}
+    for reservation_id, needed in declared.items():
+        yield from _reservation(group, ec2, kind, reservation_id, needed)
+
+
+def _reservation(group: NodeGroupConfig, ec2: Any, name: str, reservation_id: str, needed: int) -> Iterator[Check]:
+    """One reservation or block of the group, against EC2: it exists, is usable, of the group's type and zone,
+    holds ``needed`` instances, and ends when the stack file says."""
+    capacity = group.capacity
+    subject = f"{group.name}: {reservation_id}"
     try:
-        found = ec2.describe_capacity_reservations(CapacityReservationIds=[capacity.reservation_id])
+        found = ec2.describe_capacity_reservations(CapacityReservationIds=[reservation_id])
     except ClientError as error:
         if error.response["Error"]["Code"].startswith("InvalidCapacityReservationId"):
-            yield Check(name, subject, "fail", f"{capacity.reservation_id} does not exist in this account and region")
+            yield Check(name, subject, "fail", f"{reservation_id} does not exist in this account and region")
             return
         yield Check(name, subject, "could-not-check", _unreachable(error))
         return
@@ -154,8 +162,9 @@ def _capacity(group: NodeGroupConfig, ec2: Any) -> Iterator[Check]:
                 f"for {instance_type}" + ("" if instance_type == group.instance_type
                                           else f"; the node group runs {group.instance_type}"))
     total = reservation.get("TotalInstanceCount", 0)
-    yield Check(f"{name} size", subject, "pass" if total >= group.max_size else "fail",
-                f"holds {total} instances; the group grows to {group.max_size}")
+    yield Check(f"{name} size", subject, "pass" if total >= needed else "fail",
+                f"holds {total} instances; the group " + (f"grows to {group.max_size}" if not capacity.reservations
+                                                          else f"counts on {needed} of them"))
     if capacity.ends_at is not None:
         yield _end(name, subject, capacity.ends_at.strftime("%Y-%m-%dT%H:%M:%SZ"), reservation.get("EndDate"))
 
@@ -239,43 +248,6 @@ def _offering(placement: Placement, ec2: Any) -> Check:
         return Check("instance type offered", subject, "pass", f"offered in the {zones}{unchecked}")
     return Check("instance type offered", subject, "fail", f"{ec2_type} is not offered in {', '.join(missing)}"
                  f"{unchecked}; zone names differ per account: pick a zone that offers it")
-
-
-def _quota_class(instance: catalog.InstanceType) -> str:
-    family = instance.family
-    for prefix in ("trn", "inf", "p", "g"):
-        if family.startswith(prefix):
-            return prefix
-    return "standard"
-
-
-def _quotas(config: StackConfig, quotas: Any) -> Iterator[Check]:
-    needs: dict[str, tuple[int, list[str]]] = {}
-
-    def add(instance_type: str, count: int, label: str) -> None:
-        instance = catalog.get(instance_type)
-        per_node = instance.require("vCPUs", instance.vcpus, "check the vCPU quota")
-        vcpus, lines = needs.get(_quota_class(instance), (0, []))
-        needs[_quota_class(instance)] = (vcpus + count * per_node, [*lines, f"{label} {count} x {per_node}"])
-
-    if config.eks is not None:
-        add(config.eks.system_nodes.instance_type, config.eks.system_nodes.max_size, "system")
-    for group in config.node_groups:
-        # Capacity blocks are bought capacity, not On-Demand quota.
-        if group.capacity.type != "capacityBlock":
-            add(group.instance_type, group.max_size, group.name)
-    for quota_class, (vcpus, lines) in sorted(needs.items()):
-        code, title = VCPU_QUOTAS[quota_class]
-        subject = f"{title} ({code})"
-        try:
-            value = quotas.get_service_quota(ServiceCode="ec2", QuotaCode=code)["Quota"]["Value"]
-        except (ClientError, BotoCoreError) as error:
-            yield Check("vCPU quota", subject, "could-not-check", _unreachable(error))
-            continue
-        ok = value >= vcpus
-        yield Check("vCPU quota", subject, "pass" if ok else "fail",
-                    f"quota {value:g} vCPUs; max size needs {vcpus} ({', '.join(lines)})"
-                    + ("" if ok else "; request an increase in Service Quotas"))
 
 
 def _subnets(config: StackConfig, ec2: Any) -> Iterator[Check]:
