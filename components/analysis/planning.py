@@ -32,6 +32,7 @@ from ..outputs import OUTPUT_NAME, StackOutputs, parse_outputs
 from ..plan import Plan, Project, ProjectError, StackSettings, find_project, load_stack, run_plan
 from ..policy import stack_from_plan
 from .access_table import access_table
+from .control_plane import control_plane_sizing
 from .policies import judge, policy_config
 
 PolicyConfig = Path | Mapping[str, Any] | None
@@ -109,6 +110,7 @@ def plan_stack(stack: str = "dev", project: Project | Path | None = None,
     sections.queues = QueueSummary(queues) if queues is not None else None
     sections.access = access_table(plan, config)
     sections.device_wait = device_wait_plan(config)
+    sections.control_plane = control_plane_sizing(plan, config)
     return plan
 
 

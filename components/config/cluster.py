@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Literal, Optional
+from typing import Any, Literal, Optional
 
 from pydantic import Field, field_validator, model_validator
 
@@ -23,6 +23,15 @@ DEFAULT_EKS_VERSION = "1.35"
 # VPC CNI 1.18.5 is the first release that can run next to efa-only interfaces
 # (EKS user guide, node-efa).
 VPC_CNI_MIN_FOR_EFA_ONLY = (1, 18, 5)
+
+# EKS Provisioned Control Plane tiers: the values pulumi-aws 7.51.1 documents for aws.eks.Cluster's
+# controlPlaneScalingConfig.tier (sdk python pulumi_aws/eks/_inputs.py, ClusterControlPlaneScalingConfigArgs) and the
+# EKS API accepts (docs.aws.amazon.com/eks/latest/APIReference/API_ControlPlaneScalingConfig.html, read 2026-11-28:
+# standard | tier-xl | tier-2xl | tier-4xl | tier-8xl). The English API page stored then still listed four values and
+# the localized one five; tier-8xl is taken because the provider pinned here and the CDK's ControlPlaneScalingTier
+# (aws-cdk-lib v2.275.0) both carry it. What each tier is sized for: estimate/control_plane.py.
+ControlPlaneTier = Literal["standard", "tier-xl", "tier-2xl", "tier-4xl", "tier-8xl"]
+CONTROL_PLANE_TIERS: tuple[ControlPlaneTier, ...] = ("standard", "tier-xl", "tier-2xl", "tier-4xl", "tier-8xl")
 
 PRINCIPAL_ARN = re.compile(r"^arn:aws(-cn|-us-gov)?:(iam|sts)::\d{12}:(role|user|assumed-role)/[\w+=,.@/-]+$")
 
@@ -130,6 +139,11 @@ class EksConfig(ConfigModel):
     """Pinned versions of EKS managed add-ons; unset means EKS's default."""
     vpc_cni: VpcCniConfig = VpcCniConfig()
     """How the VPC CNI holds addresses on every node (the vpc-cni add-on's configuration)."""
+    control_plane_tier: Optional[ControlPlaneTier] = None
+    """EKS Provisioned Control Plane scaling tier: ``standard``, ``tier-xl``, ``tier-2xl``, ``tier-4xl`` or
+    ``tier-8xl``. Unset leaves EKS's default (standard, which scales on its own and guarantees no capacity).
+    A provisioned tier is billed per hour on top of the cluster's hourly fee. ``trainstack plan`` recommends
+    a tier from the stack's node and pod counts and warns when this one is below it."""
     node_monitoring_agent: bool = True
     """The EKS node monitoring agent add-on on clusters with accelerated node groups: it sets
     node conditions (AcceleratedHardwareReady, NetworkingReady, ...) that node auto repair acts on."""
@@ -147,6 +161,15 @@ class EksConfig(ConfigModel):
                 f"Kubernetes {value} is not a version EKS offers for new clusters.",
                 fix=f"use one of {', '.join(EKS_VERSIONS)} (as a quoted string, e.g. \"{DEFAULT_EKS_VERSION}\").",
             )
+        return value
+
+    @field_validator("control_plane_tier", mode="before")
+    @classmethod
+    def _tier(cls, value: Any) -> Any:
+        if value is not None and value not in CONTROL_PLANE_TIERS:
+            raise ConfigValueError(
+                f"'{value}' is not an EKS Provisioned Control Plane tier.",
+                fix=f"use one of {', '.join(CONTROL_PLANE_TIERS)} (or leave it unset for EKS's standard mode).")
         return value
 
     @field_validator("public_access_cidrs")

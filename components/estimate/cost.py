@@ -30,6 +30,7 @@ from ..names import (
     VPC_ENDPOINT,
 )
 from ..plan import Plan
+from .control_plane import TIER_UNPRICED
 from .prices import (
     EKS_CONTROL_PLANE,
     FSX_INTELLIGENT_TIERING_UNPRICED,
@@ -255,6 +256,8 @@ def _service_lines(by_type: Any, region: str) -> list[CostLine]:
             regional = in_region(service, region)
             lines.append(CostLine(item, len(priced), len(priced), regional.usd if regional else None,
                                   _source(regional, item, region), tuple(r.urn for r in priced)))
+    lines += [_tier_line(cluster) for cluster in by_type(names.GPU_EKS_CLUSTER_COMPONENT)
+              if cluster.inputs.get("controlPlaneTier") not in (None, "standard")]
     endpoints = [e for e in by_type(VPC_ENDPOINT) if e.inputs.get("vpcEndpointType") == "Interface"]
     if endpoints:
         zones = sum(len(e.inputs.get("subnetIds") or []) for e in endpoints)
@@ -262,6 +265,13 @@ def _service_lines(by_type: Any, region: str) -> list[CostLine]:
         lines.append(CostLine("interface endpoints (per zone)", zones, zones, regional.usd if regional else None,
                               _source(regional, "interface endpoints", region), tuple(e.urn for e in endpoints)))
     return lines
+
+
+def _tier_line(cluster: PricedResource) -> CostLine:
+    """A Provisioned Control Plane tier, billed per hour on top of the control plane's fee (the GpuEksCluster records
+    the tier it sets: cluster/control_plane_tier.py); no dated primary price was found, so the line says so."""
+    tier = cluster.inputs["controlPlaneTier"]
+    return CostLine(f"EKS Provisioned Control Plane ({tier})", 1, 1, None, TIER_UNPRICED, (cluster.urn,))
 
 
 def _file_system_line(file_system: PricedResource, region: str) -> CostLine:
