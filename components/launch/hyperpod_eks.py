@@ -22,6 +22,7 @@ from ..names import GPU_RESOURCE, NEURON_RESOURCE, NODE_GROUP_LABEL
 from ..outputs import HyperPodGroup, StackOutputs
 from .arguments import check_image, check_namespace, check_replica_job_name
 from .expansion import as_written
+from .limits import check_job
 from .placement import (
     NODE_MEMORY_SHARE,
     SHM_SIZE,
@@ -89,8 +90,8 @@ def render_hyperpod_pytorchjob(outputs: StackOutputs, *, name: str, group_name: 
     replicas: dict[str, Any] = {"Master": {"replicas": 1, "restartPolicy": "OnFailure", "template": pod}}
     if nodes > 1:
         replicas["Worker"] = {"replicas": nodes - 1, "restartPolicy": "OnFailure", "template": pod}
-    return {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": job_metadata,
-            "spec": {"pytorchReplicaSpecs": replicas, "nprocPerNode": str(gpus)}}
+    return check_job({"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": job_metadata,
+                      "spec": {"pytorchReplicaSpecs": replicas, "nprocPerNode": str(gpus)}})
 
 
 def _resumable_group(outputs: StackOutputs, group_name: str) -> HyperPodGroup:

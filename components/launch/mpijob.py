@@ -58,6 +58,7 @@ from . import placement
 from .arguments import check_image, check_namespace, check_replica_job_name
 from .claims import pod_claims
 from .expansion import as_written
+from .limits import check_job
 from .placement import LaunchError
 from .queueing import Admission, QueueRequest, admission, annotate_pods, label_job
 from .restarts import backoff_limit_for, checkpoint_env
@@ -110,7 +111,7 @@ def render_mpijob(outputs: StackOutputs, *, name: str, group_name: str, nodes: i
     annotate_pods(worker, granted)
     run_as_team(worker, granted)
     launcher = _launcher(image, command, rank_env, granted)
-    return label_job({
+    return check_job(label_job({
         "apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": job_metadata,
         "spec": {
             "slotsPerWorker": placement.ranks_per_node(target, devices),
@@ -121,7 +122,7 @@ def render_mpijob(outputs: StackOutputs, *, name: str, group_name: str, nodes: i
                 "Worker": {"replicas": nodes, "restartPolicy": restart_policy, "template": worker},
             },
         },
-    }, granted)
+    }, granted))
 
 
 def _launcher(image: str, command: Sequence[str], rank_env: list[dict[str, Any]],

@@ -16,6 +16,7 @@ from ..outputs import StackOutputs
 from .arguments import check_image, check_namespace, check_replica_job_name
 from .claims import pod_claims, refuse_dra_on_the_training_operator
 from .expansion import as_written
+from .limits import check_job
 from .placement import (
     LaunchError,
     check_nodes,
@@ -97,5 +98,5 @@ def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, node
         if nodes > 1:
             spec["pytorchReplicaSpecs"]["Worker"] = {"replicas": nodes - 1, "restartPolicy": restart_policy,
                                                      "template": annotate_pods(copy.deepcopy(pod), granted, pod_sets)}
-    return label_job({"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": job_metadata, "spec": spec},
-                     granted)
+    return check_job(label_job({"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": job_metadata,
+                                "spec": spec}, granted))

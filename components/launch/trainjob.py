@@ -40,6 +40,7 @@ from . import placement
 from .arguments import check_image, check_namespace, check_replica_job_name
 from .claims import RUNTIME_COPIED_FROM, is_dra, refuse_dra
 from .expansion import as_written
+from .limits import check_job
 from .placement import LaunchError
 from .queueing import QueueRequest, admission, annotate_pods, label_job
 from .restarts import checkpoint_env
@@ -116,7 +117,7 @@ def render_trainjob(outputs: StackOutputs, *, name: str, group_name: str, nodes:
                                    for job_name in patched]}}}}],
         },
     }
-    return label_job(job, granted)
+    return check_job(label_job(job, granted))
 
 
 def _runtime_ref(target: AcceleratedGroup, name: str, runtime: str, trainer: dict[str, Any],

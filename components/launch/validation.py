@@ -15,6 +15,7 @@ from ..outputs import StackOutputs
 from .arguments import check_batch_job_name, check_floor, check_image
 from .claims import pod_claims
 from .floors import Floor, default_floor
+from .limits import check_job
 from .placement import LaunchError, check_nodes, devices_per_node, group, pod_placement, resources
 from .programs import program_text
 from .pytorchjob import render_pytorchjob
@@ -68,9 +69,9 @@ def render_device_check(outputs: StackOutputs, *, name: str, group_name: str, no
     template = annotate_pods(keep_in_unit({"spec": spec}, target.instance_type, nodes, name), granted)
     # A team's check runs as the team, as the training jobs it comes before do (team_identity.py).
     run_as_team(template, granted)
-    return label_job({"apiVersion": "batch/v1", "kind": "Job", "metadata": job_metadata,
-                      "spec": {"completions": nodes, "parallelism": nodes, "backoffLimit": 0, "template": template}},
-                     granted)
+    return check_job(label_job({"apiVersion": "batch/v1", "kind": "Job", "metadata": job_metadata,
+                                "spec": {"completions": nodes, "parallelism": nodes, "backoffLimit": 0,
+                                         "template": template}}, granted))
 
 
 def all_reduce_floor(outputs: StackOutputs, *, group_name: str, nodes: int, gpus_per_node: Optional[int] = None,
