@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Optional
 from ..config import StackConfig, validate_stack_config
 from ..config.device_wait import DeviceWaitPlan, device_needs, hyperpod_groups_not_waited
 from ..config.ip_budget import ip_budget
+from ..config.quotas import quota_section
 from ..controllers import Rendered, check_stack
 from ..controllers import Report as ControllerReport
 from ..estimate import critical_path, estimate_cost
@@ -110,6 +111,7 @@ def plan_stack(stack: str = "dev", project: Project | Path | None = None,
     sections.queues = QueueSummary(queues) if queues is not None else None
     sections.access = access_table(plan, config)
     sections.device_wait = device_wait_plan(config)
+    sections.quotas = quota_section(config) if config is not None else None
     sections.control_plane = control_plane_sizing(plan, config)
     return plan
 

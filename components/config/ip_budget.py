@@ -113,6 +113,10 @@ class GroupAddresses:
     """Position in nodeGroups (None for the system nodes and HyperPod's groups)."""
     size_key: tuple[str | int, ...] = ("eks", "systemNodes", "maxSize")
     """The key that sets ``nodes``: what to lower when the zone does not fit."""
+    layout_interfaces: int = 1
+    """Interfaces the launch template's layout attaches to a node, EFA-only ones included (they take no address,
+    so ``steady.interfaces`` leaves them out; the region's quota of network interfaces counts them,
+    ``config/quotas.py``)."""
 
 
 @dataclass(frozen=True)
@@ -214,7 +218,7 @@ def _group_addresses(name: str, instance_type: str, efa: bool, nodes: int, max_p
                                fix="use an instance type whose network facts are in the catalog.",
                                path=path, value=instance_type) from None
     return GroupAddresses(name, instance_type, zone, nodes, max_pods, min(expected_pods, max_pods.value),
-                          steady, worst, index, size_key)
+                          steady, worst, index, size_key, len(layout))
 
 
 def ip_budget(config: StackConfig) -> Optional[IpBudget]:

@@ -53,7 +53,7 @@ class SavedSection:
 RECORD_KEYS = {"cost": "cost", "critical_path": "criticalPath", "ip_budget": "ipBudget",
                "efa_huge_pages": "efaHugePages", "storage": "storage", "policies": "policies",
                "controllers": "controllers", "queues": "queues", "access": "access",
-               "device_wait": "deviceWait", "control_plane": "controlPlane"}
+               "device_wait": "deviceWait", "quotas": "quotas", "control_plane": "controlPlane"}
 """Each field of :class:`Sections` and its record key, in the order a record lists them."""
 
 
@@ -73,6 +73,8 @@ class Sections:
     """Each team's access as the plan deploys it (analysis/access_table.py); only on stacks with teams."""
     device_wait: Optional[Section] = None
     """What ``trainstack up`` waits for once deployed (config/device_wait.py); only on stacks that set it."""
+    quotas: Optional[Section] = None
+    """The AWS quotas the stack's size passes the published default of (config/quotas.py); only on such stacks."""
     control_plane: Optional[Section] = None
     """The control plane's recommended tier (estimate/control_plane.py); only where a tier is set or recommended."""
     unknown: tuple[SavedSection, ...] = field(default_factory=tuple)

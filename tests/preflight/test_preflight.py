@@ -52,7 +52,16 @@ class Stubbed:
         self.quota("L-417A185B", 192)
         self.quota("L-1216C47A", 64)
 
+    def structural_quotas(self, managed_node_groups=30, nodes_per_group=450, network_interfaces=5000):
+        """EKS's and the VPC's quotas, read after the vCPU ones (AWS's defaults unless given)."""
+        for service, code, value in (("eks", "L-6D54EA21", managed_node_groups), ("eks", "L-BD136A63", nodes_per_group),
+                                     ("vpc", "L-DF5E4CA3", network_interfaces)):
+            self.quota_stub.add_response("get_service_quota", {"Quota": {"QuotaCode": code, "Value": value,
+                                                                         "ServiceCode": service}},
+                                         {"ServiceCode": service, "QuotaCode": code})
+
     def run(self, config, endpoint):
+        self.structural_quotas()
         with self.capacity_stub, self.quota_stub:
             checks = run_preflight(config, Clients(ec2=ec2_client(endpoint), capacity=self.capacity,
                                                    quotas=self.quotas))
@@ -86,7 +95,7 @@ def test_everything_passes_for_a_stack_that_fits_the_account(aws):
     assert not failed(checks) and not [c for c in checks if c.status == "could-not-check"]
     assert {("reservation state", "pass"), ("reservation zone", "pass"), ("reservation instance type", "pass"),
             ("reservation size", "pass"), ("instance type offered", "pass"), ("vCPU quota", "pass"),
-            ("subnet IPs", "pass"), ("zone", "pass")} == statuses(checks)
+            ("EKS quota", "pass"), ("VPC quota", "pass"), ("subnet IPs", "pass"), ("zone", "pass")} == statuses(checks)
 
 
 def test_a_missing_reservation_fails(aws):
