@@ -38,7 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from .instances import InstanceType
+from .model import InstanceType
 
 READ = "2026-11-27"
 """When the sources above were read."""
