@@ -19,6 +19,15 @@ c10d, unless the job is elastic (``min_nodes`` below ``nodes``) and asks for etc
   other keeps an elastic job training on the rest. Only an elastic job is better off with etcd, so only an elastic
   job may ask for it.
 
+At 2,048 nodes (issue 55), decided 2026-11-27: c10d still, for both kinds of job. A fixed-size job meets on the
+master's TCPStore with its rank given (``PET_NODE_RANK``), so 2,048 agents contend for nothing. torchrun's docs
+recommend c10d and call etcd legacy (run.py, "Note on rendezvous backend", above). The ``etcd`` backend is the
+legacy ``EtcdRendezvous``: each agent joins by compare-and-swap on one key that holds the whole participant list,
+and retries when another agent wrote first (torch/distributed/elastic/rendezvous/etcd_rendezvous.py,
+``join_rendezvous``, read 2026-11-27). trainstack's etcd has one member (addons/operators.py) and writes each swap to
+disk, so 2,048 agents would queue on one key of one server. No source gives a node count at which it fails, so
+etcd is not refused: an elastic job may still ask for it, to survive the loss of worker 0's node.
+
 A job of fixed size keeps the operator's Master and Workers: the operator gives every pod the master's Service as
 ``MASTER_ADDR``/``PET_MASTER_ADDR`` (pytorch/master.go, envvar.go at v1.8.1), and torchrun's default ``static``
 rendezvous meets on a c10d TCPStore there. No elastic policy, no etcd, nothing beyond torch in the image.
