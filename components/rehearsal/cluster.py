@@ -21,7 +21,7 @@ from ..names import HELM_RELEASE, KUSTOMIZE_DIRECTORY, NODE_GROUP_LABEL
 from ..policy import stack_from_plan
 from . import controllers, dra, engines, kwok
 from .control_plane import ControlPlane, control_plane
-from .nodes import KARPENTER_POOL, NETWORK_BLOCK, GroupShape, group_shapes, node_object
+from .nodes import KARPENTER_POOL, NETWORK_BLOCK, PART_ANNOTATION, GroupShape, group_shapes, node_object
 from .stack_objects import stack_objects
 
 Progress = Callable[[str], None]
@@ -112,19 +112,20 @@ class Nodes:
 
     def __init__(self, cluster: Cluster, shapes: list[GroupShape]):
         self.cluster = cluster
-        self.shapes = {shape.name: shape for shape in shapes}
-        self.count = {shape.name: 0 for shape in shapes}
-        """Nodes of each group there now."""
-        self._launched = {shape.name: 0 for shape in shapes}
-        """Nodes each group ever had: a new node takes a new name, as a new instance does."""
+        self.shapes = {shape.key: shape for shape in shapes}
+        """Each managed node group (a pool's each part), HyperPod instance group and Karpenter pool."""
+        self.count = {shape.key: 0 for shape in shapes}
+        """Nodes of each there now."""
+        self._launched = {shape.key: 0 for shape in shapes}
+        """Nodes each ever had: a new node takes a new name, as a new instance does."""
 
     def register(self, shape: GroupShape, how_many: int) -> None:
         for _ in range(how_many):
-            node = self.cluster.create(node_object(shape, self._launched[shape.name]))
+            node = self.cluster.create(node_object(shape, self._launched[shape.key]))
             for published in dra.resource_slices(node, shape.devices):
                 self.cluster.create(published)
-            self.count[shape.name] += 1
-            self._launched[shape.name] += 1
+            self.count[shape.key] += 1
+            self._launched[shape.key] += 1
 
     def lose(self, name: str) -> str | None:
         """Delete node ``name``, as when EC2 terminates its instance and the Node object goes with it. A managed
@@ -133,13 +134,14 @@ class Nodes:
         launches one only for pods that wait (``scale_for``). Returns the replacement's name, if any."""
         node = self.cluster.get(f"/api/v1/nodes/{name}")
         self.cluster.request("DELETE", f"/api/v1/nodes/{name}")
-        group = node["metadata"]["labels"][NODE_GROUP_LABEL]
+        metadata = node["metadata"]
+        group = (metadata.get("annotations") or {}).get(PART_ANNOTATION) or metadata["labels"][NODE_GROUP_LABEL]
         self.count[group] -= 1
         shape = self.shapes[group]
         if shape.kind == KARPENTER_POOL or self.count[group] >= shape.desired:
             return None
         self.register(shape, 1)
-        return f"{shape.name}-{self._launched[group] - 1}"
+        return f"{shape.key}-{self._launched[group] - 1}"
 
     def scale_for(self, pods: list[dict[str, Any]]) -> int:
         """Grow each group at zero by one node per pod that waits for it and fits its template node
@@ -148,10 +150,11 @@ class Nodes:
         for pod in pods:
             if pod["spec"].get("nodeName") or not _unschedulable(pod):
                 continue
-            shape = self.shapes.get((pod["spec"].get("nodeSelector") or {}).get(NODE_GROUP_LABEL, ""))
-            if shape is None or shape.template is None or self.count[shape.name] >= shape.maximum:
-                continue
-            if unfit_reasons(pod["spec"], shape.template):
+            group = (pod["spec"].get("nodeSelector") or {}).get(NODE_GROUP_LABEL, "")
+            # The autoscaler grows any part of a pool with room (the pool's parts share one template).
+            shape = next((s for s in self.shapes.values() if s.name == group and s.template is not None
+                          and self.count[s.key] < s.maximum), None)
+            if shape is None or shape.template is None or unfit_reasons(pod["spec"], shape.template):
                 continue
             self.register(shape, 1)
             added += 1

@@ -70,20 +70,34 @@ class GroupShape:
     nodes are added as its model says it would launch them)."""
     devices: dict[str, int] = field(default_factory=dict)
     """On a DRA group, the devices each node's drivers publish (DeviceClass -> count; ``rehearsal.dra``)."""
+    part: str = ""
+    """Which managed node group of a pool this is (config/node_pool.py): the second and later parts of a group
+    are ``<group>-part<k>``; empty for a group's first (or only) one."""
+
+    @property
+    def key(self) -> str:
+        """Names this managed node group among the stack's: its nodes' names begin with it."""
+        return self.part or self.name
+
+
+PART_ANNOTATION = "rehearsal.trainstack.io/managed-node-group"
 
 
 def group_shapes(stack: Stack) -> list[GroupShape]:
     """Every EKS managed node group and HyperPod-on-EKS instance group of the stack."""
     plugins = installed_charts(stack)
     autoscaled = "cluster-autoscaler" in plugins
-    shapes = []
+    shapes: list[GroupShape] = []
     for group in managed_groups(stack, accelerated_only=False):
         scaling = group.resource.props.get("scalingConfig") or {}
         desired, maximum = int(scaling.get("desiredSize", 0)), int(scaling.get("maxSize", 0))
         template = template_node(group) if autoscaled and group.instance.accelerator and maximum > desired else None
         node = running_node(group, plugins)
+        # A pool's parts share the group's name (its node label); each still has nodes of its own.
+        earlier = sum(1 for shape in shapes if shape.name == group.name)
         shapes.append(GroupShape(group.name, group.instance.name, desired, maximum, node, template, group.zone,
-                                 MANAGED_GROUP, _published(group, node, plugins)))
+                                 MANAGED_GROUP, _published(group, node, plugins),
+                                 part=f"{group.name}-part{earlier}" if earlier else ""))
     for group in _hyperpod_groups(stack):
         shapes.append(GroupShape(group.name, group.instance.name, group.min_size, group.min_size,
                                  running_node(group, plugins), None, None, HYPERPOD_GROUP))
@@ -142,14 +156,15 @@ def _hyperpod_groups(stack: Stack) -> list[ManagedGroup]:
 
 def node_object(shape: GroupShape, index: int) -> dict[str, Any]:
     """The Node the kubelet of the group's ``index``-th instance registers (with its status)."""
-    name = f"{shape.name}-{index}"
+    name = f"{shape.key}-{index}"
     instance = catalog.get(shape.instance_type)
     labels = {**shape.node.labels, HOSTNAME_LABEL: name, INSTANCE_TYPE_LABEL: shape.instance_type,
               "kubernetes.io/os": "linux", "kubernetes.io/arch": "arm64" if instance.arch == "arm64" else "amd64"}
     if shape.zone:
         labels |= {ZONE_LABEL: shape.zone, REGION_LABEL: shape.zone[:-1]}
     layers = network_node_labels(shape.instance_type)
-    labels |= {label: f"nn-{shape.name}-{depth}" for depth, label in enumerate(layers, 1)}
+    # A pool's parts share the top layer and each has its own blocks below it, as separate reservations would.
+    labels |= {label: f"nn-{shape.name if depth == 1 else shape.key}-{depth}" for depth, label in enumerate(layers, 1)}
     allocatable = {resource: _quantity(resource, amount) for resource, amount in shape.node.allocatable.items()}
     capacity = dict(allocatable)
     capacity["cpu"] = str(instance.vcpus)
@@ -157,8 +172,9 @@ def node_object(shape: GroupShape, index: int) -> dict[str, Any]:
     return {
         "apiVersion": "v1", "kind": "Node",
         "metadata": {"name": name, "labels": labels,
-                     # kwok's own marker for the nodes it plays (kwok's README, "manage nodes").
-                     "annotations": {"kwok.x-k8s.io/node": "fake"}},
+                     # kwok's own marker for the nodes it plays (kwok's README, "manage nodes"), and the managed
+                     # node group the node is of (a pool's parts share its node label).
+                     "annotations": {"kwok.x-k8s.io/node": "fake", PART_ANNOTATION: shape.key}},
         "spec": {"taints": [_taint(t) for t in shape.node.taints]} if shape.node.taints else {},
         "status": {"capacity": capacity, "allocatable": allocatable},
     }

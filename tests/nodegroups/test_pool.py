@@ -129,3 +129,19 @@ def test_the_cost_bills_each_reservation_once_and_the_controller_models_and_poli
     assert held == dict.fromkeys(RESERVATIONS[:3], 300)
     assert pooled["controllers"]["errors"] == 0, pooled["controllers"]["text"]
     assert all(rule["passed"] for rule in pooled["policies"]["rules"])
+
+
+def test_the_rehearsal_registers_each_parts_nodes_under_its_own_names_with_the_groups_label(pooled):
+    from trainstack.plan import Plan
+    from trainstack.policy import stack_from_plan
+    from trainstack.rehearsal.nodes import group_shapes, node_object
+
+    shapes = [s for s in group_shapes(stack_from_plan(Plan.from_dict(pooled))) if s.name == "p5"]
+    assert [s.key for s in shapes] == ["p5", "p5-part1", "p5-part2"]
+    nodes = [node_object(shape, 0) for shape in shapes]
+    assert [n["metadata"]["name"] for n in nodes] == ["p5-0", "p5-part1-0", "p5-part2-0"]
+    assert {n["metadata"]["labels"]["trainstack.io/node-group"] for n in nodes} == {"p5"}
+    # One top network layer, a block of its own below it for each part (a reservation's instances).
+    top = {n["metadata"]["labels"]["topology.k8s.aws/network-node-layer-1"] for n in nodes}
+    below = {n["metadata"]["labels"]["topology.k8s.aws/network-node-layer-3"] for n in nodes}
+    assert len(top) == 1 and len(below) == 3
