@@ -8,9 +8,10 @@ from here, so they say the same numbers.
 
 What each need counts, at every group's maxSize:
 
-* managed node groups per cluster: the system nodes' group and every group the Cluster Autoscaler scales (a
-  Karpenter group makes a NodePool, no managed node group);
-* nodes per managed node group: the largest group's maxSize (EKS keeps a group within the quota);
+* managed node groups per cluster: the system nodes' group and every group the Cluster Autoscaler scales, a
+  pool counting each of its parts (a Karpenter group makes a NodePool, no managed node group);
+* nodes per managed node group: the largest managed node group's maxSize (EKS keeps a group within the quota;
+  a pool is split into parts within the default, so only a group made whole can pass it);
 * network interfaces per Region: per node, every interface of its launch template's layout, EFA-only ones
   included (a p5.48xlarge attaches 33: ``catalog/efa_layout.py``), plus the ENIs the VPC CNI attaches for pod
   addresses at steady state, as the IP budget sizes them (``config/ip_budget.py``, whose per-node figures
@@ -38,6 +39,7 @@ from ..catalog.service_quotas import (
     vcpu_quota,
 )
 from .ip_budget import IpBudget, ip_budget
+from .node_pool import parts
 
 if TYPE_CHECKING:
     from .stack import StackConfig
@@ -103,12 +105,17 @@ class QuotaPlan:
 
 def managed_node_groups(config: StackConfig) -> list[tuple[str, int]]:
     """Each EKS managed node group the stack makes, with its maxSize: the system nodes' and each group the
-    Cluster Autoscaler scales. A node group entry that spans several managed node groups counts each of them."""
+    Cluster Autoscaler scales; a pool (``config/node_pool.py``) counts each of its parts."""
     if config.eks is None:
         return []
     system = config.eks.system_nodes
-    return [("system nodes", system.max_size), *((group.name, group.max_size) for group in config.node_groups
-                                                  if group.autoscaler == "cluster-autoscaler")]
+    groups = [("system nodes", system.max_size)]
+    for group in config.node_groups:
+        if group.autoscaler == "cluster-autoscaler":
+            made = parts(group)
+            groups += [(group.name if len(made) == 1 else f"{group.name} part {part.index}", part.max_size)
+                       for part in made]
+    return groups
 
 
 def vcpu_needs(config: StackConfig) -> list[QuotaNeed]:

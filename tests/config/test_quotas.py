@@ -32,13 +32,14 @@ def test_at_2048_nodes_groups_of_410_stay_within_450_nodes_and_6_groups_within_3
     assert "AWS publishes no default: `trainstack preflight` reads the account's value" in p_vcpus.said()
 
 
-def test_a_group_past_450_nodes_and_a_31st_managed_node_group_are_each_named_with_the_numbers():
+def test_a_group_of_1000_nodes_is_three_managed_node_groups_within_450_and_the_33rd_group_passes_30():
     plan = quota_needs(validated(fsdp_p5_grown((1000, *[1] * 29))))
     needs = by_code(plan)
-    assert {need.quota.code for need in plan.exceeded} == {"L-BD136A63", "L-6D54EA21", "L-DF5E4CA3"}
-    assert (needs["L-BD136A63"].need, needs["L-BD136A63"].raise_by) == (1000, 550)
-    assert needs["L-BD136A63"].lines == ("p5-0: maxSize 1000",)
-    assert (needs["L-6D54EA21"].need, needs["L-6D54EA21"].raise_by) == (31, 1)
+    assert {need.quota.code for need in plan.exceeded} == {"L-6D54EA21", "L-DF5E4CA3"}
+    # The pool's parts (config/node_pool.py): 334 + 333 + 333, each within the 450 nodes of one managed node group.
+    assert (needs["L-BD136A63"].need, needs["L-BD136A63"].raise_by) == (334, None)
+    assert (needs["L-6D54EA21"].need, needs["L-6D54EA21"].raise_by) == (33, 3)
+    assert needs["L-6D54EA21"].lines[0].startswith("system nodes, p5-0 part 0, p5-0 part 1, p5-0 part 2, p5-1, ")
 
 
 def test_a_capacity_block_is_no_on_demand_vcpus_and_a_karpenter_group_no_managed_node_group():
