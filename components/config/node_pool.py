@@ -17,10 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from ..catalog.service_quotas import NODES_PER_MANAGED_NODE_GROUP as NODES_QUOTA
 from .nodegroups import NodeGroupConfig
 
-NODES_PER_MANAGED_NODE_GROUP = 450
-"""EKS's default quota of nodes per managed node group (EKS user guide, service-quotas.html, read 2026-11-27)."""
+NODES_PER_MANAGED_NODE_GROUP = NODES_QUOTA.default or 450
+"""EKS's default quota of nodes per managed node group (its row in catalog/service_quotas.py, with its source)."""
 
 
 @dataclass(frozen=True)
