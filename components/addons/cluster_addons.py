@@ -16,6 +16,7 @@ import pulumi_kubernetes as k8s
 
 from ..catalog import AcceleratorKind
 from ..config import ConfigError, ConfigIssue, ObservabilityConfig, OperatorsConfig, validate
+from ..config.cluster_size import kueue_manager_resources
 from ..config.component_args import check_args
 from ..names import CLUSTER_ADDONS_COMPONENT
 from . import block_end, observability, operators, trainer
@@ -107,7 +108,8 @@ class ClusterAddons(pulumi.ComponentResource):
         scheduling = args.get("kueue")
         if jobs.kueue:
             release = operators.kueue(name, **common,
-                                      manager_configuration=scheduling.configuration if scheduling else None)
+                                      manager_configuration=scheduling.configuration if scheduling else None,
+                                      manager_resources=kueue_manager_resources(cluster.size))
             if scheduling:
                 self._queues(name, scheduling, release, cluster.provider)
         for end in args.get("block_ends", []):

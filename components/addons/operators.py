@@ -120,10 +120,14 @@ def etcd(name: str, *, provider: k8s.Provider, parent: pulumi.Resource,
 
 
 def kueue(name: str, *, provider: k8s.Provider, parent: pulumi.Resource, depends_on: list[pulumi.Resource],
-          manager_configuration: Optional[dict[str, Any]] = None) -> k8s.helm.v3.Release:
+          manager_configuration: Optional[dict[str, Any]] = None,
+          manager_resources: Optional[dict[str, Any]] = None) -> k8s.helm.v3.Release:
     """``manager_configuration``: Configuration keys trainstack sets (addons/kueue.py) over the
-    chart's own default Configuration."""
+    chart's own default Configuration; ``manager_resources``: the manager container's resources in place of
+    the chart's, on a large stack (config/cluster_size.py)."""
     values: dict[str, Any] = {"controllerManager": {"nodeSelector": dict(SYSTEM_LABELS)}}
+    if manager_resources is not None:
+        values["controllerManager"]["manager"] = {"resources": manager_resources}
     if manager_configuration is not None:
         # The chart takes the whole Configuration as one YAML string, so its default is restated
         # here (charts/kueue/values.yaml managerConfig.controllerManagerConfigYaml at v0.19.2).

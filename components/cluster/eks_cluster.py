@@ -36,6 +36,7 @@ from ..addons.feature_discovery import gpu_feature_discovery
 from ..catalog import AcceleratorKind
 from ..catalog.ultraservers import needs_compute_domain, needs_gpu_feature_discovery
 from ..config import EksConfig, NodeGroupConfig, validate
+from ..config.cluster_size import ClusterSize, coredns_configuration, vpc_cni_for
 from ..config.component_args import check_args
 from ..config.node_pool import is_pool
 from ..config.offerings import check_component, group_placements, system_placement
@@ -114,6 +115,9 @@ class GpuEksCluster(pulumi.ComponentResource):
         """The EKS control plane (``pulumi_eks.Cluster``): API endpoint, access entries, logs, kubeconfig."""
         self.cluster_security_group_id = self.control_plane.cluster_security_group_id
         self.kubeconfig = pulumi.Output.secret(self.control_plane.kubeconfig_json)
+        self.size = ClusterSize.of(settings.system_nodes, configured)
+        """The most nodes and pods the groups hold: the add-ons that must grow with it are sized from it
+        (config/cluster_size.py)."""
         before_nodes, nodes_role, system = self._core_addons_and_system_nodes(name, settings, args)
         self.node_monitoring_agent = bool(configured) and settings.node_monitoring_agent
         """The agent runs where trainstack's own accelerated groups do."""
@@ -150,8 +154,9 @@ class GpuEksCluster(pulumi.ComponentResource):
                                       ) -> tuple[list[pulumi.Resource], aws.iam.Role, pulumi.Resource]:
         """The add-ons nodes need to become Ready, the node role, and the system nodes."""
         # The VPC CNI's address targets are set explicitly (config/vpc_cni.py says why):
-        # its defaults keep a spare ENI of addresses on every node.
-        configurations = {"vpc-cni": settings.vpc_cni.configuration_values(args.get("network_policy", False))}
+        # its defaults keep a spare ENI of addresses on every node; a large stack's are config/cluster_size.py's.
+        cni = vpc_cni_for(settings.vpc_cni, self.size)
+        configurations = {"vpc-cni": cni.configuration_values(args.get("network_policy", False))}
         before_nodes: list[pulumi.Resource] = [
             core_addon(name, addon, cluster_name=self.cluster_name, versions=settings.addon_versions, parent=self,
                        depends_on=[self.control_plane], configuration=configurations.get(addon))
@@ -168,9 +173,11 @@ class GpuEksCluster(pulumi.ComponentResource):
                             system: pulumi.Resource) -> list[pulumi.Resource]:
         """CoreDNS, and the node monitoring agent where accelerated groups run: DaemonSets and
         Deployments that wait for nodes to run on."""
+        # CoreDNS autoscales on a stack whose nodes call for more than its two replicas (config/cluster_size.py).
+        configurations = {"coredns": coredns_configuration(self.size)}
         after_nodes: list[pulumi.Resource] = [
             core_addon(name, addon, cluster_name=self.cluster_name, versions=settings.addon_versions, parent=self,
-                       depends_on=[system]) for addon in AFTER_NODES]
+                       depends_on=[system], configuration=configurations.get(addon)) for addon in AFTER_NODES]
         if self.node_monitoring_agent:
             # It watches the accelerated groups; HyperPod nodes run HyperPod's own health monitoring agent.
             after_nodes.append(core_addon(

@@ -25,6 +25,7 @@ import yaml
 from ..addons.device_plugins import efa_device_plugin, neuron_device_plugin, nvidia_device_plugin
 from ..catalog import AcceleratorKind
 from ..config import NodeGroupConfig, validate
+from ..config.cluster_size import ClusterSize
 from ..config.errors import ConfigError, ConfigIssue, format_path
 from ..config.existing_cluster import ExistingClusterConfig
 from ..names import EXISTING_CLUSTER_COMPONENT, EXISTING_NODE_GROUP_COMPONENT
@@ -96,6 +97,8 @@ class ExistingCluster(pulumi.ComponentResource):
                           taints=[], zone=None, efa_interfaces=0, max_pods=system.pods_per_node.value, opts=child)
         self.karpenter_pools: dict[str, ExistingNodeGroup] = {}
         self.accelerator_kinds = {g.accelerator.kind for g in described}
+        self.size: Optional[ClusterSize] = None
+        """Not known: the cluster's node groups are its owner's, so the add-ons keep their charts' sizes."""
         if settings.install_device_plugins:
             self._device_plugins(name, settings.version, described)
         self.register_outputs({"clusterName": self.cluster_name, "region": self.region})

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Optional
 from .. import catalog
 from ..catalog.efa_layout import PRIMARY, InterfaceSlot, layout_for
 from .base import ConfigValueError
+from .cluster_size import ClusterSize, vpc_cni_for
 from .pods import PodsPerNode, pods_per_node
 from .vpc_cni import VpcCniConfig
 
@@ -225,7 +226,8 @@ def ip_budget(config: StackConfig) -> Optional[IpBudget]:
     """Per zone, the addresses the nodes hold at max size; None without an EKS cluster."""
     if config.eks is None:
         return None
-    cni = config.eks.vpc_cni
+    # What ipamd runs on a stack of this size (a large stack's targets: config/cluster_size.py).
+    cni = vpc_cni_for(config.eks.vpc_cni, ClusterSize.of(config.eks.system_nodes, config.node_groups))
     system = config.eks.system_nodes
     system_pods = system.pods_per_node
     system_row = _group_addresses("system nodes", system.instance_type, False, system.max_size, system_pods,

@@ -1,0 +1,155 @@
+"""The stack's size, and the add-on settings that must grow with it (issue 55).
+
+A stack's size is what its groups can hold at ``maxSize``: the nodes (system nodes and every accelerated
+group) and the pods those nodes' kubelets admit (each group's ``maxPods``, config/pods.py). Both are upper
+bounds the config knows before anything runs; the add-ons must be ready for them.
+
+A stack is *large* beyond 300 nodes or 5,000 pods: the EKS Best Practices Guide, Scalability ("EKS can scale
+to large sizes, but you will need to plan how you are going to scale a cluster beyond 300 nodes or 5000 pods",
+https://docs.aws.amazon.com/eks/latest/best-practices/scalability.html, read 2026-11-27). Below that every
+add-on keeps the settings it had before this module (the records of the shipped stacks are unchanged).
+
+What grows, each with its source beside its rule:
+
+* CoreDNS: EKS's managed autoscaling of the coredns add-on, bounded by the node term of AWS's own formula
+  (``coredns_configuration``).
+* The VPC CNI: on a large stack ipamd's floor covers what the 16/8 targets were sized to hold, so a node's
+  target never moves and ipamd stops calling EC2 after the node starts (``vpc_cni_for``; ADR 0004).
+* Kueue's controller memory: with topology-aware scheduling it caches every Node and every Pod of the cluster
+  (``kueue_manager_resources``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Optional
+
+from .vpc_cni import DEFAULT_MINIMUM_IP_TARGET, DEFAULT_WARM_IP_TARGET, VpcCniConfig
+
+if TYPE_CHECKING:
+    from .cluster import SystemNodesConfig
+    from .nodegroups import NodeGroupConfig
+
+# EKS Best Practices Guide, Scalability (module docstring): where a cluster needs planning.
+LARGE_ABOVE_NODES = 300
+LARGE_ABOVE_PODS = 5000
+
+
+@dataclass(frozen=True)
+class ClusterSize:
+    """The most nodes and pods the stack's groups can hold."""
+
+    nodes: int
+    """System nodes' maxSize plus every accelerated group's maxSize."""
+    pods: int
+    """Each of those nodes times its kubelet's maxPods."""
+
+    @classmethod
+    def of(cls, system: SystemNodesConfig, groups: Sequence[NodeGroupConfig]) -> ClusterSize:
+        nodes = system.max_size + sum(g.max_size for g in groups)
+        pods = system.max_size * system.pods_per_node.value + sum(g.max_size * g.pods_per_node.value
+                                                                  for g in groups)
+        return cls(nodes, pods)
+
+    @property
+    def large(self) -> bool:
+        return self.nodes > LARGE_ABOVE_NODES or self.pods > LARGE_ABOVE_PODS
+
+    def describe(self) -> str:
+        return f"{self.nodes:,} nodes, {self.pods:,} pods at maxSize"
+
+
+# --- CoreDNS ---------------------------------------------------------------------------------------------------
+# Amazon EKS User Guide, "Scale CoreDNS Pods for high DNS traffic"
+# (https://docs.aws.amazon.com/eks/latest/userguide/coredns-autoscaling.html, read 2026-11-27): the add-on deploys
+# two replicas whatever the node count; with ``autoScaling.enabled`` a control-plane component sets the replicas
+# to max(nodes / 16, CPU cores / 256) within ``minReplicas`` and ``maxReplicas`` (the add-on's configuration
+# values; the page's example is 2 and 10). Decided: autoscaling, not ``replicaCount``, because the accelerated
+# groups idle at zero and a fixed count would hold the whole stack's replicas on the system nodes all the time.
+# The bound is the node term alone: the cores term counts every vCPU of a training node (192 on a p5, whose one
+# worker pod makes few lookups), which would ask for 1,536 replicas at 2,048 p5s, more pods than the four
+# system nodes admit.
+COREDNS_DEFAULT_REPLICAS = 2
+COREDNS_NODES_PER_REPLICA = 16
+
+
+def coredns_replicas(size: ClusterSize) -> int:
+    """The most CoreDNS replicas the stack's nodes call for: the node term of EKS's formula, at least two."""
+    return max(COREDNS_DEFAULT_REPLICAS, math.ceil(size.nodes / COREDNS_NODES_PER_REPLICA))
+
+
+def coredns_configuration(size: ClusterSize) -> Optional[str]:
+    """The coredns add-on's ``configurationValues``; None (the add-on's default two replicas) while the node
+    term of EKS's formula asks for no more than two."""
+    replicas = coredns_replicas(size)
+    if replicas <= COREDNS_DEFAULT_REPLICAS:
+        return None
+    return json.dumps({"autoScaling": {"enabled": True, "minReplicas": COREDNS_DEFAULT_REPLICAS,
+                                       "maxReplicas": replicas}}, sort_keys=True)
+
+
+# --- VPC CNI ---------------------------------------------------------------------------------------------------
+# amazon-vpc-cni-k8s README at v1.23.0 (b5218838, read 2026-11-27), ``WARM_IP_TARGET``: "Avoid this setting for
+# large clusters, or if the cluster has high pod churn. Setting it will cause additional calls to the EC2 API and
+# that might cause throttling of the requests. It is strongly suggested to set MINIMUM_IP_TARGET when using
+# WARM_IP_TARGET"; ``MINIMUM_IP_TARGET``: it "is for pre-scaling, WARM_IP_TARGET is for dynamic scaling", its
+# example sets the floor to the expected pods and WARM_IP_TARGET to 2, and this "reduces the number of calls
+# necessary to allocate or deallocate private IPs, which may be throttled"; WARM_IP_TARGET should stay above 0
+# when MINIMUM_IP_TARGET is set. The EC2 API's throttle is per account and region, so the calls of every node
+# add up: a 2,048-node job restarting replaces a worker on every node at once.
+# Decided: on a large stack the floor is what 16/8 was sized to hold (ADR 0004: 16 for a node's pods, 8 for a
+# restart's replaced workers while the old addresses cool down), held from the start, and the warm target is the
+# README's 2. While a node runs at most 22 pods its target stays 24 and ipamd makes no EC2 call after the node's
+# first allocation. A group's own targets always win.
+LARGE_MINIMUM_IP_TARGET = DEFAULT_MINIMUM_IP_TARGET + DEFAULT_WARM_IP_TARGET
+LARGE_WARM_IP_TARGET = 2
+
+
+def vpc_cni_for(cni: VpcCniConfig, size: ClusterSize) -> VpcCniConfig:
+    """The VPC CNI settings ipamd runs on a stack of ``size``: as configured, with the large-stack targets in
+    place of the defaults the configuration leaves unset (the ENI-target mode is left as it is)."""
+    if not size.large or cni.mode == "eniTarget":
+        return cni
+    update: dict[str, int] = {}
+    if cni.minimum_ip_target is None:
+        update["minimum_ip_target"] = LARGE_MINIMUM_IP_TARGET
+    if cni.warm_ip_target is None:
+        update["warm_ip_target"] = LARGE_WARM_IP_TARGET
+    return cni.model_copy(update=update)
+
+
+# --- Kueue ------------------------------------------------------------------------------------------------------
+# The chart's manager resources at v0.19.2 (kubernetes-sigs/kueue charts/kueue/values.yaml,
+# controllerManager.manager.resources): requests 500m CPU and 512Mi, limits 2 CPU and 512Mi. With topology-aware
+# scheduling the manager caches every Node (pkg/controller/tas/node_controller.go, ``For`` Node and ``Watches``
+# Pod) and every Pod of the cluster (pkg/controller/tas/non_tas_usage_controller.go) at v0.19.2, so its memory
+# grows with the cluster, which 512Mi does not. Kueue publishes no sizing at v0.19.2 (its docs and
+# test/performance configs name none), so the per-object figures come from a measured controller-runtime cache
+# on EKS: NVIDIA/NVSentinel issue #1705 (scale test, 2026): about 4.4 to 6.2 KB per cached Pod at peak, and
+# Node objects of 13.4 KB on the wire held at 2.7 to 4.5 times that. Rounded up: 8 KiB a pod, 64 KiB a node.
+# CPU and the client's QPS stay at the chart's (300 QPS, burst 500): the topology ungater patches each pod of an
+# admitted gang once (pkg/controller/tas/topology_ungater.go), 2,048 patches in about 7 s at 300 QPS, well inside
+# the pods-ready timeout.
+KUEUE_BASE_MEMORY_MI = 512
+KUEUE_KIB_PER_POD = 8
+KUEUE_KIB_PER_NODE = 64
+KUEUE_MEMORY_STEP_MI = 256
+KUEUE_CHART_CPU_REQUEST, KUEUE_CHART_CPU_LIMIT = "500m", "2"
+
+
+def kueue_memory_mi(size: ClusterSize) -> int:
+    """The manager's memory (request and limit alike, as the chart sets them) for ``size``, in MiB."""
+    cached = (size.pods * KUEUE_KIB_PER_POD + size.nodes * KUEUE_KIB_PER_NODE) / 1024
+    return math.ceil((KUEUE_BASE_MEMORY_MI + cached) / KUEUE_MEMORY_STEP_MI) * KUEUE_MEMORY_STEP_MI
+
+
+def kueue_manager_resources(size: Optional[ClusterSize]) -> Optional[dict[str, Any]]:
+    """The chart's ``controllerManager.manager.resources`` for a large stack; None (the chart's own) otherwise."""
+    if size is None or not size.large:
+        return None
+    memory = f"{kueue_memory_mi(size)}Mi"
+    return {"requests": {"cpu": KUEUE_CHART_CPU_REQUEST, "memory": memory},
+            "limits": {"cpu": KUEUE_CHART_CPU_LIMIT, "memory": memory}}
