@@ -1,8 +1,10 @@
 """The stack's size, and the add-on settings that must grow with it (issue 55).
 
-A stack's size is what its groups can hold at ``maxSize``: the nodes (system nodes and every accelerated
-group) and the pods those nodes' kubelets admit (each group's ``maxPods``, config/pods.py). Both are upper
-bounds the config knows before anything runs; the add-ons must be ready for them.
+A stack's size is what runs when every group is at ``maxSize``: the nodes (system nodes and every accelerated
+group) and their pods, counted as the IP budget expects them (config/ip_budget.py): on an accelerated node its
+DaemonSet pods and one worker per accelerator, on a system node as many as its kubelet admits (``maxPods``).
+The kubelet's ``maxPods`` is no measure on the accelerated nodes: whole-node jobs leave it unused, and a p4de's
+250 would make 64 nodes look like a cluster of 16,000 pods.
 
 A stack is *large* beyond 300 nodes or 5,000 pods: the EKS Best Practices Guide, Scalability ("EKS can scale
 to large sizes, but you will need to plan how you are going to scale a cluster beyond 300 nodes or 5000 pods",
@@ -45,13 +47,16 @@ class ClusterSize:
     nodes: int
     """System nodes' maxSize plus every accelerated group's maxSize."""
     pods: int
-    """Each of those nodes times its kubelet's maxPods."""
+    """The pods those nodes run (module docstring)."""
 
     @classmethod
     def of(cls, system: SystemNodesConfig, groups: Sequence[NodeGroupConfig]) -> ClusterSize:
+        # Imported here: the IP budget imports this module for the CNI targets it counts.
+        from .ip_budget import DAEMONSET_PODS_WITH_IP
+
         nodes = system.max_size + sum(g.max_size for g in groups)
-        pods = system.max_size * system.pods_per_node.value + sum(g.max_size * g.pods_per_node.value
-                                                                  for g in groups)
+        pods = system.max_size * system.pods_per_node.value + sum(
+            g.max_size * (DAEMONSET_PODS_WITH_IP + g.accelerator.count) for g in groups)
         return cls(nodes, pods)
 
     @property
