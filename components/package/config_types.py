@@ -114,6 +114,8 @@ class EksConfig(TypedDict, total=False):
     """Pinned versions of EKS managed add-ons; unset means EKS's default."""
     vpc_cni: VpcCniConfig
     """How the VPC CNI holds addresses on every node (the vpc-cni add-on's configuration)."""
+    control_plane_tier: str
+    """EKS Provisioned Control Plane scaling tier: ``standard``, ``tier-xl``, ``tier-2xl``, ``tier-4xl`` or ``tier-8xl``. Unset leaves EKS's default (standard, which scales on its own and guarantees no capacity). A provisioned tier is billed per hour on top of the cluster's hourly fee. ``trainstack plan`` recommends a tier from the stack's node and pod counts and warns when this one is below it. One of: 'standard', 'tier-xl', 'tier-2xl', 'tier-4xl', 'tier-8xl'."""
     node_monitoring_agent: bool
     """The EKS node monitoring agent add-on on clusters with accelerated node groups: it sets node conditions (AcceleratedHardwareReady, NetworkingReady, ...) that node auto repair acts on."""
 
@@ -160,6 +162,14 @@ class ExistingClusterConfig(TypedDict, total=False):
     """The FSx for Lustre file system jobs mount; omit for none."""
 
 
+class PooledReservation(TypedDict, total=False):
+    """One reservation or capacity block of a pool (``capacity.reservations``)."""
+    reservation_id: Required[str]
+    """Its id, ``cr-…``."""
+    instance_count: Required[int]
+    """Instances it holds."""
+
+
 class CapacityPurchase(TypedDict, total=False):
     """A Capacity Block the stack buys (opt in): the offering ``trainstack capacity offerings`` listed. The block is paid up front at ``pulumi up`` and never refunded (EC2 User Guide, Capacity Blocks pricing and billing); the plan shows the fee and dates, and ``trainstack diff`` blocks the pull request until the purchase is approved."""
     offering_id: Required[str]
@@ -180,6 +190,8 @@ class Capacity(TypedDict, total=False):
     """The zone the reservation or block is in; must be the node group's zone."""
     instance_count: int
     """Instances the reservation or block holds; must cover the group's maxSize."""
+    reservations: list[PooledReservation]
+    """A pool: several reservations (or capacity blocks bought together: one ``startsAt`` and ``endsAt``), each with its ``reservationId`` and ``instanceCount``, in place of one ``reservationId``. Their instances together must cover the group's maxSize."""
     ends_at: str
     """When the block (or a reservation with an end date) ends, in UTC as EC2 shows it (``2026-12-01T11:30:00Z``). Required for capacity blocks: the plan and the outputs report it, and ``trainstack preflight`` checks it against EC2. An ISO 8601 date and time with its offset, e.g. 2026-01-31T11:30:00Z."""
     starts_at: str
@@ -247,7 +259,7 @@ class NodeGroupConfig(TypedDict, total=False):
     desired_size: int
     """Nodes at creation (the autoscaler manages it afterwards)."""
     max_size: Required[int]
-    """Most nodes (1 to 1000)."""
+    """Most nodes. Above the nodes one EKS managed node group may hold (450 by default), or over several reservations, the group is a pool of managed node groups (``config/node_pool.py``)."""
     zone: Required[str]
     """The one zone the group runs in (EFA traffic does not cross zones)."""
     efa: bool

@@ -109,19 +109,30 @@ def _purchase(group: NodeGroupConfig, ec2: Any) -> Check:
 def _capacity(group: NodeGroupConfig, ec2: Any) -> Iterator[Check]:
     capacity = group.capacity
     kind = "capacity block" if capacity.type == "capacityBlock" else "reservation"
-    name, subject = f"{kind}", f"{group.name}: {capacity.reservation_id or capacity.resource_group_arn}"
     if capacity.purchase is not None and capacity.starts_at is not None and capacity.ends_at is not None:
         yield _purchase(group, ec2)
         return
-    if capacity.reservation_id is None:
-        yield Check(name, subject, "could-not-check", "reservations in a resource group are not inspected; check "
-                                                      "the group's reservations by hand")
+    if not capacity.reservation_ids:
+        yield Check(kind, f"{group.name}: {capacity.resource_group_arn}", "could-not-check",
+                    "reservations in a resource group are not inspected; check the group's reservations by hand")
         return
+    # A pool's each reservation holds what the stack file says of it; a group's one holds its maxSize.
+    declared = {r.reservation_id: r.instance_count for r in capacity.reservations} or {
+        capacity.reservation_ids[0]: group.max_size}
+    for reservation_id, needed in declared.items():
+        yield from _reservation(group, ec2, kind, reservation_id, needed)
+
+
+def _reservation(group: NodeGroupConfig, ec2: Any, name: str, reservation_id: str, needed: int) -> Iterator[Check]:
+    """One reservation or block of the group, against EC2: it exists, is usable, of the group's type and zone,
+    holds ``needed`` instances, and ends when the stack file says."""
+    capacity = group.capacity
+    subject = f"{group.name}: {reservation_id}"
     try:
-        found = ec2.describe_capacity_reservations(CapacityReservationIds=[capacity.reservation_id])
+        found = ec2.describe_capacity_reservations(CapacityReservationIds=[reservation_id])
     except ClientError as error:
         if error.response["Error"]["Code"].startswith("InvalidCapacityReservationId"):
-            yield Check(name, subject, "fail", f"{capacity.reservation_id} does not exist in this account and region")
+            yield Check(name, subject, "fail", f"{reservation_id} does not exist in this account and region")
             return
         yield Check(name, subject, "could-not-check", _unreachable(error))
         return
@@ -151,8 +162,9 @@ def _capacity(group: NodeGroupConfig, ec2: Any) -> Iterator[Check]:
                 f"for {instance_type}" + ("" if instance_type == group.instance_type
                                           else f"; the node group runs {group.instance_type}"))
     total = reservation.get("TotalInstanceCount", 0)
-    yield Check(f"{name} size", subject, "pass" if total >= group.max_size else "fail",
-                f"holds {total} instances; the group grows to {group.max_size}")
+    yield Check(f"{name} size", subject, "pass" if total >= needed else "fail",
+                f"holds {total} instances; the group " + (f"grows to {group.max_size}" if not capacity.reservations
+                                                          else f"counts on {needed} of them"))
     if capacity.ends_at is not None:
         yield _end(name, subject, capacity.ends_at.strftime("%Y-%m-%dT%H:%M:%SZ"), reservation.get("EndDate"))
 

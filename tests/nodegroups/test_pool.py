@@ -18,7 +18,7 @@ def group(max_size: int, counts: list[int], minimum: int = 0, desired: int = 0, 
           **extra: Any) -> dict[str, Any]:
     capacity: dict[str, Any] = {"type": kind, "zone": "us-east-1a",
                                 "reservations": [{"reservationId": r, "instanceCount": c}
-                                                 for r, c in zip(RESERVATIONS, counts)]}
+                                                 for r, c in zip(RESERVATIONS, counts, strict=False)]}
     if kind == "capacityBlock":
         capacity.update(startsAt="2026-12-01T11:30:00Z", endsAt="2026-12-15T11:30:00Z")
     return {"name": "p5", "instanceType": "p5.48xlarge", "zone": "us-east-1a", "maxSize": max_size,
@@ -88,8 +88,9 @@ def pooled(tmp_path_factory) -> dict[str, Any]:
         config.pop("trainstack:fsx")
         config.pop("trainstack:datasets")
         config["trainstack:operators"]["kueue"] = True
-        config["trainstack:scheduling"] = {"teams": [{"name": "llm", "namespace": "llm", "guaranteedNodes": {"p5": 600}},
-                                                     {"name": "vision", "namespace": "vision"}]}
+        config["trainstack:scheduling"] = {"teams": [
+            {"name": "llm", "namespace": "llm", "guaranteedNodes": {"p5": 600}},
+            {"name": "vision", "namespace": "vision"}]}
     return plan_records.record(Path(tmp_path_factory.mktemp("pool")), "fsdp-p5", edit)
 
 

@@ -28,13 +28,13 @@ class Stubbed:
         self.capacity_stub, self.quota_stub = Stubber(self.capacity), Stubber(self.quotas)
 
     def reservation(self, *, zone="us-east-1b", instance_type="p4de.24xlarge", count=2, state="active",
-                    reservation_type="default", end=None):
+                    reservation_type="default", end=None, reservation_id=RESERVATION):
         self.capacity_stub.add_response("describe_capacity_reservations", {"CapacityReservations": [{
-            "CapacityReservationId": RESERVATION, "InstanceType": instance_type, "AvailabilityZone": zone,
+            "CapacityReservationId": reservation_id, "InstanceType": instance_type, "AvailabilityZone": zone,
             "TotalInstanceCount": count, "AvailableInstanceCount": count, "State": state,
             "StartDate": datetime.datetime(2026, 11, 20, tzinfo=datetime.UTC),
             **({"EndDate": end} if end else {}),
-            "ReservationType": reservation_type}]}, {"CapacityReservationIds": [RESERVATION]})
+            "ReservationType": reservation_type}]}, {"CapacityReservationIds": [reservation_id]})
 
     def missing_reservation(self):
         self.capacity_stub.add_client_error(
@@ -128,6 +128,20 @@ def test_a_reservation_smaller_than_max_size_fails(aws):
     stub.quotas_for_nemo()
     (failure,) = failed(stub.run(nemo(), aws))
     assert failure.name == "reservation size" and failure.reason == "holds 1 instances; the group grows to 2"
+
+
+def test_each_reservation_of_a_pool_is_checked_for_the_instances_the_stack_file_says_it_holds(aws):
+    second = "cr-0fedcba9876543210"
+    stub = Stubbed()
+    stub.reservation(count=1)
+    stub.reservation(count=1, reservation_id=second)
+    stub.quota("L-417A185B", 384)
+    stub.quota("L-1216C47A", 64)
+    pool = {"type": "reservation", "zone": "us-east-1b", "reservations": [
+        {"reservationId": RESERVATION, "instanceCount": 1}, {"reservationId": second, "instanceCount": 2}]}
+    (failure,) = failed(stub.run(nemo(capacity=pool, minSize=3, desiredSize=3, maxSize=3), aws))
+    assert (failure.name, failure.subject) == ("reservation size", f"p4de: {second}")
+    assert failure.reason == "holds 1 instances; the group counts on 2 of them"
 
 
 def test_a_scheduled_capacity_block_passes_with_its_window_and_an_expired_one_fails(aws):
