@@ -8,6 +8,13 @@ rehearsal's record, the whole command's wall time, and the engines' peak residen
 
     .venv/bin/python bench/rehearse_time.py [--nodes 16 64]
     .venv/bin/python bench/rehearse_time.py --quick     # fsdp-p5 at 16 nodes, its validation job only
+    .venv/bin/python bench/rehearse_time.py --frontier 2048   # frontier-p5's pool at 2,048 nodes, its TrainJobs
+
+``--frontier N`` rehearses the shipped frontier-p5 stack with its pool of four reservations scaled to N nodes
+(N/4 each; 2,048 is the stack as shipped): every node registered by kwok, the TrainJob on the whole pool admitted
+by the real Kueue through topology-aware scheduling across the pool's managed node groups, every pod bound by the
+real scheduler and Running. It prints the seconds to all pods Running and the engines' peak memory (the goals:
+under 10 minutes and 8 GiB on a 2-core machine).
 """
 
 from __future__ import annotations
@@ -36,12 +43,33 @@ def project_with(directory: Path, nodes: int) -> Path:
     return directory
 
 
-def measure(nodes: int, quick: bool) -> dict:
+def frontier_with(directory: Path, nodes: int) -> Path:
+    """The checkout's program as stack ``frontier-p5`` with its pool at ``nodes``, over its four reservations."""
+    import yaml
+
+    config = yaml.safe_load((ROOT / "stacks" / "Pulumi.frontier-p5.yaml").read_text())
+    pool = config["config"]["trainstack:nodeGroups"][0]
+    pool.update(minSize=nodes, desiredSize=nodes, maxSize=nodes)
+    for reservation in pool["capacity"]["reservations"]:
+        reservation["instanceCount"] = -(-nodes // 4)
+    scale = nodes / 2048  # the teams' guarantees shrink with the pool
+    for team in config["config"]["trainstack:scheduling"]["teams"]:
+        team["guaranteedNodes"] = {"p5": int(team["guaranteedNodes"]["p5"] * scale)}
+    (directory / "Pulumi.yaml").write_text(json.dumps({"name": "trainstack", "runtime": "python",
+                                                       "main": str(ROOT / "stacks")}))
+    (directory / "Pulumi.frontier-p5.yaml").write_text(json.dumps(config))
+    return directory
+
+
+def measure(nodes: int, quick: bool, frontier: bool = False) -> dict:
     with tempfile.TemporaryDirectory() as directory:
-        project = project_with(Path(directory), nodes)
-        command = [str(TRAINSTACK), "rehearse", "--stack", "fsdp-p5", "--cwd", str(project), "--json", "--quiet"]
+        stack = "frontier-p5" if frontier else "fsdp-p5"
+        project = (frontier_with if frontier else project_with)(Path(directory), nodes)
+        command = [str(TRAINSTACK), "rehearse", "--stack", stack, "--cwd", str(project), "--json", "--quiet"]
         if quick:
             command += ["--only", "device-check"]
+        if frontier:  # a 2,048-pod job is given 15 minutes to run whole
+            command += ["--only", "trainjob", "--job-timeout", "900"]
         started = time.perf_counter()
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         wall = time.perf_counter() - started
@@ -55,7 +83,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--nodes", type=int, nargs="+", default=[16, 64])
     parser.add_argument("--quick", action="store_true", help="16 nodes, the validation job only: what CI runs")
+    parser.add_argument("--frontier", type=int, metavar="NODES",
+                        help="rehearse frontier-p5's pool at NODES nodes (2048 as shipped) instead")
     args = parser.parse_args()
+    if args.frontier:
+        result = measure(args.frontier, quick=False, frontier=True)
+        phases = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in result["seconds"].items())
+        print(f"frontier-p5 at {args.frontier} nodes: {len(result['jobs'])} jobs, ok={result['ok']}")
+        for job in result["jobs"]:
+            print(f"  {job['id']}: {job.get('problem') or 'ran'}")
+        print(f"  phases: {phases}")
+        print(f"  whole command {result['wall']:.1f} s; engines' peak memory {result['peakMemoryMiB']} MiB")
+        return
     for nodes in [16] if args.quick else args.nodes:
         result = measure(nodes, args.quick)
         phases = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in result["seconds"].items())

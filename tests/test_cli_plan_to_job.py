@@ -23,6 +23,8 @@ APPLIES = {
     "nemo-p4de": {"pytorchjob", "device-check", "all-reduce"},
     # Kubeflow Trainer v2 instead of the training operator: TrainJobs, not PyTorchJobs.
     "kueue-p5": {"device-check", "all-reduce", "trainjob"},
+    # The same at 2,048 nodes, the pool of eight managed node groups seen as one group.
+    "frontier-p5": {"device-check", "all-reduce", "trainjob"},
     "trn1": {"mpijob", "device-check"},
     "hyperpod": {"sbatch"},
     "hyperpod-eks": {"hyperpod-pytorchjob"},

@@ -10,7 +10,7 @@ from trainstack.plan import SECRET_MARK, find_project, run_plan, run_program
 from trainstack.training_stack import TrainingStack
 
 PROJECT = find_project(Path(__file__).parent.parent)
-SHIPPED = ["dev", "nemo-p4de", "fsdp-p5", "trn1", "hyperpod", "hyperpod-eks", "kueue-p5", "b200-dra"]
+SHIPPED = ["dev", "nemo-p4de", "fsdp-p5", "trn1", "hyperpod", "hyperpod-eks", "kueue-p5", "b200-dra", "frontier-p5"]
 EXISTING_CLUSTER = ["byo-p5"]
 """Stacks that add the Kubernetes layer to a cluster made elsewhere (``existingCluster``)."""
 

@@ -9,8 +9,11 @@ https://docs.aws.amazon.com/fsx/latest/LustreGuide/mounting-from-fileset.html). 
 kubernetes-sigs/aws-fsx-csi-driver issue #247, the "several PVs at different mountnames" way it describes).
 
 So the platform makes them: a one-shot Job in its own namespace (``PLATFORM_NAMESPACE``, no team's), which mounts the
-root through its own volume and claim, pinned to each other, and makes every team's directory. Pulumi waits for a
-Job to complete (pulumi-kubernetes 4.x batch/v1 Job: ``Complete`` condition), and the teams' volumes wait for it.
+root through its own volume and claim, pinned to each other, and makes every team's directory. The teams' volumes
+are made after it, but `pulumi up` does not wait for it to complete (``pulumi.com/skipAwait``: the deploy would
+otherwise hang on a cluster whose system nodes are not up yet, as the real engine's deploy tests found): until the
+Job has run, a team pod's mount of its directory fails and the kubelet retries it, so the pod starts once the
+directory is there.
 
 What else could reach the root, and why it cannot:
 
@@ -137,7 +140,9 @@ def platform_objects(*, file_system_id: pulumi.Input[str], dns_name: pulumi.Inpu
         {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
          "metadata": {"name": claim_name, "namespace": PLATFORM_NAMESPACE}, "spec": claim_spec(volume, capacity_gib)},
         {"apiVersion": "batch/v1", "kind": "Job",
-         "metadata": {"name": DIRECTORIES_JOB, "namespace": PLATFORM_NAMESPACE},
+         "metadata": {"name": DIRECTORIES_JOB, "namespace": PLATFORM_NAMESPACE,
+                      # pulumi-kubernetes' own annotation: create it and go on (its docs, "Resource await logic").
+                      "annotations": {"pulumi.com/skipAwait": "true"}},
          "spec": {"backoffLimit": 3, "template": {"spec": pod}}},
     ]
 

@@ -19,7 +19,8 @@ def test_trainjobs_are_rendered_for_kueue_p5_on_one_and_all_nodes_with_the_all_r
     # one node has no two GPUs to all-reduce). trn1-trainer: its 4 nodes on the MPI runtime (one node
     # cannot be a TrainJob there: the launcher is a node and the node job keeps a pod). kueue-p5's jobs come
     # twice: the variant p5-kueue-capacity-block renders them again on its capacity block. b200-dra (shipped) and
-    # gb200-trainer: DRA groups' TrainJobs, the all-reduce among them (each brings its own runtime).
+    # gb200-trainer: DRA groups' TrainJobs, the all-reduce among them (each brings its own runtime). frontier-p5: its
+    # pool of 2,048 p5 nodes, one group to the launchers.
     kueue_p5 = [("dev", 1, "render_trainjob"), ("dev", 8, "render_all_reduce"), ("dev", 8, "render_trainjob"),
                 ("p5", 1, "render_all_reduce"), ("p5", 1, "render_trainjob"), ("p5", 16, "render_all_reduce"),
                 ("p5", 16, "render_trainjob")]
@@ -27,7 +28,9 @@ def test_trainjobs_are_rendered_for_kueue_p5_on_one_and_all_nodes_with_the_all_r
         kueue_p5 * 2 + [("trn1", 4, "render_trainjob"), ("b200", 1, "render_trainjob"), ("b200", 8, "render_trainjob"),
                          ("gb200", 1, "render_trainjob"), ("gb200", 9, "render_trainjob"),
                          ("b200", 1, "render_all_reduce"), ("b200", 8, "render_all_reduce"),
-                         ("gb200", 1, "render_all_reduce"), ("gb200", 9, "render_all_reduce")])
+                         ("gb200", 1, "render_all_reduce"), ("gb200", 9, "render_all_reduce"),
+                         ("p5", 1, "render_all_reduce"), ("p5", 1, "render_trainjob"),
+                         ("p5", 2048, "render_all_reduce"), ("p5", 2048, "render_trainjob")])
     (trn1,) = [job for job in TRAINJOBS if job.group == "trn1"]
     assert trn1.document["spec"]["runtimeRef"] == {"name": "trainstack-mpi"}
 

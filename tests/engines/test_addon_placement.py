@@ -35,7 +35,7 @@ DAEMONSETS = {"nvidia-device-plugin": "nvidia.com/gpu", "dcgm-exporter": "nvidia
 # The DRA drivers' per-node plugins (addons/dra_drivers.py): on every node whose devices go by Dynamic Resource
 # Allocation, which advertise no extended resource.
 DRA_DAEMONSETS = {"aws-dranet", "dra-driver-nvidia-gpu/kubeletPlugin"}
-EKS_STACKS = [s for s in rendered_jobs.SHIPPED_STACKS if any(
+EKS_STACKS = [s for s in rendered_jobs.REGISTERED_STACKS if any(
     r["type"] in ("aws:eks/nodeGroup:NodeGroup", "trainstack:index:ExistingNodeGroup")
     for r in rendered_jobs.planned_record(s)["resources"])]
 

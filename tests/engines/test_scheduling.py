@@ -24,7 +24,8 @@ def _claims_devices(job: rendered_jobs.RenderedJob) -> bool:
 # ResourceSlices; none runs here (the rehearsal says the same), so those jobs are admitted (test_admission) but
 # not scheduled here. test_dra_allocation.py schedules them, with the controller manager making their claims and
 # slices published as the pinned drivers publish them.
-SCHEDULED_JOBS = [job for job in rendered_jobs.shipped_jobs() if isinstance(job.document, dict)
+SCHEDULED_JOBS = [job for job in rendered_jobs.shipped_jobs(rendered_jobs.REGISTERED_STACKS)
+                  if isinstance(job.document, dict)
                   and not _claims_devices(job)]
 _current: dict[str, StackCluster] = {}
 

@@ -63,6 +63,11 @@ _SEARCHED_HYPERPOD = ("searched 2026-11-26: the stored copies of aws.amazon.com/
 KNOWN_GAPS = {
     # Each item of a shipped stack that has no price, and why: no AWS figure (nor a dated record of one) was found.
     ("fsdp-p5", "FSx fsdp-p5-fsx (4800 GiB PERSISTENT_2 1000)"): f"FSx PERSISTENT_2 1000 in us-east-1; {_SEARCHED_FSX}",
+    ("frontier-p5", "FSx frontier-p5-fsx (172800 GiB PERSISTENT_2 1000)"):
+        f"FSx PERSISTENT_2 1000 in us-east-1; {_SEARCHED_FSX}",
+    ("frontier-p5", "EKS Provisioned Control Plane (tier-2xl)"):
+        "searched 2026-11-28: the stored copies of aws.amazon.com/eks/pricing carry no tier table; the EKS User Guide, "
+        "the launch post and the API reference give none (estimate/control_plane.py)",
     ("hyperpod", "FSx hyperpod-fsx (1200 GiB PERSISTENT_2 250)"): f"FSx PERSISTENT_2 250 in us-west-2; {_SEARCHED_FSX}",
     ("hyperpod", "HyperPod controller-machine (ml.c5.xlarge)"):
         _SEARCHED_HYPERPOD.format(usage="USW2-Cluster:ml.c5.xlarge"),

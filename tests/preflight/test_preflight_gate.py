@@ -39,8 +39,10 @@ def test_with_no_credentials_nothing_is_checked_and_preflight_exits_1_saying_so(
     for flags in ([], ["--allow-unchecked"]):
         assert cli.main(["preflight", "--cwd", str(REPO), "--stack", "dev", *flags]) == 1
         out, err = capsys.readouterr()
-        assert "0 failed, 5 could not be checked, 2 passed" in out  # the 2 passes: subnets this stack creates
-        assert err == ("error: preflight did not pass: nothing was checked against the account: all 5 checks could "
+        # The 2 passes: subnets this stack creates. The 8: the offerings, the vCPU quotas and EKS's and the VPC's
+        # quotas (managed node groups, nodes per group, network interfaces).
+        assert "0 failed, 8 could not be checked, 2 passed" in out
+        assert err == ("error: preflight did not pass: nothing was checked against the account: all 8 checks could "
                        "not run (first: NoCredentialsError: Unable to locate credentials); give credentials that "
                        "may read EC2 and Service Quotas\n")
 
@@ -50,8 +52,9 @@ def test_checks_that_could_not_run_beside_ones_that_did_fail_the_gate_unless_all
     reachable_ec2 = clients(aws, UNREACHABLE)
     assert preflight(preflight_args(), reachable_ec2) == 1
     out, err = capsys.readouterr()
-    assert "pass             instance type offered" in out and "0 failed, 2 could not be checked, 6 passed" in out
-    assert err.startswith("error: preflight did not pass: 2 checks could not run, and a check that could not run "
+    # The 5 that could not run: the vCPU quotas and EKS's and the VPC's quotas, all read from Service Quotas.
+    assert "pass             instance type offered" in out and "0 failed, 5 could not be checked, 6 passed" in out
+    assert err.startswith("error: preflight did not pass: 5 checks could not run, and a check that could not run "
                           "is not a pass (first: vCPU quota: ")
     assert err.rstrip().endswith("pass --allow-unchecked to accept what could not be checked")
     assert preflight(preflight_args(allow_unchecked=True), reachable_ec2) == 0

@@ -19,7 +19,7 @@ from trainstack.rehearsal.report import as_dict, render_text
 
 pytestmark = pytest.mark.engines(*engines.REHEARSAL)
 
-STACKS = rendered_jobs.SHIPPED_STACKS
+STACKS = rendered_jobs.REGISTERED_STACKS
 
 
 @pytest.mark.parametrize("stack", STACKS)
