@@ -48,7 +48,8 @@ def test_one_trainjob_spans_the_three_managed_node_groups_of_a_pool(pool_plan: P
 
 def test_made_one_flavor_per_managed_node_group_again_the_spanning_job_is_never_admitted(pool_plan: Plan) -> None:
     plan = Plan.from_dict(copy.deepcopy(pool_plan.to_dict()))
-    parts = [r for r in plan.resources if r.type == "aws:eks/nodeGroup:NodeGroup" and "p5" in r.name]
+    parts = [r for r in plan.resources if r.type == "aws:eks/nodeGroup:NodeGroup"
+             and r.inputs["labels"].get("trainstack.io/node-group") == "p5"]
     assert len(parts) == 3
     for index, part in enumerate(parts[1:], 1):  # the second and third parts' nodes leave the p5 flavor
         part.inputs["labels"]["trainstack.io/node-group"] = f"p5-part{index}"
