@@ -148,8 +148,8 @@ def network_interfaces(budget: IpBudget) -> QuotaNeed:
     for row in rows.values():
         per_node = row.layout_interfaces + row.steady.extra_enis
         total += row.nodes * per_node
-        lines.append(f"{row.group}: {row.nodes} x ({row.layout_interfaces} interfaces + {row.steady.extra_enis} "
-                     f"VPC CNI ENIs) = {row.nodes * per_node:,}")
+        lines.append(f"{row.group}: {row.nodes} x ({row.layout_interfaces} in the launch template + "
+                     f"{row.steady.extra_enis} VPC CNI ENIs) = {row.nodes * per_node:,}")
     return QuotaNeed(NETWORK_INTERFACES_PER_REGION, total, tuple(lines))
 
 

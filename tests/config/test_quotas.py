@@ -16,7 +16,7 @@ def test_2048_p5_nodes_pass_the_default_of_network_interfaces_per_region_by_6260
     interfaces = by_code(plan)["L-DF5E4CA3"]
     # 2,048 nodes x 33 interfaces (a primary ENA and 32 EFA, catalog/efa_layout.py) and 4 system nodes x 4.
     assert (interfaces.need, interfaces.raise_by) == (2048 * 33 + 16, 2048 * 33 + 16 - 5000)
-    assert "p5-4: 408 x (33 interfaces + 0 VPC CNI ENIs) = 13,464" in interfaces.lines
+    assert "p5-4: 408 x (33 in the launch template + 0 VPC CNI ENIs) = 13,464" in interfaces.lines
     said = interfaces.said()
     assert said.startswith("Network interfaces per Region (vpc L-DF5E4CA3, per Region): needs 67,600, default "
                            "5,000: raise it by 62,600 to at least 67,600")
