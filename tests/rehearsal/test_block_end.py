@@ -30,8 +30,9 @@ def _job(outputs: Any, name: str) -> RenderedJob:
 
 
 def _wind_down(record: dict[str, Any]) -> dict[str, Any]:
-    (group,) = [r for r in record["resources"] if r["type"] == YAML_CONFIG_GROUP]
-    (cron,) = [o for o in group["inputs"]["objs"] if o["kind"] == "CronJob"]
+    # The wind-down is the ConfigGroup with a CronJob (the teams' and the FSx directories' ConfigGroups are not).
+    (cron,) = [o for r in record["resources"] if r["type"] == YAML_CONFIG_GROUP for o in r["inputs"]["objs"]
+               if o["kind"] == "CronJob"]
     spec: dict[str, Any] = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]
     return spec
 
