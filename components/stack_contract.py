@@ -7,6 +7,7 @@ stack, so the dependency runs one way: training_stack -> stack_contract -> parts
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -16,7 +17,6 @@ from . import catalog
 from .config import FsxConfig, HyperPodConfig, NodeGroupConfig, StackConfig
 from .names import NODE_GROUP_LABEL
 from .outputs import CONTRACT_VERSION
-from .tenancy import tenants
 
 if TYPE_CHECKING:
     from .cluster import GpuEksCluster
@@ -29,14 +29,16 @@ if TYPE_CHECKING:
     from .storage.lustre import LustreFileSystem
     from .storage.lustre_existing import ExistingLustre
     from .storage.s3_datasets import S3Datasets
+    from .tenancy import Tenant
 
 
 def build_contract(name: str, config: StackConfig, *, cluster: Optional[GpuEksCluster | ExistingCluster],
                    lustre: Optional[LustreFileSystem | ExistingLustre], hyperpod: Optional[HyperPodCluster],
                    repository_url: Optional[pulumi.Output[str]], checkpoint_bucket: Optional[pulumi.Output[str]],
-                   operators: dict[str, Any], datasets: Optional[S3Datasets] = None) -> dict[str, Any]:
-    """The ``trainstack`` stack output of stack ``name``: what job launchers read (outputs.py)."""
-    teams = tenants(config)
+                   operators: dict[str, Any], datasets: Optional[S3Datasets] = None,
+                   teams: Sequence[Tenant] = ()) -> dict[str, Any]:
+    """The ``trainstack`` stack output of stack ``name``: what job launchers read (outputs.py). ``teams``: the
+    stack's tenants (``tenancy.tenants``), which say which namespaces hold each dataset's claim."""
     contract = {
         "contractVersion": CONTRACT_VERSION,
         "stack": name,

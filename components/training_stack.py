@@ -46,7 +46,7 @@ from .storage.checkpoint_bucket import CheckpointBucket
 from .storage.lustre import LustreFileSystem, LustreFileSystemArgs
 from .storage.lustre_existing import ExistingLustre, existing_lustre
 from .storage.s3_datasets import S3Datasets, S3DatasetsArgs
-from .tenancy import tenants
+from .tenancy import Tenant, tenants
 from .tenancy.isolation import namespace_labels
 from .tenancy.teams import Teams, TeamsArgs
 
@@ -77,6 +77,8 @@ class TrainingStack(pulumi.ComponentResource):
         self.addons: Optional[ClusterAddons] = None
         self.teams: Optional[Teams] = None
         """Each team's access, fences and data role (``scheduling``)."""
+        self.tenants: list[Tenant] = tenants(config)
+        """The stack's teams as tenants (none without ``scheduling``): what every part that serves a team reads."""
         self.repository: Optional[aws.ecr.Repository] = None
         self.tags: dict[str, str] = {}
 
@@ -93,7 +95,7 @@ class TrainingStack(pulumi.ComponentResource):
                 name, config, cluster=self.cluster, lustre=self.lustre, hyperpod=self.hyperpod,
                 repository_url=self.repository.repository_url if self.repository else None,
                 checkpoint_bucket=self.checkpoints.bucket_name if self.checkpoints else None,
-                operators=self.operators_contract(), datasets=self.datasets),
+                operators=self.operators_contract(), datasets=self.datasets, teams=self.tenants),
             KUBECONFIG_OUTPUT: self.cluster.kubeconfig if self.cluster else None,
         }
         """The stack outputs: ``trainstack`` (the outputs contract, see outputs.py) and ``kubeconfig`` (secret)."""
@@ -155,8 +157,8 @@ class TrainingStack(pulumi.ComponentResource):
         self.cluster = cluster
         self.lustre = (existing_lustre(f"{name}-fsx", existing.file_system, namespaces=config.job_namespaces,
                                        cluster_name=cluster.cluster_name, provider=cluster.provider, parent=self,
-                                       namespace_labels=self._namespace_labels(config),
-                                       team_directories=self._team_directories(config))
+                                       namespace_labels=self._namespace_labels(),
+                                       team_directories=self._team_directories())
                        if existing.file_system is not None else None)
         self.addons = ClusterAddons(f"{name}-addons", self._addons_args(config, cluster),
                                     opts=pulumi.ResourceOptions(parent=self))
@@ -190,9 +192,9 @@ class TrainingStack(pulumi.ComponentResource):
             "datasets": config.datasets, "region": config.region, "namespaces": namespaces,
             "cluster_name": cluster.cluster_name, "provider": cluster.provider,
             "depends_on": [*cluster.ready_for_workloads, *claim, *queues]}
-        teams = tenants(config)
-        if teams:
-            args["readers"] = {d.name: [t.namespace for t in teams if d.name in t.datasets] for d in config.datasets}
+        if self.tenants:
+            args["readers"] = {d.name: [t.namespace for t in self.tenants if d.name in t.datasets]
+                               for d in config.datasets}
         return S3Datasets(f"{name}-datasets", args, opts=opts)
 
     def operators_contract(self) -> dict:
@@ -227,30 +229,27 @@ class TrainingStack(pulumi.ComponentResource):
                 kueue.manager_configuration(config.scheduling, config.node_groups),
                 kueue.kueue_objects(config.scheduling, config.node_groups, taints),
                 namespaces=sorted({t.namespace for t in config.scheduling.teams} - existing), depends_on=lustre,
-                namespace_labels=self._namespace_labels(config))
+                namespace_labels=self._namespace_labels())
         return args
 
-    @staticmethod
-    def _namespace_labels(config: StackConfig) -> dict[str, dict[str, str]]:
+    def _namespace_labels(self) -> dict[str, dict[str, str]]:
         """Each team namespace's labels (its Pod Security level), for whichever part makes the namespace."""
-        return {tenant.namespace: namespace_labels(tenant) for tenant in tenants(config)}
+        return {tenant.namespace: namespace_labels(tenant) for tenant in self.tenants}
 
-    @staticmethod
-    def _team_directories(config: StackConfig) -> dict[str, str]:
+    def _team_directories(self) -> dict[str, str]:
         """Each team namespace's directory on FSx, its claim's root (storage/lustre_directories.py)."""
-        return {t.namespace: t.fsx_directory for t in tenants(config) if t.fsx_directory is not None}
+        return {t.namespace: t.fsx_directory for t in self.tenants if t.fsx_directory is not None}
 
     def _teams(self, name: str, config: StackConfig, cluster: GpuEksCluster | ExistingCluster,
                opts: pulumi.ResourceOptions) -> Optional[Teams]:
         """Each team's access, fences and data role, once its namespace exists (made with its FSx claim or its
         queue). On a cluster made elsewhere, the Kubernetes objects only: its access entries and IAM are its
         owner's."""
-        teams = tenants(config)
-        if not teams or self.addons is None:
+        if not self.tenants or self.addons is None:
             return None
         made_by = ([self.lustre] if isinstance(self.lustre, LustreFileSystem) else
                    list(self.lustre.claims) if self.lustre is not None else [])
-        args: TeamsArgs = {"tenants": teams, "provider": cluster.provider,
+        args: TeamsArgs = {"tenants": self.tenants, "provider": cluster.provider,
                            "depends_on": [*made_by, *self.addons.team_namespaces],
                            "viewers": config.scheduling.viewers if config.scheduling is not None else [],
                            "scrapers": [MONITORING] if config.observability.prometheus else []}
@@ -280,8 +279,8 @@ class TrainingStack(pulumi.ComponentResource):
             args["client_security_group_ids"] = [cluster.cluster_security_group_id, *clients]
             args["eks"] = {"cluster_name": cluster.cluster_name, "provider": cluster.provider,
                            "depends_on": cluster.ready_for_workloads, "job_namespaces": config.job_namespaces,
-                           "namespace_labels": self._namespace_labels(config),
-                           "team_directories": self._team_directories(config)}
+                           "namespace_labels": self._namespace_labels(),
+                           "team_directories": self._team_directories()}
         lustre = LustreFileSystem(f"{name}-fsx", args, opts=opts)
         warning = config.fsx_throughput_warning()
         if warning is not None:

@@ -111,7 +111,7 @@ def plan_stack(stack: str = "dev", project: Project | Path | None = None,
     sections.queues = QueueSummary(queues) if queues is not None else None
     sections.access = access_table(plan, config)
     sections.device_wait = device_wait_plan(config)
-    sections.quotas = quota_section(config) if config is not None else None
+    sections.quotas = quota_section(config, sections.ip_budget) if config is not None else None
     sections.control_plane = control_plane_sizing(plan, config)
     return plan
 

@@ -153,9 +153,10 @@ def network_interfaces(budget: IpBudget) -> QuotaNeed:
     return QuotaNeed(NETWORK_INTERFACES_PER_REGION, total, tuple(lines))
 
 
-def quota_needs(config: StackConfig) -> Optional[QuotaPlan]:
-    """Every quota the stack's size reaches; None without an EKS cluster this stack makes."""
-    budget = ip_budget(config)
+def quota_needs(config: StackConfig, budget: Optional[IpBudget] = None) -> Optional[QuotaPlan]:
+    """Every quota the stack's size reaches; None without an EKS cluster this stack makes. ``budget``: the stack's
+    IP budget where the caller has it already (the plan's ``ipBudget`` section)."""
+    budget = budget if budget is not None else ip_budget(config)
     if budget is None:
         return None
     groups = managed_node_groups(config)
@@ -171,9 +172,9 @@ def quota_needs(config: StackConfig) -> Optional[QuotaPlan]:
     ))
 
 
-def quota_section(config: StackConfig) -> Optional[QuotaPlan]:
+def quota_section(config: StackConfig, budget: Optional[IpBudget] = None) -> Optional[QuotaPlan]:
     """The plan's ``quotas`` section: only on a stack that passes an AWS default, so that the plans of stacks
     within every default keep their records."""
-    plan = quota_needs(config)
+    plan = quota_needs(config, budget)
     return plan if plan is not None and plan.exceeded else None
 

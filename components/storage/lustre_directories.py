@@ -25,7 +25,7 @@ What else could reach the root, and why it cannot:
 * a mount from inside a pod: Pod Security ``baseline`` on every team namespace forbids privileged containers,
   hostPath and CAP_SYS_ADMIN (Kubernetes docs, Pod Security Standards, "Baseline").
 
-Mode 0770, owner root: the launchers' pods run as root (tenancy/model.py, POD_SECURITY_DECIDED_BY), so a team's own
+Mode 0770, owner root: the launchers' pods run as root (tenancy/model.py, POD_SECURITY_LEVEL says why), so a team's own
 jobs write there; other clients that mount the root (HyperPod's Slurm nodes, a node's own non-root users) are kept out
 of a team's files. A team that runs non-root pods changes its directory's owner from a root pod of its own: the Job
 makes a directory only when it is missing (``mkdir -p``), so it never resets what a team set.

@@ -30,8 +30,6 @@ FSX_DIRECTORY = "teams/{team}"
 # /dev/shm is an emptyDir in memory. tests/rehearsal/test_tenancy.py asks the real API server for every
 # launcher's pods in every multi-team stack.
 POD_SECURITY_LEVEL = "baseline"
-POD_SECURITY_DECIDED_BY = ("securityContext.runAsUser: 0 (the MPI workers' sshd, tests show each pod's fields "
-                           "`restricted` refuses)")
 POD_SECURITY_WARN = "restricted"
 """Warned and audited, not enforced: a member sees what `restricted` would refuse in their pods."""
 
