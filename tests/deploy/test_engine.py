@@ -127,3 +127,15 @@ def test_destroy_removes_every_object_and_keeps_nothing_protected(life):
     deployed = life()
     assert deployed.objects_after["destroy"] == set()
     assert deployed.outcomes["destroy"].protected == []
+
+
+# A life's etcd, control-plane logs and engine state came to about 100 MB (dev-layer); with the CLI's automatic
+# logs on, 540 MB, and a run of the engine tests lives a dozen lives on a machine whose disk CI shares.
+LIFE_DISK_LIMIT = 256 * 2**20
+
+
+@pytest.mark.parametrize("life", LIVES)
+def test_a_life_leaves_little_on_disk_and_the_cli_writes_no_automatic_logs(life):
+    deployed = life()
+    assert deployed.disk_bytes < LIFE_DISK_LIMIT, (
+        f"{deployed.stack}'s life left {deployed.disk_bytes / 2**20:.0f} MiB on disk")

@@ -75,27 +75,28 @@ def project_in(directory: Path) -> Path:
 
 
 def test_the_engine_replaces_what_the_diff_replaces_when_the_kubernetes_provider_moves():
-    directory = Path(tempfile.mkdtemp(prefix="trainstack-provider-moves-"))
-    project = find_project(project_in(directory / "project"))
-    with control_plane(["default-scheduler"], directory=directory / "cluster") as plane:
-        admin = yaml.safe_load(plane.kubeconfig.read_text())
-        base = {"moves:kubeconfig": kubeconfig(admin, "a")}
-        changes = {"context b, another cluster entry": {**base, "moves:context": "b"},
-                   "current-context b": {"moves:kubeconfig": kubeconfig(admin, "b")},
-                   "context on the same cluster": {**base, "moves:context": "a-other-namespace"},
-                   "an unused context added": {"moves:kubeconfig": kubeconfig(admin, "a", extra_context=True)}}
-        engine, state = Engine.built(), directory / "state"
-        run(project, STACK, "up", engine=engine, state=state, config=base)
-        base_plan = run_plan(project, STACK, StackSettings(STACK, base))
-        seen = {}
-        for label, config in changes.items():
-            preview = run(project, STACK, "preview", engine=engine, state=state, config=config)
-            by_engine = {resource(c.urn) for c in preview.changes if c.operation in REPLACING}
-            diff = review(base_plan, run_plan(project, STACK, StackSettings(STACK, config))).diff
-            by_diff = {resource(c.urn) for c in diff.changes if c.action == "replace"}
-            seen[label] = (sorted(by_engine), sorted(by_diff))
-        # No destroy: the control plane goes with the test (deleting the ConfigMap would wait on the garbage
-        # collector's foreground deletion, which this control plane does not run).
+    with tempfile.TemporaryDirectory(prefix="trainstack-provider-moves-") as scratch:
+        directory = Path(scratch)
+        project = find_project(project_in(directory / "project"))
+        with control_plane(["default-scheduler"], directory=directory / "cluster") as plane:
+            admin = yaml.safe_load(plane.kubeconfig.read_text())
+            base = {"moves:kubeconfig": kubeconfig(admin, "a")}
+            changes = {"context b, another cluster entry": {**base, "moves:context": "b"},
+                       "current-context b": {"moves:kubeconfig": kubeconfig(admin, "b")},
+                       "context on the same cluster": {**base, "moves:context": "a-other-namespace"},
+                       "an unused context added": {"moves:kubeconfig": kubeconfig(admin, "a", extra_context=True)}}
+            engine, state = Engine.built(automatic_logs=False), directory / "state"
+            run(project, STACK, "up", engine=engine, state=state, config=base)
+            base_plan = run_plan(project, STACK, StackSettings(STACK, base))
+            seen = {}
+            for label, config in changes.items():
+                preview = run(project, STACK, "preview", engine=engine, state=state, config=config)
+                by_engine = {resource(c.urn) for c in preview.changes if c.operation in REPLACING}
+                diff = review(base_plan, run_plan(project, STACK, StackSettings(STACK, config))).diff
+                by_diff = {resource(c.urn) for c in diff.changes if c.action == "replace"}
+                seen[label] = (sorted(by_engine), sorted(by_diff))
+            # No destroy: the control plane goes with the test (deleting the ConfigMap would wait on the garbage
+            # collector's foreground deletion, which this control plane does not run).
     assert {label: engine_side for label, (engine_side, _) in seen.items()} == \
         {label: diff_side for label, (_, diff_side) in seen.items()}
     # Both answers occur: the oracle is asked where it says replace and where it does not.

@@ -54,6 +54,9 @@ class Life:
     state: list[dict[str, Any]] = field(default_factory=list)
     """The engine's resources after the first ``up`` (its checkpoint)."""
     system_seconds: dict[str, float] = field(default_factory=dict)
+    disk_bytes: int = 0
+    """What the life left on disk at its end (the control plane's etcd and logs, the engine's state), before its
+    directory is removed."""
 
 
 def node(name: str, labels: dict[str, str], taints: list[dict[str, Any]], allocatable: dict[str, str]) -> dict:
@@ -147,8 +150,11 @@ Change = tuple[str, Callable[[Any], Any]]
 def live(stack: str, change: Optional[Change] = None, progress: Callable[[str], None] = print,
          directory: Optional[Path] = None, project: Optional[Project] = None, policies: bool = False) -> Life:
     """The life of ``stack``'s Kubernetes layer: preview, up, a second up (with ``policies``, a preview with the
-    policy pack too), the ``change`` (if any), destroy."""
-    directory = directory or Path(tempfile.mkdtemp(prefix=f"trainstack-deploy-{stack}-"))
+    policy pack too), the ``change`` (if any), destroy. Without a ``directory``, the life's own is removed at its
+    end: a run of the engine tests lives a dozen lives."""
+    if directory is None:
+        with tempfile.TemporaryDirectory(prefix=f"trainstack-deploy-{stack}-") as scratch:
+            return live(stack, change, progress, Path(scratch), project, policies)
     project = project or find_project(REPO)
     plan = plan_stack(stack, project)
     charts = stand_in_charts(plan, directory / "charts")
@@ -165,7 +171,7 @@ def live(stack: str, change: Optional[Change] = None, progress: Callable[[str], 
         existing.pop("certificateAuthority", None)
         overrides = {"trainstack:existingCluster": json.dumps({**existing, "kubeconfig": str(plane.kubeconfig)}),
                      "trainstack:helmCharts": json.dumps({"directory": str(directory / "charts")})}
-        engine = Engine.built()
+        engine = Engine.built(automatic_logs=False)
         state = directory / "state"
 
         def step(label: str, action: str, config: dict[str, str], packs: Optional[list[str]] = None) -> None:
@@ -185,6 +191,7 @@ def live(stack: str, change: Optional[Change] = None, progress: Callable[[str], 
             overrides = {**overrides, key: json.dumps(changed(json.loads(settings.config[key])))}
             step("changed up", "up", overrides)
         step("destroy", "destroy", overrides)
+    life.disk_bytes = sum(f.stat().st_size for f in directory.rglob("*") if f.is_file() and not f.is_symlink())
     return life
 
 
