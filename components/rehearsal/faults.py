@@ -42,7 +42,8 @@ def lose_a_node(cluster: Cluster, nodes: Nodes, job: RenderedJob, seen: Observat
         pods = observe(cluster, seen)
         nodes.scale_for(pods)
         uids = {p["metadata"]["uid"] for p in pods}
-        if before - uids and "podsRemoved" not in steps:
+        # Removed once no live pod is on the lost node (one look may see the removal and the replacements at once).
+        if (before - uids or lost not in seen.nodes) and "podsRemoved" not in steps:
             steps["podsRemoved"] = round(time.monotonic() - began, 1)
         replaced = uids - before
         if replaced and "replacementCreated" not in steps:
