@@ -24,6 +24,7 @@ import json
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -61,7 +62,42 @@ def frontier_with(directory: Path, nodes: int) -> Path:
     return directory
 
 
-def measure(nodes: int, quick: bool, frontier: bool = False) -> dict:
+class MemorySampler(threading.Thread):
+    """The resident memory of a process and every process under it, read from /proc each second: the sum at its
+    peak, and each program's own peak (getrusage's children figure is the largest one child, not the sum)."""
+
+    def __init__(self, root: int):
+        super().__init__(daemon=True)
+        self.root, self.stopped = root, threading.Event()
+        self.peak_total_kib, self.peak_by_program = 0, dict[str, int]()
+
+    def run(self) -> None:
+        while not self.stopped.wait(1.0):
+            sizes = _tree_rss(self.root)
+            self.peak_total_kib = max(self.peak_total_kib, sum(sizes.values()))
+            for (_, program), kib in sizes.items():
+                self.peak_by_program[program] = max(self.peak_by_program.get(program, 0), kib)
+
+
+def _tree_rss(root: int) -> dict[tuple[int, str], int]:
+    """(pid, program) -> resident KiB of ``root`` and its descendants."""
+    parents, found = {}, {}
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
+        except OSError:  # gone while read
+            continue
+        pid = int(status.parent.name)
+        parents[pid] = int(fields["PPid"])
+        found[pid] = (fields["Name"].strip(), int(fields.get("VmRSS", "0 kB").split()[0]))
+    tree, grew = {root}, True
+    while grew:
+        children = {pid for pid, parent in parents.items() if parent in tree} - tree
+        tree, grew = tree | children, bool(children)
+    return {(pid, found[pid][0]): found[pid][1] for pid in tree if pid in found}
+
+
+def measure(nodes: int, quick: bool, frontier: bool = False, faults: bool = False) -> dict:
     with tempfile.TemporaryDirectory() as directory:
         stack = "frontier-p5" if frontier else "fsdp-p5"
         project = (frontier_with if frontier else project_with)(Path(directory), nodes)
@@ -70,13 +106,28 @@ def measure(nodes: int, quick: bool, frontier: bool = False) -> dict:
             command += ["--only", "device-check"]
         if frontier:  # a 2,048-pod job is given 15 minutes to run whole
             command += ["--only", "trainjob", "--job-timeout", "900"]
+        if faults:
+            command += ["--faults"]
         started = time.perf_counter()
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        sampler = MemorySampler(process.pid)
+        sampler.start()
+        out, err = process.communicate()
+        sampler.stopped.set()
         wall = time.perf_counter() - started
-        if done.returncode != 0:
-            sys.exit(f"{' '.join(command)} exited {done.returncode}:\n{done.stderr[-3000:]}")
-        record = json.loads(done.stdout)
-        return {"wall": wall, **record}
+        if process.returncode != 0:
+            sys.exit(f"{' '.join(command)} exited {process.returncode}:\n{err[-3000:]}")
+        record = json.loads(out)
+        return {"wall": wall, "peakTreeMiB": sampler.peak_total_kib // 1024,
+                "peakByProgramMiB": {name: kib // 1024 for name, kib in sorted(
+                    sampler.peak_by_program.items(), key=lambda item: -item[1])}, **record}
+
+
+def _memory_lines(result: dict) -> list[str]:
+    programs = ", ".join(f"{name} {mib}" for name, mib in result["peakByProgramMiB"].items() if mib >= 50)
+    return [f"  whole command {result['wall']:.1f} s; peak memory of the rehearsal and every process it started "
+            f"{result['peakTreeMiB']} MiB (sampled each second)",
+            f"  each program's own peak (MiB, 50 and over): {programs}"]
 
 
 def main() -> None:
@@ -85,22 +136,30 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="16 nodes, the validation job only: what CI runs")
     parser.add_argument("--frontier", type=int, metavar="NODES",
                         help="rehearse frontier-p5's pool at NODES nodes (2048 as shipped) instead")
+    parser.add_argument("--faults", action="store_true",
+                        help="with --frontier: a node lost under the whole-pool job, and two teams at once")
     args = parser.parse_args()
     if args.frontier:
-        result = measure(args.frontier, quick=False, frontier=True)
+        result = measure(args.frontier, quick=False, frontier=True, faults=args.faults)
         phases = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in result["seconds"].items())
         print(f"frontier-p5 at {args.frontier} nodes: {len(result['jobs'])} jobs, ok={result['ok']}")
         for job in result["jobs"]:
-            print(f"  {job['id']}: {job.get('problem') or 'ran'}")
+            steps = ", ".join(f"{step} {seconds:.1f} s" for step, seconds in job["seconds"].items())
+            print(f"  {job['id']}: {job.get('problem') or 'ran'} ({steps})")
+            if job.get("nodesPerBlock"):
+                print("    nodes per network block: " + ", ".join(
+                    f"{block.rsplit('=', 1)[1]} {count}" for block, count in job["nodesPerBlock"].items()))
+        for fault in result["faults"]:
+            print(f"  fault {fault['fault']}: {fault['outcome']}")
         print(f"  phases: {phases}")
-        print(f"  whole command {result['wall']:.1f} s; engines' peak memory {result['peakMemoryMiB']} MiB")
+        print("\n".join(_memory_lines(result)))
         return
     for nodes in [16] if args.quick else args.nodes:
         result = measure(nodes, args.quick)
         phases = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in result["seconds"].items())
         print(f"fsdp-p5 at {nodes} nodes: {len(result['jobs'])} jobs, ok={result['ok']}")
         print(f"  phases: {phases}")
-        print(f"  whole command {result['wall']:.1f} s; engines' peak memory {result['peakMemoryMiB']} MiB")
+        print("\n".join(_memory_lines(result)))
 
 
 if __name__ == "__main__":

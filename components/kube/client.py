@@ -43,6 +43,10 @@ def _with_impersonation(headers: Mapping[str, str | bytes], user: str, groups: t
     return result
 
 
+CONNECTIONS = 32
+"""Connections kept open to the API server, for callers that share one client between threads."""
+
+
 class Cluster:
     """A client of one API server, authenticated by a bearer token and trusting one CA (``ca_file``;
     None: the CAs requests trusts, certifi's, for a server whose certificate a public CA signed)."""
@@ -55,6 +59,9 @@ class Cluster:
         self.session.trust_env = False
         self.session.verify = str(ca_file) if ca_file is not None else True
         self.session.headers["Authorization"] = f"Bearer {token}"
+        # Callers may share the client between threads (the rehearsal registers nodes side by side): a connection
+        # each, kept, rather than urllib3's default pool of 10 that drops the rest after each request.
+        self.session.mount("https://", requests.adapters.HTTPAdapter(pool_maxsize=CONNECTIONS))
         self._resources: dict[tuple[str, str], tuple[str, bool]] = {}
         self._impersonating: tuple[str, tuple[str, ...]] | None = None
 

@@ -34,7 +34,8 @@ def _job(job: JobResult) -> dict[str, Any]:
         "queued": seen.queued, "admitted": seen.admitted, "clusterQueue": seen.cluster_queue,
         "flavors": seen.flavors, "topologyDomains": seen.topology, "reason": seen.reason,
         "pods": {"expected": seen.expected, "created": seen.created, "bound": seen.bound, "running": seen.running},
-        "nodesUsed": len(seen.nodes), "nodesAddedByAutoscaler": job.scaled_up, "seconds": seen.seconds,
+        "nodesUsed": len(seen.nodes), "nodesPerBlock": seen.blocks, "nodesAddedByAutoscaler": job.scaled_up,
+        "seconds": seen.seconds,
     }
 
 
@@ -56,6 +57,9 @@ def render_text(rehearsal: Rehearsal) -> str:
             pods = f"{seen.created}/{seen.bound}/{seen.running}"
             running = f"{seen.seconds['running']:.1f} s" if "running" in seen.seconds else "-"
             lines.append(f"{job.id:<44} {admitted:<22} {pods:<11} {running:>13}  {'ok' if job.ok else job.problem}")
+            if len(seen.blocks) > 1:  # a job that spans network blocks: where it landed
+                lines.append(f"{'':<4}nodes per network block: "
+                             + ", ".join(f"{block.rsplit('=', 1)[1]} {count}" for block, count in seen.blocks.items()))
     for fault in rehearsal.faults:
         lines.append(f"Fault {fault['fault']}: {fault['outcome']}")
     for item in rehearsal.not_rehearsed:

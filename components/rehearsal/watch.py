@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..kube.client import ApiError, Cluster
+from ..kube.client import Cluster
 from ..names import HOSTNAME_LABEL
 
 # The label each operator puts on its pods, naming the job (batch/v1 Job: kubernetes
@@ -56,6 +56,8 @@ class Observation:
     bound: int = 0
     running: int = 0
     nodes: list[str] = field(default_factory=list)
+    blocks: dict[str, int] = field(default_factory=dict)
+    """Nodes the job ran on under each lowest-layer EC2 network node, once it ran whole."""
     pending_messages: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
 
@@ -120,18 +122,30 @@ def topology_domains(assignment: dict[str, Any]) -> list[str]:
 
 
 def network_blocks(cluster: Cluster, domains: list[str]) -> list[str]:
-    """The EC2 network nodes (``topology.k8s.aws/network-node-layer-N=value``) of the nodes Kueue assigned."""
+    """The EC2 network nodes (``topology.k8s.aws/network-node-layer-N=value``) of the nodes Kueue assigned, read
+    from one list of the nodes (a 2,048-node job names 2,048 of them)."""
+    assigned = {d.split("=", 1)[1] for d in domains if d.startswith(HOSTNAME_LABEL + "=")}
     blocks = set(domains)
-    for domain in domains:
-        if domain.startswith(HOSTNAME_LABEL + "="):
-            try:
-                labels = cluster.get(f"/api/v1/nodes/{domain.split('=', 1)[1]}")["metadata"].get("labels", {})
-            except ApiError as error:  # a node lost since Kueue assigned it
-                if error.status != 404:
-                    raise
-                continue
+    if not assigned:
+        return sorted(blocks)
+    for node in cluster.list("v1", "Node"):  # a node lost since Kueue assigned it is simply not there
+        if node["metadata"]["name"] in assigned:
+            labels = node["metadata"].get("labels", {})
             blocks |= {f"{k}={v}" for k, v in labels.items() if k.startswith(NETWORK_LABEL_PREFIX)}
     return sorted(blocks)
+
+
+def nodes_per_block(cluster: Cluster, nodes: list[str]) -> dict[str, int]:
+    """How many of ``nodes`` sit under each EC2 network node of the lowest layer their labels name (the
+    placement of a job that spans blocks)."""
+    wanted, placed = set(nodes), dict[str, int]()
+    for node in cluster.list("v1", "Node"):
+        labels = node["metadata"].get("labels", {})
+        layers = sorted(k for k in labels if k.startswith(NETWORK_LABEL_PREFIX))
+        if node["metadata"]["name"] in wanted and layers:
+            block = f"{layers[-1]}={labels[layers[-1]]}"
+            placed[block] = placed.get(block, 0) + 1
+    return dict(sorted(placed.items()))
 
 
 def _read_workload(workload: dict[str, Any], seen: Observation) -> None:

@@ -44,6 +44,10 @@ def test_one_trainjob_spans_the_three_managed_node_groups_of_a_pool(pool_plan: P
     per_part = {part: sum(1 for node in job.seen.nodes if node.rsplit("-", 1)[0] == part)
                 for part in ("p5", "p5-part1", "p5-part2")}
     assert per_part == {"p5": 4, "p5-part1": 4, "p5-part2": 4}, job.seen.nodes
+    # Each part is its own network block under the pool's one top layer (rehearsal/nodes.py), and the record
+    # says where the job landed.
+    assert sorted(job.seen.blocks.values()) == [4, 4, 4], job.seen.blocks
+    assert "nodes per network block: " in render_text(result)
 
 
 def test_made_one_flavor_per_managed_node_group_again_the_spanning_job_is_never_admitted(pool_plan: Plan) -> None:
