@@ -2,10 +2,12 @@
 
 The floor is a new process of the same Python importing pulumi, pulumi_aws and pulumi_kubernetes and
 doing nothing else: what any Pulumi program in Python pays before its first resource. Against it, as
-new processes: `trainstack plan --stack dev` (the checkout's stacks/Pulumi.dev.yaml) and `trainstack
-plan --stack growth` of a generated stack of 64 p5.48xlarge groups (bench/plan_growth.py's). The three
-are run in turn, round after round, so a machine's changing load falls on all of them alike; each
-line is the median of the rounds and its ratio to the floor's median.
+new processes: `trainstack plan --stack dev` (the checkout's stacks/Pulumi.dev.yaml), `trainstack plan
+--stack frontier-p5` (2,048 p5.48xlarge as eight node groups, three teams) and `trainstack plan --stack
+growth` of a generated stack of 64 p5.48xlarge groups (bench/plan_growth.py's). The four are run in
+turn, round after round, so a machine's changing load falls on all of them alike; each line is the
+median of the rounds and its ratio to the floor's median. The last line holds frontier-p5 to issue 55's
+goal: its plan within 1.5 times dev's, medians of the same rounds.
 
     .venv/bin/python bench/cli_time.py [--runs 7] [--groups 64]
     python3 bench/cli_time.py --trainstack /elsewhere/venv/bin/trainstack    # an installed wheel
@@ -29,6 +31,8 @@ from pathlib import Path
 from plan_growth import ROOT, write_project
 
 FLOOR = "import pulumi, pulumi_aws, pulumi_kubernetes"
+FRONTIER_GOAL = 1.5
+"""Issue 55: frontier-p5's plan takes at most this many times dev's (both new processes, same rounds)."""
 
 
 def timed(command: list[str]) -> float:
@@ -62,6 +66,7 @@ def main() -> None:
         commands = {
             "import floor": [str(python), "-c", FLOOR],
             "plan --stack dev": [str(args.trainstack), "plan", "--stack", "dev", "--cwd", str(ROOT)],
+            "plan --stack frontier-p5": [str(args.trainstack), "plan", "--stack", "frontier-p5", "--cwd", str(ROOT)],
             f"plan, {args.groups} groups": [str(args.trainstack), "plan", "--stack", "growth", "--cwd", str(growth)],
         }
         times: dict[str, list[float]] = {label: [] for label in commands}
@@ -72,8 +77,12 @@ def main() -> None:
     floor = statistics.median(times["import floor"])
     for label, seconds in times.items():
         median = statistics.median(seconds)
-        print(f"  {label:<18} {median:7.2f} s  ({min(seconds):.2f}-{max(seconds):.2f})  {median / floor:5.1f} x floor")
+        print(f"  {label:<24} {median:7.2f} s  ({min(seconds):.2f}-{max(seconds):.2f})  {median / floor:5.1f} x floor")
     print(f"  floor: {python} -c {FLOOR!r}")
+    frontier, dev = statistics.median(times["plan --stack frontier-p5"]), statistics.median(times["plan --stack dev"])
+    ratio = frontier / dev
+    print(f"  frontier-p5 / dev: {ratio:.2f} x ({(frontier - floor) / (dev - floor):.2f} x above the floor; "
+          f"goal: at most {FRONTIER_GOAL} x): {'met' if ratio <= FRONTIER_GOAL else 'NOT met'}")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,9 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
 
 FIGURES = {
     "cli_time.py": [r"import floor +\d+\.\d+ s .* 1\.0 x floor", r"plan --stack dev +\d+\.\d+ s .* x floor",
-                    r"plan, 2 groups +\d+\.\d+ s .* x floor"],
+                    r"plan --stack frontier-p5 +\d+\.\d+ s .* x floor", r"plan, 2 groups +\d+\.\d+ s .* x floor",
+                    r"frontier-p5 / dev: \d+\.\d\d x \(-?\d+\.\d\d x above the floor; goal: at most 1\.5 x\): "
+                    r"(met|NOT met)"],
     "deploy_time.py": [r"fsdp-p5-layer: \d+ resources, 1 run\(s\)", r"offline plan +\d+\.\d\d s",
                        r"up +\d+\.\d\d s", r"no-op up +\d+\.\d\d s", r"destroy +\d+\.\d\d s"],
     "diff_time.py": [r"2 groups: \d+ -> \d+ resources", r"compare +\d+\.\d ms", r"sarif report +\d+\.\d ms",
@@ -24,7 +26,9 @@ FIGURES = {
     "rehearse_time.py": [r"fsdp-p5 at 16 nodes: 1 jobs, ok=True", r"phases: engines \d+\.\d s, controlPlane \d+\.\d s",
                          r"whole command \d+\.\d s; engines' peak memory \d+ MiB"],
     "report_time.py": [r"2 groups: \d+ resources in the record, \d+ drawn", r"report with a base +median \d+\.\d\d s",
-                       r"whole command, new process: \d+\.\d\d s", r"drawn in headless Chromium: median \d+\.\d\d s"],
+                       r"whole command, new process: \d+\.\d\d s", r"drawn in headless Chromium: median \d+\.\d\d s",
+                       r"frontier-p5: \d+ resources, 14 overview boxes, \d+\.\d MB, made in \d+\.\d\d s",
+                       r"overview drawn in headless Chromium: median \d+\.\d\d s, .*goal: under 1 s: (met|NOT met)"],
 }
 """What each script prints at its small size: every figure it exists for."""
 

@@ -13,6 +13,7 @@ from itertools import pairwise
 
 from ..estimate import Slot
 from .edges import Edge, reduced, waits_for
+from .fleet import nodes
 from .graph import ACTION_COLOURS, PAGE_INCHES, RED, digraph
 from .groups import Component
 from .numbers import counted
@@ -36,7 +37,9 @@ def overview_graph(components: list[Component], slots: dict[str, Slot], hourly: 
         end = max(slots[r.urn].end for r in component.resources)
         actions = [changed[r.urn] for r in component.resources if r.urn in changed]
         built = f"built {round(start, 1):g} to {round(end, 1):g} min"
-        lines = [component.title, f"{counted(len(component.resources), 'resource')} · ${hourly[component.key]:,.2f}/h"
+        group = nodes(component)
+        lines = [component.title, (f"{group.said()} · " if group else "")
+                 + f"{counted(len(component.resources), 'resource')} · ${hourly[component.key]:,.2f}/h"
                  + ("\\n" if len(components) <= ROOMY else " · ") + built]
         if actions:
             lines.append(f"{len(actions)} changed")

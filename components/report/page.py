@@ -30,7 +30,9 @@ from ..plan import Plan
 from ..review import assess, compare
 from .access import access_section
 from .cost import cost_section, hourly_by_component
+from .fleet import fleet
 from .graph import component_graph, full_graph
+from .groups import Component
 from .groups import components as components_of
 from .layout import draw
 from .numbers import counted
@@ -78,7 +80,7 @@ def render_report(plan: Plan, base: Optional[Plan] = None) -> str:
         f"<p>Offline plan of <code>{escape(plan.stack_file or plan.stack)}</code>: what <code>pulumi up</code> "
         "would create, estimated before any deploy. Durations and prices are estimates.</p></header>",
         summary(plan, len(drawn), path.minutes, path.serial_minutes, cost.as_dict(), diff, findings),
-        "<section id=\"overview\"><h2>Overview</h2>"
+        "<section id=\"overview\"><h2>Overview</h2>" + _fleet(parts) +
         f"<p class=\"legend\">{counted(len(parts), 'component')}, each with its resources, its cost per hour at "
         "desired size and when it is built (minutes from the start of <code>pulumi up</code>). An arrow points "
         "from a component to one that waits for it. <span class=\"k-critical\">Red</span>: the critical path. "
@@ -112,6 +114,12 @@ def _require_dot() -> None:
         raise ReportError("the resource graph is laid out by Graphviz, and its `dot` program is not on PATH: "
                           "install Graphviz (Debian/Ubuntu: apt-get install graphviz; macOS: brew install graphviz; "
                           "Windows: winget install graphviz) and run the report again")
+
+
+def _fleet(parts: list[Component]) -> str:
+    """The cluster's size, said once above the overview (``fleet.fleet``); nothing without managed node groups."""
+    said = fleet(parts)
+    return f"<p class=\"fleet\"><strong>{escape(said)}</strong></p>" if said else ""
 
 
 def _full_graph(drawn: int, legend: str, svg: str) -> str:

@@ -1,5 +1,6 @@
-"""The page read at a glance: the summary says whether the change may merge, the overview has one
-box per component with its resources, cost and build time, each component's graph is folded below
+"""The page read at a glance: the summary says whether the change may merge, the overview says the
+cluster's size once and has one box per component with its resources, cost and build time (a node
+group's box its nodes too), each component's graph is folded below
 it without implied arrows, and the timeline has a row per component with the critical path as
 one red line and its longest waits in minutes."""
 
@@ -35,7 +36,12 @@ def drawn_edges(svg: str) -> list[tuple[str, str]]:
     return [tuple(html.unescape(t).split("->")) for t in re.findall(r'class="edge">\n<title>([^<]*)</title>', svg)]
 
 
-def test_the_overview_has_one_box_per_component_with_its_resources_cost_and_build_time(records):
+# fsdp-p5's stack file: its p5 group runs 2 nodes and grows to 16; the system group (system_nodes.py) 2 to 4.
+FSDP_P5_NODES = {"node group fsdp-p5-eks-p5": "2 p5.48xlarge (up to 16) · ",
+                 "node group fsdp-p5-eks-system": "2 c5.2xlarge (up to 4) · "}
+
+
+def test_the_overview_has_one_box_per_component_with_its_nodes_resources_cost_and_build_time(records):
     plan = Plan.from_dict(records["fsdp-p5"])
     parts, slots = components(plan), schedule(plan)
     hourly = hourly_by_component(estimate_cost(plan), parts)
@@ -44,10 +50,47 @@ def test_the_overview_has_one_box_per_component_with_its_resources_cost_and_buil
     for component in parts:
         start = min(slots[r.urn].start for r in component.resources)
         end = max(slots[r.urn].end for r in component.resources)
-        label = (f"{component.title} | {len(component.resources)} resource{'s' * (len(component.resources) != 1)}"
-                 f" · ${hourly[component.key]:,.2f}/h | built {round(start, 1):g} to {round(end, 1):g} min")
+        label = (f"{component.title} | {FSDP_P5_NODES.get(component.title, '')}{len(component.resources)} "
+                 f"resource{'s' * (len(component.resources) != 1)} · ${hourly[component.key]:,.2f}/h | "
+                 f"built {round(start, 1):g} to {round(end, 1):g} min")
         assert label in drawn, label
-    assert "node group fsdp-p5-eks-p5 | 6 resources · $110.19/h | built 0 to 19.4 min" in drawn
+    assert "node group fsdp-p5-eks-p5 | 2 p5.48xlarge (up to 16) · 6 resources · $110.19/h | built 0 to 19.4 min" \
+        in drawn
+
+
+def test_at_frontier_size_the_overview_says_the_cluster_once_and_each_group_its_nodes(records):
+    # Issue 55: frontier-p5's 2,048 p5.48xlarge (8 H100 GPUs each) are eight managed node groups of 256 (four
+    # reservations of 512, two groups each) beside the system group. The overview says the cluster's size once,
+    # above its figure; each of the eight boxes says its 256 nodes; nothing is drawn or listed per node.
+    overview = section(render_report(records["frontier-p5"]), "overview")
+    said = re.search(r'<h2>Overview</h2><p class="fleet"><strong>(.*?)</strong></p>', overview)
+    assert said is not None, f"the overview does not open on the cluster's size: {overview[:200]}"
+    assert said.group(1) == (
+        "2,050 nodes at desired size (2,052 at max) in 9 node groups: 2,048 p5.48xlarge with 16,384 H100 GPUs "
+        "(8 groups of 256), 2 c5.2xlarge (up to 4).")
+    assert overview.index('class="fleet"') < overview.index("<svg")
+    drawn = boxes(overview)
+    assert len(drawn) == len(components(Plan.from_dict(records["frontier-p5"]))) == 14
+    pool = sorted(label for label in drawn if label.startswith("node group frontier-p5-eks-p5-"))
+    assert [label.split(" | ")[0] for label in pool] == [f"node group frontier-p5-eks-p5-{n}" for n in range(8)]
+    assert all(re.fullmatch(r"[^|]* \| 256 p5\.48xlarge · 5 resources · \$[\d,.]+/h \| built [\d.]+ to [\d.]+ min",
+                            label) for label in pool), pool
+    assert "2,048" not in "".join(drawn)  # the total is said above the figure, not in a box
+
+
+@pytest.mark.parametrize(("stack", "said"), [
+    ("dev", "3 nodes at desired size (6 at max) in 2 node groups: 1 g5.2xlarge (up to 2) with 1 A10G GPU, "
+            "2 c5.2xlarge (up to 4)."),
+    ("trn1", "6 nodes at desired size (8 at max) in 2 node groups: 4 trn1.32xlarge with 64 Trainium chips, "
+             "2 c5.2xlarge (up to 4)."),
+    ("hyperpod-eks", "4 nodes at desired size (6 at max) in 1 node group and 1 HyperPod instance group: "
+                     "2 ml.p5.48xlarge with 16 H100 GPUs, 2 c5.2xlarge (up to 4)."),
+    ("byo-p5", None),  # an existing cluster's nodes are made elsewhere: the plan makes none
+])
+def test_the_overview_opens_on_the_nodes_the_stack_makes(records, stack, said):
+    found = re.search(r'<h2>Overview</h2><p class="fleet"><strong>(.*?)</strong></p>',
+                      section(render_report(records[stack]), "overview"))
+    assert (found.group(1) if found else None) == said
 
 
 def test_the_overview_outlines_the_critical_path_components_in_red_and_links_to_their_graphs(records):
@@ -192,7 +235,8 @@ def test_with_many_components_a_box_says_everything_on_two_lines(growth_record):
     drawn = boxes(section(render_report(growth_record), "overview"))
     assert len(drawn) == len(components(Plan.from_dict(growth_record))) == 70
     assert sum(1 for label in drawn if label.startswith("node group")) == 65  # the 64 and the system group
-    assert "node group growth-eks-p5-7 | 6 resources · $0.00/h · built 0 to 19.4 min" in drawn
+    assert "node group growth-eks-p5-7 | 0 p5.48xlarge (up to 3) · 6 resources · $0.00/h · built 0 to 19.4 min" \
+        in drawn
 
 
 def test_the_page_counts_the_resources_trainstack_plan_says(records):

@@ -1,8 +1,8 @@
 """Every shipped stack's report, opened in a real headless Chromium (Debian's, driven by Playwright):
 the overview, the graphs, the timeline and the cost table are drawn, nothing is logged as an error,
 nothing is requested but the file itself; at 1,280 px the overview and every opened component graph
-fit the page and nothing scrolls sideways (the 64-group benchmark stack too); and the page reads in
-a narrow window."""
+fit the page and nothing scrolls sideways (the 64-group benchmark stack too); frontier-p5 (2,048 nodes)
+opens on its size and its overview fits a screen; and the page reads in a narrow window."""
 
 from pathlib import Path
 from typing import Any
@@ -137,3 +137,24 @@ def test_at_1280_px_the_overview_and_every_opened_component_graph_fit_and_nothin
 
 def test_the_64_group_benchmark_stack_fits_the_page_too(browser, growth_record, tmp_path):
     fits_at_1280(browser, growth_record, tmp_path / "growth.html")
+
+
+def test_frontier_p5_opens_on_the_clusters_size_and_its_whole_overview_fits_one_screen(browser, records, tmp_path):
+    # Issue 55: the report of 2,048 p5.48xlarge opens with the overview readable: the first screen (1,280 x 900)
+    # says the cluster's size and starts the overview's figure, and the figure (eight node groups, not a box or a
+    # row per node) is no taller than a screen, its labels at least 8 px (fits_at_1280 checks them too).
+    path = tmp_path / "frontier-p5.html"
+    path.write_text(render_report(records["frontier-p5"]))
+    page, errors, _ = opened(browser, path)
+    try:
+        said = page.eval_on_selector("#overview p.fleet", "e => [e.innerText, e.getBoundingClientRect().bottom]")
+        assert said[0].startswith("2,050 nodes at desired size") and "16,384 H100 GPUs" in said[0]
+        assert said[1] <= 900
+        [figure] = page.eval_on_selector_all("#overview figure", "els => els.map(e => { "
+                                             "const b = e.getBoundingClientRect(); return [b.top, b.height]; })")
+        assert figure[0] < 900 and figure[1] <= 900, figure
+        labels = drawn(page, "#overview svg text")
+        assert len(labels) == 14 * 3 and min(box["height"] for box in labels) >= 8
+        assert errors == []
+    finally:
+        page.close()
