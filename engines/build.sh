@@ -10,6 +10,7 @@
 #   engines/build.sh trainer      Kubeflow Trainer v2's controller manager
 #   engines/build.sh mpi-operator       the MPI operator
 #   engines/build.sh training-operator  the Kubeflow training operator (v1)
+#   engines/build.sh karpenter-kwok     Karpenter with its kwok cloud provider (nodes as Node objects)
 #   engines/build.sh pulumi-kubernetes  the Pulumi Kubernetes provider (pulumi-resource-kubernetes)
 #   engines/build.sh all          every one of them, the rehearsal's first (in the order the engine tests
 #                                 need them: tests/conftest.py), then the Pulumi CLI and provider
@@ -35,14 +36,14 @@
 # machines are small and shared).
 set -euo pipefail
 
-engine="${1:?usage: engines/build.sh kubernetes|pulumi|kwok|kueue|jobset|trainer|mpi-operator|training-operator|pulumi-kubernetes|all}"
+engine="${1:?usage: engines/build.sh kubernetes|pulumi|kwok|kueue|jobset|trainer|mpi-operator|training-operator|karpenter-kwok|pulumi-kubernetes|all}"
 here="$(cd "$(dirname "$0")" && pwd)"
 if [[ "$engine" == all ]]; then
   # Then a table of what each took to build from cold and its size (kept in its cache directory
   # beside the binaries), so that CI's log shows an engine's growth in the run that caused it.
   targets=()
   started_at="$(date +%s)"
-  for each in kubernetes kwok kueue jobset trainer mpi-operator training-operator pulumi pulumi-kubernetes; do
+  for each in kubernetes kwok kueue jobset trainer mpi-operator training-operator karpenter-kwok pulumi pulumi-kubernetes; do
     targets+=("$("$0" "$each")")
   done
   echo "engines/build.sh: engine, cold build (s), size, built in this run or found in the cache" >&2

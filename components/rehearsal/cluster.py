@@ -19,7 +19,7 @@ from ..controllers.scheduling import unfit_reasons
 from ..kube.client import ApiError, Cluster
 from ..names import HELM_RELEASE, KUSTOMIZE_DIRECTORY, NODE_GROUP_LABEL
 from ..policy import stack_from_plan
-from . import controllers, dra, engines, kwok
+from . import controllers, dra, engines, karpenter, kwok
 from .control_plane import ControlPlane, control_plane
 from .nodes import KARPENTER_POOL, NETWORK_BLOCK, PART_ANNOTATION, GroupShape, group_shapes, node_object
 from .stack_objects import stack_objects
@@ -66,9 +66,10 @@ def _training_operator_setup(package_path: str) -> tuple[list[str], tuple[str, .
             arguments += [a for op in body if op.get("path", "").endswith("/args") for a in op["value"]]
     return arguments, tuple(deleted)
 
-def start_controllers(plane: ControlPlane, plan: Plan, progress: Progress) -> dict[str, str]:
+def start_controllers(plane: ControlPlane, plan: Plan, progress: Progress,
+                      pools: list[karpenter.Pool] | None = None) -> dict[str, str]:
     """Start what the stack installs, each after what it depends on (Kueue last: it enables an
-    integration only where that integration's CRD is already served)."""
+    integration only where that integration's CRD is already served), and Karpenter for ``pools``."""
     installed = _installed(plan)
     started: dict[str, str] = {}
 
@@ -81,9 +82,10 @@ def start_controllers(plane: ControlPlane, plan: Plan, progress: Progress) -> di
         return "unknown"
 
     def launch(controller: controllers.Controller, configure: Callable[[Path, int], list[str]],
-               skipped: tuple[str, ...] = ()) -> None:
+               skipped: tuple[str, ...] = (), ready: Callable[[], None] = lambda: None) -> None:
         began = time.monotonic()
         controllers.start(plane, controller, configure, skipped)
+        ready()
         started[controller.name] = version(controller.engine)
         progress(f"  {controller.name} {started[controller.name]} ready in {time.monotonic() - began:.1f} s")
 
@@ -100,12 +102,15 @@ def start_controllers(plane: ControlPlane, plan: Plan, progress: Progress) -> di
     if "kueue" in installed:
         configuration = yaml.safe_load(installed["kueue"]["managerConfig"]["controllerManagerConfigYaml"])
         launch(controllers.KUEUE, controllers.kueue_arguments(configuration))
+    if pools:
+        launch(controllers.KARPENTER, karpenter.arguments(pools), ready=lambda: karpenter.apply_pools(plane, pools))
     return started
 
 _UPSTREAM = {engines.KUEUE: "sigs.k8s.io/kueue", engines.JOBSET: "sigs.k8s.io/jobset",
              engines.TRAINER: "github.com/kubeflow/trainer/v2",
              engines.MPI_OPERATOR: "github.com/kubeflow/mpi-operator",
-             engines.TRAINING_OPERATOR: "github.com/kubeflow/training-operator", engines.KWOK: "sigs.k8s.io/kwok"}
+             engines.TRAINING_OPERATOR: "github.com/kubeflow/training-operator", engines.KWOK: "sigs.k8s.io/kwok",
+             engines.KARPENTER_KWOK: "sigs.k8s.io/karpenter"}
 
 class Nodes:
     """The registered nodes of each group, and the Cluster Autoscaler's part for groups it grows."""
@@ -118,6 +123,8 @@ class Nodes:
         """Nodes of each there now."""
         self._launched = {shape.key: 0 for shape in shapes}
         """Nodes each ever had: a new node takes a new name, as a new instance does."""
+        self.karpenter = karpenter.Watch(cluster)
+        """The pools the real Karpenter launches nodes for (``cluster_for`` names them), and the model's question."""
 
     def register(self, shape: GroupShape, how_many: int) -> None:
         for _ in range(how_many):
@@ -145,10 +152,11 @@ class Nodes:
 
     def scale_for(self, pods: list[dict[str, Any]]) -> int:
         """Grow each group at zero by one node per pod that waits for it and fits its template node
-        (cluster-autoscaler's scale-up), up to the group's maximum; return how many nodes were added."""
-        added = 0
+        (cluster-autoscaler's scale-up), up to the group's maximum; return how many nodes were added, the ones the
+        real Karpenter launched for its pools included."""
+        added = self._karpenter_launched()
         for pod in pods:
-            if pod["spec"].get("nodeName") or not _unschedulable(pod):
+            if pod["spec"].get("nodeName") or not _unschedulable(pod) or self.karpenter.saw(pod):
                 continue
             group = (pod["spec"].get("nodeSelector") or {}).get(NODE_GROUP_LABEL, "")
             # The autoscaler grows any part of a pool with room (the pool's parts share one template).
@@ -159,6 +167,15 @@ class Nodes:
             self.register(shape, 1)
             added += 1
         return added
+
+    def _karpenter_launched(self) -> int:
+        """How many nodes the real Karpenter's pools gained since the last look."""
+        gained = 0
+        for group in self.karpenter.pools:
+            now = self.karpenter.nodes(group)
+            gained += max(0, now - self.count[group])
+            self.count[group] = now
+        return gained
 
 
 def _unschedulable(pod: dict[str, Any]) -> bool:
@@ -179,8 +196,7 @@ def apply_objects(cluster: Cluster, plan: Plan) -> list[str]:
             if error.status != 409:
                 raise RehearsalError(f"the API server refused the stack's {obj['kind']} "
                                    f"{obj['metadata']['name']}: {error}") from error
-    return [f"{name}: Karpenter is not run (its kwok provider offers generic instance types, not the stack's); "
-            "its nodes are added as its model launches them" for name in objects.not_applied]
+    return [line for name in objects.not_applied if (line := karpenter.not_applied(name))]
 
 def _nodes_ready(plane: ControlPlane) -> bool:
     plane.processes.check()
@@ -223,7 +239,8 @@ def cluster_for(plan: Plan, scheduler_names: list[str], progress: Progress = lam
         seconds["controlPlane"] = round(time.monotonic() - began - seconds["engines"], 2)
         kwok.start(plane)
         step = time.monotonic()
-        nodes = Nodes(plane.cluster, group_shapes(stack_from_plan(plan)))
+        stack = stack_from_plan(plan)
+        nodes = Nodes(plane.cluster, group_shapes(stack))
         for device_class in dra.device_classes(c for shape in nodes.shapes.values() for c in shape.devices):
             plane.cluster.create(device_class)
         for shape in nodes.shapes.values():
@@ -232,9 +249,11 @@ def cluster_for(plan: Plan, scheduler_names: list[str], progress: Progress = lam
         seconds["nodes"] = round(time.monotonic() - step, 2)
         progress(f"  {sum(nodes.count.values())} nodes Ready ({NETWORK_BLOCK})")
         step = time.monotonic()
-        started = {"kwok": "v0.7.0", **start_controllers(plane, plan, progress)}
+        pools, left = karpenter.pools_to_run(stack, nodes.shapes.values())
+        started = {"kwok": "v0.7.0", **start_controllers(plane, plan, progress, pools)}
+        nodes.karpenter = karpenter.Watch(plane.cluster, pools)
         seconds["controllers"] = round(time.monotonic() - step, 2)
         step = time.monotonic()
-        not_applied = apply_objects(plane.cluster, plan)
+        not_applied = apply_objects(plane.cluster, plan) + left
         seconds["objects"] = round(time.monotonic() - step, 2)
         yield RehearsalCluster(plane, nodes, started, not_applied, seconds)

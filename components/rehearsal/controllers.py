@@ -92,6 +92,10 @@ TRAINING_OPERATOR = Controller(
     ("training-operator-webhook-cert", "training-operator"), Path("/tmp") / SERVING_DIRECTORY)
 MPI_OPERATOR = Controller("mpi-operator", engines.MPI_OPERATOR, "mpi-operator", "mpi-operator",
                           ("manifests/base/kubeflow.org_mpijobs.yaml",), None)
+# Karpenter with its kwok provider (rehearsal.karpenter), in the namespace the stack installs it in
+# (cluster/karpenter.py); it serves no webhook at v1.14 and runs no leader election here.
+KARPENTER = Controller("karpenter", engines.KARPENTER_KWOK, "kwok", "kube-system",
+                       ("kwok/charts/crds/*.yaml", "kwok/apis/crds/*.yaml"), None)
 
 
 @dataclass

@@ -16,7 +16,9 @@ from pathlib import Path
 # Every engine the rehearsal may start (engines/build.sh's names).
 KUBERNETES, KWOK, KUEUE, JOBSET, TRAINER, MPI_OPERATOR, TRAINING_OPERATOR = (
     "kubernetes", "kwok", "kueue", "jobset", "trainer", "mpi-operator", "training-operator")
-REHEARSAL = (KUBERNETES, KWOK, KUEUE, JOBSET, TRAINER, MPI_OPERATOR, TRAINING_OPERATOR)
+KARPENTER_KWOK = "karpenter-kwok"
+"""Karpenter with its kwok cloud provider: it launches a NodePool's nodes as Node objects (rehearsal.karpenter)."""
+REHEARSAL = (KUBERNETES, KWOK, KUEUE, JOBSET, TRAINER, MPI_OPERATOR, TRAINING_OPERATOR, KARPENTER_KWOK)
 # And the engine that deploys (trainstack.deploy): the Pulumi CLI and the Kubernetes provider.
 PULUMI, PULUMI_KUBERNETES = "pulumi", "pulumi-kubernetes"
 DEPLOY = (KUBERNETES, KWOK, PULUMI, PULUMI_KUBERNETES)

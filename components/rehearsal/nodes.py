@@ -6,9 +6,10 @@ the node, EFA huge pages) with the catalog's capacity and the labels EKS and the
 Groups run at their desired size. A group at zero that the Cluster Autoscaler manages grows
 when pods wait for it, as the autoscaler model says it would: only for pods that fit the
 template node it imagines (``template_node``), up to the group's maximum (``Nodes`` in
-``rehearsal.run``). Karpenter is not run: its kwok provider offers a fixed generic set of
-instance types, not the stack's, so a pool's nodes are added as Karpenter's model launches
-them, for waiting pods that fit the pool's instance type, up to its limits.
+``rehearsal.cluster``). A Karpenter pool's nodes are launched by Karpenter itself, its kwok
+provider offering the pool's instance type shaped as here (``rehearsal.karpenter``); the
+model's answer for the same pods is kept beside it, and a pool Karpenter cannot run here (one
+of reserved capacity) grows as that model says.
 
 EC2 places instances in its network when they launch (DescribeInstanceTopology); the offline
 plan cannot know where. A group's nodes are put under one network node per layer, as a
@@ -32,14 +33,13 @@ from ..controllers.cluster_autoscaler import (
     running_node,
     template_node,
 )
+from ..controllers.karpenter import pool_groups
 from ..controllers.scheduling import Node, Taint
 from ..names import (
     DEVICE_ALLOCATION_LABEL,
     HOSTNAME_LABEL,
     HYPERPOD_CLUSTER,
     INSTANCE_TYPE_LABEL,
-    KARPENTER_NODE_POOL,
-    NODE_GROUP_LABEL,
     REGION_LABEL,
     ZONE_LABEL,
 )
@@ -66,8 +66,8 @@ class GroupShape:
     """The Cluster Autoscaler's template node for a group it may grow from zero; None where nothing grows it."""
     zone: str | None
     kind: str
-    """``managed node group``, ``HyperPod instance group`` or ``Karpenter NodePool`` (Karpenter is not run: its
-    nodes are added as its model says it would launch them)."""
+    """``managed node group``, ``HyperPod instance group`` or ``Karpenter NodePool`` (whose nodes Karpenter launches:
+    ``rehearsal.karpenter``)."""
     devices: dict[str, int] = field(default_factory=dict)
     """On a DRA group, the devices each node's drivers publish (DeviceClass -> count; ``rehearsal.dra``)."""
     part: str = ""
@@ -103,7 +103,7 @@ def group_shapes(stack: Stack) -> list[GroupShape]:
                                  running_node(group, plugins), None, None, HYPERPOD_GROUP))
     for group, limit in _karpenter_pools(stack):
         # Karpenter launches a node for pods that fit the pool's instance type once it runs (its model,
-        # controllers/karpenter.py), so that node is also the one it scales on.
+        # controllers/karpenter.py), so that node is also the one it scales on (and Karpenter's instance type).
         node = running_node(group, plugins)
         shapes.append(GroupShape(group.name, group.instance.name, 0, limit, node, node, group.zone, KARPENTER_POOL))
     return shapes
@@ -118,20 +118,14 @@ def _published(group: ManagedGroup, node: Node, plugins: dict[str, dict[str, Any
 
 
 def _karpenter_pools(stack: Stack) -> list[tuple[ManagedGroup, int]]:
-    """Karpenter NodePools (nodegroups/karpenter_pool.py): the one instance type and zone their requirements
-    allow, the template's labels and taints; at most as many nodes as their ``limits`` allow."""
+    """Karpenter NodePools as the model reads them (controllers/karpenter.py: the one instance type and zone their
+    requirements allow, the template's labels and taints, the node class's maxPods and EFA interfaces, which
+    Karpenter's instance types in the rehearsal carry too); at most as many nodes as their ``limits`` allow."""
     pools = []
-    for pool in stack.of_type(KARPENTER_NODE_POOL):
-        template = pool.props["spec"]["template"]
-        allowed = {q["key"]: q["values"] for q in template["spec"]["requirements"] if q["operator"] == "In"}
-        instance = catalog.get(allowed[INSTANCE_TYPE_LABEL][0])
-        accelerator = instance.require("the accelerator", instance.accelerator, "shape a Karpenter node")
-        limit = int(pool.props["spec"]["limits"][accelerator.resource_names[0]]) // accelerator.count
-        labels = dict(template["metadata"]["labels"])
-        pools.append((ManagedGroup(
-            resource=pool, name=labels[NODE_GROUP_LABEL], instance=instance, min_size=0, labels=labels,
-            taints=[Taint(t["key"], t.get("value") or "", t["effect"]) for t in template["spec"].get("taints", [])],
-            asg_tags={}, zone=allowed[ZONE_LABEL][0], max_pods=None, efa_interfaces=0), limit))
+    for group in pool_groups(stack):
+        accelerator = group.instance.require("the accelerator", group.instance.accelerator, "shape a Karpenter node")
+        limit = int(group.resource.props["spec"]["limits"][accelerator.resource_names[0]]) // accelerator.count
+        pools.append((group, limit))
     return pools
 
 

@@ -4,7 +4,8 @@ installs, its nodes played by kwok, and its jobs submitted one after another and
     plan (offline, as `trainstack plan`)
       -> control plane (etcd, kube-apiserver, kube-scheduler, kube-controller-manager)
       -> kwok, the stack's nodes registered as each group's instances register
-      -> the controllers the stack installs (JobSet, Trainer v2, training operator, MPI operator, Kueue)
+      -> the controllers the stack installs (JobSet, Trainer v2, training operator, MPI operator, Kueue,
+         Karpenter with its kwok provider for the stack's NodePools)
       -> the stack's objects (namespaces, storage, queues, flavors, runtimes, priority classes)
       -> each job: submitted, admitted?, pods created, bound, Running; then deleted
 """
@@ -22,7 +23,7 @@ from typing import Any
 
 from ..analysis import Plan
 from ..outputs import StackOutputs, parse_outputs
-from .cluster import Progress, cluster_for
+from .cluster import Nodes, Progress, cluster_for
 from .faults import lose_a_node, two_teams_at_once
 from .jobs import IMAGE, RenderedJob, jobs_for
 from .submission import JobResult, delete_job, submit
@@ -47,6 +48,22 @@ class Rehearsal:
     @property
     def ok(self) -> bool:
         return all(job.ok for job in self.jobs)
+
+def _record_groups(rehearsal: Rehearsal, nodes: Nodes) -> None:
+    """Each group's nodes at the start and the end; for a pool Karpenter ran, what it launched over the whole
+    rehearsal beside what its model launches for the same pods, and a note where they differ (rehearsal.karpenter)."""
+    karpenter = nodes.karpenter
+    launches = {group: karpenter.answers(group) for group in karpenter.pools}
+    rehearsal.notes += karpenter.findings()
+    for name, shape in nodes.shapes.items():
+        rehearsal.groups[name] = {"instanceType": shape.instance_type, "kind": shape.kind,
+                                  "registered": shape.desired, "registeredAtEnd": nodes.count[name],
+                                  "maximum": shape.maximum, "scalesFromZero": shape.template is not None}
+        if name in launches:
+            rehearsal.groups[name] |= {"registeredAtEnd": karpenter.nodes(name),
+                                       "launchedByKarpenter": str(launches[name][0]),
+                                       "modelLaunches": str(launches[name][1])}
+
 
 def scheduler_names(jobs: list[RenderedJob]) -> list[str]:
     from ..controllers.scheduling import pod_specs
@@ -105,10 +122,7 @@ def rehearse(plan: Plan, progress: Progress = lambda line: None, image: str = IM
             rehearsal.faults.append(two_teams_at_once(running.cluster, running.nodes, outputs, image, timeout,
                                                       progress))
             rehearsal.seconds["twoTeams"] = round(time.monotonic() - step, 2)
-        for name, shape in running.nodes.shapes.items():
-            rehearsal.groups[name] = {"instanceType": shape.instance_type, "kind": shape.kind,
-                                      "registered": shape.desired, "registeredAtEnd": running.nodes.count[name],
-                                      "maximum": shape.maximum, "scalesFromZero": shape.template is not None}
+        _record_groups(rehearsal, running.nodes)
     rehearsal.seconds["total"] = round(time.monotonic() - began, 2)
     rehearsal.peak_memory_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
     return rehearsal

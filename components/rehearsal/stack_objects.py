@@ -2,8 +2,8 @@
 create them: namespaces, then cluster-scoped objects, then namespaced ones.
 
 Helm releases and kustomize directories are the controllers themselves (``rehearsal.controllers``
-runs them); Karpenter's NodePool and EC2NodeClass need Karpenter, which stays on its model
-(``rehearsal.nodes`` says why), so they are listed as not applied.
+runs them); Karpenter's NodePool and EC2NodeClass are listed apart: ``rehearsal.karpenter`` applies
+the NodePool with a KWOKNodeClass in the EC2NodeClass's place, once Karpenter runs.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ class StackObjects:
     apply: list[dict[str, Any]] = field(default_factory=list)
     """Objects to create, in order."""
     not_applied: list[str] = field(default_factory=list)
-    """``Kind/name`` of objects the rehearsal cannot apply, with why in ``rehearsal.nodes``."""
+    """``Kind/name`` of the Karpenter objects, which ``rehearsal.karpenter`` applies or says why not."""
 
 
 def stack_objects(plan: Plan) -> StackObjects:

@@ -39,7 +39,7 @@ def empty_module_cache(tmp_path: Path) -> dict[str, str]:
 
 
 def test_the_engines_with_steps_that_read_modules_are_the_ones_expected() -> None:
-    assert WITH_SOURCES == ["jobset", "kueue", "kwok", "mpi-operator", "pulumi-kubernetes", "trainer",
+    assert WITH_SOURCES == ["jobset", "karpenter-kwok", "kueue", "kwok", "mpi-operator", "pulumi-kubernetes", "trainer",
                             "training-operator"]
 
 
