@@ -208,13 +208,16 @@ def _scheduler_config(directory: Path, url: str, ca_file: Path, scheduler_names:
 
 @contextmanager
 def control_plane(scheduler_names: list[str], *, controller_manager: bool = False,
-                  directory: Path | None = None, node_lifecycle: bool = True) -> Iterator[ControlPlane]:
+                  directory: Path | None = None, node_lifecycle: bool = False) -> Iterator[ControlPlane]:
     """etcd, kube-apiserver, kube-scheduler (and kube-controller-manager) on free loopback ports,
     stopped on exit. ``directory`` keeps certificates and logs (a temporary one, removed after, if None).
     ``node_lifecycle``: run the controller manager's node lifecycle controller, which marks a node NotReady when
-    its heartbeats stop, and its pods not ready (the rehearsal's node-loss fault needs it). A deploy turns it off:
-    kwok's heartbeats come late on a busy machine, and a pod marked not ready stays so (kwok marks it ready once),
-    so the provider's readiness waits would time out on what is only the simulation's lag."""
+    its heartbeats stop, and its pods not ready. Off unless asked for: kwok plays kubelets that never die (a lost
+    node is a deleted Node, whose pods the pod garbage collector removes: rehearsal/faults.py), its lease renewals
+    come late on a busy machine, and a pod marked not ready stays so (kwok marks it ready once). At 512 nodes the
+    controller marked nodes NotReady within minutes, Kueue's topology-aware scheduling evicted the job they ran
+    ("no replacement for unhealthy node(s)") and requeued it 8 minutes later; a deploy's readiness waits timed out
+    on the same lag."""
     binaries = engines.directory(engines.KUBERNETES)
     owned = directory is None
     directory = directory or Path(tempfile.mkdtemp(prefix="trainstack-control-plane-"))
@@ -256,9 +259,6 @@ def control_plane(scheduler_names: list[str], *, controller_manager: bool = Fals
                 "--bind-address=127.0.0.1", f"--secure-port={free_port()}",
                 f"--cert-dir={directory / 'controller-manager'}", "--leader-elect=false",
                 f"--root-ca-file={ca.certificate}", f"--service-account-private-key-file={service_account.key}",
-                # A lost node is noticed within seconds, not the default 50: the rehearsal's
-                # node-loss fault waits on it.
-                "--node-monitor-grace-period=8s", "--node-monitor-period=1s",
                 "--concurrent-gc-syncs=20",
                 *([] if node_lifecycle else ["--controllers=*,-node-lifecycle-controller"])])
         yield plane

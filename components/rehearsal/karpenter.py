@@ -45,6 +45,7 @@ from ..names import (
     ZONE_LABEL,
 )
 from ..policy.model import Stack
+from . import kwok
 from .control_plane import ControlPlane, free_port
 from .nodes import KARPENTER_POOL, GroupShape, node_object
 
@@ -231,6 +232,7 @@ class Watch:
         requests for capacity (kwok/cloudprovider/cloudprovider.go ``toNode``). Karpenter counts an initialized node
         against its pool's limits by that capacity (pkg/controllers/state/statenode.go ``Capacity``): a node first
         launched for pods that ask no GPU would otherwise count none, and the pool would grow past its limit."""
+        kwok.schedulable(self.cluster, node)
         reported = node_object(shape, 0)["status"]
         if any(node["status"].get(key, {}).get(name) != amount
                for key, amounts in reported.items() for name, amount in amounts.items()):
