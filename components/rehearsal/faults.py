@@ -30,15 +30,17 @@ from .watch import Observation, expected_pods, observe
 NODE_LOSS_TIMEOUT_SECONDS = 150.0
 
 
-def lose_a_node(cluster: Cluster, nodes: Nodes, job: RenderedJob, seen: Observation) -> dict[str, Any]:
-    """Delete one node the running ``job`` uses; wait until the job is whole again (or the time is up)."""
+def lose_a_node(cluster: Cluster, nodes: Nodes, job: RenderedJob, seen: Observation,
+                timeout: float = NODE_LOSS_TIMEOUT_SECONDS) -> dict[str, Any]:
+    """Delete one node the running ``job`` uses; wait until the job is whole again (or ``timeout`` is up, at least
+    the pod garbage collector's quarantine and a gang restart of a few nodes)."""
     lost = seen.nodes[-1]
     before = {p["metadata"]["uid"] for p in observe(cluster, seen)}
     began = time.monotonic()
     replacement = nodes.lose(lost)
     steps: dict[str, float] = {}
     outcome = "the job did not run whole again"
-    while time.monotonic() - began < NODE_LOSS_TIMEOUT_SECONDS:
+    while time.monotonic() - began < max(timeout, NODE_LOSS_TIMEOUT_SECONDS):
         pods = observe(cluster, seen)
         nodes.scale_for(pods)
         uids = {p["metadata"]["uid"] for p in pods}
@@ -103,7 +105,9 @@ def two_teams_at_once(cluster: Cluster, nodes: Nodes, outputs: StackOutputs, ima
     outcome = "; ".join(f"{o.namespace}: " + (f"admitted to {o.cluster_queue}, {o.running} of {o.expected} pods "
                                                "Running" if o.admitted else f"waiting ({o.reason})") for o in seen)
     progress(f"    {outcome}")
-    for (team, _), document in zip(reaches, documents, strict=True):
+    # The waiting jobs go first: deleted after the admitted one, each would be admitted in turn and start its pods.
+    waiting_first = sorted(zip(reaches, documents, seen, strict=True), key=lambda each: bool(each[2].admitted))
+    for (team, _), document, _observation in waiting_first:
         delete_job(members[team][0], document)
     return {"fault": "two teams at once", "group": group, "outcome": outcome,
             "ok": any(o.running_whole for o in seen),

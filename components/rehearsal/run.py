@@ -63,6 +63,11 @@ def _record_groups(rehearsal: Rehearsal, nodes: Nodes) -> None:
             rehearsal.groups[name] |= {"registeredAtEnd": karpenter.nodes(name),
                                        "launchedByKarpenter": str(launches[name][0]),
                                        "modelLaunches": str(launches[name][1])}
+        elif nodes.count[name] > shape.desired:
+            rehearsal.notes.append(
+                f"{name} grew from {shape.desired} to {nodes.count[name]} nodes by trainstack's model of the Cluster "
+                "Autoscaler: the real one cannot be built here (the Go module proxy refuses "
+                "k8s.io/autoscaler/cluster-autoscaler; docs/real-engines.md)")
 
 
 def scheduler_names(jobs: list[RenderedJob]) -> list[str]:
@@ -112,7 +117,7 @@ def rehearse(plan: Plan, progress: Progress = lambda line: None, image: str = IM
             document["metadata"]["name"] += "-again"
             job = dataclasses.replace(job, document=document)
             again = submit(running.cluster, running.nodes, job, timeout, progress)
-            rehearsal.faults.append(lose_a_node(running.cluster, running.nodes, job, again.seen))
+            rehearsal.faults.append(lose_a_node(running.cluster, running.nodes, job, again.seen, timeout))
             progress(f"    {rehearsal.faults[-1]['outcome']}")
             assert isinstance(job.document, dict)
             delete_job(running.cluster, job.document)

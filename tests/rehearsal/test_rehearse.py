@@ -93,6 +93,9 @@ def test_fsdp_p5s_pytorchjob_runs_16_ranks_one_per_p5_the_group_grown_from_2_by_
     assert all(node.startswith("p5-") for node in job.seen.nodes)
     assert result.groups["p5"]["registered"] == 2 and result.groups["p5"]["registeredAtEnd"] == 16
     assert result.controllers["training-operator"] == "v1.8.1"
+    # The growth is the model's, not the real autoscaler's, and the record says so.
+    assert any(note.startswith("p5 grew from 2 to 16 nodes by trainstack's model of the Cluster Autoscaler")
+               for note in result.notes), result.notes
 
 
 def test_kueue_p5s_trainjob_is_admitted_by_kueue_onto_the_p5_flavor_inside_one_network_block() -> None:
