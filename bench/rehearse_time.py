@@ -4,7 +4,8 @@ Rehearses the checkout's fsdp-p5 stack (its p5 group grows from 2 to 16 nodes on
 model) and the same stack with the group's maximum raised to 64, each as a new process
 (`trainstack rehearse --json`), with the engines already built (engines/build.sh caches them;
 the first run builds them and is not what this measures). Prints each phase's seconds from the
-rehearsal's record, the whole command's wall time, and the engines' peak resident memory.
+rehearsal's record, the whole command's wall time, and the peak resident memory of the command and every process it
+starts (sampled each second from /proc), in all and per program.
 
     .venv/bin/python bench/rehearse_time.py [--nodes 16 64]
     .venv/bin/python bench/rehearse_time.py --quick     # fsdp-p5 at 16 nodes, its validation job only
@@ -13,8 +14,9 @@ rehearsal's record, the whole command's wall time, and the engines' peak residen
 ``--frontier N`` rehearses the shipped frontier-p5 stack with its pool of four reservations scaled to N nodes
 (N/4 each; 2,048 is the stack as shipped): every node registered by kwok, the TrainJob on the whole pool admitted
 by the real Kueue through topology-aware scheduling across the pool's managed node groups, every pod bound by the
-real scheduler and Running. It prints the seconds to all pods Running and the engines' peak memory (the goals:
-under 10 minutes and 8 GiB on a 2-core machine).
+real scheduler and Running; with ``--faults``, a node lost under it and every team at once. It prints the seconds
+to all pods Running, the nodes per network block and the peak memory (the goals: under 10 minutes and 8 GiB on a
+2-core machine; measured figures in docs/guides/frontier-p5.md).
 """
 
 from __future__ import annotations

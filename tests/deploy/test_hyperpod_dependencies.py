@@ -9,10 +9,13 @@ HyperPod cluster's registration waits on the same check within the whole hyperpo
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support.helm_values import nested
@@ -98,41 +101,43 @@ def _up(project, engine: Engine, state: Path, plane, seen: dict, stack: str, lab
     seen[f"{label}: the stand-in"] = _stand_in(plane.cluster)
 
 
+@contextlib.contextmanager
+def _cluster_with_the_chart(prefix: str) -> Iterator[tuple[Any, Path, Engine, Path]]:
+    """A control plane, the project of the two stacks against it with the chart beside it, the engine and its
+    state, in a directory removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as scratch:
+        directory = Path(scratch)
+        with control_plane([], directory=directory / "cluster") as plane:
+            project = find_project(_project(directory / "project", plane.kubeconfig, _chart(directory / "charts")))
+            yield plane, project, Engine.built(automatic_logs=False), directory / "state"
+
+
 @functools.cache
 def course() -> dict[str, Outcome | DeployError | dict | None]:
     """A cluster's course: the HyperPod cluster asked for with no chart; the chart installed with its training
     operator left on (the chart's default) and asked for again; the switches turned off and asked for again."""
-    with tempfile.TemporaryDirectory(prefix="trainstack-hyperpod-chart-") as scratch:
-        directory = Path(scratch)
-        seen: dict[str, Outcome | DeployError | dict | None] = {}
-        with control_plane([], directory=directory / "cluster") as plane:
-            project = find_project(_project(directory / "project", plane.kubeconfig, _chart(directory / "charts")))
-            engine, state = Engine.built(automatic_logs=False), directory / "state"
+    seen: dict[str, Outcome | DeployError | dict | None] = {}
+    with _cluster_with_the_chart("trainstack-hyperpod-chart-") as (plane, project, engine, state):
 
-            def up(stack: str, label: str, **config: str) -> None:
-                _up(project, engine, state, plane, seen, stack, label, **config)
+        def up(stack: str, label: str, **config: str) -> None:
+            _up(project, engine, state, plane, seen, stack, label, **config)
 
-            up("hyperpod", "no chart")
-            operator_on = {s: False for s in SWITCHES_OFF if s != dependencies_chart.TRAINING_OPERATORS}
-            up("chart", "chart installed", values=json.dumps(nested(operator_on)))
-            up("hyperpod", "training operator on")
-            up("chart", "chart upgraded", values=json.dumps(nested({s: False for s in SWITCHES_OFF})))
-            up("hyperpod", "switches off")
+        up("hyperpod", "no chart")
+        operator_on = {s: False for s in SWITCHES_OFF if s != dependencies_chart.TRAINING_OPERATORS}
+        up("chart", "chart installed", values=json.dumps(nested(operator_on)))
+        up("hyperpod", "training operator on")
+        up("chart", "chart upgraded", values=json.dumps(nested({s: False for s in SWITCHES_OFF})))
+        up("hyperpod", "switches off")
     return seen
 
 
 def test_a_release_helm_keeps_in_config_maps_is_found_as_one_in_secrets():
-    with tempfile.TemporaryDirectory(prefix="trainstack-hyperpod-chart-configmaps-") as scratch:
-        directory = Path(scratch)
-        seen: dict[str, Outcome | DeployError | dict | None] = {}
-        with control_plane([], directory=directory / "cluster") as plane:
-            project = find_project(_project(directory / "project", plane.kubeconfig, _chart(directory / "charts")))
-            engine, state = Engine.built(automatic_logs=False), directory / "state"
-            _up(project, engine, state, plane, seen, "chart", "chart in config maps", driver="configmap",
-                values=json.dumps(nested({s: False for s in SWITCHES_OFF})))
-            records = plane.cluster.get("/api/v1/namespaces/kube-system/configmaps",
-                                        labelSelector="owner=helm")["items"]
-            _up(project, engine, state, plane, seen, "hyperpod", "asked for")
+    seen: dict[str, Outcome | DeployError | dict | None] = {}
+    with _cluster_with_the_chart("trainstack-hyperpod-chart-configmaps-") as (plane, project, engine, state):
+        _up(project, engine, state, plane, seen, "chart", "chart in config maps", driver="configmap",
+            values=json.dumps(nested({s: False for s in SWITCHES_OFF})))
+        records = plane.cluster.get("/api/v1/namespaces/kube-system/configmaps", labelSelector="owner=helm")["items"]
+        _up(project, engine, state, plane, seen, "hyperpod", "asked for")
     assert isinstance(seen["chart in config maps"], Outcome) and len(records) == 1
     went_on = seen["asked for"]
     assert isinstance(went_on, Outcome) and not went_on.failures
