@@ -123,12 +123,13 @@ def instance_types(pools: Iterable[Pool]) -> list[dict[str, Any]]:
                              "a zone")
         instance = catalog.get(shape.instance_type)
         price = instance.price(shape.zone[:-1])
+        resources = _resources(shape)
         entry = entries.setdefault(shape.instance_type, {
             "name": shape.instance_type, "architecture": "arm64" if instance.arch == "arm64" else "amd64",
-            "operatingSystems": ["linux"], "resources": _resources(shape), "offerings": []})
-        if entry["resources"] != _resources(shape):
+            "operatingSystems": ["linux"], "resources": resources, "offerings": []})
+        if entry["resources"] != resources:
             raise ValueError(f"NodePool {pool.name}: another pool of {shape.instance_type} has nodes of other "
-                             f"resources ({entry['resources']} against {_resources(shape)}), and Karpenter's kwok "
+                             f"resources ({entry['resources']} against {resources}), and Karpenter's kwok "
                              "provider offers one shape per type: rehearse the pools one at a time")
         entry["offerings"] += [{"Price": price.usd_per_hour if price else UNPRICED, "Available": True, "Requirements": [
             {"key": CAPACITY_TYPE_LABEL, "operator": "In", "values": [capacity_type]},
