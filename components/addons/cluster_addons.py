@@ -16,8 +16,8 @@ import pulumi_kubernetes as k8s
 
 from ..catalog import AcceleratorKind
 from ..config import ConfigError, ConfigIssue, ObservabilityConfig, OperatorsConfig, validate
-from ..config.cluster_size import kueue_manager_resources
 from ..config.component_args import check_args
+from ..config.controller_resources import kueue_manager_resources
 from ..names import CLUSTER_ADDONS_COMPONENT
 from . import block_end, observability, operators, trainer
 from .block_end import BlockEnd
@@ -93,15 +93,15 @@ class ClusterAddons(pulumi.ComponentResource):
         self.team_namespaces: list[pulumi.Resource] = []
         """The team namespaces made here (those no FSx claim makes), which the teams' objects go into."""
         if jobs.training_operator:
-            operators.training_operator(name, beside_mpi_operator=jobs.mpi_operator, **common)
+            operators.training_operator(name, beside_mpi_operator=jobs.mpi_operator, size=cluster.size, **common)
         self.trainer = jobs.trainer
         # The MPI runtime carries the Neuron scheduler, which runs only beside Neuron groups.
         self.trainer_mpi = jobs.trainer and neurons
         if jobs.trainer:
-            trainer.trainer(name, **common, region=cluster.region,
+            trainer.trainer(name, **common, region=cluster.region, size=cluster.size,
                             neuron_scheduler=NEURON_SCHEDULER_NAME if neurons else None)
         if jobs.mpi_operator:
-            operators.mpi_operator(name, **common)
+            operators.mpi_operator(name, size=cluster.size, **common)
         if jobs.etcd:
             self.etcd_endpoint = operators.etcd(name, provider=cluster.provider, parent=self,
                                                 depends_on=[*common["depends_on"], *storage])

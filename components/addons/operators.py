@@ -8,7 +8,9 @@ controllers and settle the MPIJob CRD both operators claim.
 
 from __future__ import annotations
 
+import copy
 import os
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any, Optional
@@ -19,8 +21,10 @@ import pulumi_kubernetes as k8s
 from ..boundary import dump_yaml
 from ..catalog.addons import KUEUE
 from ..cluster.system_nodes import SYSTEM_LABELS
+from ..config.cluster_size import ClusterSize
+from ..config.controller_resources import mpi_operator_settings, training_operator_resources
 from ..helm import helm_release
-from ..names import SECRET
+from ..names import DEPLOYMENT, SECRET
 from .persistent_volumes import STORAGE_CLASS
 
 # PyTorch's etcd rendezvous speaks the etcd v2 API, which etcd 3.6 removed; 3.5 still
@@ -48,13 +52,60 @@ def kustomization(*parts: str) -> str:
 
 
 def training_operator(name: str, *, beside_mpi_operator: bool, provider: k8s.Provider, parent: pulumi.Resource,
-                      depends_on: list[pulumi.Resource]) -> pulumi.Resource:
+                      depends_on: list[pulumi.Resource], size: Optional[ClusterSize] = None) -> pulumi.Resource:
+    """``size``: the stack's, which sizes the controller on a large stack (config/controller_resources.py)."""
     variant = "without-mpijob" if beside_mpi_operator else "standalone"
     directory: pulumi.Resource = k8s.kustomize.v2.Directory(
         f"{name}-training-operator", directory=kustomization("training-operator", variant),
         opts=pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=depends_on,
-                                    transforms=[webhook_certificate_is_the_operators]))
+                                    transforms=[webhook_certificate_is_the_operators,
+                                                *training_operator_sizing(size)]))
     return directory
+
+
+def training_operator_sizing(size: Optional[ClusterSize]) -> list[pulumi.ResourceTransform]:
+    """The transforms that size the training operator's controller for ``size`` (none on a small stack)."""
+    resources = training_operator_resources(size)
+    return [] if resources is None else [sized_container("training-operator", resources)]
+
+
+def mpi_operator_sizing(size: Optional[ClusterSize]) -> list[pulumi.ResourceTransform]:
+    """The transforms that size the MPI operator's controller and its client rate for ``size``."""
+    settings = mpi_operator_settings(size)
+    return [] if settings is None else [sized_container("mpi-operator", *settings)]
+
+
+def sized_container(deployment: str, resources: dict[str, Any], args: Sequence[str] = ()) -> pulumi.ResourceTransform:
+    """A transform for an operator installed from its release manifests (whose kustomization, shipped with
+    trainstack, is the same for every stack): the Deployment ``deployment`` gets ``resources`` on its container of
+    the same name, and ``args`` after the manifest's own, each replacing a manifest flag of the same name."""
+
+    def transform(transform_args: pulumi.ResourceTransformArgs) -> pulumi.ResourceTransformResult | None:
+        if transform_args.type_ != DEPLOYMENT or not transform_args.name.endswith(f"/{deployment}"):
+            return None
+        return pulumi.ResourceTransformResult(
+            props=with_container_settings(transform_args.props, deployment, resources, args), opts=transform_args.opts)
+
+    return transform
+
+
+def with_container_settings(deployment: Mapping[str, Any], container: str, resources: dict[str, Any],
+                            args: Sequence[str] = ()) -> dict[str, Any]:
+    """A copy of the Deployment object ``deployment`` whose container ``container`` has ``resources`` and
+    ``args`` (see ``sized_container``); KeyError when the manifest has no such container, so a manifest that
+    renamed it fails the deploy instead of leaving the controller unsized."""
+    sized = copy.deepcopy(dict(deployment))
+    containers = sized["spec"]["template"]["spec"]["containers"]
+    matching = [each for each in containers if each["name"] == container]
+    if not matching:
+        raise KeyError(f"the Deployment has no container '{container}' to size")
+    target = matching[0]
+    target["resources"] = copy.deepcopy(resources)
+    flags = {arg.split("=", 1)[0] for arg in args}
+    target["args"] = [arg for arg in target.get("args", []) if arg.split("=", 1)[0] not in flags] + list(args)
+    if not target["args"]:
+        del target["args"]
+    return sized
 
 
 WEBHOOK_CERTIFICATE = "training-operator-webhook-cert"
@@ -75,10 +126,12 @@ def webhook_certificate_is_the_operators(args: pulumi.ResourceTransformArgs) -> 
 
 
 def mpi_operator(name: str, *, provider: k8s.Provider, parent: pulumi.Resource,
-                 depends_on: list[pulumi.Resource]) -> pulumi.Resource:
+                 depends_on: list[pulumi.Resource], size: Optional[ClusterSize] = None) -> pulumi.Resource:
+    """``size``: the stack's, which sizes the controller and its client rate on a large stack."""
     directory: pulumi.Resource = k8s.kustomize.v2.Directory(
         f"{name}-mpi-operator", directory=kustomization("mpi-operator"),
-        opts=pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=depends_on))
+        opts=pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=depends_on,
+                                    transforms=mpi_operator_sizing(size)))
     return directory
 
 

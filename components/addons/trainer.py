@@ -30,6 +30,8 @@ from ..catalog.image_registries import dlc_registry
 from ..catalog.mpi_ssh import NODE_SSHD_COMMAND, ROOT, SSH_AUTH_MOUNT_PATH, SSH_PORT
 from ..catalog.torch_runtime import API_VERSION, CHECK_RUNTIME, NODE, RESTARTS, torch_runtime
 from ..cluster.system_nodes import SYSTEM_LABELS
+from ..config.cluster_size import ClusterSize
+from ..config.controller_resources import jobset_controller_resources, trainer_manager_resources
 from ..helm import helm_release
 
 NAMESPACE = "kubeflow-system"
@@ -92,14 +94,20 @@ def mpi_runtime(scheduler_name: str, region: str, restarts: int = RESTARTS) -> d
 
 def trainer(name: str, *, provider: k8s.Provider, parent: pulumi.Resource,
             depends_on: list[pulumi.Resource], region: str,
-            neuron_scheduler: Optional[str] = None) -> k8s.helm.v3.Release:
+            neuron_scheduler: Optional[str] = None, size: Optional[ClusterSize] = None) -> k8s.helm.v3.Release:
     """The controller on the system nodes, then trainstack's runtimes once their CRD is served;
     ``neuron_scheduler``: the stack has Neuron groups, whose pods that scheduler places; their
-    runtime's image comes from ``region``'s registry."""
+    runtime's image comes from ``region``'s registry; ``size``: the stack's, which sizes Trainer's and
+    JobSet's controllers on a large stack (config/controller_resources.py)."""
+    manager: dict[str, Any] = {"nodeSelector": dict(SYSTEM_LABELS)}
+    jobset: dict[str, Any] = {"install": True}
+    if (manager_resources := trainer_manager_resources(size)) is not None:
+        manager["resources"] = manager_resources
+    if (jobset_resources := jobset_controller_resources(size)) is not None:
+        jobset["controller"] = {"resources": jobset_resources}
     release = helm_release(
         f"{name}-trainer", TRAINER, namespace=NAMESPACE, provider=provider, parent=parent, depends_on=depends_on,
-        values={"manager": {"nodeSelector": dict(SYSTEM_LABELS)}, "jobset": {"install": True},
-                "runtimes": {"defaultEnabled": False}})
+        values={"manager": manager, "jobset": jobset, "runtimes": {"defaultEnabled": False}})
     runtimes = [torch_runtime(), torch_runtime(CHECK_RUNTIME, restarts=0)]
     if neuron_scheduler:
         runtimes.append(mpi_runtime(neuron_scheduler, region))

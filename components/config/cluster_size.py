@@ -17,8 +17,7 @@ What grows, each with its source beside its rule:
   (``coredns_configuration``).
 * The VPC CNI: on a large stack ipamd's floor covers what the 16/8 targets were sized to hold, so a node's
   target never moves and ipamd stops calling EC2 after the node starts (``vpc_cni_for``; ADR 0004).
-* Kueue's controller memory: with topology-aware scheduling it caches every Node and every Pod of the cluster
-  (``kueue_manager_resources``).
+* The controllers' resources (Kueue, JobSet, Trainer, the training and MPI operators): config/controller_resources.py.
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Optional
 
 from .vpc_cni import DEFAULT_MINIMUM_IP_TARGET, DEFAULT_WARM_IP_TARGET, VpcCniConfig
 
@@ -124,37 +123,3 @@ def vpc_cni_for(cni: VpcCniConfig, size: ClusterSize) -> VpcCniConfig:
     if cni.warm_ip_target is None:
         update["warm_ip_target"] = LARGE_WARM_IP_TARGET
     return cni.model_copy(update=update)
-
-
-# --- Kueue ------------------------------------------------------------------------------------------------------
-# The chart's manager resources at v0.19.2 (kubernetes-sigs/kueue charts/kueue/values.yaml,
-# controllerManager.manager.resources): requests 500m CPU and 512Mi, limits 2 CPU and 512Mi. With topology-aware
-# scheduling the manager caches every Node (pkg/controller/tas/node_controller.go, ``For`` Node and ``Watches``
-# Pod) and every Pod of the cluster (pkg/controller/tas/non_tas_usage_controller.go) at v0.19.2, so its memory
-# grows with the cluster, which 512Mi does not. Kueue publishes no sizing at v0.19.2 (its docs and
-# test/performance configs name none), so the per-object figures come from a measured controller-runtime cache
-# on EKS: NVIDIA/NVSentinel issue #1705 (scale test, 2026): about 4.4 to 6.2 KB per cached Pod at peak, and
-# Node objects of 13.4 KB on the wire held at 2.7 to 4.5 times that. Rounded up: 8 KiB a pod, 64 KiB a node.
-# CPU and the client's QPS stay at the chart's (300 QPS, burst 500): the topology ungater patches each pod of an
-# admitted gang once (pkg/controller/tas/topology_ungater.go), 2,048 patches in about 7 s at 300 QPS, well inside
-# the pods-ready timeout.
-KUEUE_BASE_MEMORY_MI = 512
-KUEUE_KIB_PER_POD = 8
-KUEUE_KIB_PER_NODE = 64
-KUEUE_MEMORY_STEP_MI = 256
-KUEUE_CHART_CPU_REQUEST, KUEUE_CHART_CPU_LIMIT = "500m", "2"
-
-
-def kueue_memory_mi(size: ClusterSize) -> int:
-    """The manager's memory (request and limit alike, as the chart sets them) for ``size``, in MiB."""
-    cached = (size.pods * KUEUE_KIB_PER_POD + size.nodes * KUEUE_KIB_PER_NODE) / 1024
-    return math.ceil((KUEUE_BASE_MEMORY_MI + cached) / KUEUE_MEMORY_STEP_MI) * KUEUE_MEMORY_STEP_MI
-
-
-def kueue_manager_resources(size: Optional[ClusterSize]) -> Optional[dict[str, Any]]:
-    """The chart's ``controllerManager.manager.resources`` for a large stack; None (the chart's own) otherwise."""
-    if size is None or not size.large:
-        return None
-    memory = f"{kueue_memory_mi(size)}Mi"
-    return {"requests": {"cpu": KUEUE_CHART_CPU_REQUEST, "memory": memory},
-            "limits": {"cpu": KUEUE_CHART_CPU_LIMIT, "memory": memory}}

@@ -6,12 +6,8 @@ import json
 import pytest
 from support.plan_records import record, stack_config
 from trainstack.config import validate_stack_config
-from trainstack.config.cluster_size import (
-    ClusterSize,
-    coredns_configuration,
-    kueue_manager_resources,
-    vpc_cni_for,
-)
+from trainstack.config.cluster_size import ClusterSize, coredns_configuration, vpc_cni_for
+from trainstack.config.controller_resources import kueue_manager_resources
 
 ADDON = "aws:eks/addon:Addon"
 
