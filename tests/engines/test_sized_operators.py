@@ -10,8 +10,9 @@ from support.go_modules import ModuleCache
 from trainstack.addons.operators import mpi_operator_sizing, training_operator_sizing
 from trainstack.config.cluster_size import ClusterSize
 from trainstack.names import DEPLOYMENT
+from trainstack.rehearsal import engines
 
-pytestmark = pytest.mark.engines
+pytestmark = pytest.mark.engines(engines.KUBERNETES)
 
 FRONTIER = ClusterSize(nodes=2054, pods=28932)
 MANIFESTS = {
