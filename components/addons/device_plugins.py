@@ -24,21 +24,11 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
-from ..catalog.addons import EFA_DEVICE_PLUGIN, NEURON_CHART, NVIDIA_DEVICE_PLUGIN
+from ..catalog.addons import EFA_DEVICE_PLUGIN, NEURON_CHART, NEURON_SCHEDULER_IMAGES, NVIDIA_DEVICE_PLUGIN
 from ..catalog.image_registries import eks_registry
 from ..helm import Chart, helm_release
 from ..names import EFA_PRESENT_LABEL, GPU_PRESENT_LABEL, GPU_TAINT, NEURON_PRESENT_LABEL, NEURON_TAINT
 
-# The chart's custom scheduler runs kube-scheduler v1.31.12 (values.yaml at b77a6f9:
-# scheduler.customScheduler.image), three to four minor versions behind the control planes
-# trainstack offers: outside Kubernetes' version-skew policy (kube-scheduler at most one minor
-# older than kube-apiserver, never newer). It runs the release of the cluster's own minor
-# version instead, as the upstream image (registry.k8s.io, the Kubernetes release images;
-# the chart's deployment runs /usr/local/bin/kube-scheduler, where those images have it).
-NEURON_SCHEDULER_IMAGES = {
-    "1.35": ("registry.k8s.io/kube-scheduler", "v1.35.0"),
-    "1.34": ("registry.k8s.io/kube-scheduler", "v1.34.1"),
-}
 EFA_DEVICE_PLUGIN_IMAGE = "eks/aws-efa-k8s-device-plugin"
 """The plugin's repository in each region's Amazon EKS registry (the chart's values.yaml)."""
 NEURON_SCHEDULER_NAME = "my-scheduler"

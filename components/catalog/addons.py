@@ -103,20 +103,55 @@ KARPENTER = Chart(
     "release rewrites it; read 2026-11-27)",
     Support("1.30", "1.36", "aws/karpenter-provider-aws v1.14.1 website/content/en/docs/upgrading/compatibility.md, "
             "Compatibility Matrix: Kubernetes 1.30 (>= 0.37) to 1.35 (>= 1.9) and 1.36 (1.13.x on)"))
-# The autoscaler's minor version must match the cluster's: one chart per Kubernetes minor
-# (kubernetes/autoscaler tags cluster-autoscaler-chart-9.59.0 and -9.52.0, read 2026-11).
+# The autoscaler's minor version must match the cluster's ("use the latest Cluster Autoscaler release that
+# corresponds to the minor version of Kubernetes", cluster-autoscaler/README.md): one chart per Kubernetes minor, the
+# newest chart whose values.yaml ``image.tag`` runs that minor (the tag, not the chart's appVersion, decides the
+# binary: charts 9.54.0 to 9.55.0 say 1.35.0 and run v1.34.2). Read in kubernetes/autoscaler at 55c37cd5
+# (2026-08-22), charts/cluster-autoscaler at each chart tag.
+# 1.36: no chart runs it. cluster-autoscaler-1.36.0 and -1.36.1 are tagged, but the newest chart, 9.59.0, runs
+# v1.35.0, and the README's release table stops at 1.34. Decided: 1.36 is refused where trainstack installs the
+# autoscaler (catalog/minor_pins.py), not served by 9.59.0 with its image swapped, a pairing upstream never
+# published (the 1.36 binary's RBAC needs are not in any chart).
+_AUTOSCALER_REPOSITORY = "https://kubernetes.github.io/autoscaler"
 CLUSTER_AUTOSCALER = {
     "1.35": Chart(
-        "cluster-autoscaler", "9.59.0", "https://kubernetes.github.io/autoscaler",
+        "cluster-autoscaler", "9.59.0", _AUTOSCALER_REPOSITORY,
         "kubernetes/autoscaler cluster-autoscaler-chart-9.59.0 (appVersion 1.35.0)",
         Support("1.35", "1.35", "kubernetes/autoscaler cluster-autoscaler-chart-9.59.0 (appVersion 1.35.0); "
                 "cluster-autoscaler/README.md 'Releases' at cluster-autoscaler-1.35.0: the autoscaler's minor "
                 "matches the cluster's")),
     "1.34": Chart(
-        "cluster-autoscaler", "9.52.0", "https://kubernetes.github.io/autoscaler",
+        "cluster-autoscaler", "9.52.0", _AUTOSCALER_REPOSITORY,
         "kubernetes/autoscaler cluster-autoscaler-chart-9.52.0 (appVersion 1.34.1)",
         Support("1.34", "1.34", "kubernetes/autoscaler cluster-autoscaler-chart-9.52.0 (appVersion 1.34.1); "
                 "README 'Releases': 1.34.x with chart 9.51.0+")),
+    "1.33": Chart(
+        "cluster-autoscaler", "9.51.0", _AUTOSCALER_REPOSITORY,
+        "kubernetes/autoscaler cluster-autoscaler-chart-9.51.0 @9befb31f (appVersion 1.33.0, image.tag v1.33.0; "
+        "read 2026-11-28)",
+        Support("1.33", "1.33", "kubernetes/autoscaler cluster-autoscaler-chart-9.51.0 charts/cluster-autoscaler "
+                "values.yaml image.tag v1.33.0: the autoscaler's minor matches the cluster's (README 'Releases')")),
+    "1.32": Chart(
+        "cluster-autoscaler", "9.46.6", _AUTOSCALER_REPOSITORY,
+        "kubernetes/autoscaler cluster-autoscaler-chart-9.46.6 @13dba175 (appVersion 1.32.0, image.tag v1.32.0; "
+        "read 2026-11-28)",
+        Support("1.32", "1.32", "kubernetes/autoscaler cluster-autoscaler-chart-9.46.6 charts/cluster-autoscaler "
+                "values.yaml image.tag v1.32.0: the autoscaler's minor matches the cluster's (README 'Releases')")),
+}
+AUTOSCALER_SOURCE = "kubernetes/autoscaler at 55c37cd5 (2026-08-22): charts/cluster-autoscaler at each chart tag"
+"""Where the per-minor charts were read, for a minor that has none."""
+# The Neuron chart's custom scheduler runs kube-scheduler v1.31.12 (values.yaml at b77a6f9:
+# scheduler.customScheduler.image), minors behind the control planes trainstack offers: outside Kubernetes'
+# version-skew policy (kube-scheduler at most one minor older than kube-apiserver, never newer). It runs the
+# release of the cluster's own minor version instead, as the upstream image (registry.k8s.io, the Kubernetes
+# release images; the chart's deployment runs /usr/local/bin/kube-scheduler, where those images have it). Each tag
+# is a k8s.io/kubernetes release the Go module proxy serves (tests/catalog/test_pinned_images.py checks it).
+NEURON_SCHEDULER_IMAGES = {
+    "1.36": ("registry.k8s.io/kube-scheduler", "v1.36.3"),
+    "1.35": ("registry.k8s.io/kube-scheduler", "v1.35.0"),
+    "1.34": ("registry.k8s.io/kube-scheduler", "v1.34.1"),
+    "1.33": ("registry.k8s.io/kube-scheduler", "v1.33.13"),
+    "1.32": ("registry.k8s.io/kube-scheduler", "v1.32.13"),
 }
 TRAINING_OPERATOR = OperatorManifest(
     "kustomize:training-operator", "v1.8.1",

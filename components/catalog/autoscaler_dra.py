@@ -54,6 +54,13 @@ class DraHandling:
 
 
 BY_CHART_VERSION: dict[str, DraHandling] = {
+    "9.46.6": DraHandling(False, "kubernetes/autoscaler cluster-autoscaler-1.32.0 cluster-autoscaler/main.go "
+                                 "(enable-dynamic-resource-allocation, default false); cluster-autoscaler-chart-9.46.6 "
+                                 "charts/cluster-autoscaler/templates/clusterrole.yaml (no resource.k8s.io rules)"),
+    "9.51.0": DraHandling(False, "kubernetes/autoscaler cluster-autoscaler-1.33.0 cluster-autoscaler/config/flags/"
+                                 "flags.go (enable-dynamic-resource-allocation, default false); "
+                                 "cluster-autoscaler-chart-9.51.0 charts/cluster-autoscaler/templates/"
+                                 "clusterrole.yaml (no resource.k8s.io rules)"),
     "9.52.0": DraHandling(False, "kubernetes/autoscaler cluster-autoscaler-1.34.1 cluster-autoscaler/config/flags/"
                                  "flags.go (enable-dynamic-resource-allocation, default false); "
                                  "cluster-autoscaler-chart-9.52.0 charts/cluster-autoscaler/templates/"

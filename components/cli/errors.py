@@ -52,6 +52,10 @@ def print_error(error: Exception, args: argparse.Namespace) -> int:
         return _print_line(as_json, "input", str(error), EXIT_CONFIG)
     if isinstance(error, LaunchError):
         return _print_line(as_json, "input", f"launch: {error}", EXIT_CONFIG)
+    from ..upgrade.steps import UpgradeRefused
+
+    if isinstance(error, UpgradeRefused):
+        return _print_line(as_json, "input", f"upgrade: {error}", EXIT_CONFIG)
     from ..rehearsal.engines import EnginesMissing
 
     if isinstance(error, EnginesMissing):

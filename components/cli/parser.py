@@ -18,6 +18,7 @@ from .init import add_init
 from .launch import KINDS, add_kind, launch_job
 from .prices import add_prices
 from .rehearse import rehearse
+from .upgrade import add_upgrade
 
 DESCRIPTION = ("Plan an AWS training cluster offline (no AWS account needed), judge it and a change to it, check it "
                "against an account, and render jobs from its outputs.")
@@ -34,6 +35,7 @@ def parser() -> argparse.ArgumentParser:
         add(commands)
     add_deploy(commands, HERE)
     add_init(commands, HERE)
+    add_upgrade(commands, HERE)
     return parser
 
 

@@ -132,7 +132,7 @@ class GpuEksCluster(pulumi.ComponentResource):
             name, settings, configured, args, nodes_role.arn, depends_on=[self.control_plane, *before_nodes])
         """The accelerated node groups created, by config name."""
         self._device_plugins(name, settings, configured, list(args.get("external_nodes", [])), system)
-        cluster_autoscaler(name, cluster_name=self.cluster_name, kubernetes_version=settings.version,
+        cluster_autoscaler(name, cluster_name=self.cluster_name, kubernetes_version=settings.charts_version,
                            region=args["region"], system_node_selector=SYSTEM_LABELS, provider=self.provider,
                            parent=self, depends_on=[system, *after_nodes, *before_nodes])
         self.karpenter_pools: dict[str, KarpenterNodePool] = self._karpenter_pools(
@@ -165,8 +165,8 @@ class GpuEksCluster(pulumi.ComponentResource):
         system = system_node_group(
             f"{name}-system", settings=settings.system_nodes, cluster_name=self.cluster_name,
             cluster_security_group_id=self.cluster_security_group_id, node_role_arn=nodes_role.arn,
-            subnet_ids=list(args["private_subnet_ids"].values()), kubernetes_version=settings.version, parent=self,
-            depends_on=[self.control_plane, *before_nodes])
+            subnet_ids=list(args["private_subnet_ids"].values()), kubernetes_version=settings.nodes_version,
+            parent=self, depends_on=[self.control_plane, *before_nodes])
         return before_nodes, nodes_role, system
 
     def _addons_after_nodes(self, name: str, settings: EksConfig, configured: list[NodeGroupConfig],
@@ -198,7 +198,7 @@ class GpuEksCluster(pulumi.ComponentResource):
                      if any(g.efa_enabled for g in groups) else None)
         self._efa_group = efa_group
         attachment = ClusterAttachment(
-            cluster_name=self.cluster_name, kubernetes_version=settings.version,
+            cluster_name=self.cluster_name, kubernetes_version=settings.nodes_version,
             cluster_security_group_id=self.cluster_security_group_id,
             efa_security_group_id=efa_group.id if efa_group else None, node_role_arn=node_role_arn,
             subnet_ids=args["private_subnet_ids"], depends_on=depends_on,
@@ -239,7 +239,7 @@ class GpuEksCluster(pulumi.ComponentResource):
                                  depends_on=[system, *nodes_with(AcceleratorKind.GPU)],
                                  group_taints=taints_of(AcceleratorKind.GPU))
         if nodes_with(AcceleratorKind.NEURON) or AcceleratorKind.NEURON in external_kinds:
-            neuron_device_plugin(name, kubernetes_version=settings.version, system_node_selector=SYSTEM_LABELS,
+            neuron_device_plugin(name, kubernetes_version=settings.charts_version, system_node_selector=SYSTEM_LABELS,
                                  provider=self.provider, parent=self,
                                  depends_on=[system, *nodes_with(AcceleratorKind.NEURON)],
                                  group_taints=taints_of(AcceleratorKind.NEURON))

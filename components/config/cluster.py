@@ -9,15 +9,18 @@ from typing import Any, Literal, Optional
 from pydantic import Field, field_validator, model_validator
 
 from .. import catalog
+from ..catalog import eks_versions
 from ..cidrs import whole_internet
 from .base import ConfigModel, ConfigValueError
 from .pods import PodsPerNode, pods_per_node
 from .vpc_cni import VpcCniConfig
 
-# Kubernetes versions a new cluster may use: in standard support on 2026-11-22 (EKS user
-# guide, Kubernetes version calendar), each with its pinned Cluster Autoscaler release
-# (cluster/autoscaler.py). Why: docs/adr/0009-kubernetes-versions.md
-EKS_VERSIONS = ("1.34", "1.35")
+# Kubernetes versions a cluster may use: every minor EKS offers on the window's date, in standard or extended support
+# (catalog/eks_versions.py, EKS's own calendar, dated), where trainstack has the pins the stack needs
+# (catalog/minor_pins.py, judged in config/stack.py, where the stack is known). Why:
+# docs/adr/0017-the-eks-version-window-and-upgrades.md
+EKS_VERSIONS = eks_versions.offered()
+# The newest minor whose every pin is established: 1.36 has no Cluster Autoscaler chart (catalog/addons.py).
 DEFAULT_EKS_VERSION = "1.35"
 
 # VPC CNI 1.18.5 is the first release that can run next to efa-only interfaces
@@ -84,6 +87,49 @@ class SystemNodesConfig(ConfigModel):
         return pods_per_node(self.instance_type, False, self.max_pods)
 
 
+def previous_minor(minor: str) -> str:
+    """The minor before ``minor``: ``"1.34"`` for ``"1.35"``."""
+    major, number = minor.split(".")
+    return f"{major}.{int(number) - 1}"
+
+
+def version_refusal(value: str) -> ConfigValueError:
+    """Why a Kubernetes version is outside EKS's window on the data's date, and what to use instead."""
+    offered = ", ".join(EKS_VERSIONS)
+    known = eks_versions.version(value)
+    if known is not None and known.support_on(eks_versions.DATA_DATE) == "ended":
+        return ConfigValueError(
+            f"Kubernetes {value} left EKS extended support on {known.end_of_extended_support.isoformat()}: EKS "
+            "creates no cluster on it and upgrades the ones left on it itself.",
+            fix=f"use one of {offered} (EKS's window on {eks_versions.DATA_DATE.isoformat()}).", value=value)
+    return ConfigValueError(
+        f"Kubernetes {value} is not a version EKS offers (its window on {eks_versions.DATA_DATE.isoformat()}: "
+        f"{offered}).", fix=f"use one of {offered} (as a quoted string, e.g. \"{DEFAULT_EKS_VERSION}\").",
+        value=value)
+
+
+UpgradePart = Literal["charts", "nodeGroups"]
+
+
+class UpgradeInProgress(ConfigModel):
+    """The parts of the cluster still on the previous minor while an upgrade is under way. ``trainstack upgrade``
+    writes it with the control plane's step and removes it with the node groups' (docs/upgrades.md)."""
+
+    from_version: str
+    """The minor the held parts still run: the one ``version`` was upgraded from, one minor older."""
+    held: list[UpgradePart] = Field(min_length=1)
+    """What still runs ``fromVersion``: ``charts`` (the Cluster Autoscaler and the Neuron custom scheduler, whose minor
+    follows the cluster's) and ``nodeGroups`` (every managed node group's kubelet and AMI)."""
+
+    @field_validator("held")
+    @classmethod
+    def _once_each(cls, held: list[UpgradePart]) -> list[UpgradePart]:
+        if len(set(held)) != len(held):
+            raise ConfigValueError("a part is listed twice.", fix="list charts and nodeGroups at most once each.",
+                                   value=held)
+        return held
+
+
 class AddonVersions(ConfigModel):
     """Pinned EKS managed add-on versions (``v1.19.2-eksbuild.1``); unset means EKS's default for the cluster version.
 
@@ -119,7 +165,11 @@ class EksConfig(ConfigModel):
     """An EKS cluster for accelerated training: control plane, access, core add-ons, system nodes."""
 
     version: str = DEFAULT_EKS_VERSION
-    """Kubernetes version of the control plane."""
+    """Kubernetes version of the control plane: a minor EKS offers (standard or extended support; a minor in
+    extended support is billed at the extended rate, and the plan names the day its support ends)."""
+    upgrade: Optional[UpgradeInProgress] = None
+    """Set during an upgrade only (``trainstack upgrade`` writes and removes it): the parts still on the previous
+    minor while the control plane runs ``version``."""
     endpoint_access: Optional[Literal["private", "public", "publicAndPrivate"]] = None
     """API server endpoint. Profile default: ``private`` for production (required there),
     ``publicAndPrivate`` for dev with ``publicAccessCidrs`` as the allowlist. A private
@@ -157,11 +207,33 @@ class EksConfig(ConfigModel):
     @classmethod
     def _version(cls, value: str) -> str:
         if value not in EKS_VERSIONS:
-            raise ConfigValueError(
-                f"Kubernetes {value} is not a version EKS offers for new clusters.",
-                fix=f"use one of {', '.join(EKS_VERSIONS)} (as a quoted string, e.g. \"{DEFAULT_EKS_VERSION}\").",
-            )
+            raise version_refusal(value)
         return value
+
+    @model_validator(mode="after")
+    def _one_minor_behind(self) -> EksConfig:
+        if self.upgrade is not None and self.upgrade.from_version != previous_minor(self.version):
+            raise ConfigValueError(
+                f"the held parts run {self.upgrade.from_version} while the control plane runs {self.version}: EKS "
+                "upgrades one minor at a time, so they can only be one minor behind.",
+                fix=f"set fromVersion to \"{previous_minor(self.version)}\", or use trainstack upgrade to write "
+                "the steps.", path=("upgrade", "fromVersion"), value=self.upgrade.from_version)
+        return self
+
+    @property
+    def nodes_version(self) -> str:
+        """The minor the managed node groups run: the previous one while the upgrade holds them, else ``version``."""
+        return self._held_at("nodeGroups")
+
+    @property
+    def charts_version(self) -> str:
+        """The minor the Cluster Autoscaler and the Neuron scheduler are pinned for (``nodes_version``'s rule)."""
+        return self._held_at("charts")
+
+    def _held_at(self, part: UpgradePart) -> str:
+        if self.upgrade is not None and part in self.upgrade.held:
+            return self.upgrade.from_version
+        return self.version
 
     @field_validator("control_plane_tier", mode="before")
     @classmethod

@@ -20,7 +20,7 @@ from typing import Optional
 from pydantic import Field, field_validator, model_validator
 
 from .base import ConfigModel, ConfigValueError
-from .cluster import DEFAULT_EKS_VERSION, EKS_VERSIONS, SystemNodesConfig
+from .cluster import DEFAULT_EKS_VERSION, EKS_VERSIONS, SystemNodesConfig, version_refusal
 
 K8S_NAME = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
 
@@ -79,9 +79,7 @@ class ExistingClusterConfig(ConfigModel):
     @classmethod
     def _version(cls, version: str) -> str:
         if version not in EKS_VERSIONS:
-            raise ConfigValueError(f"trainstack's add-on pins serve Kubernetes {', '.join(EKS_VERSIONS)}.",
-                                   fix=f"upgrade the cluster to {EKS_VERSIONS[-1]}, or set the version it runs.",
-                                   value=version)
+            raise version_refusal(version)
         return version
 
     @model_validator(mode="after")

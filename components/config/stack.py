@@ -27,6 +27,7 @@ from .existing_cluster import ExistingClusterConfig
 from .hyperpod import HyperPodConfig
 from .ip_budget import check_ip_budget
 from .job_operators import check_job_operators
+from .kubernetes_version import check_minor_pins
 from .network import NetworkConfig
 from .nodegroups import NodeGroupConfig
 from .offerings import check_offerings, check_region, check_zones
@@ -123,6 +124,7 @@ class StackConfig(ConfigModel):
         self._check_team_paths()
         self._check_profile()
         check_job_operators(self)
+        check_minor_pins(self)
         return self
 
     def _check_node_groups(self) -> None:

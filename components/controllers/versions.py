@@ -23,7 +23,7 @@ import re
 from pathlib import PurePosixPath
 from typing import Optional
 
-from ..catalog.addons import chart_reference, minor, support
+from ..catalog.addons import Support, chart_reference, minor, support
 from ..names import EKS_CLUSTER, EKS_COMPONENT_CLUSTER, HELM_RELEASE, KUSTOMIZE_DIRECTORY, NODE_GROUP
 from ..plan import library_paths
 from ..policy.model import Resource, Stack
@@ -88,7 +88,12 @@ def check(stack: Stack) -> list[Finding]:
                                     "table of add-ons (catalog/addons.py) with the version's published Kubernetes "
                                     "support and its source.", "catalog/addons.py", urn=resource.urn))
             continue
-        if not row.covers(cluster):
+        if _held_for_the_upgrade(row, cluster):
+            findings.append(Finding(CONTROLLER, f"{component} {pinned}", f"built for Kubernetes {row.maximum}, one "
+                                    f"minor behind the cluster's {version} while the upgrade holds the charts "
+                                    "(eks.upgrade): its minor should match the cluster's, so the upgrade's charts "
+                                    "step moves it next.", row.source, severity="warning", urn=resource.urn))
+        elif not row.covers(cluster):
             supported = f"{row.minimum or '?'} to {row.maximum or 'newer'}"
             findings.append(Finding(CONTROLLER, f"{component} {pinned}", f"supports Kubernetes {supported}, the "
                                     f"cluster runs {version}: pin a release built for {version}.", row.source,
@@ -104,6 +109,17 @@ def check(stack: Stack) -> list[Finding]:
     return findings
 
 
+def _held_for_the_upgrade(row: Support, cluster: tuple[int, int]) -> bool:
+    """A release built for one minor only (the Cluster Autoscaler's) that is exactly one minor behind the cluster:
+    what ``eks.upgrade`` holds between the control plane's step and the charts' (upgrade/steps.py). A warning, not an
+    error: the autoscaler's README asks for the matching minor, and the next step gives it; EKS itself moves the
+    control plane before anything that runs on it."""
+    if row.minimum is None or row.minimum != row.maximum:
+        return False
+    built = minor(row.maximum)
+    return built[0] == cluster[0] and built[1] == cluster[1] - 1
+
+
 def _scheduler_skew(release: Resource, cluster: tuple[int, int]) -> list[Finding]:
     scheduler = (release.props.get("values") or {}).get("scheduler") or {}
     custom = scheduler.get("customScheduler") or {}
@@ -116,5 +132,5 @@ def _scheduler_skew(release: Resource, cluster: tuple[int, int]) -> list[Finding
     return [Finding(CONTROLLER, f"{release.name} custom kube-scheduler {tag}",
                     f"kube-scheduler {_show(running)} against kube-apiserver {_show(cluster)}: kube-scheduler may be "
                     "at most one minor older and never newer; set scheduler.customScheduler.image to the "
-                    "cluster's minor release (addons/device_plugins.py NEURON_SCHEDULER_IMAGES).", SKEW_SOURCE,
+                    "cluster's minor release (catalog/addons.py NEURON_SCHEDULER_IMAGES).", SKEW_SOURCE,
                     urn=release.urn)]

@@ -47,7 +47,8 @@ class ClusterAttachment:
     cluster_name: str
     """The EKS cluster the group's nodes join."""
     kubernetes_version: str
-    """Nodes follow the control plane: bumping it rolls the groups to the new version."""
+    """The minor the nodes run: the control plane's, or the previous one while an upgrade holds the node groups
+    (``eks.upgrade``); moving it rolls the groups to the new version."""
     cluster_security_group_id: pulumi.Input[str]
     """The cluster security group EKS made: the nodes' primary interface joins it, as EKS's own nodes do."""
     node_role_arn: pulumi.Input[str]

@@ -174,6 +174,14 @@ LISTED: dict[tuple[str, str], Listed] = {
         "kubernetes/autoscaler tag cluster-autoscaler-chart-9.59.0 (5a0b98e): "
         "cluster-autoscaler/charts/cluster-autoscaler/Chart.yaml appVersion 1.35.0, values.yaml image.tag v1.35.0; "
         "the autoscaler's tags (cluster-autoscaler-1.35.0) are not Go module versions"),
+    ("chart cluster-autoscaler", "9.51.0"): Listed(
+        ("registry.k8s.io/autoscaling/cluster-autoscaler:v1.33.0",),
+        "kubernetes/autoscaler tag cluster-autoscaler-chart-9.51.0 (9befb31): charts/cluster-autoscaler/Chart.yaml "
+        "appVersion 1.33.0, values.yaml image.tag v1.33.0; the autoscaler's tags are not Go module versions"),
+    ("chart cluster-autoscaler", "9.46.6"): Listed(
+        ("registry.k8s.io/autoscaling/cluster-autoscaler:v1.32.0",),
+        "kubernetes/autoscaler tag cluster-autoscaler-chart-9.46.6 (13dba17): charts/cluster-autoscaler/Chart.yaml "
+        "appVersion 1.32.0, values.yaml image.tag v1.32.0; the autoscaler's tags are not Go module versions"),
     ("chart cluster-autoscaler", "9.52.0"): Listed(
         ("registry.k8s.io/autoscaling/cluster-autoscaler:v1.34.1",),
         "kubernetes/autoscaler tag cluster-autoscaler-chart-9.52.0 (34cfc53): "

@@ -41,11 +41,27 @@ def test_the_neuron_custom_scheduler_runs_the_kube_scheduler_of_the_clusters_min
     assert image == {"repository": "registry.k8s.io/kube-scheduler", "tag": tag}
 
 
-def test_every_offered_kubernetes_version_has_a_neuron_scheduler_and_an_autoscaler_row():
+def test_every_offered_kubernetes_version_has_a_neuron_scheduler_and_every_one_but_1_36_an_autoscaler_row():
     assert set(NEURON_SCHEDULER_IMAGES) == set(EKS_VERSIONS)
     covered = {version for chart in addons.CLUSTER_AUTOSCALER.values()
                for version in (chart.support.minimum, chart.support.maximum)}
-    assert covered == set(EKS_VERSIONS)
+    # No chart runs the autoscaler of 1.36 (catalog/addons.py): trainstack refuses it where it installs one.
+    assert covered == set(EKS_VERSIONS) - {"1.36"}
+
+
+def test_the_autoscaler_held_one_minor_behind_during_an_upgrade_is_a_warning_and_two_behind_an_error(tmp_path):
+    from support.plan_records import record
+
+    def held(config):
+        config["trainstack:eks"].update(version="1.35", upgrade={"fromVersion": "1.34", "held": ["charts"]})
+
+    [finding] = versions.check(from_record(record(tmp_path, "dev", held)))
+    assert finding.severity == "warning" and "one minor behind the cluster's 1.35" in finding.message
+    two_behind = policy_stacks.with_props(
+        from_record(record(tmp_path / "two", "dev")), HELM_RELEASE, "dev-eks-autoscaler",
+        lambda props: props.update(version="9.51.0"))
+    [finding] = versions.check(two_behind)
+    assert finding.severity == "error" and "supports Kubernetes 1.33 to 1.33" in finding.message
 
 
 def test_the_charts_own_kube_scheduler_is_outside_the_skew_policy():
@@ -70,12 +86,13 @@ def test_a_scheduler_newer_than_the_api_server_is_found():
 
 
 def test_an_autoscaler_of_another_minor_is_found_with_its_source():
+    """One minor behind is what an upgrade holds (a warning, tested above); two behind, or ahead, is an error."""
     stack = from_record(rendered_jobs.planned_record("fsdp-p5"))
     release = next(r for r in stack.of_type(HELM_RELEASE) if r.props["chart"] == "cluster-autoscaler")
-    older = policy_stacks.with_props(stack, HELM_RELEASE, release.name, lambda props: props.update(version="9.52.0"))
+    older = policy_stacks.with_props(stack, HELM_RELEASE, release.name, lambda props: props.update(version="9.51.0"))
     [finding] = versions.check(older)
-    assert finding.subject == "cluster-autoscaler 9.52.0"
-    assert "supports Kubernetes 1.34 to 1.34, the cluster runs 1.35" in finding.message
+    assert finding.subject == "cluster-autoscaler 9.51.0" and finding.severity == "error"
+    assert "supports Kubernetes 1.33 to 1.33, the cluster runs 1.35" in finding.message
 
 
 def test_a_chart_with_no_support_row_is_a_finding():

@@ -1,0 +1,39 @@
+"""The stack's Kubernetes minor judged against what trainstack pins for it (catalog/minor_pins.py): a minor EKS
+offers but trainstack cannot serve is refused before anything is planned, with what is missing.
+
+The minor is judged twice during an upgrade: the control plane's (``eks.version``) and the one the charts are still
+pinned for (``eks.upgrade``), so that an upgrade that could never finish is refused at its first step."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..catalog import AcceleratorKind
+from ..catalog.minor_pins import missing_pins
+from .base import ConfigValueError
+
+if TYPE_CHECKING:
+    from .stack import StackConfig
+
+
+def check_minor_pins(stack: StackConfig) -> None:
+    """Refuse a minor whose pins the stack needs are missing: the Cluster Autoscaler's on a cluster trainstack
+    creates, the Neuron scheduler's where Neuron groups run and trainstack installs their plugin."""
+    neuron = any(group.accelerator.kind is AcceleratorKind.NEURON for group in stack.node_groups)
+    if stack.eks is not None:
+        minors = dict.fromkeys([stack.eks.version, stack.eks.charts_version])
+        path: tuple[str, ...] = ("eks", "version")
+        autoscaler = True
+    elif stack.existing_cluster is not None:
+        minors = dict.fromkeys([stack.existing_cluster.version])
+        path = ("existingCluster", "version")
+        autoscaler, neuron = False, neuron and stack.existing_cluster.install_device_plugins
+    else:
+        return
+    for minor in minors:
+        missing = missing_pins(minor, autoscaler=autoscaler, neuron_scheduler=neuron)
+        if missing:
+            raise ConfigValueError(
+                f"trainstack cannot yet plan Kubernetes {minor}, which EKS offers: {'; '.join(missing)}.",
+                fix="stay on the newest minor trainstack pins everything for, or wait for the pin (its row in "
+                    "catalog/addons.py).", path=path, value=minor)
