@@ -48,6 +48,14 @@ class NetworkConfig(TypedDict, total=False):
     """Use this VPC and its subnets instead of creating one."""
 
 
+class UpgradeInProgress(TypedDict, total=False):
+    """The parts of the cluster still on the previous minor while an upgrade is under way. ``trainstack upgrade`` writes it with the control plane's step and removes it with the node groups' (docs/upgrades.md)."""
+    from_version: Required[str]
+    """The minor the held parts still run: the one ``version`` was upgraded from, one minor older."""
+    held: Required[list[str]]
+    """What still runs ``fromVersion``: ``charts`` (the Cluster Autoscaler and the Neuron custom scheduler, whose minor follows the cluster's) and ``nodeGroups`` (every managed node group's kubelet and AMI). One of: 'charts', 'nodeGroups'."""
+
+
 class SystemNodesConfig(TypedDict, total=False):
     """The node group for cluster services (CoreDNS, controllers, operators)."""
     instance_type: str
@@ -99,7 +107,9 @@ class VpcCniConfig(TypedDict, total=False):
 class EksConfig(TypedDict, total=False):
     """An EKS cluster for accelerated training: control plane, access, core add-ons, system nodes."""
     version: str
-    """Kubernetes version of the control plane."""
+    """Kubernetes version of the control plane: a minor EKS offers (standard or extended support; a minor in extended support is billed at the extended rate, and the plan names the day its support ends)."""
+    upgrade: UpgradeInProgress
+    """Set during an upgrade only (``trainstack upgrade`` writes and removes it): the parts still on the previous minor while the control plane runs ``version``."""
     endpoint_access: str
     """API server endpoint. Profile default: ``private`` for production (required there), ``publicAndPrivate`` for dev with ``publicAccessCidrs`` as the allowlist. A private endpoint means ``pulumi up`` must run where it can reach the VPC. One of: 'private', 'public', 'publicAndPrivate'."""
     public_access_cidrs: list[str]
