@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any, ClassVar, Optional, Protocol
 
 from .. import catalog, names
+from ..catalog import eks_versions
 from ..names import (
     AWS_PROVIDER,
     EIP,
@@ -33,6 +35,7 @@ from ..plan import Plan
 from .control_plane import TIER_UNPRICED
 from .prices import (
     EKS_CONTROL_PLANE,
+    EKS_CONTROL_PLANE_EXTENDED_SUPPORT,
     FSX_INTELLIGENT_TIERING_UNPRICED,
     GP3_STORAGE,
     HOURS_PER_MONTH,
@@ -223,9 +226,12 @@ def estimate_cost(plan: Plan) -> CostEstimate:
     return estimate_resources(plan.resources, _region(plan))
 
 
-def estimate_resources(resources: Sequence[PricedResource], region: str) -> CostEstimate:
+def estimate_resources(resources: Sequence[PricedResource], region: str,
+                       day: date = eks_versions.DATA_DATE) -> CostEstimate:
     """The cost of ``resources`` in ``region``: the one computation behind the cost section, the diff's
-    deltas and the ``hourly-cost-ceiling`` rule."""
+    deltas and the ``hourly-cost-ceiling`` rule. ``day`` decides which EKS support, standard or extended, a
+    cluster's Kubernetes version is billed in: by default the day the EKS version data was read, so a stack plans to
+    the same record whatever day it is planned on, and a refresh of the data is what moves it."""
     estimate = CostEstimate(region)
     by_urn = {r.urn: r for r in resources}
 
@@ -237,6 +243,7 @@ def estimate_resources(resources: Sequence[PricedResource], region: str) -> Cost
         estimate.lines += _node_group_lines(group, _root_volume_gib(by_urn, group), region, reserved)
     for pool in by_type(KARPENTER_NODE_POOL):
         estimate.lines += _karpenter_pool_lines(pool, region, _reserved(estimate, by_urn.get(pool.parent or "")))
+    estimate.lines += _control_plane_lines(by_type(EKS_COMPONENT_CLUSTER), day)
     estimate.lines += _service_lines(by_type, region)
     for file_system in by_type(LUSTRE_FILE_SYSTEM):
         estimate.lines.append(_file_system_line(file_system, region))
@@ -247,10 +254,9 @@ def estimate_resources(resources: Sequence[PricedResource], region: str) -> Cost
 
 
 def _service_lines(by_type: Any, region: str) -> list[CostLine]:
-    """The EKS control plane, NAT gateways, their public addresses and the interface endpoints."""
+    """The control plane's Provisioned tier, NAT gateways, their public addresses and the interface endpoints."""
     lines = []
-    for priced, service, item in ((by_type(EKS_COMPONENT_CLUSTER), EKS_CONTROL_PLANE, "EKS control plane"),
-                                  (by_type(names.NAT_GATEWAY), NAT_GATEWAY, "NAT gateway"),
+    for priced, service, item in ((by_type(names.NAT_GATEWAY), NAT_GATEWAY, "NAT gateway"),
                                   (by_type(EIP), PUBLIC_IPV4, "public IPv4 address")):
         if priced:
             regional = in_region(service, region)
@@ -265,6 +271,47 @@ def _service_lines(by_type: Any, region: str) -> list[CostLine]:
         lines.append(CostLine("interface endpoints (per zone)", zones, zones, regional.usd if regional else None,
                               _source(regional, "interface endpoints", region), tuple(e.urn for e in endpoints)))
     return lines
+
+
+CONTROL_PLANE = "EKS control plane"
+
+
+def _control_plane_lines(clusters: Sequence[PricedResource], day: date) -> list[CostLine]:
+    """The EKS control planes (pulumi-eks clusters), each at the rate of its Kubernetes version's support on ``day``:
+    one line per rate and note, all under one item, so the diff follows a version change as the same item's cost.
+    EKS bills the rate in every Region (``*``)."""
+    by_rate: dict[tuple[float, str], list[str]] = {}
+    for cluster in clusters:
+        price, note = _control_plane_price(cluster.inputs.get("version"), day)
+        by_rate.setdefault((price.usd, f"{note}; {price.source}, {price.valid_on}"), []).append(cluster.urn)
+    return [CostLine(CONTROL_PLANE, len(urns), len(urns), usd, source, tuple(urns))
+            for (usd, source), urns in by_rate.items()]
+
+
+def _control_plane_price(version: Any, day: date) -> tuple[ServicePrice, str]:
+    """The rate a control plane on Kubernetes ``version`` pays on ``day`` (catalog/eks_versions.py has EKS's rules
+    and dates), and what the line says of it. A version the data does not know is priced at the standard rate, said
+    unknown, never guessed."""
+    row = eks_versions.version(str(version)) if version else None
+    data = f"EKS version data of {eks_versions.DATA_DATE.isoformat()}"
+    if row is None or day < row.eks_release:
+        said = f"Kubernetes {version}" if version else "Kubernetes version not set (EKS's default)"
+        return EKS_CONTROL_PLANE, f"{said}: support status unknown ({data}), priced at the standard-support rate"
+    support = row.support_on(day)
+    if support == "standard":
+        return EKS_CONTROL_PLANE, (f"Kubernetes {row.minor} in standard support until "
+                                   f"{row.end_of_standard_support.isoformat()} ({data})")
+    if support == "extended":
+        return EKS_CONTROL_PLANE_EXTENDED_SUPPORT, (
+            f"Kubernetes {row.minor} in EKS extended support since {row.end_of_standard_support.isoformat()}, "
+            f"ending {row.end_of_extended_support.isoformat()} ({data})")
+    # Past extended support EKS creates no cluster on the version and upgrades an existing one "to the oldest
+    # currently supported extended version" (EKS user guide,
+    # awsdocs/amazon-eks-user-guide latest/ug/versioning/kubernetes-versions.adoc @ 0138560, read 2026-11-28): extended
+    # again.
+    return EKS_CONTROL_PLANE_EXTENDED_SUPPORT, (
+        f"Kubernetes {row.minor}: EKS extended support ended on {row.end_of_extended_support.isoformat()}, so EKS "
+        f"creates no cluster on it and upgrades an existing one to the oldest version in extended support ({data})")
 
 
 def _tier_line(cluster: PricedResource) -> CostLine:

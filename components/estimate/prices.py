@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Optional
 
+from ..catalog import eks_versions
+
 HOURS_PER_MONTH = 730
 """The month every monthly figure is counted in: 730 hours (365 days x 24 h / 12), the month AWS's Pricing Calculator
 assumes (aws.amazon.com/calculator/calculator-assumptions, "Time period", read 2026-11-27) and AWS's price pages
@@ -39,13 +41,22 @@ US = ("us-east-1", "us-west-2")
 
 # AWS's own announcement of EKS pricing (aws.amazon.com/blogs/containers/amazon-eks-extended-support-for-kubernetes-
 # versions-pricing/, effective from the April 2024 billing cycle): $0.10 per cluster-hour in standard support, $0.60 in
-# extended support. Read in a stored copy 2026-11-26; aws.amazon.com/eks/pricing, which gives the same figure, was
-# not found with its table. The estimate prices standard support: a cluster on a version past standard support costs
-# the extended rate, which the estimate does not model.
-EKS_CONTROL_PLANE = ServicePrice(0.10, "cluster-hour", ("*",), date(2024, 4, 1),
-                                 "AWS Containers blog, Amazon EKS extended support for Kubernetes versions pricing "
-                                 "(aws.amazon.com/blogs/containers/amazon-eks-extended-support-for-kubernetes-versions-"
-                                 "pricing/): $0.10 per cluster-hour in standard support")
+# all in extended support. Read in a stored copy 2026-11-26; aws.amazon.com/eks/pricing, which gives the same figures,
+# was not found with its table. The figures live in catalog/eks_versions.py, beside the dates that decide which one a
+# cluster pays (its extended_support_note quotes them too); the estimate prices a cluster at the rate of its
+# Kubernetes version's support on the EKS version data's date (estimate/cost.py).
+EKS_CONTROL_PLANE = ServicePrice(eks_versions.STANDARD_SUPPORT_USD_PER_CLUSTER_HOUR, "cluster-hour", ("*",),
+                                 eks_versions.RATES_VALID_FROM,
+                                 f"{eks_versions.RATES_SOURCE}: "
+                                 f"${eks_versions.STANDARD_SUPPORT_USD_PER_CLUSTER_HOUR:.2f} per cluster-hour in "
+                                 "standard support")
+EKS_CONTROL_PLANE_EXTENDED_SUPPORT = ServicePrice(eks_versions.EXTENDED_SUPPORT_USD_PER_CLUSTER_HOUR, "cluster-hour",
+                                                  ("*",), eks_versions.RATES_VALID_FROM,
+                                                  f"{eks_versions.RATES_SOURCE}: "
+                                                  f"${eks_versions.EXTENDED_SUPPORT_USD_PER_CLUSTER_HOUR:.2f} per "
+                                                  "cluster-hour in extended support")
+"""The control plane of a cluster whose Kubernetes version is past EKS's standard support: the whole rate, not a
+surcharge on ``EKS_CONTROL_PLANE``."""
 # No copy of aws.amazon.com/vpc/pricing with its NAT table was found (searched 2026-11-26); the guides agree on $0.045
 # per gateway-hour in US East and US West (basavytix.com/blog/aws-nat-gateway-pricing, cloudpipelines.pages.dev/guides/
 # aws-nat-gateway-pricing-2026/, both read 2026-11-26).
