@@ -33,7 +33,7 @@ from .. import catalog
 from ..addons.device_plugins import efa_device_plugin, neuron_device_plugin, nvidia_device_plugin
 from ..addons.dra_drivers import aws_dranet, neuron_dra_driver, nvidia_dra_driver
 from ..addons.feature_discovery import gpu_feature_discovery
-from ..catalog import AcceleratorKind
+from ..catalog import AcceleratorKind, eks_versions
 from ..catalog.ultraservers import needs_compute_domain, needs_gpu_feature_discovery
 from ..config import EksConfig, NodeGroupConfig, validate
 from ..config.cluster_size import ClusterSize, coredns_configuration, vpc_cni_for
@@ -342,4 +342,9 @@ class GpuEksCluster(pulumi.ComponentResource):
                 f"the API server of {self.cluster_name} is private: run `pulumi up` from inside the VPC (a bastion, "
                 "VPN or in-VPC runner); device plugins and the autoscaler are installed through it and time out "
                 "from outside.", resource=self)
+        # A minor in extended support bills $0.60 an hour instead of $0.10 and is upgraded by EKS itself when that
+        # support ends: the plan says so beside the cost line (estimate/cost.py) and as a warning that names the day.
+        note = eks_versions.extended_support_note(settings.version, stack=pulumi.get_stack())
+        if note is not None:
+            pulumi.log.warn(f"eks.version: {note}", resource=control_plane)
         return control_plane

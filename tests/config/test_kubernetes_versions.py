@@ -72,3 +72,12 @@ def test_held_node_groups_and_charts_run_the_previous_minor_while_the_control_pl
     moved = record(tmp_path / "moved", "dev", on("1.35"))
     assert set(node_group_versions(moved).values()) == {"1.35"}
     assert autoscaler_chart(moved) == "9.59.0"
+
+
+def test_a_cluster_in_extended_support_warns_with_the_day_its_support_ends_and_the_upgrade_to_run(tmp_path):
+    extended = record(tmp_path / "extended", "dev", on("1.33"))
+    [said] = [d["message"] for d in extended["diagnostics"] if "extended support" in d["message"]]
+    assert "support ends on 2027-07-29" in said and "$0.60 per cluster-hour" in said
+    assert "trainstack upgrade --stack dev --to 1.34" in said
+    standard = record(tmp_path / "standard", "dev", on("1.35"))
+    assert not [d for d in standard["diagnostics"] if "extended support" in d["message"]]
