@@ -83,6 +83,7 @@ def _as_dict(number: int, judged: Any) -> dict[str, Any]:
             "notes": judged.step.notes, "gate": {"passed": judged.passed,
                                                  "blocking": judged.findings("blocking"),
                                                  "warnings": judged.findings("warning")},
+            "objects": {"checked": judged.objects, "findings": [str(finding) for finding in judged.api_findings]},
             "monthlyCostChangeUsd": judged.monthly_cost_change}
 
 
@@ -96,10 +97,13 @@ def _text(stack: str, current: Optional[str], target: str, judged: list[Any], wr
         cost = each.monthly_cost_change
         money = "unpriced" if cost is None else f"{cost:+,.2f} USD"
         blocking, warnings = each.findings("blocking"), each.findings("warning")
+        blocking += [str(finding) for finding in each.api_blocking]
         lines += ["", f"{number}. {each.step.title}: gate {'passed' if each.passed else 'CLOSED'} "
                       f"({len(blocking)} blocking, {len(warnings)} warning(s)); monthly cost {money}"]
         lines += [f"   sets {key}: {json.dumps(value)}" if value is not None else f"   removes {key}"
                   for key, value in each.step.changes.items()]
+        verdicts = "; ".join(str(finding) for finding in each.api_findings) or "none removed, unserved or deprecated"
+        lines.append(f"   objects: {each.objects} checked against Kubernetes {each.api_minor}'s API: {verdicts}")
         lines += [f"   blocking: {finding}" for finding in blocking]
         lines += [f"   warning: {finding}" for finding in warnings]
         lines += [f"   note: {note}" for note in each.step.notes]

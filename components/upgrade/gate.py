@@ -1,6 +1,8 @@
 """Each step of an upgrade planned offline and judged by the gate against the step before it, as the pull request
 that carries it would be (``trainstack diff``): its verdict, its findings (node rolls with the jobs they stop and
-how long, version changes, policies) and what it does to the monthly cost."""
+how long, version changes, policies), what it does to the monthly cost, and the Kubernetes objects its plan renders
+checked against the API of the minor its control plane runs (api_check.py): an object that minor removed or does not
+serve closes the step's gate, one it deprecates is said."""
 
 from __future__ import annotations
 
@@ -15,8 +17,12 @@ import yaml
 from ..analysis import plan_stack, review
 from ..analysis.gate import Review
 from ..plan import Plan, Project
+from ..rehearsal.stack_objects import stack_objects
 from ..review.render import deltas
+from .api_check import ApiFinding, static_findings
 from .steps import Step
+
+CLOSES_THE_GATE = ("removed", "not served")
 
 
 @dataclass(frozen=True)
@@ -24,10 +30,22 @@ class JudgedStep:
     step: Step
     review: Review
     plan: Plan
+    objects: int
+    """How many Kubernetes objects the step's plan renders (each checked against the control plane's API)."""
+    api_findings: list[ApiFinding]
 
     @property
     def passed(self) -> bool:
-        return self.review.passed
+        return self.review.passed and not self.api_blocking
+
+    @property
+    def api_minor(self) -> str:
+        """The minor whose API the step's objects were checked against: its control plane's."""
+        return control_plane_minor(self.step.document)
+
+    @property
+    def api_blocking(self) -> list[ApiFinding]:
+        return [finding for finding in self.api_findings if finding.verdict in CLOSES_THE_GATE]
 
     def findings(self, severity: str) -> list[str]:
         return [f"{finding.title}: {finding.detail}" for finding in self.review.findings
@@ -56,5 +74,14 @@ def judged_steps(project: Project, stack: str, base: Plan, steps: list[Step]) ->
             directory = Path(scratch) / str(index)
             write_stack_file(directory, stack, step.document)
             head = plan_stack(stack, replace(project, stack_config_dir=directory))
-            yield JudgedStep(step, review(before, head), head)
+            objects = stack_objects(head).apply
+            yield JudgedStep(step, review(before, head), head, len(objects),
+                             static_findings(objects, control_plane_minor(step.document)))
             before = head
+
+
+def control_plane_minor(document: dict[str, Any]) -> str:
+    """The Kubernetes minor a stack file's control plane runs (its own cluster's, or the existing one's)."""
+    config = document["config"]
+    block = config.get("trainstack:eks") or config.get("trainstack:existingCluster") or {}
+    return str(block["version"])
