@@ -16,14 +16,20 @@ UltraServer runs its collectives over multi-node NVLink, faster than EFA, so the
 only catches a fabric that is broken outright there; no AWS or NVIDIA figure for multi-node
 NVLink bus bandwidth on AWS was read, so no floor is set from one.
 
-The floor is a share of that peak, chosen to catch a broken fabric, not to tune one.
-A healthy node gets well above half: two H200s reached about 2,600 Gbit/s of 3,600
-(72 %) in this project's runs (docs/validation-jobs.md); multi-node shares on EFA have not
-been measured here. What a broken fabric gives sits far below: NCCL falling back to TCP sockets instead
-of EFA, or GPUs without peer-to-peer access staging through host memory (missing EFA
-interfaces are the device check's to find). So half the peak: a healthy cluster
-passes with room, those failures do not. It is a judgment, stated as one; pass
-``floor_gbps`` to hold a cluster to a figure of one's own.
+The floor is a share of that peak, chosen to catch a broken fabric, not to tune one. Measured one node, with
+this project's own program run as the job runs it (1 GiB, 20 iterations, NVLink multicast off), on 4 x H100 SXM
+(every pair 18 NVLinks), twice, 2026-11-28 (docs/validation/all-reduce-floor-h100x4.txt, made by
+docs/validation/all-reduce-floor.sh), against the H100's 3,600 Gbit/s:
+
+    GPUs  healthy (NVLink P2P)        no peer-to-peer (host memory)   TCP sockets
+    2     2,619 / 2,611 (73 %) PASS   220 / 215 (6 %) FAIL            28.0 / 28.5 (0.8 %) FAIL
+    4     2,840 / 2,826 (79 %) PASS   200 / 200 (6 %) FAIL            24.8 / 20.9 (0.7 %) FAIL
+
+Two H200s gave about 2,600 of 3,600 (72 %) before (docs/validation-jobs.md). So half the peak: a healthy node
+clears it by more than 20 points of the peak, and each broken transport falls more than 40 points below it. Not
+measured: 8 GPUs on NVSwitch (p4de, p5, p5e: no 8-GPU machine was lent), a GPU with some NVLinks down (not
+injectable on a shared host), and multi-node shares on EFA. It is a judgment, stated as one; pass ``floor_gbps`` to
+hold a cluster to a figure of one's own.
 """
 
 from __future__ import annotations
