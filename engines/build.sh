@@ -12,8 +12,11 @@
 #   engines/build.sh training-operator  the Kubeflow training operator (v1)
 #   engines/build.sh karpenter-kwok     Karpenter with its kwok cloud provider (nodes as Node objects)
 #   engines/build.sh pulumi-kubernetes  the Pulumi Kubernetes provider (pulumi-resource-kubernetes)
+#   engines/build.sh kube-apiserver-newest  the kube-apiserver of the newest EKS minor (v1.36.3), run on
+#                                 the kubernetes engine's etcd: the upgrade check (trainstack.upgrade.api_check)
 #   engines/build.sh all          every one of them, the rehearsal's first (in the order the engine tests
-#                                 need them: tests/conftest.py), then the Pulumi CLI and provider
+#                                 need them: tests/conftest.py), then the Pulumi CLI and provider, then
+#                                 the newest EKS minor's kube-apiserver
 #   engines/build.sh ENGINE --sources DIR   only the steps that read the module cache (`prepare`
 #                                 and `manifests`, below) into DIR, building nothing: the tests run
 #                                 them against an empty module cache (tests/engines/test_cold_module_cache.py)
@@ -36,14 +39,14 @@
 # machines are small and shared).
 set -euo pipefail
 
-engine="${1:?usage: engines/build.sh kubernetes|pulumi|kwok|kueue|jobset|trainer|mpi-operator|training-operator|karpenter-kwok|pulumi-kubernetes|all}"
+engine="${1:?usage: engines/build.sh kubernetes|pulumi|kwok|kueue|jobset|trainer|mpi-operator|training-operator|karpenter-kwok|pulumi-kubernetes|kube-apiserver-newest|all}"
 here="$(cd "$(dirname "$0")" && pwd)"
 if [[ "$engine" == all ]]; then
   # Then a table of what each took to build from cold and its size (kept in its cache directory
   # beside the binaries), so that CI's log shows an engine's growth in the run that caused it.
   targets=()
   started_at="$(date +%s)"
-  for each in kubernetes kwok kueue jobset trainer mpi-operator training-operator karpenter-kwok pulumi pulumi-kubernetes; do
+  for each in kubernetes kwok kueue jobset trainer mpi-operator training-operator karpenter-kwok pulumi pulumi-kubernetes kube-apiserver-newest; do
     targets+=("$("$0" "$each")")
   done
   echo "engines/build.sh: engine, cold build (s), size, built in this run or found in the cache" >&2

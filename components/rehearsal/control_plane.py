@@ -206,9 +206,13 @@ def _scheduler_config(directory: Path, url: str, ca_file: Path, scheduler_names:
     return path
 
 
+# ``apiserver_engine``: the engine whose kube-apiserver runs (``engines.KUBE_APISERVER_NEWEST``: the newest EKS minor's,
+# for the upgrade check, trainstack.upgrade.api_check). etcd, the scheduler and the controller manager stay the
+# ``kubernetes`` engine's, which the version-skew policy allows (kubernetes.io/releases/version-skew-policy:
+# kube-scheduler and kube-controller-manager may be one minor older than kube-apiserver).
 @contextmanager
-def control_plane(scheduler_names: list[str], *, controller_manager: bool = False,
-                  directory: Path | None = None, node_lifecycle: bool = False) -> Iterator[ControlPlane]:
+def control_plane(scheduler_names: list[str], *, controller_manager: bool = False, directory: Path | None = None,
+                  node_lifecycle: bool = False, apiserver_engine: str = engines.KUBERNETES) -> Iterator[ControlPlane]:
     """etcd, kube-apiserver, kube-scheduler (and kube-controller-manager) on free loopback ports,
     stopped on exit. ``directory`` keeps certificates and logs (a temporary one, removed after, if None).
     ``node_lifecycle``: run the controller manager's node lifecycle controller, which marks a node NotReady when
@@ -219,6 +223,7 @@ def control_plane(scheduler_names: list[str], *, controller_manager: bool = Fals
     ("no replacement for unhealthy node(s)") and requeued it 8 minutes later; a deploy's readiness waits timed out
     on the same lag."""
     binaries = engines.directory(engines.KUBERNETES)
+    apiserver = engines.directory(apiserver_engine) / "kube-apiserver"
     owned = directory is None
     directory = directory or Path(tempfile.mkdtemp(prefix="trainstack-control-plane-"))
     (directory / "logs").mkdir(parents=True, exist_ok=True)
@@ -238,7 +243,7 @@ def control_plane(scheduler_names: list[str], *, controller_manager: bool = Fals
         port = free_port()
         url = f"https://127.0.0.1:{port}"
         processes.start("kube-apiserver", [
-            str(binaries / "kube-apiserver"), f"--etcd-servers={etcd_url}", "--advertise-address=127.0.0.1",
+            str(apiserver), f"--etcd-servers={etcd_url}", "--advertise-address=127.0.0.1",
             "--bind-address=127.0.0.1", f"--secure-port={port}", f"--cert-dir={directory}",
             f"--tls-cert-file={serving.certificate}", f"--tls-private-key-file={serving.key}",
             f"--client-ca-file={ca.certificate}", f"--token-auth-file={directory / 'tokens.csv'}",

@@ -23,10 +23,14 @@ REHEARSAL = (KUBERNETES, KWOK, KUEUE, JOBSET, TRAINER, MPI_OPERATOR, TRAINING_OP
 PULUMI, PULUMI_KUBERNETES = "pulumi", "pulumi-kubernetes"
 DEPLOY = (KUBERNETES, KWOK, PULUMI, PULUMI_KUBERNETES)
 """What ``trainstack up`` starts against the rehearsal's cluster (trainstack.deploy)."""
-BUILD_ORDER = (*REHEARSAL, PULUMI, PULUMI_KUBERNETES)
+KUBE_APISERVER_NEWEST = "kube-apiserver-newest"
+"""The kube-apiserver of the newest Kubernetes minor EKS offers (v1.36.3: engines/kube-apiserver-newest/go.mod), run on
+the etcd of KUBERNETES: what a stack renders is dry-run on it before an upgrade (trainstack.upgrade.api_check)."""
+BUILD_ORDER = (*REHEARSAL, PULUMI, PULUMI_KUBERNETES, KUBE_APISERVER_NEWEST)
 """The order of ``engines/build.sh all``: the rehearsal's engines first, the Pulumi CLI and provider, the longest
-builds, last. The test suite runs its engine tests in the same order (tests/conftest.py), so that on a machine
-whose caches are empty each test starts as soon as the engines it names are built."""
+builds, then the newest minor's kube-apiserver, last so that no other engine test waits for it. The test suite runs
+its engine tests in the same order (tests/conftest.py), so that on a machine whose caches are empty each test starts
+as soon as the engines it names are built."""
 
 
 class EnginesMissing(RuntimeError):
