@@ -24,6 +24,12 @@ def add_upgrade(commands: Any, here: dict[str, Any]) -> None:
     upgrade.add_argument("--write", type=Path, metavar="DIR",
                          help="write each step's whole stack file under DIR/<n>-<part>-<minor>/, to open one pull "
                               "request per step")
+    upgrade.add_argument("--api-server", action="store_true",
+                         help="also dry-run every object the last step renders on the target minor's own "
+                              "kube-apiserver, built from source (engines/build.sh; 1.35 and 1.36)")
+    upgrade.add_argument("--crds", type=Path, metavar="DIR",
+                         help="with --api-server: CRD files (*.yaml, searched below DIR) installed first, so the "
+                              "custom resources are dry-run too; without them each is reported as needing its CRD")
     upgrade.add_argument("--json", action="store_true", help="the steps and verdicts as JSON")
     upgrade.add_argument("--cwd", **here)
     upgrade.add_argument("--debug", action="store_true", help="show tracebacks of unexpected failures")
@@ -58,17 +64,65 @@ def upgrade_stack(args: argparse.Namespace) -> int:
             written.append(write_stack_file(args.write / f"{number}-{slug}-{each.step.minor}", args.stack,
                                             each.step.document))
     current = _version_of(document)
+    served = _on_the_api_server(judged[-1], args.to, args.crds) if args.api_server and judged else None
     if args.json:
         print(json.dumps({"stack": args.stack, "from": current, "to": args.to,
                           "steps": [_as_dict(number, each) for number, each in enumerate(judged, start=1)],
-                          "written": [str(path) for path in written]}, indent=2))
+                          "apiServer": served, "written": [str(path) for path in written]}, indent=2))
     else:
         print(_text(args.stack, current, args.to, judged, written))
-    if all(each.passed for each in judged):
+        if served is not None:
+            print(_server_text(served))
+    refused = served is not None and any(verdict != "deprecated" for verdict in served["findings"].values())
+    if all(each.passed for each in judged) and not refused:
         return EXIT_OK
     closed = [f"{number}. {each.step.title}" for number, each in enumerate(judged, start=1) if not each.passed]
     print(f"error: the gate is closed on {len(closed)} step(s): {'; '.join(closed)}", file=sys.stderr)
     return EXIT_POLICY
+
+
+def _on_the_api_server(last: Any, target: str, crds_directory: Optional[Path]) -> dict[str, Any]:
+    """The last step's objects dry-run on ``target``'s own kube-apiserver: what it accepted and what it said."""
+    from ..rehearsal.stack_objects import stack_objects
+    from ..upgrade.api_check import api_server, dry_run, server_version
+
+    crds = _crds(crds_directory) if crds_directory is not None else []
+    objects = stack_objects(last.plan).apply
+    with api_server(target) as plane:
+        version, _ = server_version(plane.cluster)
+        findings = dry_run(objects, plane.cluster, crds)
+    return {"server": version, "objects": len(objects), "crds": len(crds),
+            "findings": {f"{finding.kind} {finding.name} ({finding.api_version})": finding.verdict
+                         for finding in findings}}
+
+
+def _crds(directory: Path) -> list[dict[str, Any]]:
+    """Every CustomResourceDefinition in the YAML files below ``directory`` (charts ship theirs as such files)."""
+    import yaml
+
+    from ..boundary import FileProblem, read_text, shown_path
+
+    if not directory.is_dir():
+        raise FileProblem(f"--crds {shown_path(directory)} is not a directory: give the directory that holds the CRD "
+                          "files (for example a chart's crds/)")
+    found = []
+    for path in sorted(directory.rglob("*.yaml")):
+        try:
+            documents = list(yaml.safe_load_all(read_text(path, "CRD file")))
+        except yaml.YAMLError as error:
+            raise FileProblem(f"CRD file {shown_path(path)} is not valid YAML: {error}") from None
+        found += [document for document in documents
+                  if isinstance(document, dict) and document.get("kind") == "CustomResourceDefinition"]
+    return found
+
+
+def _server_text(served: dict[str, Any]) -> str:
+    findings = served["findings"]
+    lines = ["", f"On Kubernetes {served['server']}'s own kube-apiserver (server-side dry-run, strict field "
+                 f"validation, {served['crds']} CRDs installed first): {served['objects'] - len(findings)} of "
+                 f"{served['objects']} objects accepted as they are"]
+    lines += [f"  {verdict}: {what}" for what, verdict in findings.items()]
+    return "\n".join(lines)
 
 
 def _version_of(document: dict[str, Any]) -> Optional[str]:
