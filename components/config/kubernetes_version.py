@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..catalog import AcceleratorKind
+from ..catalog.device_allocation import DRA_MINIMUM_KUBERNETES, supports_dra
 from ..catalog.minor_pins import missing_pins
 from .base import ConfigValueError
 
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 def check_minor_pins(stack: StackConfig) -> None:
     """Refuse a minor whose pins the stack needs are missing: the Cluster Autoscaler's on a cluster trainstack
     creates, the Neuron scheduler's where Neuron groups run and trainstack installs their plugin."""
+    _check_dra_minor(stack)
     neuron = any(group.accelerator.kind is AcceleratorKind.NEURON for group in stack.node_groups)
     if stack.eks is not None:
         minors = dict.fromkeys([stack.eks.version, stack.eks.charts_version])
@@ -37,3 +39,25 @@ def check_minor_pins(stack: StackConfig) -> None:
                 f"trainstack cannot yet plan Kubernetes {minor}, which EKS offers: {'; '.join(missing)}.",
                 fix="stay on the newest minor trainstack pins everything for, or wait for the pin (its row in "
                     "catalog/addons.py).", path=path, value=minor)
+
+
+def _check_dra_minor(stack: StackConfig) -> None:
+    """A DRA group needs ``resource.k8s.io/v1`` on the API server and a kubelet of 1.34 or later (catalog/
+    device_allocation.py): refused on the window's older minors (1.32, 1.33), and on held nodes of one."""
+    if stack.eks is not None:
+        minors = {"eks.version": stack.eks.version, "eks.upgrade.fromVersion": stack.eks.nodes_version}
+    elif stack.existing_cluster is not None:
+        minors = {"existingCluster.version": stack.existing_cluster.version}
+    else:
+        return
+    for index, group in enumerate(stack.node_groups):
+        if group.device_allocation != "dra":
+            continue
+        for key, minor in minors.items():
+            if not supports_dra(minor):
+                raise ConfigValueError(
+                    f"group '{group.name}' allocates its devices through DRA, which needs Kubernetes "
+                    f"{DRA_MINIMUM_KUBERNETES} or later on the control plane and the nodes; {key} is {minor}.",
+                    fix=f"upgrade to {DRA_MINIMUM_KUBERNETES} first (trainstack upgrade), or set deviceAllocation: "
+                        "device-plugins on this group.",
+                    path=("nodeGroups", index, "deviceAllocation"), value="dra")

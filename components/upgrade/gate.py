@@ -12,10 +12,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Optional
 
-import yaml
-
 from ..analysis import plan_stack, review
 from ..analysis.gate import Review
+from ..boundary import dump_yaml
 from ..plan import Plan, Project
 from ..rehearsal.stack_objects import stack_objects
 from ..review.render import deltas
@@ -62,7 +61,7 @@ def write_stack_file(directory: Path, stack: str, document: dict[str, Any]) -> P
     """``document`` as ``Pulumi.<stack>.yaml`` in ``directory``."""
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"Pulumi.{stack}.yaml"
-    path.write_text(yaml.safe_dump(document, sort_keys=False))
+    path.write_text(dump_yaml(document, sort_keys=False))
     return path
 
 

@@ -32,9 +32,22 @@ def test_dra_needs_kubernetes_1_34():
     assert not supports_dra("1.33") and supports_dra("1.34") and supports_dra("v1.35.2")
 
 
-def test_every_kubernetes_version_a_new_cluster_may_use_runs_dra():
-    # The config checks no version per DRA group because of this; offering an older version needs that check.
-    assert all(supports_dra(version) for version in EKS_VERSIONS)
+def test_a_dra_group_is_refused_on_the_windows_minors_before_1_34_and_planned_from_1_34():
+    older = [version for version in EKS_VERSIONS if not supports_dra(version)]
+    assert older == ["1.32", "1.33"]
+    for version in older:
+        with pytest.raises(ConfigError, match=f"which needs Kubernetes 1.34 or later .*eks.version is {version}"):
+            b200_dra_on(version)
+    assert b200_dra_on("1.34").eks.version == "1.34"
+
+
+def b200_dra_on(version):
+    from support.plan_records import stack_config
+    from trainstack.config import validate_stack_config
+
+    config = {key.split(":", 1)[1]: value for key, value in stack_config("b200-dra").items()}
+    config["eks"] = {**config["eks"], "version": version}
+    return validate_stack_config(config)
 
 
 TRN1 = {**GROUP, "name": "trn1", "instanceType": "trn1.32xlarge", "deviceAllocation": "dra"}

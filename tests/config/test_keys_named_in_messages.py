@@ -15,8 +15,8 @@ from pydantic.alias_generators import to_camel
 from trainstack.config import StackConfig
 
 COMPONENTS = Path(trainstack.__file__).parent
-# Host names that begin like a key: not keys.
-NOT_KEYS = {"eks.amazonaws.com", "fsx.csi.aws.com"}
+# Host names and Kubernetes API groups that begin like a key: not keys.
+NOT_KEYS = {"eks.amazonaws.com", "fsx.csi.aws.com", "scheduling.k8s.io"}
 
 
 def _keys(model: type[BaseModel]) -> dict[str, typing.Any]:
