@@ -172,6 +172,12 @@ def extended_support_note(minor: str, day: date = DATA_DATE, stack: str = "STACK
             f"`trainstack upgrade --stack {stack} --to {next_minor(minor)}`.")
 
 
+def previous_minor(minor: str) -> str:
+    """The minor an upgrade to ``minor`` comes from (``next_minor``'s inverse): ``"1.34"`` for ``"1.35"``."""
+    major, number = minor_key(minor)
+    return f"{major}.{number - 1}"
+
+
 def next_minor(minor: str) -> str:
     """The minor an upgrade of ``minor`` goes to: "you can update only one minor version at a time" (EKS user guide,
     awsdocs/amazon-eks-user-guide latest/ug/clusters/update-cluster.adoc @ 13c3274b3b861dced034f67f1744e6130eeffb2b,

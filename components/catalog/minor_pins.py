@@ -17,19 +17,19 @@ them by ``eks.addonVersions`` (upgrade/steps.py).
 
 from __future__ import annotations
 
-from .addons import AUTOSCALER_SOURCE, CLUSTER_AUTOSCALER, NEURON_SCHEDULER_IMAGES
+from .addons import AUTOSCALER_SOURCE, CLUSTER_AUTOSCALER, NEURON_SCHEDULER_IMAGES, minor
 
 
-def missing_pins(minor: str, *, autoscaler: bool, neuron_scheduler: bool) -> list[str]:
-    """What trainstack lacks to plan a cluster on ``minor``: one sentence per missing pin, naming where it was
-    looked for. ``autoscaler``: trainstack installs the Cluster Autoscaler (every cluster it creates);
+def missing_pins(kubernetes: str, *, autoscaler: bool, neuron_scheduler: bool) -> list[str]:
+    """What trainstack lacks to plan a cluster on minor ``kubernetes``: one sentence per missing pin, naming where it
+    was looked for. ``autoscaler``: trainstack installs the Cluster Autoscaler (every cluster it creates);
     ``neuron_scheduler``: the cluster runs Neuron nodes."""
     missing = []
-    if autoscaler and minor not in CLUSTER_AUTOSCALER:
-        newest = max(CLUSTER_AUTOSCALER, key=lambda known: tuple(int(part) for part in known.split(".")))
-        missing.append(f"no Cluster Autoscaler chart runs the autoscaler of Kubernetes {minor} (the newest, "
+    if autoscaler and kubernetes not in CLUSTER_AUTOSCALER:
+        newest = max(CLUSTER_AUTOSCALER, key=minor)
+        missing.append(f"no Cluster Autoscaler chart runs the autoscaler of Kubernetes {kubernetes} (the newest, "
                        f"{CLUSTER_AUTOSCALER[newest].version}, runs {newest}; {AUTOSCALER_SOURCE})")
-    if neuron_scheduler and minor not in NEURON_SCHEDULER_IMAGES:
-        missing.append(f"no kube-scheduler image of Kubernetes {minor} is pinned for the Neuron chart's custom "
+    if neuron_scheduler and kubernetes not in NEURON_SCHEDULER_IMAGES:
+        missing.append(f"no kube-scheduler image of Kubernetes {kubernetes} is pinned for the Neuron chart's custom "
                        "scheduler (catalog/addons.py NEURON_SCHEDULER_IMAGES)")
     return missing

@@ -4,6 +4,7 @@ the gate as its pull request would be (upgrade/steps.py, upgrade/gate.py)."""
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from pathlib import Path
@@ -43,18 +44,16 @@ def upgrade_stack(args: argparse.Namespace) -> int:
     from ..catalog import eks_addon_versions
     from ..plan import find_project
     from ..upgrade.gate import judged_steps, write_stack_file
-    from ..upgrade.steps import upgrade_steps
+    from ..upgrade.steps import AddonVersion, upgrade_steps
 
     project = find_project(args.cwd)
     document = read_yaml_mapping(project.stack_file(args.stack), "stack file")
+    addon_version: AddonVersion = eks_addon_versions.from_the_guide
     if args.aws:
         import boto3
 
-        client = boto3.client("eks")
-        steps = upgrade_steps(document, args.to,
-                              lambda addon, minor: eks_addon_versions.from_eks(client, addon, minor))
-    else:
-        steps = upgrade_steps(document, args.to, eks_addon_versions.from_the_guide)
+        addon_version = functools.partial(eks_addon_versions.from_eks, boto3.client("eks"))
+    steps = upgrade_steps(document, args.to, addon_version)
     base = plan_stack(args.stack, project)
     judged = list(judged_steps(project, args.stack, base, steps))
     written: list[Path] = []
@@ -83,11 +82,10 @@ def upgrade_stack(args: argparse.Namespace) -> int:
 
 def _on_the_api_server(last: Any, target: str, crds_directory: Optional[Path]) -> dict[str, Any]:
     """The last step's objects dry-run on ``target``'s own kube-apiserver: what it accepted and what it said."""
-    from ..rehearsal.stack_objects import stack_objects
     from ..upgrade.api_check import api_server, dry_run, server_version
 
     crds = _crds(crds_directory) if crds_directory is not None else []
-    objects = stack_objects(last.plan).apply
+    objects = last.rendered
     with api_server(target) as plane:
         version, _ = server_version(plane.cluster)
         findings = dry_run(objects, plane.cluster, crds)

@@ -10,6 +10,7 @@ from pydantic import Field, field_validator, model_validator
 
 from .. import catalog
 from ..catalog import eks_versions
+from ..catalog.eks_versions import previous_minor
 from ..cidrs import whole_internet
 from .base import ConfigModel, ConfigValueError
 from .pods import PodsPerNode, pods_per_node
@@ -85,12 +86,6 @@ class SystemNodesConfig(ConfigModel):
     @property
     def pods_per_node(self) -> PodsPerNode:
         return pods_per_node(self.instance_type, False, self.max_pods)
-
-
-def previous_minor(minor: str) -> str:
-    """The minor before ``minor``: ``"1.34"`` for ``"1.35"``."""
-    major, number = minor.split(".")
-    return f"{major}.{int(number) - 1}"
 
 
 def version_refusal(value: str) -> ConfigValueError:

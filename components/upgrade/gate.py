@@ -29,9 +29,14 @@ class JudgedStep:
     step: Step
     review: Review
     plan: Plan
-    objects: int
-    """How many Kubernetes objects the step's plan renders (each checked against the control plane's API)."""
+    rendered: list[dict[str, Any]]
+    """The Kubernetes objects the step's plan renders (rehearsal/stack_objects.py), each checked against the control
+    plane's API."""
     api_findings: list[ApiFinding]
+
+    @property
+    def objects(self) -> int:
+        return len(self.rendered)
 
     @property
     def passed(self) -> bool:
@@ -74,7 +79,7 @@ def judged_steps(project: Project, stack: str, base: Plan, steps: list[Step]) ->
             write_stack_file(directory, stack, step.document)
             head = plan_stack(stack, replace(project, stack_config_dir=directory))
             objects = stack_objects(head).apply
-            yield JudgedStep(step, review(before, head), head, len(objects),
+            yield JudgedStep(step, review(before, head), head, objects,
                              static_findings(objects, control_plane_minor(step.document)))
             before = head
 

@@ -26,10 +26,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Optional
 
 from .. import catalog
-from ..catalog import AcceleratorKind
+from ..catalog import AcceleratorKind, addons
 from ..catalog.eks_addon_versions import FOLLOWS_THE_MINOR
+from ..catalog.eks_versions import previous_minor
 from ..catalog.minor_pins import missing_pins
-from ..config.cluster import EKS_VERSIONS, previous_minor
+from ..config.cluster import EKS_VERSIONS
 
 EKS = "trainstack:eks"
 EXISTING = "trainstack:existingCluster"
@@ -69,15 +70,10 @@ class Step:
         return f"{self.part} to {self.minor}"
 
 
-def minor_tuple(minor: str) -> tuple[int, int]:
-    major, number = minor.split(".")
-    return int(major), int(number)
-
-
 def minors_between(current: str, target: str) -> list[str]:
     """The minors after ``current`` up to ``target``, in order."""
-    major, number = minor_tuple(current)
-    return [f"{major}.{step}" for step in range(number + 1, minor_tuple(target)[1] + 1)]
+    major, number = addons.minor(current)
+    return [f"{major}.{step}" for step in range(number + 1, addons.minor(target)[1] + 1)]
 
 
 def upgrade_steps(document: dict[str, Any], target: str, addon_version: AddonVersion) -> list[Step]:
@@ -94,10 +90,10 @@ def upgrade_steps(document: dict[str, Any], target: str, addon_version: AddonVer
 def _refuse_target(current: str, target: str, *, autoscaler: bool, neuron: bool) -> list[str]:
     """The minors to walk, after refusing a target outside the window, a downgrade or missing pins."""
     if target not in EKS_VERSIONS:
-        newer = ", ".join(minor for minor in EKS_VERSIONS if minor_tuple(minor) > minor_tuple(current))
+        newer = ", ".join(known for known in EKS_VERSIONS if addons.minor(known) > addons.minor(current))
         raise UpgradeRefused(f"Kubernetes {target} is not a minor EKS offers (window: {', '.join(EKS_VERSIONS)}).",
                              f"choose one of {newer or 'none: ' + current + ' is the newest'}.")
-    if minor_tuple(target) <= minor_tuple(current):
+    if addons.minor(target) <= addons.minor(current):
         raise UpgradeRefused(f"the stack is already on {current}; {target} is not newer.",
                              "name a newer minor (EKS cannot downgrade a cluster beyond its 7-day rollback).")
     minors = minors_between(current, target)
