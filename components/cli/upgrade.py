@@ -44,7 +44,7 @@ def upgrade_stack(args: argparse.Namespace) -> int:
     from ..catalog import eks_addon_versions
     from ..plan import find_project
     from ..upgrade.gate import judged_steps, write_stack_file
-    from ..upgrade.steps import AddonVersion, upgrade_steps
+    from ..upgrade.steps import AddonVersion, stack_file_minor, upgrade_steps
 
     project = find_project(args.cwd)
     document = read_yaml_mapping(project.stack_file(args.stack), "stack file")
@@ -62,7 +62,7 @@ def upgrade_stack(args: argparse.Namespace) -> int:
             slug = each.step.part.replace(" ", "-")
             written.append(write_stack_file(args.write / f"{number}-{slug}-{each.step.minor}", args.stack,
                                             each.step.document))
-    current = _version_of(document)
+    current = stack_file_minor(document)
     served = _on_the_api_server(judged[-1], args.to, args.crds) if args.api_server and judged else None
     if args.json:
         print(json.dumps({"stack": args.stack, "from": current, "to": args.to,
@@ -76,7 +76,9 @@ def upgrade_stack(args: argparse.Namespace) -> int:
     if all(each.passed for each in judged) and not refused:
         return EXIT_OK
     closed = [f"{number}. {each.step.title}" for number, each in enumerate(judged, start=1) if not each.passed]
-    print(f"error: the gate is closed on {len(closed)} step(s): {'; '.join(closed)}", file=sys.stderr)
+    if refused:
+        closed.append(f"the {args.to} API server refused or could not check objects of the last step")
+    print(f"error: the gate is closed: {'; '.join(closed)}", file=sys.stderr)
     return EXIT_POLICY
 
 
@@ -123,13 +125,6 @@ def _server_text(served: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _version_of(document: dict[str, Any]) -> Optional[str]:
-    config = document.get("config", {})
-    block = config.get("trainstack:eks") or config.get("trainstack:existingCluster") or {}
-    version = block.get("version")
-    return None if version is None else str(version)
-
-
 def _as_dict(number: int, judged: Any) -> dict[str, Any]:
     return {"number": number, "part": judged.step.part, "minor": judged.step.minor, "changes": judged.step.changes,
             "notes": judged.step.notes, "gate": {"passed": judged.passed,
@@ -139,7 +134,7 @@ def _as_dict(number: int, judged: Any) -> dict[str, Any]:
             "monthlyCostChangeUsd": judged.monthly_cost_change}
 
 
-def _text(stack: str, current: Optional[str], target: str, judged: list[Any], written: list[Path]) -> str:
+def _text(stack: str, current: str, target: str, judged: list[Any], written: list[Path]) -> str:
     from ..catalog import eks_versions
 
     window = ", ".join(eks_versions.offered())

@@ -19,7 +19,7 @@ from ..plan import Plan, Project
 from ..rehearsal.stack_objects import stack_objects
 from ..review.render import deltas
 from .api_check import ApiFinding, static_findings
-from .steps import Step
+from .steps import Step, stack_file_minor
 
 CLOSES_THE_GATE = ("removed", "not served")
 
@@ -45,7 +45,7 @@ class JudgedStep:
     @property
     def api_minor(self) -> str:
         """The minor whose API the step's objects were checked against: its control plane's."""
-        return control_plane_minor(self.step.document)
+        return stack_file_minor(self.step.document)
 
     @property
     def api_blocking(self) -> list[ApiFinding]:
@@ -80,12 +80,6 @@ def judged_steps(project: Project, stack: str, base: Plan, steps: list[Step]) ->
             head = plan_stack(stack, replace(project, stack_config_dir=directory))
             objects = stack_objects(head).apply
             yield JudgedStep(step, review(before, head), head, objects,
-                             static_findings(objects, control_plane_minor(step.document)))
+                             static_findings(objects, stack_file_minor(step.document)))
             before = head
 
-
-def control_plane_minor(document: dict[str, Any]) -> str:
-    """The Kubernetes minor a stack file's control plane runs (its own cluster's, or the existing one's)."""
-    config = document["config"]
-    block = config.get("trainstack:eks") or config.get("trainstack:existingCluster") or {}
-    return str(block["version"])

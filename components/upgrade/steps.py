@@ -30,7 +30,7 @@ from ..catalog import AcceleratorKind, addons
 from ..catalog.eks_addon_versions import FOLLOWS_THE_MINOR
 from ..catalog.eks_versions import previous_minor
 from ..catalog.minor_pins import missing_pins
-from ..config.cluster import EKS_VERSIONS
+from ..config.cluster import DEFAULT_EKS_VERSION, EKS_VERSIONS
 
 EKS = "trainstack:eks"
 EXISTING = "trainstack:existingCluster"
@@ -68,6 +68,14 @@ class Step:
     @property
     def title(self) -> str:
         return f"{self.part} to {self.minor}"
+
+
+def stack_file_minor(document: dict[str, Any]) -> str:
+    """The minor a stack file's control plane runs: its cluster's ``version``, or its existing cluster's, or, where
+    the file sets none, the default the config models give it."""
+    config = document.get("config", {})
+    block = config.get(EKS) or config.get(EXISTING) or {}
+    return str(block.get("version", DEFAULT_EKS_VERSION))
 
 
 def minors_between(current: str, target: str) -> list[str]:
@@ -115,7 +123,7 @@ def _neuron(config: dict[str, Any]) -> bool:
 
 def _managed(document: dict[str, Any], target: str, addon_version: AddonVersion) -> list[Step]:
     eks = document["config"][EKS]
-    current = str(eks.get("version", EKS_VERSIONS[-1]))
+    current = stack_file_minor(document)
     held = list((eks.get("upgrade") or {}).get("held", []))
     neuron = _neuron(document["config"])
     steps: list[Step] = []
@@ -198,7 +206,7 @@ def _with_eks(document: dict[str, Any], **keys: Any) -> dict[str, Any]:
 
 def _existing(document: dict[str, Any], target: str) -> list[Step]:
     cluster = document["config"][EXISTING]
-    current = str(cluster.get("version", EKS_VERSIONS[-1]))
+    current = stack_file_minor(document)
     neuron = _neuron(document["config"]) and cluster.get("installDevicePlugins", True)
     steps = []
     state = copy.deepcopy(document)

@@ -80,3 +80,13 @@ def test_a_bring_your_own_cluster_stack_moves_its_own_layer_after_the_owner_move
     first = steps[0].notes[0]
     assert first.startswith("First, the cluster's owner: the control plane to 1.35")
     assert "within 3 minors" in first
+
+
+def test_a_stack_file_without_a_version_starts_from_the_models_default_not_the_newest_minor():
+    managed = stack_file("dev")
+    managed["config"]["trainstack:eks"].pop("version", None)
+    with pytest.raises(UpgradeRefused, match=r"no Cluster Autoscaler chart runs the autoscaler of Kubernetes 1\.36"):
+        upgrade_steps(managed, "1.36", from_the_guide)
+    existing = stack_file("byo-p5")
+    existing["config"]["trainstack:existingCluster"].pop("version", None)
+    assert titles(upgrade_steps(existing, "1.36", from_the_guide)) == ["existing cluster to 1.36"]
