@@ -21,9 +21,15 @@ afterwards (JSON encoding of the config, validation, an error message) walks it
 expanded. A stack file may hold at most :data:`YAML_ALIASES_MAX` aliases and expand
 to at most :data:`YAML_NODES_MAX` nodes; a document that refers to itself is refused.
 
+A Pulumi project or stack file is read as the Pulumi engine reads it (:func:`read_pulumi_yaml`): its plain
+scalars are typed by go-yaml v3's rules, not YAML 1.1's, and a scalar whose reading would surprise its author
+(``010``, ``1_000``, an unquoted date) is refused with its line and the fix (``yaml_scalars.py``).
+
 YAML trainstack writes has no aliases: :func:`dump_yaml` and :func:`dump_yaml_all` are the one way
 it renders YAML (jobs, engine and controller configurations, stack-file values), each value written
-out where it appears (see :class:`_NoAliasDumper` for why).
+out where it appears (see :class:`_NoAliasDumper` for why). Every string it writes is read back as that
+string by PyYAML, by the Pulumi engine and by kubectl: a string one of them would read as a number or a
+boolean (``1e-4``, ``y``, ``0o17``) is quoted (:class:`_NoAliasDumper`).
 """
 
 from __future__ import annotations
@@ -36,7 +42,9 @@ from typing import Any
 import yaml
 from yaml.composer import Composer
 from yaml.events import AliasEvent
-from yaml.nodes import CollectionNode, MappingNode, Node
+from yaml.nodes import CollectionNode, MappingNode, Node, ScalarNode
+
+from .yaml_scalars import ScalarRefused, needs_quotes, pulumi_scalar
 
 SHOWN_MAX = 80
 """Characters of a user's value an error shows (the rest is counted, not shown)."""
@@ -101,10 +109,24 @@ def _decoded(data: bytes, name: str) -> str:
 
 
 def read_yaml_mapping(path: Path, what: str) -> dict[str, Any]:
-    """The YAML file's top-level mapping (an empty file is an empty mapping), its size and aliases bounded."""
+    """The YAML file's top-level mapping (an empty file is an empty mapping), its size and aliases bounded. Its plain
+    scalars are typed as YAML 1.1 types them, as the Kubernetes Go libraries do (a kubeconfig); a Pulumi file is
+    read with :func:`read_pulumi_yaml`."""
+    return _read_mapping(path, what, _BoundedLoader)
+
+
+def read_pulumi_yaml(path: Path, what: str) -> dict[str, Any]:
+    """A Pulumi project or stack file's top-level mapping, its plain scalars typed as the Pulumi engine types them
+    (go-yaml v3); a scalar that reader would read otherwise than the file seems to say is refused with its line."""
+    return _read_mapping(path, what, _PulumiLoader)
+
+
+def _read_mapping(path: Path, what: str, loader: type[_BoundedLoader]) -> dict[str, Any]:
     text = read_text(path, what, max_bytes=YAML_FILE_BYTES_MAX)
     try:
-        document = yaml.load(text, Loader=_BoundedLoader)
+        document = yaml.load(text, Loader=loader)
+    except _Refused as refused:
+        raise FileProblem(f"{what} {shown_path(path)}, line {refused.line}: {refused.reason}") from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
@@ -209,6 +231,15 @@ class _NoAliasDumper(yaml.SafeDumper):
     def ignore_aliases(self, data: Any) -> bool:
         return True
 
+    def resolve(self, kind: type[Node], value: str, implicit: tuple[bool, bool]) -> str:
+        """The tag a plain scalar would be read with. PyYAML's emitter writes a string plain only where its own
+        (YAML 1.1) reading is a string; a string that go-yaml v2 (kubectl) or v3 (Pulumi) would read as a number or
+        a boolean is given another tag here, so that the emitter quotes it too."""
+        tag: str = super().resolve(kind, value, implicit)
+        if kind is ScalarNode and implicit == (True, False) and tag == STR_TAG and needs_quotes(value):
+            return "tag:trainstack,2026:read-otherwise"
+        return tag
+
 
 def _not_json(constant: str) -> None:
     """Python's json reads NaN and Infinity; JSON has neither, and a NaN passes every comparison."""
@@ -267,6 +298,36 @@ class _BoundedLoader(yaml.SafeLoader):
         if node is not None:
             _expanded_size(node, {}, set())
         return node
+
+
+class _Refused(Exception):
+    def __init__(self, reason: str, line: int):
+        super().__init__(reason)
+        self.reason, self.line = reason, line
+
+
+STR_TAG = "tag:yaml.org,2002:str"
+_PULUMI_TAGS = {bool: "tag:yaml.org,2002:bool", int: "tag:yaml.org,2002:int", float: "tag:yaml.org,2002:float",
+                str: "tag:yaml.org,2002:str", type(None): "tag:yaml.org,2002:null"}
+
+
+class _PulumiLoader(_BoundedLoader):
+    """The bounded loader with go-yaml v3's typing of plain scalars (yaml_scalars.pulumi_scalar), the reader of
+    Pulumi's own files (pulumi/pulumi sdk/go/common/encoding/marshal.go reads them with gopkg.in/yaml.v3)."""
+
+    def compose_scalar_node(self, anchor: str | None) -> ScalarNode:
+        event = self.peek_event()
+        try:
+            node: ScalarNode = Composer.compose_scalar_node(self, anchor)
+        except ScalarRefused as refused:
+            raise _Refused(str(refused), event.start_mark.line + 1) from None
+        return node
+
+    def resolve(self, kind: type[Node], value: str, implicit: tuple[bool, bool]) -> str:
+        if kind is ScalarNode and implicit[0]:
+            return "tag:yaml.org,2002:merge" if value == "<<" else _PULUMI_TAGS[type(pulumi_scalar(value))]
+        tag: str = super().resolve(kind, value, implicit)
+        return tag
 
 
 def _expanded_size(node: Node, sizes: dict[int, int], open_nodes: set[int]) -> int:

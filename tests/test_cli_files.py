@@ -71,7 +71,7 @@ BAD_STACK_FILES = {
     "config that is a list": ("config:\n  - trainstack:region\n", "'config' is ['trainstack:region']; it must be"),
     "a config key YAML reads as a number": ("config:\n  1: x\n", "config key 1 is not a name"),
     "a date the engine cannot pass on": ("config:\n  trainstack:capacityEnd:\n    at: 2026-12-01\n",
-                                         "trainstack:capacityEnd holds a value the Pulumi engine cannot pass on"),
+                                         "line 3: 2026-12-01 is read as a timestamp by the Pulumi engine"),
     "broken YAML": ("config:\n  trainstack:region: [us-east-1\n", "is not valid YAML at line 3"),
     "a key given twice": ("config:\n  trainstack:region: us-east-1\n  trainstack:region: us-west-2\n",
                           "key 'trainstack:region' is given twice in one mapping (lines 2 and 3)"),

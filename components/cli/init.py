@@ -43,7 +43,7 @@ def add_init(commands: Any, here: dict[str, Any]) -> None:
 
 def initialise(args: argparse.Namespace) -> int:
     """Write ``Pulumi.<stack>.yaml`` and ``stack.schema.json`` into the project's stack directory."""
-    from ..boundary import FileProblem, read_text, read_yaml_mapping, shown_path, write_text
+    from ..boundary import FileProblem, read_pulumi_yaml, read_text, shown_path, write_text
     from ..config.commented import commented_stack_file
     from ..config.schema import render as render_schema
     from ..plan import find_project
@@ -55,7 +55,7 @@ def initialise(args: argparse.Namespace) -> int:
         raise FileProblem(f"{target.name} exists in {shown_path(target.parent)}: choose another --stack, or pass "
                           "--force to replace it")
     shipped = workloads()[args.workload]
-    document = read_yaml_mapping(shipped, "shipped stack")
+    document = read_pulumi_yaml(shipped, "shipped stack")
     schema = target.parent / SCHEMA_NAME
     header = [f"# yaml-language-server: $schema={SCHEMA_NAME}",
               *_opening_comment(read_text(shipped, "shipped stack")),

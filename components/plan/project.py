@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..boundary import FileProblem, cut, read_yaml_mapping, shown_path
+from ..boundary import FileProblem, cut, read_pulumi_yaml, shown_path
+from ..yaml_scalars import engine_json
 
 SECRET_PLACEHOLDER = "[secret: not decrypted by the offline plan]"
 STACK_FILE_KEYS = ("config", "environment", "secretsprovider", "encryptedkey", "encryptionsalt")
@@ -62,7 +62,7 @@ def find_project(start: Path) -> Project:
 
 
 def _read_project(project_file: Path) -> Project:
-    spec = read_yaml_mapping(project_file, "project file")
+    spec = read_pulumi_yaml(project_file, "project file")
     root = project_file.parent
     if "name" not in spec:
         raise StackFileProblem(f"project file {project_file} has no 'name'.")
@@ -82,7 +82,7 @@ def load_stack(project: Project, stack: str) -> StackSettings:
     if not path.is_file():
         known = ", ".join(project.stacks()) or "none"
         raise ProjectError(f"stack '{cut(stack)}' has no config file {shown_path(path)} (stacks here: {known}).")
-    document = read_yaml_mapping(path, "stack file")
+    document = read_pulumi_yaml(path, "stack file")
     _refuse_unknown_keys(document, path)
     section = document.get("config")
     if section is None:
@@ -133,13 +133,36 @@ def _replace_nested_secrets(value: Any, key: str, secret_keys: list[str]) -> Any
 
 
 def _as_engine_string(value: Any, key: str, path: Path) -> str:
-    """The engine passes strings as-is, everything else as JSON; a value JSON cannot carry
-    (a YAML timestamp, binary or set, a mapping with non-string keys) is refused."""
+    """The string the engine hands the program for ``value``: a string as it is, anything else as Go's JSON of it
+    (maps with their keys sorted, floats as Go writes them: pulumi/pulumi sdk/go/common/resource/config/object.go,
+    MarshalString). A value JSON cannot carry (a YAML binary or set, a mapping with a key that is not text) is
+    refused."""
     if isinstance(value, str):
         return value
+    where = _non_text_key(value)
+    if where is not None:
+        raise StackFileProblem(f"stack file {path}: {key} holds the key {cut(repr(where))}, which YAML reads as a "
+                               f"{type(where).__name__}, not text; quote it: '{cut(where)}'")
     try:
-        return json.dumps(value, allow_nan=False)
+        return engine_json(value)
     except (TypeError, ValueError) as error:
         raise StackFileProblem(f"stack file {path}: {key} holds a value the Pulumi engine cannot pass on "
                                f"({cut(str(error))}); quote dates and times, and write mappings with "
                                "string keys") from None
+
+
+def _non_text_key(value: Any) -> Any:
+    """The first mapping key under ``value`` that is not a string (the engine writes it with Go's ``%v``), or None."""
+    if isinstance(value, dict):
+        for item_key, item in value.items():
+            if not isinstance(item_key, str):
+                return item_key
+            found = _non_text_key(item)
+            if found is not None:
+                return found
+    if isinstance(value, list):
+        for item in value:
+            found = _non_text_key(item)
+            if found is not None:
+                return found
+    return None
