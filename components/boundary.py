@@ -235,7 +235,7 @@ class _NoAliasDumper(yaml.SafeDumper):
         """The tag a plain scalar would be read with. PyYAML's emitter writes a string plain only where its own
         (YAML 1.1) reading is a string; a string that go-yaml v2 (kubectl) or v3 (Pulumi) would read as a number or
         a boolean is given another tag here, so that the emitter quotes it too."""
-        tag: str = super().resolve(kind, value, implicit)
+        tag: str = super().resolve(kind, value, implicit)  # type: ignore[no-untyped-call]  # PyYAML's stubs
         if kind is ScalarNode and implicit == (True, False) and tag == STR_TAG and needs_quotes(value):
             return "tag:trainstack,2026:read-otherwise"
         return tag
@@ -315,8 +315,8 @@ class _PulumiLoader(_BoundedLoader):
     """The bounded loader with go-yaml v3's typing of plain scalars (yaml_scalars.pulumi_scalar), the reader of
     Pulumi's own files (pulumi/pulumi sdk/go/common/encoding/marshal.go reads them with gopkg.in/yaml.v3)."""
 
-    def compose_scalar_node(self, anchor: str | None) -> ScalarNode:
-        event = self.peek_event()
+    def compose_scalar_node(self, anchor: Any) -> ScalarNode:
+        event = self.peek_event()  # type: ignore[no-untyped-call]  # PyYAML's stubs leave it untyped
         try:
             node: ScalarNode = Composer.compose_scalar_node(self, anchor)
         except ScalarRefused as refused:
@@ -326,7 +326,7 @@ class _PulumiLoader(_BoundedLoader):
     def resolve(self, kind: type[Node], value: str, implicit: tuple[bool, bool]) -> str:
         if kind is ScalarNode and implicit[0]:
             return "tag:yaml.org,2002:merge" if value == "<<" else _PULUMI_TAGS[type(pulumi_scalar(value))]
-        tag: str = super().resolve(kind, value, implicit)
+        tag: str = super().resolve(kind, value, implicit)  # type: ignore[no-untyped-call]  # PyYAML's stubs
         return tag
 
 

@@ -103,11 +103,11 @@ def pulumi_scalar(text: str) -> Scalar:
                             f"octal there, and 0x, 0o, 0b are bases), and as {_yaml_12_reading(plain)} by YAML "
                             "1.2; write the number in decimal without leading zeros, or quote it for the text")
     if _YAML_STYLE_FLOAT.fullmatch(plain):
-        number = float(plain)
-        if math.isinf(number):
+        real = float(plain)
+        if math.isinf(real):
             raise ScalarRefused(f"{text} is beyond a 64-bit float, which the Pulumi engine reads as the text "
                                 f"{text}; quote it: '{text}'")
-        return number
+        return real
     return text
 
 
