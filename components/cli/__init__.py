@@ -3,8 +3,9 @@
 Exit codes: 0 ok; 1 a mandatory policy (plan) failed, preflight did not pass (a check
 failed, could not run without --allow-unchecked, or nothing was checked), or the diff's
 gate is closed (a new mandatory failure, unapproved data loss); 2 the project, its config,
-an argument or a file read or written is invalid (one line naming it), or `report` lacks
-Graphviz's `dot`; 3 the program failed for another reason (``--debug`` shows the traceback).
+an argument or a file read or written is invalid (one line naming it), a command that calls
+AWS finds no usable credentials (one line: where botocore looked, how to give them), or
+`report` lacks Graphviz's `dot`; 3 the program failed for another reason (``--debug`` shows the traceback).
 The reason goes to standard error (one line; a configuration error lists each problem); with
 ``--json`` standard output holds one JSON document (the record, or the error) and a line is on
 standard error too.

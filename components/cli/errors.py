@@ -14,9 +14,9 @@ from ..config import ConfigError
 EXIT_OK, EXIT_POLICY, EXIT_CONFIG, EXIT_FAILURE = 0, 1, 2, 3
 EXIT_CODES = (f"exit codes: {EXIT_OK} done; {EXIT_POLICY} a mandatory policy failed (plan), preflight did not pass, "
               "the diff's gate is closed, or a real engine (rehearse, up) exited or stalled; "
-              f"{EXIT_CONFIG} the input is invalid (project, configuration, argument, file); {EXIT_FAILURE} the "
-              "program failed otherwise (--debug shows the traceback). The reason goes to standard error: one line (a "
-              "configuration error: each problem, its value and fix).")
+              f"{EXIT_CONFIG} the input is invalid (project, configuration, argument, file, AWS credentials); "
+              f"{EXIT_FAILURE} the program failed otherwise (--debug shows the traceback). The reason goes to standard "
+              "error: one line (a configuration error: each problem, its value and fix).")
 """What ``trainstack --help`` says of the codes below."""
 PROGRAM_ERROR_SHOWN = 300
 """Characters of an unexpected error's message the CLI prints (--debug shows all of it)."""
@@ -26,7 +26,8 @@ CONFIG_PATH_SHOWN = 120
 
 def print_error(error: Exception, args: argparse.Namespace) -> int:
     """One line (or, with --json, one JSON object) for ``error`` and its exit code: 2 for what the user can
-    fix (configuration, project, files, a kubeconfig, arguments, an approval that matches nothing), 3 for the rest
+    fix (configuration, project, files, a kubeconfig, arguments, an approval that matches nothing, AWS credentials
+    missing or expired), 3 for the rest
     (commands with --debug; others re-raise)."""
     from ..kube.kubeconfig import KubeconfigError
     from ..launch import LaunchError
@@ -64,6 +65,13 @@ def print_error(error: Exception, args: argparse.Namespace) -> int:
 
     if isinstance(error, EngineFailure):  # whole: the engine's log lines are the diagnosis
         return _print_line(as_json, "engines", str(error), EXIT_POLICY)
+    from ..preflight.credentials import credentials_problem
+
+    # Missing or expired AWS credentials, for every command that calls AWS (prices, capacity, preflight, upgrade
+    # --aws): where botocore looked and how to give them, not its bare "Unable to locate credentials".
+    credentials = credentials_problem(error)
+    if credentials is not None:
+        return _print_line(as_json, "credentials", credentials, EXIT_CONFIG)
     if not hasattr(args, "debug"):
         raise error
     if args.debug:

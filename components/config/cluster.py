@@ -14,6 +14,7 @@ from ..catalog.eks_versions import previous_minor
 from ..cidrs import whole_internet
 from .base import ConfigModel, ConfigValueError
 from .pods import PodsPerNode, pods_per_node
+from .principals import ACCESS_ENTRY_ARN, admin_listings, refuse_repeats
 from .vpc_cni import VpcCniConfig
 
 # Kubernetes versions a cluster may use: every minor EKS offers on the window's date, in standard or extended support
@@ -37,7 +38,7 @@ VPC_CNI_MIN_FOR_EFA_ONLY = (1, 18, 5)
 ControlPlaneTier = Literal["standard", "tier-xl", "tier-2xl", "tier-4xl", "tier-8xl"]
 CONTROL_PLANE_TIERS: tuple[ControlPlaneTier, ...] = ("standard", "tier-xl", "tier-2xl", "tier-4xl", "tier-8xl")
 
-PRINCIPAL_ARN = re.compile(r"^arn:aws(-cn|-us-gov)?:(iam|sts)::\d{12}:(role|user|assumed-role)/[\w+=,.@/-]+$")
+PRINCIPAL_ARN = re.compile(ACCESS_ENTRY_ARN)
 
 
 def _cpu_families() -> list[str]:
@@ -294,10 +295,12 @@ class EksConfig(ConfigModel):
         for index, arn in enumerate(arns):
             if not PRINCIPAL_ARN.match(arn):
                 raise ConfigValueError(
-                    f"'{arn}' is not an IAM role or user ARN.",
+                    f"'{arn}' is not an IAM role or user ARN; an EKS access entry names one of those (not an "
+                    "assumed-role session).",
                     fix="use arn:aws:iam::<12-digit account>:role/<name> (or :user/<name>).",
                     path=(index,), value=arn,
                 )
+        refuse_repeats(admin_listings(arns), within=("eks", "adminPrincipals"))
         return arns
 
 

@@ -15,11 +15,9 @@ from typing import Literal, Optional
 from pydantic import Field, field_validator, model_validator
 
 from .base import ConfigModel, ConfigValueError
+from .principals import ACCESS_ENTRY_ARN, refuse_repeats, team_listings
 
 KUBERNETES_NAME = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
-MEMBER_ARN = r"^arn:aws(-cn|-us-gov)?:iam::\d{12}:(role|user)/[\w+=,.@/-]+$"
-"""An IAM role or user: what an EKS access entry's principal may be (EKS API reference, CreateAccessEntry,
-``principalArn``: an assumed-role session is not a principal an entry can name)."""
 # Namespaces a team cannot own: Kubernetes' and EKS's own, where trainstack neither labels nor isolates, and the
 # platform's own (storage/lustre_directories.py: the FSx root and the Job that makes the teams' directories).
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease", "trainstack-system")
@@ -41,13 +39,11 @@ class TeamQuotaConfig(ConfigModel):
 
 def _principals(arns: list[str]) -> list[str]:
     for index, arn in enumerate(arns):
-        if not re.match(MEMBER_ARN, arn):
+        if not re.match(ACCESS_ENTRY_ARN, arn):
             raise ConfigValueError(
                 f"'{arn}' is not an IAM role or user ARN; an EKS access entry names one of those (not an "
                 "assumed-role session).", fix="use arn:aws:iam::<12-digit account>:role/<name> (or :user/<name>).",
                 path=(index,), value=arn)
-        if arns.index(arn) != index:
-            raise ConfigValueError(f"{arn} is listed twice.", fix="remove one of them.", path=(index,), value=arn)
     return arns
 
 
@@ -65,7 +61,7 @@ class TeamConfig(ConfigModel):
     group's capacity is shared by the cohort."""
     borrowing: bool = True
     """Use the cohort's spare capacity beyond the guarantee (false: the guarantee is the limit)."""
-    members: list[str] = Field(default=[], json_schema_extra={"items": {"pattern": MEMBER_ARN}})
+    members: list[str] = Field(default=[], json_schema_extra={"items": {"pattern": ACCESS_ENTRY_ARN}})
     """IAM role or user ARNs that submit the team's jobs: each gets an EKS access entry in the Kubernetes group
     bound to the team's Role, which reaches the team's namespace and nothing else (docs/adr/0016-teams-as-tenants.md).
     Prefer roles (an IAM Identity Center permission set is one): a user's access keys live until someone rotates
@@ -117,7 +113,7 @@ class SchedulingConfig(ConfigModel):
     requeued, giving its nodes back, instead of holding half of them while waiting for the rest."""
     preemption: Literal["Never", "LowerPriority"] = "LowerPriority"
     """Whether a team's job may preempt lower-priority jobs to reclaim its guaranteed nodes."""
-    viewers: list[str] = Field(default=[], json_schema_extra={"items": {"pattern": MEMBER_ARN}})
+    viewers: list[str] = Field(default=[], json_schema_extra={"items": {"pattern": ACCESS_ENTRY_ARN}})
     """IAM role or user ARNs that may read every team's queue status (ClusterQueues, LocalQueues, Workloads) and
     nothing else: an access entry in the cluster-wide viewer group."""
 
@@ -137,18 +133,9 @@ class SchedulingConfig(ConfigModel):
                                            "namespace.", fix=f"give each team its own {key}.",
                                            path=("teams", index, key), value=value)
                 seen.add(value)
-        owners: dict[str, str] = {}
-        for index, team in enumerate(self.teams):
-            for member_index, arn in enumerate(team.members):
-                if arn in owners:
-                    # One access entry per principal and cluster (EKS CreateAccessEntry): it would carry both
-                    # teams' groups, and the wall between them would be this principal.
-                    raise ConfigValueError(
-                        f"{arn} is a member of teams '{owners[arn]}' and '{team.name}'; a member of two teams "
-                        "carries both teams' access in one access entry.",
-                        fix="use one role per team (an IAM Identity Center permission set each).",
-                        path=("teams", index, "members", member_index), value=arn)
-                owners[arn] = team.name
+        # One access entry per principal (config/principals.py): a member of two teams would carry both teams'
+        # groups in it, and the wall between them would be this principal.
+        refuse_repeats(team_listings([(t.name, t.members) for t in self.teams], self.viewers), within=("scheduling",))
         names = [p.name for p in self.priorities]
         for index, name in enumerate(names):
             if names.index(name) != index:

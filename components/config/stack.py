@@ -31,6 +31,7 @@ from .kubernetes_version import check_minor_pins
 from .network import NetworkConfig
 from .nodegroups import NodeGroupConfig
 from .offerings import check_offerings, check_region, check_zones
+from .principals import admin_listings, refuse_repeats, team_listings
 from .profiles import with_profile_defaults
 from .scheduling import SchedulingConfig, cohort_of_groups
 from .storage import EFA_GUIDE, CheckpointBucketConfig, FsxConfig
@@ -337,16 +338,10 @@ class StackConfig(ConfigModel):
         except ConfigValueError as error:
             error.path = ("scheduling", *error.path)
             raise
-        admins = set(self.eks.admin_principals) if self.eks is not None else set()
-        for index, team in enumerate(self.scheduling.teams):
-            for member_index, arn in enumerate(team.members):
-                if arn in admins:
-                    # One access entry per principal and cluster (EKS CreateAccessEntry); an admin reaches
-                    # every namespace anyway, so the team's fence would not hold for them.
-                    raise ConfigValueError(
-                        f"{arn} is a cluster admin (eks.adminPrincipals) and a member of team '{team.name}'.",
-                        fix="keep it in one of the two: admins reach every team already.",
-                        path=("scheduling", "teams", index, "members", member_index), value=arn)
+        # One access entry per principal and cluster, across the admins, the members and the viewers (principals.py).
+        admins = self.eks.admin_principals if self.eks is not None else []
+        refuse_repeats(admin_listings(admins) + team_listings(
+            [(t.name, t.members) for t in self.scheduling.teams], self.scheduling.viewers))
 
     def _check_team_paths(self) -> None:
         """With teams, each team's FSx claim mounts only ``/teams/<team>`` (storage/lustre_directories.py): a path

@@ -23,6 +23,7 @@ from ..config import NodeGroupConfig, StackConfig
 from ..config.hyperpod import InstanceGroupConfig
 from ..config.ip_budget import ip_budget
 from ..config.offerings import Placement, placements
+from .credentials import require_credentials
 
 Status = Literal["pass", "fail", "could-not-check"]
 
@@ -56,9 +57,11 @@ class Clients:
         import boto3
         from botocore.config import Config
 
-        # Fail fast where there is no network or no credentials: answers are could-not-check.
+        # No usable credentials is the user's to fix before anything is asked (credentials.py: the CLI says where
+        # botocore looked, exit 2). Fail fast where there is no network: answers are could-not-check.
         config = Config(connect_timeout=5, read_timeout=20, retries={"max_attempts": 2})
         session = boto3.Session(region_name=region)
+        require_credentials(session)
         ec2 = session.client("ec2", config=config)
         return cls(ec2=ec2, capacity=ec2, quotas=session.client("service-quotas", config=config),
                    sagemaker=session.client("sagemaker", config=config))

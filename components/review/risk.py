@@ -19,8 +19,9 @@
   still uses is refused by EC2 and blocks (``disruption``).
 - Ignored: an input the resource's ``ignoreChanges`` names is said to be ignored (Pulumi leaves
   the running resource as it is), and the cost deltas leave it out.
-- Kubernetes versions: EKS upgrades one minor version at a time and never downgrades; a larger
-  jump is refused here as EKS would refuse it.
+- Kubernetes versions: EKS upgrades one minor version at a time, and rolls a control plane back one minor
+  only, within 7 days of the upgrade and above node groups already back; what EKS would refuse is refused here
+  (``kubernetes_version``).
 - Policies: a newly failing mandatory policy blocks; advisory ones and fixes are reported.
 - Purchases: creating or replacing a resource that buys something for good (a Capacity Block) blocks until the
   pull request approves it by URN; a change of a resource type the table does not know blocks the same way
@@ -28,6 +29,10 @@
 - Access: a change that widens a team's access (a new member or viewer, a wider group, a Role or IAM policy
   that grants more, a looser Pod Security level, a NetworkPolicy removed or widened) is a security change: a
   warning the gate shows by name (``widening``).
+- Same object, new URN: a Kubernetes object the head registers under a URN the engine does not match with the
+  base's (a rename of what names it) is created before the old resource is deleted, and both are one object in the
+  API server: ``pulumi up`` stops half way, or deletes the object at the end. It blocks, with the state renames
+  that make the change apply (``same_object``).
 - Reserved capacity: a group that keeps its reservation, block or training plan under another instance type blocks
   (nothing launches in it, and it keeps billing); one let go of is a warning that it still bills (``held_capacity``).
 """
@@ -40,6 +45,7 @@ from typing import Any, Literal, Optional
 
 from ..catalog import resource_types
 from ..names import EKS_COMPONENT_CLUSTER, LAUNCH_TEMPLATE, NODE_GROUP, VPC
+from . import kubernetes_version
 from .diff import IgnoredChange, PlanDiff, ResourceChange
 from .disruption import (
     Dependents,
@@ -85,7 +91,7 @@ def assess(diff: PlanDiff, approvals: frozenset[str] = frozenset()) -> list[Find
         if change.action in ("replace", "delete"):
             findings += _loss_and_protection(change, approvals, asked)
         if change.type == EKS_COMPONENT_CLUSTER:
-            findings += _kubernetes_version(change)
+            findings += kubernetes_version.findings(change, diff)
         findings += [Finding("instance-group", "warning", change.urn, f"{change.name}: {loss}, jobs on them are killed",
                              "SageMaker's UpdateCluster deletes instance groups (InstanceGroupsToDelete) and removes "
                              "instances to meet a lower count. Checkpoint and stop the jobs on this group first.")
@@ -116,8 +122,10 @@ def assess(diff: PlanDiff, approvals: frozenset[str] = frozenset()) -> list[Find
                                     monthly_total(sections, "base", "desired"))
     findings += [over] if over else []
     findings += held_capacity_findings(diff, sections["base"])
+    from .same_object import findings as same_object_findings
     from .widening import findings as access_widenings
 
+    findings += same_object_findings(diff)
     findings += access_widenings(diff)
     _refuse_unmatched(approvals - asked, asked)
     return findings
@@ -254,38 +262,6 @@ def _ignored(item: IgnoredChange) -> Finding:
                    "The resource's ignoreChanges names it: Pulumi leaves the running resource as it is (a node "
                    "group's size belongs to the autoscaler), so the cost deltas leave it out. A resource created "
                    "anew starts at the new value.")
-
-
-def _kubernetes_version(change: ResourceChange) -> list[Finding]:
-    version = next((c for c in change.inputs if c.path == "version"), None)
-    if version is None:
-        return []
-    before, after = _minor(version.before), _minor(version.after)
-    if before is None or after is None:
-        return [Finding("kubernetes-version", "warning", change.urn,
-                        f"{change.name}: Kubernetes version {version.before} -> {version.after}",
-                        "one of the versions is not MAJOR.MINOR; EKS moves one minor version at a time")]
-    if after < before:
-        return [Finding("kubernetes-version", "blocking", change.urn,
-                        f"{change.name}: Kubernetes {version.before} -> {version.after} is a downgrade",
-                        "EKS cannot downgrade a cluster; keep the version or build a new cluster")]
-    if after[0] != before[0] or after[1] - before[1] > 1:
-        step = f"{before[0]}.{before[1] + 1}"
-        return [Finding("kubernetes-version", "blocking", change.urn,
-                        f"{change.name}: Kubernetes {version.before} -> {version.after} skips a minor version",
-                        f"EKS upgrades one minor version at a time and refuses this; go to {step} first, "
-                        "merge and apply, then the next")]
-    return [Finding("kubernetes-version", "warning", change.urn,
-                    f"{change.name}: Kubernetes {version.before} -> {version.after}",
-                    "EKS upgrades the control plane in place; then each node group rolls to the new version "
-                    "(see its node roll)")]
-
-
-def _minor(value: Any) -> Optional[tuple[int, int]]:
-    parts = str(value).split(".")
-    if len(parts) != 2 or not all(p.isdigit() for p in parts):
-        return None
-    return int(parts[0]), int(parts[1])
 
 
 def _node_rolls(diff: PlanDiff) -> list[Finding]:

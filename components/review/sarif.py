@@ -29,10 +29,12 @@ _DIFF_RULES = {
               "grants more, a looser Pod Security level, a NetworkPolicy removed or widened)",
     "cost": "The monthly cost at desired size rises past the stack's cost.maxMonthlyIncreaseUsd",
     "data-loss": "A stateful resource (file system, bucket, image repository, cluster, key) is replaced or deleted",
-    "kubernetes-version": "A Kubernetes version change EKS refuses (more than one minor version, or a downgrade)",
+    "kubernetes-version": "A Kubernetes version change EKS refuses (more than one minor up or back, or a rollback "
+                          "above node groups still on the newer minor)",
     "network": "The VPC of a running cluster, file system or HyperPod cluster is replaced or deleted",
     "purchase": "A resource that buys something for good (a Capacity Block, paid up front) is created or replaced",
-    "rejected": "A change AWS refuses (a replacement subnet overlapping a subnet the VPC still has)",
+    "rejected": "A change AWS or the Pulumi engine cannot apply (a replacement subnet overlapping a subnet the VPC "
+                "still has; a Kubernetes object given a new URN)",
     "reserved-capacity": "A group keeps its reservation, Capacity Block or training plan under an instance type that "
                          "cannot launch in it, while it keeps billing",
     "unclassified": "A change of a resource type the resource-type table does not know",

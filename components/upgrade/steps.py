@@ -102,8 +102,7 @@ def _refuse_target(current: str, target: str, *, autoscaler: bool, neuron: bool)
         raise UpgradeRefused(f"Kubernetes {target} is not a minor EKS offers (window: {', '.join(EKS_VERSIONS)}).",
                              f"choose one of {newer or 'none: ' + current + ' is the newest'}.")
     if addons.minor(target) <= addons.minor(current):
-        raise UpgradeRefused(f"the stack is already on {current}; {target} is not newer.",
-                             "name a newer minor (EKS cannot downgrade a cluster beyond its 7-day rollback).")
+        raise UpgradeRefused(f"the stack is already on {current}; {target} is not newer.", _older_fix(current, target))
     minors = minors_between(current, target)
     for minor in minors:
         missing = missing_pins(minor, autoscaler=autoscaler, neuron_scheduler=neuron)
@@ -111,6 +110,19 @@ def _refuse_target(current: str, target: str, *, autoscaler: bool, neuron: bool)
             raise UpgradeRefused(f"trainstack cannot yet plan Kubernetes {minor}: {'; '.join(missing)}.",
                                  f"upgrade to {previous_minor(minor)} at most for now.")
     return minors
+
+
+def _older_fix(current: str, target: str) -> str:
+    """What to do instead of upgrading to ``target``, no newer than ``current``: the gate's rule for a rollback
+    (review/kubernetes_version.py), from EKS's (docs.aws.amazon.com/eks/latest/userguide/rollback-cluster.html)."""
+    if target == current:
+        return "name a newer minor."
+    if target != previous_minor(current):
+        return (f"name a newer minor; EKS rolls a control plane back to the previous minor only "
+                f"({previous_minor(current)}), within 7 days of the upgrade.")
+    return (f"name a newer minor. To roll back to {target} instead (EKS takes a control plane back one minor within 7 "
+            f"days of its upgrade to {current}), revert the upgrade's changes in reverse order, the node groups' first "
+            "and the control plane's last, each judged by `trainstack diff`.")
 
 
 def _neuron(config: dict[str, Any]) -> bool:

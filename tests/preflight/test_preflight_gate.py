@@ -1,6 +1,6 @@
 """`trainstack preflight` as a gate: a check that could not run is not a pass, a run that
 checked nothing never passes, and --allow-unchecked accepts only what could not be checked
-beside checks that did run. Against moto's EC2 on 127.0.0.1 and with no credentials at all."""
+beside checks that did run. Against moto's EC2 on 127.0.0.1 and an endpoint where nothing listens."""
 
 import argparse
 from pathlib import Path
@@ -8,7 +8,6 @@ from pathlib import Path
 import boto3
 import pytest
 from botocore.config import Config
-from trainstack import cli
 from trainstack.cli.commands import preflight
 from trainstack.preflight import Check, Clients, verdict
 
@@ -28,23 +27,21 @@ def clients(ec2_endpoint: str, quotas_endpoint: str) -> Clients:
                                                               endpoint_url=quotas_endpoint, config=config))
 
 
-def test_with_no_credentials_nothing_is_checked_and_preflight_exits_1_saying_so(monkeypatch, tmp_path, capsys):
-    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
-                 "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI",
-                 "AWS_WEB_IDENTITY_TOKEN_FILE"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
-    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
-    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
-    for flags in ([], ["--allow-unchecked"]):
-        assert cli.main(["preflight", "--cwd", str(REPO), "--stack", "dev", *flags]) == 1
+def test_when_no_check_reaches_aws_nothing_is_checked_and_preflight_exits_1_saying_so(monkeypatch, capsys):
+    # Credentials, but AWS cannot be reached. (No credentials at all is refused before any check runs, exit 2:
+    # tests/preflight/test_credentials.py.)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    unreachable = clients(UNREACHABLE, UNREACHABLE)
+    for allow_unchecked in (False, True):
+        assert preflight(preflight_args(allow_unchecked), unreachable) == 1
         out, err = capsys.readouterr()
         # The 2 passes: subnets this stack creates. The 8: the offerings, the vCPU quotas and EKS's and the VPC's
         # quotas (managed node groups, nodes per group, network interfaces).
         assert "0 failed, 8 could not be checked, 2 passed" in out
         assert err == ("error: preflight did not pass: nothing was checked against the account: all 8 checks could "
-                       "not run (first: NoCredentialsError: Unable to locate credentials); give credentials that "
-                       "may read EC2 and Service Quotas\n")
+                       'not run (first: EndpointConnectionError: Could not connect to the endpoint URL: '
+                       f'"{UNREACHABLE}/"); give credentials that may read EC2 and Service Quotas\n')
 
 
 def test_checks_that_could_not_run_beside_ones_that_did_fail_the_gate_unless_allowed(aws, capsys):

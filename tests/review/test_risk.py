@@ -23,10 +23,10 @@ def edited(document: dict, type_token: str, name: str, edit) -> dict:
     return head
 
 
-def with_version(document: dict, version: str) -> dict:
+def with_version(document: dict, version: str, types: tuple[str, ...] = (CLUSTER, NODE_GROUP)) -> dict:
     head = copy.deepcopy(document)
     for resource in head["resources"]:
-        if resource["type"] in (CLUSTER, NODE_GROUP):
+        if resource["type"] in types:
             resource["inputs"]["version"] = version
     return head
 
@@ -37,9 +37,34 @@ def test_a_two_minor_kubernetes_jump_is_refused_as_eks_refuses_it(base):
     assert len(refused) == 1 and "skips a minor version" in refused[0].title and "go to 1.34 first" in refused[0].detail
 
 
-def test_a_kubernetes_downgrade_is_refused(base):
+def test_a_one_minor_rollback_above_node_groups_already_back_passes_warning_of_the_seven_day_window(base):
+    # EKS takes the control plane back to the previous minor within 7 days of the in-place upgrade
+    # (rollback-cluster.html); the node groups went back first, in a change of their own.
+    nodes_back = with_version(base, "1.34", (NODE_GROUP,))
+    findings = assess(compare(nodes_back, with_version(nodes_back, "1.34", (CLUSTER,))))
+    assert not blocking(findings)
+    [rollback] = [f for f in findings if f.kind == "kubernetes-version"]
+    assert (rollback.severity, rollback.title) == ("warning", "fsdp-p5-eks: Kubernetes 1.35 -> 1.34 is a rollback")
+    assert rollback.detail.startswith("EKS rolls the control plane back one minor only within 7 days of the in-place "
+                                      "upgrade to 1.35 completing, on a cluster upgraded to 1.35 rather than created "
+                                      "on it; after that EKS refuses it")
+
+
+def test_a_rollback_under_node_groups_still_on_the_newer_minor_is_refused(base):
+    # EKS rolls back no managed node group, and Pulumi would move the cluster before the groups that stand on it.
     refused = [f for f in blocking(assess(compare(base, with_version(base, "1.34")))) if f.kind == "kubernetes-version"]
-    assert refused and "downgrade" in refused[0].title
+    assert [f.title for f in refused] == ["fsdp-p5-eks: Kubernetes 1.35 -> 1.34 rolls back under node groups still on "
+                                          "1.35"]
+    assert "Roll fsdp-p5-eks-p5, fsdp-p5-eks-system back to 1.34 first, in a change of their own" in refused[0].detail
+
+
+def test_a_rollback_of_two_minors_is_refused_as_eks_rolls_back_one(base):
+    nodes_back = with_version(base, "1.33", (NODE_GROUP,))
+    refused = [f for f in blocking(assess(compare(nodes_back, with_version(nodes_back, "1.33", (CLUSTER,)))))
+               if f.kind == "kubernetes-version"]
+    assert [f.title for f in refused] == ["fsdp-p5-eks: Kubernetes 1.35 -> 1.33 rolls back more than one minor"]
+    assert refused[0].detail.startswith("EKS rolls a control plane back to the previous minor only (1.34), within 7 "
+                                        "days of the upgrade to 1.35")
 
 
 def test_one_minor_step_passes_and_rolls_every_node_group_at_its_update_pace(base):

@@ -115,9 +115,9 @@ def test_an_existing_clusters_teams_get_their_objects_but_no_access_entry_or_iam
 
 @pytest.mark.parametrize("edit, says", [
     (lambda c: c["scheduling"]["teams"][1]["members"].append(LLM),
-     "is a member of teams 'llm' and 'vision'"),
+     "is a member of team 'llm' (scheduling.teams[0].members[0]) and a member of team 'vision'"),
     (lambda c: c["scheduling"]["teams"][0]["members"].append("arn:aws:iam::123456789012:role/ml-platform-admin"),
-     "is a cluster admin (eks.adminPrincipals) and a member of team 'llm'"),
+     "is a cluster admin (eks.adminPrincipals[0]) and a member of team 'llm'"),
     (lambda c: c["scheduling"]["teams"][0]["members"].append("arn:aws:sts::123456789012:assumed-role/x/y"),
      "scheduling.teams[0].members[1]"),
     (lambda c: c["scheduling"]["teams"][0].update(namespace="kube-system"), "Kubernetes' or the platform's own"),

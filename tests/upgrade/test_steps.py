@@ -74,6 +74,21 @@ def test_a_target_outside_the_window_a_downgrade_or_a_minor_without_pins_is_refu
         upgrade_steps(stack_file("dev", version), target, from_the_guide)
 
 
+@pytest.mark.parametrize(("target", "fix"), [
+    ("1.34", "name a newer minor. To roll back to 1.34 instead (EKS takes a control plane back one minor within 7 days "
+             "of its upgrade to 1.35), revert the upgrade's changes in reverse order, the node groups' first and the "
+             "control plane's last, each judged by `trainstack diff`."),
+    ("1.33", "name a newer minor; EKS rolls a control plane back to the previous minor only (1.34), within 7 days of "
+             "the upgrade."),
+    ("1.35", "name a newer minor."),
+])
+def test_an_older_target_says_what_eks_rolls_back_as_the_gate_does(target, fix):
+    # The gate (review/kubernetes_version.py) passes a one-minor rollback with a warning and refuses two minors.
+    with pytest.raises(UpgradeRefused) as refused:
+        upgrade_steps(stack_file("dev", "1.35"), target, from_the_guide)
+    assert refused.value.fix == fix
+
+
 def test_a_bring_your_own_cluster_stack_moves_its_own_layer_after_the_owner_moved_the_cluster():
     steps = upgrade_steps(stack_file("byo-p5", "1.34"), "1.36", from_the_guide)
     assert titles(steps) == ["existing cluster to 1.35", "existing cluster to 1.36"]
