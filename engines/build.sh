@@ -17,6 +17,8 @@
 #   engines/build.sh all          every one of them, the rehearsal's first (in the order the engine tests
 #                                 need them: tests/conftest.py), then the Pulumi CLI and provider, then
 #                                 the newest EKS minor's kube-apiserver
+#   engines/build.sh ENGINE --cached   print the engine's directory if its cache is current, else exit 1 (builds
+#                                 nothing; trainstack says what a build will take before it starts one)
 #   engines/build.sh ENGINE --sources DIR   only the steps that read the module cache (`prepare`
 #                                 and `manifests`, below) into DIR, building nothing: the tests run
 #                                 them against an empty module cache (tests/engines/test_cold_module_cache.py)
@@ -68,8 +70,11 @@ if [[ -n "${TRAINSTACK_ENGINES_TEST:-}" && " ${TRAINSTACK_ENGINES_ALLOWED:-} " !
   exit 3
 fi
 sources="${3:-}"
-if [[ -n "${2:-}" && ( "$2" != --sources || -z "$sources" ) ]]; then
-  echo "engines/build.sh: usage: engines/build.sh ENGINE [--sources DIR]" >&2
+cached_only=false
+if [[ "${2:-}" == --cached && -z "${3:-}" ]]; then
+  cached_only=true
+elif [[ -n "${2:-}" && ( "$2" != --sources || -z "$sources" ) ]]; then
+  echo "engines/build.sh: usage: engines/build.sh ENGINE [--sources DIR | --cached]" >&2
   exit 2
 fi
 module="$here/$engine"
@@ -129,16 +134,24 @@ fi
 
 # One build of an engine at a time: a second caller (CI's background build and a test's
 # fixture, two rehearsals) waits here, then finds the cache complete.
+is_complete() {
+  local name
+  for name in "${names[@]}"; do [[ -x "$target/$name" ]] || return 1; done
+  [[ ! -f "$module/manifests" || -f "$target/manifests/.complete" ]]
+}
+# --cached: whether the engine is built, building nothing and waiting on no build (trainstack.rehearsal.engines
+# says what a build will take before it starts one). A finished build is moved into place whole, so this is exact.
+if $cached_only; then
+  is_complete && echo "$target" && exit 0
+  exit 1
+fi
 mkdir -p "$root"
 if command -v flock > /dev/null; then
   exec 9> "$root/.lock-$engine"
   flock 9
 fi
 
-complete=true
-for name in "${names[@]}"; do [[ -x "$target/$name" ]] || complete=false; done
-[[ ! -f "$module/manifests" || -f "$target/manifests/.complete" ]] || complete=false
-if $complete; then
+if is_complete; then
   echo "$target"
   exit 0
 fi

@@ -1,7 +1,8 @@
 """``trainstack preview|up|destroy --stack NAME``: the real Pulumi engine through the Automation API, for users
-who want no Pulumi project of their own (``trainstack.deploy.engine``). ``up`` plans the stack offline first and
-goes no further when the plan fails (a mandatory policy, a controller model): the engine's own policy packs need
-a Pulumi language host, which this route does without."""
+who want no Pulumi project of their own (``trainstack.deploy.engine``). The engine is the Pulumi CLI the user
+installed, with its plugins, backend and credentials; ``--engine source`` asks for the one trainstack builds from
+Go source instead. ``up`` plans the stack offline first and goes no further when the plan fails (a mandatory policy,
+a controller model): the engine's own policy packs need a Pulumi language host, which this route does without."""
 
 from __future__ import annotations
 
@@ -11,17 +12,19 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Optional
 
-from .errors import EXIT_FAILURE, EXIT_OK, EXIT_POLICY
+from .errors import EXIT_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_POLICY
 
 if TYPE_CHECKING:
     from ..preflight.devices import WaitResult
 
 
 def deploy(args: argparse.Namespace) -> int:
-    """Exit 1 when the plan fails; 3 when the engine does (each failed resource and its message on standard error)."""
+    """Exit 1 when the plan fails; 2 when there is no Pulumi CLI to use; 3 when the engine fails (each failed resource
+    and its message on standard error)."""
     from ..analysis import failed, plan_stack
-    from ..deploy.engine import DeployError, run
+    from ..deploy.engine import DeployError, Engine, PulumiCliMissing, run
     from ..plan import find_project
+    from ..rehearsal import engines
 
     project = find_project(args.cwd)
     if args.action != "destroy":
@@ -36,9 +39,14 @@ def deploy(args: argparse.Namespace) -> int:
             print(line, file=sys.stderr, flush=True)
 
     progress(f"{args.action} {project.name} / {args.stack} with the Pulumi engine")
+    engines.announce = progress
     try:
-        outcome = run(project, args.stack, args.action, state=args.state, progress=progress,
+        engine = Engine.built() if args.engine == "source" else None
+        outcome = run(project, args.stack, args.action, engine=engine, state=args.state, progress=progress,
                       policy_packs=[str(p.resolve()) for p in args.policy_pack] or None)
+    except PulumiCliMissing as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_CONFIG
     except DeployError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_FAILURE
@@ -108,9 +116,16 @@ def add_deploy(commands: Any, here: dict[str, Any]) -> None:
         command = commands.add_parser(action, help=text)
         command.add_argument("--stack", "-s", required=True, help="stack name (stacks/Pulumi.<stack>.yaml)")
         command.add_argument("--cwd", **here)
+        command.add_argument("--engine", choices=("installed", "source"), default="installed",
+                             help="installed (default): the `pulumi` on PATH (or in ~/.pulumi/bin), with its plugins, "
+                                  "backend and credentials; source: the Pulumi CLI and Kubernetes provider built from "
+                                  "Go source by engines/build.sh (needs Go; minutes, once), which cannot deploy AWS "
+                                  "resources")
         command.add_argument("--state", type=Path, default=None,
-                             help="directory of the stack's state (a local backend); default .trainstack/state "
-                                  "beside Pulumi.yaml, or PULUMI_BACKEND_URL when set")
+                             help="directory of the stack's state (a local backend); default: the CLI's own backend "
+                                  "(`pulumi login`, or PULUMI_BACKEND_URL), or .trainstack/state beside Pulumi.yaml "
+                                  "where an earlier trainstack deploy keeps the stack, and always with --engine "
+                                  "source")
         command.add_argument("--policy-pack", type=Path, action="append", default=[],
                              help="a CrossGuard policy pack directory the engine runs too (policies/ is trainstack's; "
                                   "run through pulumi.policy in this Python, no language host needed); repeatable")

@@ -1,16 +1,23 @@
 """A stack deployed by the real Pulumi engine, through the Automation API, without a Pulumi project of
-the user's own: ``trainstack up --stack NAME`` and the engine tests.
+the user's own: ``trainstack preview|up|destroy --stack NAME`` and the engine tests.
 
     the stack file (stacks/Pulumi.<stack>.yaml), read and checked as the offline plan reads it
-    a local workspace: the trainstack project, the stack's config, a state backend (a directory by default)
+    a local workspace: the trainstack project, the stack's config, and the stack's backend
     the inline program: the trainstack program itself (stacks/__main__.py), run in this process
-    the engine: the Pulumi CLI, which starts the providers' plugins (found on PATH)
+    the engine: a Pulumi CLI, which starts the providers' plugins
+
+Which CLI (:class:`Engine`):
+
+* **installed**, the default: the ``pulumi`` the user installed, found as the Automation API finds it (on PATH),
+  or where Pulumi's installer puts it (``$PULUMI_HOME/bin``, ``~/.pulumi/bin``). It runs with its own home, so
+  its plugins, its backend (``pulumi login``) and its credentials are the user's. Nothing is built.
+* **source**: the CLI and Kubernetes provider that ``engines/build.sh`` builds from Go source (cached), with a
+  home and a backend of trainstack's own under the project (``.trainstack/state``). The tests and the rehearsal
+  use it, and a user may ask for it (``--engine source``). The AWS provider cannot be built here, so it deploys
+  what needs no AWS provider: a stack with ``existingCluster`` (the Kubernetes layer alone).
 
 The Automation API serves an inline program from this process and passes ``--client`` to the CLI, so
-no Pulumi language host is needed (the Go module proxy does not serve the Python one). The CLI and the
-Kubernetes provider come from ``engines/build.sh`` (built from source, cached) unless the caller names
-its own. The AWS provider cannot be built here, so the engine deploys what needs no AWS provider: a
-stack with ``existingCluster`` (the Kubernetes layer alone); elsewhere, the same code deploys any stack.
+no Pulumi language host is needed.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from __future__ import annotations
 import os
 import runpy
 import shlex
+import shutil
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -26,6 +34,7 @@ from pathlib import Path
 from typing import Any, Literal, Optional
 
 from pulumi import automation as auto
+from pulumi.automation.errors import InvalidVersionError
 
 from ..plan.engine import program_environment
 from ..plan.project import Project, load_stack
@@ -40,18 +49,42 @@ PASSPHRASE_VARIABLE = "PULUMI_CONFIG_PASSPHRASE"
 DEFAULT_STATE = ".trainstack/state"
 
 
+INSTALL_PULUMI = "curl -fsSL https://get.pulumi.com | sh"
+"""Pulumi's installer (https://www.pulumi.com/docs/iac/download-install/): it puts the CLI in ~/.pulumi/bin."""
+
+
+class PulumiCliMissing(RuntimeError):
+    """No Pulumi CLI trainstack can use: none installed, or one older than the Automation API needs."""
+
+
 @dataclass
 class Engine:
     """Where the engine's programs are: the Pulumi CLI and the directories of provider plugins."""
 
     cli: Path
     plugin_directories: list[Path] = field(default_factory=list)
+    installed: bool = False
+    """The user's own CLI: it keeps its home (plugins, credentials), its backend and its version check."""
     automatic_logs: bool = True
     """Whether the CLI writes its automatic debug log of each command under ``<PULUMI_HOME>/logs``: Pulumi
     v3.259 keeps one per command, encrypted, and deletes the oldest past 500 MB (pkg/logging/encrypted.go,
     rotation.go). Pulumi's support reads it (``pulumi logs share``), so a user's deploy keeps it. The engine
     tests turn it off: on one Kubernetes layer's life it was 125 MB a command, and the life took 92 s with it
     and 48 s without (dev-layer, preview, up, up, destroy, one process)."""
+
+    @classmethod
+    def installed_cli(cls) -> Engine:
+        """The Pulumi CLI the user installed: ``pulumi`` on PATH, as the Automation API's PulumiCommand runs it
+        without a root, or else in ``$PULUMI_HOME/bin`` or ``~/.pulumi/bin``, where Pulumi's installer puts it
+        (it adds that directory to PATH only in the shell profiles it edits)."""
+        homes = [Path(os.environ["PULUMI_HOME"]) / "bin"] if os.environ.get("PULUMI_HOME") else []
+        homes.append(Path.home() / ".pulumi" / "bin")
+        for candidate in [shutil.which("pulumi"), *(str(home / "pulumi") for home in homes)]:
+            if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
+                return cls(cli=Path(candidate), installed=True)
+        raise PulumiCliMissing(f"no Pulumi CLI found on PATH or in {' or '.join(str(home) for home in homes)}; "
+                               f"install it with `{INSTALL_PULUMI}` and open a new shell, or run with --engine source "
+                               "to build one from Go source")
 
     @classmethod
     def built(cls, *, automatic_logs: bool = True) -> Engine:
@@ -107,12 +140,16 @@ class DeployError(RuntimeError):
 def run(project: Project, stack: str, action: Action, *, engine: Optional[Engine] = None,
         state: Optional[Path] = None, config: Optional[Mapping[str, str]] = None,
         progress: Progress = lambda line: None, policy_packs: Optional[list[str]] = None) -> Outcome:
-    """Run ``action`` on ``stack`` of ``project`` with the real engine; ``config`` overrides keys of the stack
-    file (``namespace:key`` to the string the engine would pass). Raises DeployError naming each failed
-    resource and the provider's message."""
-    engine = engine or Engine.built()
+    """Run ``action`` on ``stack`` of ``project`` with the real engine (by default the user's installed CLI, and
+    its backend unless ``state`` names a directory); ``config`` overrides keys of the stack file (``namespace:key``
+    to the string the engine would pass). Raises PulumiCliMissing where there is no CLI to use, and DeployError
+    naming each failed resource and the provider's message."""
+    engine = engine or Engine.installed_cli()
     settings = load_stack(project, stack)
-    workspace = _workspace(project, stack, engine, state or project.root / DEFAULT_STATE, bool(policy_packs))
+    backend = _backend(project, stack, engine, state)
+    progress(f"the Pulumi CLI: {engine.cli}{' (built from source by trainstack)' if not engine.installed else ''}; "
+             f"backend: {backend.shown}")
+    workspace = _workspace(project, stack, engine, backend, bool(policy_packs))
     values = {**settings.config, **(config or {})}
     workspace.set_all_config({key: auto.ConfigValue(value, secret=key in settings.secret_keys)
                               for key, value in values.items()})
@@ -153,14 +190,44 @@ def _op(op: object) -> str:
     return str(getattr(op, "value", op))
 
 
-def _workspace(project: Project, stack: str, engine: Engine, state: Path, policies: bool) -> auto.Stack:
+@dataclass(frozen=True)
+class Backend:
+    """Where the stack's state is: a directory of trainstack's (``state``), or the CLI's own (``url`` None: what
+    ``pulumi login`` chose, or PULUMI_BACKEND_URL)."""
+
+    directory: Optional[Path]
+    shown: str
+
+
+def _backend(project: Project, stack: str, engine: Engine, state: Optional[Path]) -> Backend:
+    """The directory given, else the CLI's own backend for the user's CLI, else trainstack's directory. A stack
+    that an earlier trainstack deployed into its directory stays there: its resources are recorded nowhere else, and
+    a backend without them would create them all again."""
+    if state is not None:
+        return Backend(state, f"the directory {state}")
+    if os.environ.get("PULUMI_BACKEND_URL"):
+        return Backend(None, f"PULUMI_BACKEND_URL ({os.environ['PULUMI_BACKEND_URL']})")
+    kept = project.root / DEFAULT_STATE
+    if not engine.installed:
+        return Backend(kept, f"trainstack's directory {kept}")
+    stacks = kept / ".pulumi" / "stacks"
+    if any(path.is_file() for path in (stacks / project.name / f"{stack}.json", stacks / f"{stack}.json")):
+        return Backend(kept, f"the directory {kept}, where an earlier trainstack deploy of {stack} keeps its state "
+                             "(pass --state, or `pulumi stack export`/`import` to move it)")
+    return Backend(None, "the CLI's own (`pulumi login`)")
+
+
+def _workspace(project: Project, stack: str, engine: Engine, backend: Backend, policies: bool) -> auto.Stack:
     """The stack in a local workspace whose program is trainstack's, run in this process."""
-    state.mkdir(parents=True, exist_ok=True)
-    home = state / ".pulumi"
-    if not engine.automatic_logs:
+    # The workspace's own files (the Automation API's project and stack settings, the link to the CLI) live beside
+    # the state trainstack keeps, or under .trainstack/ in the project when the backend is the CLI's.
+    place = backend.directory or project.root / ".trainstack"
+    place.mkdir(parents=True, exist_ok=True)
+    home = None if engine.installed else place / ".pulumi"
+    if home is not None and not engine.automatic_logs:
         _without_automatic_logs(home)
     # The Automation API looks for ``<root>/bin/pulumi``; the engine's CLI is linked there.
-    root = state / ".cli"
+    root = place / ".cli"
     (root / "bin").mkdir(parents=True, exist_ok=True)
     link = root / "bin" / "pulumi"
     if not link.exists() or link.resolve() != engine.cli.resolve():
@@ -168,27 +235,35 @@ def _workspace(project: Project, stack: str, engine: Engine, state: Path, polici
         link.symlink_to(engine.cli.resolve())
     plugins = [*(str(d) for d in engine.plugin_directories), *([str(_policy_analyzer(root))] if policies else [])]
     path = os.pathsep.join([*plugins, os.environ.get("PATH", "")])
-    environment = {
-        "PULUMI_BACKEND_URL": os.environ.get("PULUMI_BACKEND_URL", state.resolve().as_uri()),
+    environment = {"PULUMI_SKIP_UPDATE_CHECK": "true", "PATH": path}
+    if backend.directory is not None:
+        environment["PULUMI_BACKEND_URL"] = backend.directory.resolve().as_uri()
         # A stack of a local backend keeps its secrets under a passphrase; none is asked for unless the
         # caller set one (the stack's secrets are then encrypted with it).
-        PASSPHRASE_VARIABLE: os.environ.get(PASSPHRASE_VARIABLE, ""),
-        "PULUMI_SKIP_UPDATE_CHECK": "true",
-        "PATH": path,
-    }
+        environment[PASSPHRASE_VARIABLE] = os.environ.get(PASSPHRASE_VARIABLE, "")
     # The workspace is a directory of its own (the Automation API writes the stack's settings there, never into
     # the user's stack files), whose project names the program's directory as its ``main``: the engine starts the
     # providers there (pkg/engine/project.go, getPwdMain), as `pulumi up` in the project would, so the paths the
     # program passes relative to its directory (the shipped kustomizations) name the same files for the provider.
-    workspace = state / ".workspace" / stack
+    workspace = place / ".workspace" / stack
     workspace.mkdir(parents=True, exist_ok=True)
     main = os.path.relpath(project.main, workspace)
     options = auto.LocalWorkspaceOptions(
-        work_dir=str(workspace), pulumi_home=str(home), env_vars=environment,
-        pulumi_command=auto.PulumiCommand(root=str(root), skip_version_check=True),
+        work_dir=str(workspace), pulumi_home=str(home) if home is not None else None, env_vars=environment,
+        pulumi_command=_command(root, engine),
         project_settings=auto.ProjectSettings(name=project.name, runtime="python", main=main))
     return auto.create_or_select_stack(stack_name=stack, project_name=project.name,
                                        program=_program(project), opts=options)
+
+
+def _command(root: Path, engine: Engine) -> auto.PulumiCommand:
+    """The CLI as the Automation API runs it. The user's is held to the API's minimum version (the source-built one
+    is pinned with the SDK: engines/pulumi/go.mod)."""
+    try:
+        return auto.PulumiCommand(root=str(root), skip_version_check=not engine.installed)
+    except InvalidVersionError as error:
+        raise PulumiCliMissing(f"the Pulumi CLI {engine.cli} is too old for trainstack's Automation API ({error}); "
+                               f"update it with `{INSTALL_PULUMI}`") from None
 
 
 def _without_automatic_logs(home: Path) -> None:
