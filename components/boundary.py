@@ -55,6 +55,13 @@ depends on $TMPDIR and on pytest-xdist's per-worker directories)."""
 YAML_FILE_BYTES_MAX = 256 * 1024
 """Bytes a project or stack file may hold: fifteen times a stack of 64 node groups (17 KB), and read in about
 a second. The stack-file reference (docs/stack-files.md) states it."""
+JSON_FILE_BYTES_MAX = 64 * 1024 * 1024
+"""Bytes a JSON file may hold where no smaller bound is named: a plan record (frontier-p5's, 2,052 nodes, is 0.75 MB)
+eighty times over; what is read whole into memory is bounded, so ``/dev/zero`` or a wrong file is refused, not
+read until memory runs out."""
+SMALL_JSON_BYTES_MAX = 256 * 1024
+"""Bytes of a small JSON file: stack outputs (frontier-p5's are 3 KB) and a policy configuration, bounded as a stack
+file is."""
 YAML_ALIASES_MAX = 64
 """Aliases (``*name``) one YAML document may use. Stack files need a handful at most."""
 YAML_NODES_MAX = 100_000
@@ -95,8 +102,8 @@ def read_text(path: Path, what: str, max_bytes: int | None = None) -> str:
     if max_bytes is not None and len(data) > max_bytes:
         held = f"{size:,} bytes" if size > max_bytes else f"more than {max_bytes:,} bytes"  # a pipe has no size
         raise FileProblem(f"{what} {shown_path(path)} is {held}; trainstack reads at most {max_bytes:,} bytes "
-                          f"({max_bytes // 1024} KiB) of it, before parsing; a stack's configuration takes a few "
-                          "kilobytes: look for a value pasted in by mistake")
+                          f"({max_bytes // 1024:,} KiB) of it, before parsing: look for the wrong file, or a value "
+                          "pasted in by mistake")
     return _decoded(data, f"{what} {shown_path(path)}")
 
 
@@ -156,16 +163,20 @@ def parse_yaml(text: str) -> Any:
         return None
 
 
-def read_json_object(path: Path, what: str, fix: str) -> dict[str, Any]:
-    """The JSON file's top-level object. ``path`` '-' is standard input; ``fix`` says how to make a good one."""
+def read_json_object(path: Path, what: str, fix: str, max_bytes: int = JSON_FILE_BYTES_MAX) -> dict[str, Any]:
+    """The JSON file's top-level object, of at most ``max_bytes`` (refused before more is read). ``path`` '-' is
+    standard input; ``fix`` says how to make a good one."""
     if str(path) == "-":
         import sys
 
         stream = getattr(sys.stdin, "buffer", None)  # bytes, so that what is not UTF-8 is refused here too
-        data = stream.read() if stream is not None else sys.stdin.read().encode()
+        data = stream.read(max_bytes + 1) if stream is not None else sys.stdin.read(max_bytes + 1).encode()
+        if len(data) > max_bytes:
+            raise FileProblem(f"{what} <stdin> is more than {max_bytes:,} bytes; trainstack reads at most that, "
+                              "before parsing: look for the wrong file or command piped in")
         path, text = Path("<stdin>"), _decoded(data, f"{what} <stdin>")
     else:
-        text = read_text(path, what)
+        text = read_text(path, what, max_bytes=max_bytes)
     return parse_json_object(text, f"{what} {shown_path(path)}", fix)
 
 

@@ -312,3 +312,34 @@ def test_outputs_on_standard_input_that_are_not_utf8_are_refused_in_one_line(mon
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b'{"trainstack": "\xff"}')))
     err = refused_in_one_line(capsys, ["launch", "device-check", "--group", "p5", "--nodes", "1", "--image", "i"])
     assert err == "error: outputs <stdin> is not UTF-8 text (byte 16: b'\\xff'); save it as UTF-8\n"
+
+
+def test_outputs_from_a_file_that_never_ends_are_refused_by_size_before_parsing(capsys):
+    """``--outputs /dev/zero`` once read until memory ran out."""
+    err = refused_in_one_line(capsys, ["launch", "device-check", "--outputs", "/dev/zero", "--group", "p5",
+                                       "--nodes", "1", "--image", "img:1"])
+    assert err.startswith("error: outputs /dev/zero is more than 67,108,864 bytes; trainstack reads at most")
+
+
+def test_a_record_or_policy_config_that_never_ends_is_refused_by_size(tmp_path, capsys, dev_record):
+    err = refused_in_one_line(capsys, ["report", "/dev/zero", "--cwd", str(tmp_path)])
+    assert "record /dev/zero is more than 67,108,864 bytes" in err
+    err = refused_in_one_line(capsys, ["report", str(dev_record), "--policy-config", "/dev/zero",
+                                       "--cwd", str(tmp_path)])
+    assert "policy config /dev/zero is more than 262,144 bytes" in err
+
+
+def test_outputs_on_standard_input_that_never_end_are_refused_by_size(monkeypatch, capsys):
+    import io
+
+    class Endless(io.RawIOBase):
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def]
+            buffer[:] = b" " * len(buffer)
+            return len(buffer)
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BufferedReader(Endless())))
+    err = refused_in_one_line(capsys, ["launch", "device-check", "--group", "p5", "--nodes", "1", "--image", "i"])
+    assert err.startswith("error: outputs <stdin> is more than 67,108,864 bytes")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Optional
 
-from ..boundary import FileProblem, cut, read_json_object, shown_path
+from ..boundary import SMALL_JSON_BYTES_MAX, FileProblem, cut, read_json_object, shown_path
 from ..plan import Plan
 from ..policy import PolicyReport, config_problems, evaluate, stack_from_plan
 
@@ -68,7 +68,8 @@ def policy_config(stack: Optional[StackConfig], extra: Path | Mapping[str, Any] 
 
 def policy_config_file(path: Path) -> dict[str, Any]:
     """A policy pack configuration file: a JSON object of settings the rules read."""
-    return checked_policy_config(read_json_object(path, "policy config", POLICY_CONFIG_FIX), shown_path(path))
+    document = read_json_object(path, "policy config", POLICY_CONFIG_FIX, SMALL_JSON_BYTES_MAX)
+    return checked_policy_config(document, shown_path(path))
 
 
 def _whole_problems(problems: list[str]) -> str:

@@ -99,9 +99,11 @@ def line_of(stack_file: Path, candidates: list[list[Key]]) -> Optional[int]:
 
 def load_config(stack_file: Path) -> dict[str, Any]:
     """The stack's ``trainstack:`` keys (without the namespace), for matching node groups by name."""
-    try:
-        document = yaml.safe_load(stack_file.read_text()) or {}
-    except (OSError, yaml.YAMLError):
+    from ..boundary import FileProblem, read_pulumi_yaml
+
+    try:  # read as the engine reads it, as the plan did
+        document = read_pulumi_yaml(stack_file, "stack file")
+    except FileProblem:
         return {}
     return {k[len(NAMESPACE):]: v for k, v in (document.get("config") or {}).items()
             if isinstance(k, str) and k.startswith(NAMESPACE)}
