@@ -1,7 +1,11 @@
 """`trainstack upgrade` writes a stack's upgrade two minors ahead as eight stack files, one pull request each, and the
-gate passes every one: the autoscaler held one minor behind is a warning until the charts step moves it."""
+gate passes every one: the autoscaler held one minor behind is a warning until the charts step moves it. Each file is
+the one before it with the step's lines alone changed, its comments and `$schema` line kept."""
 
+import difflib
+import itertools
 import json
+from pathlib import Path
 
 import pytest
 import yaml
@@ -9,12 +13,17 @@ from support.cli_run import run_cli
 from support.plan_records import stack_config, write_project
 from trainstack.config import validate_stack_config
 
+REPO = Path(__file__).resolve().parent.parent
+
 
 @pytest.fixture(scope="module")
 def dev_on_1_33(tmp_path_factory):
-    config = stack_config("dev")
-    config["trainstack:eks"]["version"] = "1.33"
-    return write_project(tmp_path_factory.mktemp("project"), "dev", config)
+    """The shipped dev stack as its author wrote it (comments, `$schema` line), with its cluster on 1.33."""
+    directory = write_project(tmp_path_factory.mktemp("project"), "dev", stack_config("dev"))
+    shipped = (REPO / "stacks" / "Pulumi.dev.yaml").read_text()
+    (directory / "Pulumi.dev.yaml").write_text(shipped.replace("  trainstack:eks:\n",
+                                                                '  trainstack:eks:\n    version: "1.33"\n'))
+    return directory
 
 
 @pytest.fixture(scope="module")
@@ -46,6 +55,20 @@ def test_each_written_stack_file_is_a_valid_stack_and_the_last_is_on_the_target(
     for config in configs:
         validate_stack_config({key.split(":", 1)[1]: value for key, value in config.items()})
     assert configs[-1]["trainstack:eks"]["version"] == "1.35" and "upgrade" not in configs[-1]["trainstack:eks"]
+
+
+def test_each_written_stack_file_is_the_one_before_it_with_only_the_steps_lines_changed(upgraded, dev_on_1_33):
+    """The version (2 lines) and the upgrade block (3) of a control plane step, the add-on versions block (3) then
+    one version (2), the held list (2), the upgrade block's removal (3); comments and the `$schema` line kept."""
+    _, document, _ = upgraded
+    texts = [path.read_text() for path in (dev_on_1_33 / "Pulumi.dev.yaml", *map(Path, document["written"]))]
+    changed = [sum(line[:1] in "+-" and not line.startswith(("+++", "---"))
+                   for line in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0))
+               for before, after in itertools.pairwise(texts)]
+    assert changed == [5, 3, 2, 3, 5, 2, 2, 3]
+    comments = [[line for line in text.splitlines() if line.lstrip().startswith("#")] for text in texts]
+    assert comments[0][0].startswith("# yaml-language-server: $schema=") and all(each == comments[0]
+                                                                                 for each in comments)
 
 
 def test_an_upgrade_to_a_minor_without_pins_is_refused_with_what_is_missing(dev_on_1_33):

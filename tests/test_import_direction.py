@@ -50,9 +50,11 @@ def test_the_catalog_imports_nothing_of_trainstack_but_the_shared_names():
     assert imports_of("catalog") == set()
 
 
-def test_the_file_boundary_imports_nothing_of_trainstack():
-    # Every reader of a file or a user's value stands on it, so it stands on nothing.
-    assert imports_of("boundary") == set()
+def test_the_file_boundary_imports_nothing_of_trainstack_but_the_yaml_readers_rules():
+    # Every reader of a file or a user's value stands on it, so it stands on nothing but a leaf: how the YAML
+    # readers it writes for and reads as type a scalar.
+    assert imports_of("boundary") <= {"yaml_scalars"}
+    assert imports_of("yaml_scalars") == set()
 
 
 def test_the_kubernetes_client_stands_on_the_file_boundary_alone():
@@ -72,7 +74,7 @@ def test_config_reads_only_the_catalog():
 
 def test_the_plan_engine_names_no_component():
     # The catalog's resource-type table says which fixture makes a type's outputs.
-    assert imports_of("plan") <= {"boundary", "catalog"}
+    assert imports_of("plan") <= {"boundary", "catalog", "yaml_scalars"}
 
 
 def test_the_outputs_contract_reads_only_the_boundary():

@@ -40,28 +40,31 @@ def add_upgrade(commands: Any, here: dict[str, Any]) -> None:
 def upgrade_stack(args: argparse.Namespace) -> int:
     """Print the steps and each one's gate verdict; exit 1 when a step's gate is closed."""
     from ..analysis import plan_stack
-    from ..boundary import read_yaml_mapping
+    from ..boundary import read_pulumi_yaml, read_text, shown_path
     from ..catalog import eks_addon_versions
     from ..plan import find_project
-    from ..upgrade.gate import judged_steps, write_stack_file
+    from ..upgrade.gate import judged_steps, step_files, write_stack_file
     from ..upgrade.steps import AddonVersion, stack_file_minor, upgrade_steps
 
     project = find_project(args.cwd)
-    document = read_yaml_mapping(project.stack_file(args.stack), "stack file")
+    path = project.stack_file(args.stack)
+    document = read_pulumi_yaml(path, "stack file")
     addon_version: AddonVersion = eks_addon_versions.from_the_guide
     if args.aws:
         import boto3
 
         addon_version = functools.partial(eks_addon_versions.from_eks, boto3.client("eks"))
     steps = upgrade_steps(document, args.to, addon_version)
+    # Each step's file is the user's own, changed only where the step sets a key (comments and $schema line kept).
+    files = step_files(read_text(path, "stack file"), document, steps, f"stack file {shown_path(path)}")
     base = plan_stack(args.stack, project)
-    judged = list(judged_steps(project, args.stack, base, steps))
+    judged = list(judged_steps(project, args.stack, base, steps, files))
     written: list[Path] = []
     if args.write is not None:
         for number, each in enumerate(judged, start=1):
             slug = each.step.part.replace(" ", "-")
             written.append(write_stack_file(args.write / f"{number}-{slug}-{each.step.minor}", args.stack,
-                                            each.step.document))
+                                            files[number - 1]))
     current = stack_file_minor(document)
     served = _on_the_api_server(judged[-1], args.to, args.crds) if args.api_server and judged else None
     if args.json:

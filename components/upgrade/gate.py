@@ -2,7 +2,11 @@
 that carries it would be (``trainstack diff``): its verdict, its findings (node rolls with the jobs they stop and
 how long, version changes, policies), what it does to the monthly cost, and the Kubernetes objects its plan renders
 checked against the API of the minor its control plane runs (api_check.py): an object that minor removed or does not
-serve closes the step's gate, one it deprecates is said."""
+serve closes the step's gate, one it deprecates is said.
+
+Each step's stack file is the one before it changed in place (step_files, stack_file_edit.py): its comments, its
+``$schema`` line and every key the step does not set stay as their author wrote them, so the pull request shows the
+step's keys alone. The gate plans those very files, so what it judges is what the reviewer reads."""
 
 from __future__ import annotations
 
@@ -14,10 +18,10 @@ from typing import Any, Optional
 
 from ..analysis import plan_stack, review
 from ..analysis.gate import Review
-from ..boundary import dump_yaml
 from ..plan import Plan, Project
 from ..rehearsal.stack_objects import stack_objects
 from ..review.render import deltas
+from ..stack_file_edit import edited
 from .api_check import ApiFinding, static_findings
 from .steps import Step, stack_file_minor
 
@@ -62,24 +66,37 @@ class JudgedStep:
         return change
 
 
-def write_stack_file(directory: Path, stack: str, document: dict[str, Any]) -> Path:
-    """``document`` as ``Pulumi.<stack>.yaml`` in ``directory``."""
+def step_files(text: str, document: dict[str, Any], steps: list[Step], name: str) -> list[str]:
+    """Each step's stack file: the file before it changed in place to hold the step's document (the first step's
+    ``text``, which holds ``document``). ``name`` names the stack file in errors."""
+    files: list[str] = []
+    before = document
+    for step in steps:
+        text = edited(text, before, step.document, name)
+        files.append(text)
+        before = step.document
+    return files
+
+
+def write_stack_file(directory: Path, stack: str, text: str) -> Path:
+    """``text`` as ``Pulumi.<stack>.yaml`` in ``directory``."""
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"Pulumi.{stack}.yaml"
-    path.write_text(dump_yaml(document, sort_keys=False))
+    path.write_text(text, encoding="utf-8")
     return path
 
 
-def judged_steps(project: Project, stack: str, base: Plan, steps: list[Step]) -> Iterator[JudgedStep]:
-    """Each step planned with the project's program and judged against the plan before it, in order."""
+def judged_steps(project: Project, stack: str, base: Plan, steps: list[Step],
+                 files: list[str]) -> Iterator[JudgedStep]:
+    """Each step planned from its stack file (``files``, from step_files) with the project's program and judged
+    against the plan before it, in order."""
     before = base
     with tempfile.TemporaryDirectory(prefix="trainstack-upgrade-") as scratch:
-        for index, step in enumerate(steps):
+        for index, (step, text) in enumerate(zip(steps, files, strict=True)):
             directory = Path(scratch) / str(index)
-            write_stack_file(directory, stack, step.document)
+            write_stack_file(directory, stack, text)
             head = plan_stack(stack, replace(project, stack_config_dir=directory))
             objects = stack_objects(head).apply
             yield JudgedStep(step, review(before, head), head, objects,
                              static_findings(objects, stack_file_minor(step.document)))
             before = head
-

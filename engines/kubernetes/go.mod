@@ -1,5 +1,5 @@
 // The etcd, kube-apiserver, kube-scheduler and kube-controller-manager that the real-engine tests run, and
-// kubectl: the oracle of how Kubernetes reads the YAML trainstack writes (tests/test_yaml_readers.py). All
+// kubectl: the oracle of how Kubernetes reads the YAML trainstack writes (tests/engines/test_kubectl_reads.py). All
 // built from source. k8s.io/kubernetes replaces its staging modules with local paths, which a
 // dependent module ignores, so this module pins each of them to the release's own tag.
 module trainstack.dev/engines/kubernetes

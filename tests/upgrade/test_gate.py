@@ -25,7 +25,9 @@ def kueue_p5_on_1_34(tmp_path_factory):
 
 def judged(project, document, monkeypatch=None):
     steps = upgrade_steps(document, "1.35", from_the_guide)
-    return list(gate.judged_steps(project, "kueue-p5", plan_stack("kueue-p5", project), steps))
+    path = project.stack_file("kueue-p5")
+    files = gate.step_files(path.read_text(), document, steps, str(path))
+    return list(gate.judged_steps(project, "kueue-p5", plan_stack("kueue-p5", project), steps, files))
 
 
 def test_every_step_checks_the_objects_its_plan_renders_against_its_control_planes_minor(kueue_p5_on_1_34):
