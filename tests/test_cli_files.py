@@ -278,11 +278,13 @@ def test_outputs_on_standard_input_pass_the_same_boundary(monkeypatch, capsys):
                    "plan.json` (offline) or `pulumi stack output --json > outputs.json` (a deployed stack)\n")
 
 
-def test_a_config_key_set_to_null_is_a_config_error_naming_the_key(tmp_path, capsys):
+def test_a_config_key_set_to_null_is_refused_naming_the_key_since_the_engine_passes_it_as_empty_text(tmp_path,
+                                                                                                     capsys):
     cwd = project(tmp_path, "config:\n  trainstack:profile: null\n  trainstack:region: us-east-1\n")
     assert cli.main(["plan", "--cwd", str(cwd), "--stack", "bad"]) == 2
     err = capsys.readouterr().err
-    assert "trainstack:profile = None" in err and "Traceback" not in err and "ConfigMissingError" not in err
+    assert "trainstack:profile has no value (null); the Pulumi engine passes it as an empty string" in err
+    assert "Traceback" not in err and "ConfigMissingError" not in err
 
 
 def test_a_long_config_value_is_cut_in_the_error(tmp_path, capsys):

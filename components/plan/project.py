@@ -98,6 +98,12 @@ def load_stack(project: Project, stack: str) -> StackSettings:
                                    "'namespace:key' (quote keys YAML reads as numbers, booleans or null)")
         if ":" not in key:
             key = f"{project.name}:{key}"
+        if value is None:
+            # Pulumi v3.259 hands the program "" for a key with no value, and warns that a later version will hand it
+            # null (pkg/cmd/pulumi/config: "No value for configuration keys"): what the program sees would change.
+            raise StackFileProblem(f"stack file {path}: {key} has no value (null); the Pulumi engine passes it as "
+                                   "an empty string now and as null in later versions; give it a value, or remove "
+                                   "the key")
         if isinstance(value, dict) and set(value) == {"secure"}:
             secret_keys.append(key)
             value = SECRET_PLACEHOLDER

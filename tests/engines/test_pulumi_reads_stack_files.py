@@ -89,7 +89,7 @@ def test_every_plain_scalar_a_stack_file_holds_reaches_the_program_as_the_engine
     try:
         plan = load_stack(find_project(pulumi_config.directory), STACK).config
     except FileProblem as refused:
-        assert f"line 2: {scalar}" in str(refused) or f"line 5: {scalar}" in str(refused)
+        assert f"line 2: {scalar}" in str(refused) or "trainstack:top has no value (null)" in str(refused)
         return
     assert plan["trainstack:top"] == engine["trainstack:top"]
     for key in ("trainstack:nested", "trainstack:abc"):
