@@ -103,3 +103,28 @@ def test_the_engine_hands_the_program_a_mappings_keys_sorted_as_the_plan_now_doe
     pulumi_config.stack_file.write_text(f"config:\n{config}\n")
     assert load_stack(find_project(pulumi_config.directory), STACK).config["trainstack:tags"] == \
         engine["trainstack:tags"]
+
+
+SHIPPED = sorted(path.name.removeprefix("Pulumi.").removesuffix(".yaml")
+                 for path in (Path(__file__).resolve().parents[2] / "stacks").glob("Pulumi.*.yaml"))
+
+
+@pytest.mark.parametrize("workload", SHIPPED)
+def test_each_shipped_stack_file_and_the_one_init_writes_from_it_reach_the_program_as_the_plan_reads_them(
+        pulumi_config: PulumiConfig, workload: str) -> None:
+    from trainstack import cli
+
+    shipped = (Path(__file__).resolve().parents[2] / "stacks" / f"Pulumi.{workload}.yaml").read_text()
+    pulumi_config.stack_file.unlink()
+    assert cli.main(["init", "--workload", workload, "--stack", STACK, "--cwd", str(pulumi_config.directory)]) == 0
+    written = pulumi_config.stack_file.read_text()
+    for text in (shipped, written):
+        config = text.split("\nconfig:\n", 1)[1] if "\nconfig:\n" in text else text.split("config:\n", 1)[1]
+        engine = pulumi_config.read(config.rstrip("\n"))
+        plan = load_stack(find_project(pulumi_config.directory), STACK).config
+        assert plan.keys() == engine.keys()
+        for key, value in plan.items():
+            if value.startswith(("{", "[")):
+                assert in_order(json.loads(value)) == in_order(json.loads(engine[key])), key
+            else:
+                assert value == engine[key], key
