@@ -33,6 +33,7 @@ from .catalog.torch_runtime import CHECK_RUNTIME, TORCH_RUNTIME
 from .cluster import GpuEksCluster
 from .cluster.existing import ExistingCluster
 from .config import FsxConfig, HyperPodConfig, StackConfig, validate_stack_config
+from .config.component_args import check_mapping
 from .config.ip_budget import ip_budget
 from .config.resource_names import check_stack_names, cluster_name
 from .config.ultraserver_capacity import upgrade_warning
@@ -60,7 +61,11 @@ class TrainingStack(pulumi.ComponentResource):
 
     def __init__(self, name: str, config: StackConfig | Mapping[str, Any],
                  opts: Optional[pulumi.ResourceOptions] = None):
-        config = validate_stack_config(config) if not isinstance(config, StackConfig) else config
+        if not isinstance(config, StackConfig):
+            # A mapping's keys are a stack file's (trainstack:nodeGroups[0].zone); anything else is named here.
+            check_mapping(f"TrainingStack({name})", config, "StackConfig",
+                          "pass a StackConfig, or a mapping of a stack file's trainstack: keys (load_stack_config).")
+            config = validate_stack_config(config)
         # Every name below is built from these two: a character one of their owners refuses stops here.
         check_stack_names(pulumi.get_project(), name)
         super().__init__(TRAINING_STACK_COMPONENT, name, {}, opts)

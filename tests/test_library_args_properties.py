@@ -9,12 +9,19 @@ published reference (docs/reference/python.md, generated from the source): a key
 refused by name, alone with the other required keys left out; keys it calls optional may all be left out,
 or are refused by their own name where the settings need them (an EFA group's security group ...). What
 construction makes is then what docs/library.md's table of children says each component holds.
+
+The Args are as strict as a stack file. A full, valid Args with one key misspelled (at the top, in an Args nested
+in it, in a config block, in an entry of a list) is refused naming the misspelled key as an unknown key; with one
+value replaced by a value of another JSON type, refused naming that key. Either way a ``ConfigError`` whose every
+path is ``Component(x):...`` (a stack file's ``trainstack:...`` for TrainingStack), never a ``KeyError``,
+``AttributeError`` or ``TypeError``; and never constructed, which would mean the key was dropped or the value bent.
 """
 
 from __future__ import annotations
 
 import contextvars
 import re
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,9 +37,12 @@ import trainstack
 import yaml
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel
+from pydantic.alias_generators import to_camel
 from trainstack import ConfigError, StackConfig, catalog
 from trainstack.addons.kueue import KueueSetup
-from trainstack.config import AddonVersions
+from trainstack.config import AddonVersions, ConfigModel
+from trainstack.config.errors import format_path
 from trainstack.plan.engine import _cancel_what_is_left
 
 REPO = Path(__file__).resolve().parent.parent
@@ -306,3 +316,238 @@ def test_every_component_the_package_exports_is_held_to_the_property():
                 and issubclass(getattr(trainstack, name), pulumi.ComponentResource)}
     assert exported == {case.component for case in CASES} | {"AcceleratedNodeGroup", "TrainingStack"}
 
+
+
+# Misspelled keys and values of another type ---------------------------------------------------------------
+
+FEW = max(5, settings.default.max_examples // 3)
+"""Examples per component and property: a third of the profile's (8 in CI, 333 nightly); each is refused before
+any resource is registered, but ClusterAddons builds a whole cluster for its Args."""
+
+ONE_GROUP = {"GpuNodeGroup", "TrainiumNodeGroup", "KarpenterNodePool"}
+"""Components whose ``settings`` are one node group, whose keys their errors name at the top (``GpuNodeGroup(x):efa``,
+as tests/nodegroups do)."""
+
+Position = tuple[str | int, ...]
+"""Where a key sits in the Args: ``("node_groups", 0, "instanceType")``."""
+
+
+def key_types(args_name: str) -> dict[str, str]:
+    """Each key of a reference table with its type as the reference writes it (``Sequence[NodeGroupConfig | dict]``)."""
+    section = re.search(rf"#{{3,4}} `{args_name}` .*?(?=\n#{{3,4}} |\Z)", REFERENCE.read_text(), re.S)
+    assert section, args_name
+    return {key: kind.replace("\\|", "|") for key, kind in re.findall(r"\| `(\w+)` \| (?:yes|no) \| `([^`]*)` \|",
+                                                                      section.group(0))}
+
+
+def block_model(kind: str) -> type[BaseModel] | None:
+    """The config model a key of this type holds (``EksConfig`` for ``EksConfig | dict``), if any."""
+    models = [getattr(trainstack.config, word, None) for word in re.findall(r"\w+", kind)]
+    return next((m for m in models if isinstance(m, type) and issubclass(m, BaseModel)), None)
+
+
+def field_model(model: type[BaseModel], key: str) -> type[BaseModel] | None:
+    """The model of a block's key that holds a block, or a list of them (not a mapping of names to blocks, whose
+    keys are names, not keys)."""
+    field = next((f for name, f in model.model_fields.items() if key in (name, f.alias)), None)
+    kind = field.annotation if field else None
+    while typing.get_origin(kind) in (typing.Union, list) or str(typing.get_origin(kind)) == "types.UnionType":
+        kind = next(a for a in typing.get_args(kind) if a is not type(None))
+    return kind if isinstance(kind, type) and issubclass(kind, BaseModel) else None
+
+
+def block_positions(block: Any, model: type[BaseModel], at: Position) -> list[Position]:
+    """Each key of a config block as given, and of the blocks in it, in lists too."""
+    if not isinstance(block, dict):
+        return []
+    found: list[Position] = []
+    for key, value in block.items():
+        found.append((*at, key))
+        inner = field_model(model, key)
+        for index, item in (enumerate(value) if isinstance(value, list) else [(None, value)]) if inner else []:
+            found += block_positions(item, inner, (*at, key) if index is None else (*at, key, index))
+    return found
+
+
+def args_positions(component: str, args: dict[str, Any]) -> list[tuple[Position, bool]]:
+    """Each key of the Args, of the Args nested in them, and of their config blocks, with whether it can be
+    misspelled (a ClusterAttachment's cannot: it is a dataclass, whose constructor refuses an unknown field)."""
+    if component == "TrainingStack":
+        return [(position, True) for position in block_positions(args, StackConfig, ())]
+    args_name = args_of(component)
+    types, nested = key_types(args_name), nested_of(args_name)
+    found: list[tuple[Position, bool]] = []
+    for key, value in args.items():
+        found.append(((key,), True))
+        if key in nested and isinstance(value, dict):
+            found += [((key, inner), nested[key] != "ClusterAttachment") for inner in value]
+        model = block_model(types[key])
+        for index, item in enumerate(value) if model and isinstance(value, list) else []:
+            found += [(position, True) for position in block_positions(item, model, (key, index))]
+        if model and isinstance(value, dict):
+            found += [(position, True) for position in block_positions(value, model, (key,))]
+    return found
+
+
+def named(component: str, position: Position) -> str:
+    """How the component's errors name the key at ``position``: a list of config blocks as a stack file spells it
+    (``GpuEksCluster(x):nodeGroups[0].instanceType``), every other Args key as the Args spell it."""
+    if component == "TrainingStack":
+        return format_path(position)
+    head, *rest = position
+    kind = key_types(args_of(component)).get(str(head), "")
+    if component in ONE_GROUP and head == "settings" and rest:
+        parts: Position = tuple(rest)
+    elif kind.startswith("Sequence[") and block_model(kind):
+        parts = (to_camel(str(head)), *rest)
+    else:
+        parts = position
+    return format_path(parts, f"{component}(x)")
+
+
+def known_keys() -> set[str]:
+    """Every key any Args or config block has, by every spelling it is taken in: a slip that makes another real key
+    is no misspelling."""
+    keys = {key for table in reference_tables().values() for key in table}
+    models, seen = [ConfigModel], set()
+    while models:
+        model = models.pop()
+        seen.add(model)
+        keys |= {spelling for name, f in model.model_fields.items() for spelling in (name, f.alias) if spelling}
+        models += [sub for sub in model.__subclasses__() if sub not in seen]
+    return keys
+
+
+KNOWN = known_keys()
+
+
+def slips(key: str) -> st.SearchStrategy[str]:
+    """A slip of the keyboard in ``key``: a letter left out, doubled, swapped with the next, or its case changed."""
+    def slip(index: int, how: str) -> str:
+        if how == "drop":
+            return key[:index] + key[index + 1:]
+        if how == "double":
+            return key[:index] + key[index] + key[index:]
+        if how == "swap":
+            return key[:index] + key[index + 1:index + 2] + key[index] + key[index + 2:]
+        return key[:index] + key[index].swapcase() + key[index + 1:]
+
+    return st.builds(slip, st.integers(0, len(key) - 1), st.sampled_from(["drop", "double", "swap", "case"])) \
+        .filter(lambda typo: typo != key and typo not in KNOWN)
+
+
+def edited(args: dict[str, Any], position: Position, change: Callable[[Any, str | int], None]) -> dict[str, Any]:
+    """``args`` with ``change(container, key)`` applied where ``position`` ends; every container on the way copied,
+    the rest (resources, providers) shared."""
+    top = dict(args)
+    container: Any = top
+    for part in position[:-1]:
+        inner = container[part]
+        container[part] = copy = list(inner) if isinstance(inner, list) else dict(inner)
+        container = copy
+    change(container, position[-1])
+    return top
+
+
+def value_at(args: dict[str, Any], position: Position) -> Any:
+    value: Any = args
+    for part in position:
+        value = value[part]
+    return value
+
+
+def renamed(args: dict[str, Any], position: Position, new: str) -> dict[str, Any]:
+    def rename(container: dict, key: str | int) -> None:
+        items = list(container.items())
+        container.clear()
+        container.update((new if k == key else k, v) for k, v in items)
+
+    return edited(args, position, rename)
+
+
+def replaced(args: dict[str, Any], position: Position, value: Any) -> dict[str, Any]:
+    return edited(args, position, lambda container, key: container.__setitem__(key, value))
+
+
+def as_passed(component: str, args: dict[str, Any]) -> Any:
+    """The Args as a program passes them: a node group's cluster as the ClusterAttachment it is."""
+    if component not in ("GpuNodeGroup", "TrainiumNodeGroup") or not isinstance(args.get("cluster"), dict):
+        return args
+    return {**args, "cluster": trainstack.ClusterAttachment(**args["cluster"])}
+
+
+def json_type(value: Any) -> str:
+    for kind, test in (("boolean", bool), ("number", int | float), ("string", str), ("list", list | tuple),
+                       ("mapping", dict)):
+        if isinstance(value, test):
+            return kind
+    return "object"  # a resource, a provider, a model, a ClusterAttachment: no JSON value is one
+
+
+OTHER_JSON = {"boolean": st.just(True), "number": st.sampled_from([7, 1.30]), "string": st.just("text"),
+              "list": st.just(["text"]), "mapping": st.just({"key": "text"})}
+"""A value of each JSON type but null, which an optional key may rightly hold."""
+
+
+def where(position: Position) -> str:
+    return "in a list" if any(isinstance(p, int) for p in position) else "top" if len(position) == 1 else "nested"
+
+
+ALL = [*CASES, Case("TrainingStack", stack_config)]
+
+
+def refusal(component: str, build: Callable[[], Any]) -> ConfigError:
+    """The ConfigError construction raises, every issue of it named from the component."""
+    label = "trainstack" if component == "TrainingStack" else f"{component}(x)"
+    try:
+        construct(build)
+    except ConfigError as error:
+        assert all(i.path == label or i.path.startswith(f"{label}:") for i in error.issues), error
+        return error
+    raise AssertionError("constructed")
+
+
+@pytest.mark.parametrize("case", ALL, ids=[case.component for case in ALL])
+@settings(max_examples=FEW)
+@given(data=st.data())
+def test_a_misspelled_key_anywhere_in_the_args_is_refused_by_its_misspelled_name(case, data):
+    component = getattr(trainstack, case.component)
+    drawn: dict[str, Any] = {}
+
+    def build() -> Any:
+        args = case.full_args()
+        places = [position for position, can in args_positions(case.component, args) if can]
+        kinds = sorted({where(position) for position in places})
+        kind = data.draw(st.sampled_from(kinds), label="where")
+        position = data.draw(st.sampled_from([p for p in places if where(p) == kind]), label="key")
+        typo = data.draw(slips(str(position[-1])), label="misspelled")
+        drawn.update(kind=kind, position=(*position[:-1], typo))
+        return component("x", as_passed(case.component, renamed(args, position, typo)))
+
+    error = refusal(case.component, build)
+    event(f"misspelled {drawn['kind']}")
+    path = named(case.component, drawn["position"])
+    assert any(i.path == path and i.message.startswith("unknown key") for i in error.issues), (path, str(error))
+
+
+@pytest.mark.parametrize("case", ALL, ids=[case.component for case in ALL])
+@settings(max_examples=FEW)
+@given(data=st.data())
+def test_a_value_of_another_json_type_anywhere_in_the_args_is_refused_naming_its_key(case, data):
+    component = getattr(trainstack, case.component)
+    drawn: dict[str, Any] = {}
+
+    def build() -> Any:
+        args = case.full_args()
+        position = data.draw(st.sampled_from([position for position, _ in args_positions(case.component, args)]),
+                             label="key")
+        drawn["old"] = value_at(args, position)
+        kinds = sorted(set(OTHER_JSON) - {json_type(drawn["old"])})
+        value = data.draw(st.sampled_from(kinds).flatmap(OTHER_JSON.__getitem__), label="replaced by")
+        drawn.update(position=position, value=value)
+        return component("x", as_passed(case.component, replaced(args, position, value)))
+
+    error = refusal(case.component, build)
+    event(f"{json_type(drawn['old'])} replaced by a {json_type(drawn['value'])}")
+    path = named(case.component, drawn["position"])
+    assert path in [i.path for i in error.issues], (path, drawn["value"], str(error))

@@ -59,8 +59,8 @@ class ClusterAddons(pulumi.ComponentResource):
     def __init__(self, name: str, args: ClusterAddonsArgs, opts: Optional[pulumi.ResourceOptions] = None):
         check_args(f"ClusterAddons({name})", ClusterAddonsArgs, args)
         watch = validate(ObservabilityConfig, args.get("observability", {}),
-                         prefix=f"ClusterAddons({name}).observability")
-        jobs = validate(OperatorsConfig, args.get("operators", {}), prefix=f"ClusterAddons({name}).operators")
+                         prefix=f"ClusterAddons({name})", at=("observability",))
+        jobs = validate(OperatorsConfig, args.get("operators", {}), prefix=f"ClusterAddons({name})", at=("operators",))
         if args.get("kueue") is not None and not jobs.kueue:
             raise ConfigError([ConfigIssue(
                 f"ClusterAddons({name}):operators.kueue", jobs.kueue,

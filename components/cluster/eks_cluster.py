@@ -96,8 +96,8 @@ class GpuEksCluster(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: GpuEksClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
         check_args(f"GpuEksCluster({name})", GpuEksClusterArgs, args)
-        settings = validate(EksConfig, args.get("settings", {}), prefix=f"GpuEksCluster({name}).settings")
-        configured = [validate(NodeGroupConfig, g, prefix=f"GpuEksCluster({name}).nodeGroups[{i}]")
+        settings = validate(EksConfig, args.get("settings", {}), prefix=f"GpuEksCluster({name})", at=("settings",))
+        configured = [validate(NodeGroupConfig, g, prefix=f"GpuEksCluster({name})", at=("nodeGroups", i))
                       for i, g in enumerate(args.get("node_groups", []))]
         zones = list(args["private_subnet_ids"])
         check_component(f"GpuEksCluster({name})", args["region"], groups=[

@@ -35,15 +35,18 @@ def validate_stack_config(raw: Mapping[str, Any]) -> StackConfig:
     return validate(StackConfig, raw, prefix=NAMESPACE, source="the trainstack stack configuration")
 
 
-def validate(model: type[Model], raw: Any, *, prefix: str, source: str | None = None) -> Model:
+def validate(model: type[Model], raw: Any, *, prefix: str, source: str | None = None,
+             at: tuple[str | int, ...] = ()) -> Model:
     """Validate ``raw`` as ``model``; component Args go through here too, so library callers
-    get the same errors as stack files (paths prefixed with the component's name)."""
+    get the same errors as stack files, named from the component: ``prefix`` is ``GpuEksCluster(train)`` and
+    ``at`` the Args key that holds the block (``("nodeGroups", 0)``), as in
+    ``GpuEksCluster(train):nodeGroups[0].instanceType``."""
     if isinstance(raw, model):
         return raw
     try:
         return model.model_validate(raw)
     except ValidationError as error:
-        raise ConfigError(issues_from_validation_error(error, model, prefix),
+        raise ConfigError(issues_from_validation_error(error, model, prefix, at),
                           source or f"{prefix} arguments") from None
 
 

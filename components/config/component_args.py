@@ -1,4 +1,5 @@
-"""A component's Args checked for the keys its TypedDict requires, before any resource is registered.
+"""A component's Args checked against its TypedDict before any resource is registered: the keys it requires,
+and (config/arg_types.py) no key it does not have and no value of another type.
 
 A program that builds a component directly (``GpuEksCluster("eks", {...})``) gets, for a key it left
 out, the error a stack file gets for one: a ``ConfigError`` naming ``GpuEksCluster(eks):vpc_id``, what
@@ -23,6 +24,7 @@ import textwrap
 from collections.abc import Mapping
 from typing import Any, ForwardRef
 
+from .arg_types import kind_of, type_issues
 from .errors import _MISSING, ConfigError, ConfigIssue
 
 _WRAPPERS = {"Required": True, "NotRequired": False}
@@ -35,20 +37,29 @@ def required_keys(args_type: type) -> frozenset[str]:
 
 
 def check_args(component: str, args_type: type, args: Any, *, under: str = "") -> None:
-    """Raise a ``ConfigError`` naming each key of ``args_type`` that ``args`` must have and has not.
+    """Raise a ``ConfigError`` naming each key of ``args_type`` that ``args`` must have and has not, each key
+    ``args_type`` does not have, and each value not of its key's type.
 
     ``component`` is the component as its errors name it (``GpuEksCluster(eks)``); ``under`` the key that
-    holds ``args`` where they are nested (``eks.`` for HyperPodCluster's ``eks``)."""
-    where = f"{component}:{under.rstrip('.')}" if under else component
+    holds ``args`` where they are nested (``eks.`` for HyperPodCluster's ``eks``). The TypedDicts nested in
+    ``args_type`` are checked for their keys and types here; for the keys they require, by their own call
+    (a nested key may be required only with some settings: HyperPod's ``eks`` under EKS orchestration)."""
+    check_mapping(component, args, args_type.__name__, f"pass a dict with {args_type.__name__}'s keys: "
+                  f"{', '.join(sorted(required_keys(args_type)))}.", under=under)
+    issues = type_issues(component, args_type, args, tuple(under.rstrip(".").split(".")) if under else ())
+    issues += [ConfigIssue(f"{component}:{under}{key}", _MISSING, "this key is required.", _fix(args_type, key))
+               for key in args_type.__annotations__ if _required(args_type, key) and key not in args]
+    if issues:
+        raise ConfigError(issues, f"{component} arguments")
+
+
+def check_mapping(component: str, args: Any, args_name: str, fix: str, *, under: str = "") -> None:
+    """Raise a ``ConfigError`` where ``args`` are not a mapping of keys (a list, a string, None ...)."""
     if not isinstance(args, Mapping):
         raise ConfigError([ConfigIssue(
-            where, args, f"the arguments are a {type(args).__name__}, not a mapping of {args_type.__name__}'s keys.",
-            f"pass a dict with {args_type.__name__}'s keys: {', '.join(sorted(required_keys(args_type)))}.")],
+            f"{component}:{under.rstrip('.')}" if under else component, args,
+            f"the arguments are {kind_of(args)}, not a mapping of {args_name}'s keys.", fix)],
             f"{component} arguments")
-    missing = [key for key in args_type.__annotations__ if _required(args_type, key) and key not in args]
-    if missing:
-        raise ConfigError([ConfigIssue(f"{component}:{under}{key}", _MISSING, "this key is required.",
-                                       _fix(args_type, key)) for key in missing], f"{component} arguments")
 
 
 def _required(args_type: type, key: str) -> bool:

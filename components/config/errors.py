@@ -78,12 +78,14 @@ def format_path(loc: tuple[str | int, ...], prefix: str = NAMESPACE) -> str:
 
 
 def issues_from_validation_error(
-    error: ValidationError, root: type[BaseModel], prefix: str = NAMESPACE
+    error: ValidationError, root: type[BaseModel], prefix: str = NAMESPACE, at: tuple[str | int, ...] = ()
 ) -> list[ConfigIssue]:
-    return [_issue(detail, root, prefix) for detail in error.errors(include_url=False)]
+    """``at``: where the validated block sits under ``prefix`` (``("nodeGroups", 0)`` for a component's first
+    group), so that its keys are named ``GpuEksCluster(train):nodeGroups[0].instanceType``."""
+    return [_issue(detail, root, prefix, at) for detail in error.errors(include_url=False)]
 
 
-def _issue(detail: ErrorDetails, root: type[BaseModel], prefix: str) -> ConfigIssue:
+def _issue(detail: ErrorDetails, root: type[BaseModel], prefix: str, at: tuple[str | int, ...] = ()) -> ConfigIssue:
     loc = tuple(detail["loc"])
     kind = detail["type"]
     value = detail.get("input", _MISSING)
@@ -93,38 +95,47 @@ def _issue(detail: ErrorDetails, root: type[BaseModel], prefix: str) -> ConfigIs
     if isinstance(cause, ConfigValueError):
         path = loc + cause.path
         shown = cause.value if cause.value is not None else _lookup(value, cause.path)
-        return ConfigIssue(format_path(path, prefix), shown, cause.message, cause.fix)
+        return ConfigIssue(format_path(at + path, prefix), shown, cause.message, cause.fix)
 
     if kind == "extra_forbidden":
         parent = _model_at(root, loc[:-1])
         known = sorted(_aliases(parent)) if parent else []
-        unknown = str(loc[-1])
-        close = difflib.get_close_matches(unknown, known, n=1, cutoff=0.5)
-        fix = f"did you mean '{close[0]}'? " if close else ""
-        fix += f"Keys allowed here: {', '.join(known)}." if known else "Remove it."
-        return ConfigIssue(format_path(loc, prefix), value, f"unknown key '{cut(unknown)}'.", fix)
+        return unknown_key(format_path(at + loc, prefix), value, str(loc[-1]), known)
 
     if kind == "missing":
         parent = _model_at(root, loc[:-1])
         doc = _field_doc(parent, str(loc[-1])) if parent else None
         fix = f"add '{loc[-1]}'" + (f" ({doc})" if doc else "") + "."
-        return ConfigIssue(format_path(loc, prefix), _MISSING, "this key is required.", fix)
+        return ConfigIssue(format_path(at + loc, prefix), _MISSING, "this key is required.", fix)
 
     if kind == "literal_error":
         expected = ctx.get("expected", "")
-        return ConfigIssue(format_path(loc, prefix), value, "not an allowed value.", f"use one of {expected}.")
+        return ConfigIssue(format_path(at + loc, prefix), value, "not an allowed value.", f"use one of {expected}.")
 
     message = detail["msg"].removeprefix("Value error, ")
-    fix = _scalar_fix(kind, value) or _generic_fix(kind, ctx)
-    return ConfigIssue(format_path(loc, prefix), value, message + ".", fix)
+    key = next((str(part) for part in reversed(at + loc) if isinstance(part, str)), "")
+    fix = scalar_fix(kind, value, key) or _generic_fix(kind, ctx)
+    return ConfigIssue(format_path(at + loc, prefix), value, message + ".", fix)
+
+
+def unknown_key(path: str, value: Any, unknown: str, known: list[str]) -> ConfigIssue:
+    """A key its mapping does not have (a stack file's block, or a component's Args): the closest known key, and
+    every key allowed there."""
+    close = difflib.get_close_matches(unknown, known, n=1, cutoff=0.5)
+    fix = f"did you mean '{close[0]}'? " if close else ""
+    fix += f"Keys allowed here: {', '.join(known)}." if known else "Remove it."
+    return ConfigIssue(path, value, f"unknown key '{cut(unknown)}'.", fix)
 
 
 def _numeral(text: str) -> bool:
     return re.fullmatch(r"\s*[+-]?\d+(\.\d*)?([eE][+-]?\d+)?\s*", text) is not None
 
 
-def _scalar_fix(kind: str, value: Any) -> str | None:
-    """What to write where a scalar of another type was given (config.base: scalars are taken as written)."""
+def scalar_fix(kind: str, value: Any, key: str = "") -> str | None:
+    """What to write where a scalar of another type was given (config.base: scalars are taken as written);
+    ``kind`` is pydantic's error type for the scalar the key takes (``int_type``), ``key`` the key's name."""
+    if kind == "string_type" and isinstance(value, int | float) and not isinstance(value, bool):
+        return _text_fix(key, value)
     if kind in ("int_type", "float_type") and isinstance(value, bool):
         return (f"{str(value).lower()} is a boolean, not a number: write the number itself"
                 f"{' (a whole number)' if kind == 'int_type' else ''}.")
@@ -136,6 +147,19 @@ def _scalar_fix(kind: str, value: Any) -> str | None:
     if kind == "bool_type" and not isinstance(value, bool):
         return "write true or false, without quotes." if isinstance(value, str) else "write true or false."
     return None
+
+
+def _text_fix(key: str, value: int | float) -> str:
+    """A number where text belongs. YAML and Python read an unquoted ``1.30`` as the number 1.3, so the text
+    cannot be taken back from the number (the trailing zero is gone): the fix asks for the quotes."""
+    written = repr(value)
+    if "version" not in key.lower():
+        return f'write "{written}" in quotes: this key takes text.'
+    if isinstance(value, float) and re.fullmatch(r"\d+\.\d", written):
+        # Kubernetes minors since 1.10 have two digits, and 1.30 and 1.3 are the same number: both are named.
+        return (f'write "{written}0" in quotes (or "{written}", if that is the version): a version is text, '
+                f"and unquoted, {written}0 is the number {written}.")
+    return f'write "{written}" in quotes: a version is text, and unquoted it is a number.'
 
 
 _KINDS = {"int": "a whole number", "float": "a number", "bool": "true or false", "string": "a string",

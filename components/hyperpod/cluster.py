@@ -171,7 +171,7 @@ class HyperPodCluster(pulumi.ComponentResource):
         """``settings`` validated, once the args have every key they must, its region offers HyperPod and the
         groups' types, and the orchestrator and security groups are ones HyperPod takes."""
         check_args(f"HyperPodCluster({name})", HyperPodClusterArgs, args)
-        settings = validate(HyperPodConfig, args["settings"], prefix=f"HyperPodCluster({name}).settings")
+        settings = validate(HyperPodConfig, args["settings"], prefix=f"HyperPodCluster({name})", at=("settings",))
         zones = [settings.zone] if settings.zone else []
         check_component(f"HyperPodCluster({name})", args["region"], hyperpod=True,
                         groups=hyperpod_placements(settings, zones, ("settings",)))

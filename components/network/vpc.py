@@ -48,7 +48,7 @@ class Network(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: NetworkArgs, opts: Optional[pulumi.ResourceOptions] = None):
         check_args(f"Network({name})", NetworkArgs, args)
-        settings = validate(NetworkConfig, args["settings"], prefix=f"Network({name}).settings")
+        settings = validate(NetworkConfig, args["settings"], prefix=f"Network({name})", at=("settings",))
         check_component(f"Network({name})", args["region"], zones=network_zones(settings, ("settings",)))
         super().__init__(NETWORK_COMPONENT, name, {}, opts)
         self.vpc: Optional[aws.ec2.Vpc] = None

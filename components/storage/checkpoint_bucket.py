@@ -35,7 +35,7 @@ class CheckpointBucket(pulumi.ComponentResource):
     def __init__(self, name: str, args: CheckpointBucketArgs, opts: Optional[pulumi.ResourceOptions] = None):
         check_args(f"CheckpointBucket({name})", CheckpointBucketArgs, args)
         settings = validate(CheckpointBucketConfig, args.get("settings", {}),
-                            prefix=f"CheckpointBucket({name}).settings")
+                            prefix=f"CheckpointBucket({name})", at=("settings",))
         super().__init__(CHECKPOINT_BUCKET_COMPONENT, name, {}, opts)
         child = pulumi.ResourceOptions(parent=self)
 

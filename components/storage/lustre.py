@@ -266,7 +266,7 @@ def _checked(name: str, args: LustreFileSystemArgs) -> FsxConfig:
     if "checkpoint_writers" in args:
         check_args(f"LustreFileSystem({name})", CheckpointWriters, args["checkpoint_writers"],
                    under="checkpoint_writers.")
-    settings = validate(FsxConfig, args["settings"], prefix=f"LustreFileSystem({name}).settings")
+    settings = validate(FsxConfig, args["settings"], prefix=f"LustreFileSystem({name})", at=("settings",))
     if "eks" in args:
         eks = args["eks"]
         check_platform_namespace(f"LustreFileSystem({name}):eks.job_namespaces",

@@ -82,7 +82,7 @@ class S3Datasets(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: S3DatasetsArgs, opts: Optional[pulumi.ResourceOptions] = None):
         check_args(f"S3Datasets({name})", S3DatasetsArgs, args)
-        datasets = [validate(DatasetConfig, d, prefix=f"S3Datasets({name}).datasets[{i}]")
+        datasets = [validate(DatasetConfig, d, prefix=f"S3Datasets({name})", at=("datasets", i))
                     for i, d in enumerate(args["datasets"])]
         readers = _readers(f"S3Datasets({name})", datasets, args["namespaces"], args.get("readers"))
         super().__init__(S3_DATASETS_COMPONENT, name, {}, opts)

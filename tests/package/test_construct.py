@@ -218,13 +218,13 @@ def test_a_bad_cluster_is_refused_with_the_message_a_python_caller_gets():
     message = refusal_through_provider("trainstack:index:GpuEksCluster", inputs)
     assert message == refusal_from_python(
         lambda: GpuEksCluster("bad", {**PYTHON_CLUSTER_ARGS, "node_groups": [group]}))
-    assert "GpuEksCluster(bad).nodeGroups[0]:rootVolume.sizeGiB = 10\n" in message
+    assert "GpuEksCluster(bad):nodeGroups[0].rootVolume.sizeGiB = 10\n" in message
 
 
 def test_a_fractional_number_for_an_integer_is_refused_not_cut():
     group = {**CLUSTER_INPUTS["nodeGroups"][0], "maxSize": 2.5}
     message = refusal_through_provider("trainstack:index:GpuEksCluster", {**CLUSTER_INPUTS, "nodeGroups": [group]})
-    assert "GpuEksCluster(bad).nodeGroups[0]:maxSize = 2.5\n" in message
+    assert "GpuEksCluster(bad):nodeGroups[0].maxSize = 2.5\n" in message
 
 
 def test_bad_lustre_settings_are_refused_with_the_message_a_python_caller_gets():

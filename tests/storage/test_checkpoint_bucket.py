@@ -83,7 +83,7 @@ def test_bad_settings_are_refused_before_any_resource_is_registered():
 
     plan = run_program(program, project="demo", stack="test")
     assert [r.type for r in plan.resources] == ["pulumi:pulumi:Stack"]
-    assert registered[0].issues[0].path == "CheckpointBucket(ckpt).settings:noncurrentVersionDays"
+    assert registered[0].issues[0].path == "CheckpointBucket(ckpt):settings.noncurrentVersionDays"
 
 
 class _Mocks(pulumi.runtime.Mocks):

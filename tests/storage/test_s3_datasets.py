@@ -172,8 +172,11 @@ def test_with_teams_the_driver_has_no_role_of_its_own_and_each_team_reads_only_w
 
 
 def driver_args(**readers) -> dict:
+    import pulumi_kubernetes as k8s
+
     return {"datasets": STACK["datasets"], "region": "us-east-1", "namespaces": ["llm", "vision"],
-            "cluster_name": "c", "provider": None, "depends_on": [], "readers": readers}
+            "cluster_name": "c", "provider": k8s.Provider("c-k8s", kubeconfig="{}"), "depends_on": [],
+            "readers": readers}
 
 
 @pytest.mark.parametrize("readers, path, value", [
@@ -191,6 +194,7 @@ def test_readers_that_name_no_dataset_or_no_job_namespace_are_refused_before_any
             S3Datasets("d", driver_args(**readers))
         registered.append(error.value)
     plan = run_program(program, project="demo", stack="s")
-    assert [r.type for r in plan.resources] == ["pulumi:pulumi:Stack"]
+    # The cluster's provider, which the Args take (a Provider: None is refused), is the test's own.
+    assert [r.type for r in plan.resources] == ["pulumi:pulumi:Stack", "pulumi:providers:kubernetes"]
     (issue,) = registered[0].issues
     assert (issue.path, issue.value) == (path, value) and issue.fix
