@@ -117,13 +117,13 @@ def add_deploy(commands: Any, here: dict[str, Any]) -> None:
         command.add_argument("--stack", "-s", required=True, help="stack name (stacks/Pulumi.<stack>.yaml)")
         command.add_argument("--cwd", **here)
         command.add_argument("--engine", choices=("installed", "source"), default="installed",
-                             help="installed (default): the `pulumi` on PATH (or in ~/.pulumi/bin), with its plugins, "
+                             help="installed (default): the pulumi on PATH (or in ~/.pulumi/bin), with its plugins, "
                                   "backend and credentials; source: the Pulumi CLI and Kubernetes provider built from "
                                   "Go source by engines/build.sh (needs Go; minutes, once), which cannot deploy AWS "
                                   "resources")
         command.add_argument("--state", type=Path, default=None,
                              help="directory of the stack's state (a local backend); default: the CLI's own backend "
-                                  "(`pulumi login`, or PULUMI_BACKEND_URL), or .trainstack/state beside Pulumi.yaml "
+                                  "(pulumi login, or PULUMI_BACKEND_URL), or .trainstack/state beside Pulumi.yaml "
                                   "where an earlier trainstack deploy keeps the stack, and always with --engine "
                                   "source")
         command.add_argument("--policy-pack", type=Path, action="append", default=[],

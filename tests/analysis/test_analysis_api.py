@@ -136,7 +136,7 @@ def test_plan_stack_reads_the_stack_file_once(monkeypatch):
     from trainstack.plan import project
 
     read = []
-    original = project.read_yaml_mapping
-    monkeypatch.setattr(project, "read_yaml_mapping", lambda path, what: read.append(path.name) or original(path, what))
+    original = project.read_pulumi_yaml
+    monkeypatch.setattr(project, "read_pulumi_yaml", lambda path, what: read.append(path.name) or original(path, what))
     plan_stack("dev", REPO)
     assert read.count("Pulumi.dev.yaml") == 1
