@@ -15,7 +15,7 @@ import functools
 import hashlib
 import json
 from collections.abc import Sequence
-from typing import NotRequired, Optional, TypedDict
+from typing import Any, NotRequired, Optional, TypedDict
 
 import pulumi
 import pulumi_aws as aws
@@ -70,9 +70,15 @@ class Teams(pulumi.ComponentResource):
         self.access_entries = {}
         self.roles = {}
         for tenant in tenants:
-            objects = [*rbac.team_objects(tenant), isolation.network_policy(tenant, scrapers),
-                       *isolation.quota_objects(tenant), isolation.service_account(tenant)]
-            k8s.yaml.v2.ConfigGroup(f"{name}-{tenant.team}", objs=objects, opts=in_cluster)
+            # Named by the namespace, not the team: the provider names each object of a ConfigGroup after the
+            # group (``<group>:<namespace>/<name>``: pulumi-kubernetes provider/pkg/provider/yaml/v2 configgroup.go
+            # and yaml.go @ f47bc2d6f199), so a group named by the team gave the same objects new URNs when the
+            # team was renamed, which the engine cannot apply (review/same_object.py). An alias on the group would
+            # not carry them: the engine passes a remote component's aliases to Construct in a field the pinned
+            # provider's Go SDK (v3.215.0) does not read (pulumi/pulumi#21050, v3.217.0). Where a team is named as
+            # its namespace (every shipped stack), the names are the ones it always had.
+            k8s.yaml.v2.ConfigGroup(f"{name}-{tenant.namespace}", objs=team_objects(tenant, scrapers),
+                                    opts=in_cluster)
             if cluster_name is None:
                 continue
             policy = pulumi.Output.from_input(args.get("checkpoint_bucket")).apply(
@@ -98,6 +104,13 @@ class Teams(pulumi.ComponentResource):
                     f"{name}-access-{digest}", cluster_name=cluster_name, principal_arn=principal,
                     kubernetes_groups=kubernetes_groups, type="STANDARD", opts=pulumi.ResourceOptions(parent=self))
         self.register_outputs({"teams": [t.team for t in tenants]})
+
+
+def team_objects(tenant: Tenant, scrapers: list[str]) -> list[dict[str, Any]]:
+    """The Kubernetes objects of one team, all in its namespace: its Role and RoleBinding, NetworkPolicy,
+    ResourceQuota, LimitRange and ServiceAccount."""
+    return [*rbac.team_objects(tenant), isolation.network_policy(tenant, scrapers), *isolation.quota_objects(tenant),
+            isolation.service_account(tenant)]
 
 
 def _policy_document(tenant: Tenant, bucket: Optional[str], *, datasets: Sequence[DatasetConfig],
