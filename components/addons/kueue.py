@@ -39,6 +39,7 @@ from ..catalog.device_allocation import EFA, accelerator_device
 from ..catalog.network_topology import network_node_labels
 from ..config import NodeGroupConfig, SchedulingConfig, TeamConfig, cohort_of_groups
 from ..names import HOSTNAME_LABEL, NODE_GROUP_LABEL
+from ..tenancy.admission import team_namespaces
 from ..tenancy.model import CHECKPOINT_PREFIX, service_account
 
 if TYPE_CHECKING:
@@ -140,6 +141,17 @@ def manager_configuration(scheduling: SchedulingConfig, groups: Sequence[NodeGro
     """The parts of Kueue's Configuration trainstack sets (the chart's defaults stay for the rest)."""
     mappings = device_class_mappings(groups)
     return {
+        # Every job in a team namespace is Kueue's, queue name or not: left at its default (false), a job without
+        # kueue.x-k8s.io/queue-name "will start immediately" around every quota. The selector narrows that to the
+        # namespaces labelled with a team (tenancy/isolation.py), so kube-system, kueue-system, trainstack-system
+        # and every other platform namespace keep their unlabelled jobs running (apis/config/v1beta2/
+        # configuration_types.go at v0.19.2, ManageJobsWithoutQueueName and ManagedJobsNamespaceSelector; the
+        # selector replaces the default "NotIn [kube-system, kueue-system]", defaults.go). An unlabelled job there
+        # stays suspended, naming no queue (unless the team is called "default": Kueue's webhook gives a job the
+        # namespace's LocalQueue "default", jobframework/defaults.go); the API server refuses a member's
+        # (tenancy/admission.py).
+        "manageJobsWithoutQueueName": True,
+        "managedJobsNamespaceSelector": team_namespaces(),
         # A gang that cannot start whole within the timeout is evicted and requeued, its nodes
         # released; Eviction keeps its place in the queue by eviction time.
         "waitForPodsReady": {"timeout": f"{scheduling.pods_ready_timeout_minutes}m", "blockAdmission": False,

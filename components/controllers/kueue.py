@@ -7,8 +7,9 @@ the stack has.
   ``kueue.x-k8s.io/podset-group-name`` must be exactly two, one of them a single pod, with
   the same request (``pkg/controller/jobframework/tas_validation.go``: ``ValidateTASPodSetRequest``,
   ``ValidatePodSetGroupingTopology``, ``topologyRequestsValid``).
-* A job without ``kueue.x-k8s.io/queue-name`` is not managed by Kueue (the chart's default
-  ``manageJobsWithoutQueueName: false``) and runs around every quota; a queue name the stack
+* A job without ``kueue.x-k8s.io/queue-name`` in a team namespace is held suspended by Kueue
+  (``manageJobsWithoutQueueName: true`` on the team namespaces: addons/kueue.py) and, from a
+  member, refused by the API server (tenancy/admission.py); a queue name the stack
   does not have leaves it suspended; a topology level its group's Topology lacks can never
   be satisfied (``pkg/controller/constants/constants.go``, ``apis/kueue/v1beta2/topology_types.go``).
 """

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .model import DEFAULT_REQUEST, POD_SECURITY_WARN, Tenant
+from .model import DEFAULT_REQUEST, POD_SECURITY_WARN, TEAM_LABEL, Tenant
 
 NETWORK_POLICY = "trainstack-team-ingress"
 QUOTA = "trainstack-team"
@@ -31,7 +31,7 @@ def namespace_labels(tenant: Tenant) -> dict[str, str]:
     """Pod Security Admission's labels (Kubernetes docs, "Enforce Pod Security Standards with Namespace Labels")
     and the team's."""
     return {f"{PSA}enforce": tenant.pod_security, f"{PSA}warn": POD_SECURITY_WARN,
-            f"{PSA}audit": POD_SECURITY_WARN, "trainstack.io/team": tenant.team}
+            f"{PSA}audit": POD_SECURITY_WARN, TEAM_LABEL: tenant.team}
 
 
 def network_policy(tenant: Tenant, scrapers: list[str]) -> dict[str, Any]:

@@ -14,6 +14,9 @@ from ..config import StackConfig, TeamConfig, cohort_of_groups
 TEAM_GROUP_PREFIX = "trainstack:team:"
 """A team's Kubernetes group is this prefix and its name. EKS refuses groups that start with ``system:``,
 ``eks:``, ``aws:``, ``amazon:`` or ``iam:`` (EKS API reference, CreateAccessEntry, ``kubernetesGroups``)."""
+TEAM_LABEL = "trainstack.io/team"
+"""Every team namespace carries this label, its value the team: what Kueue's managed namespaces and the queue
+label's admission policy select (``addons/kueue.py``, ``admission.py``)."""
 VIEWER_GROUP = "trainstack:queue-viewers"
 """The group of ``scheduling.viewers``: every team's queue status, read only."""
 CHECKPOINT_PREFIX = "teams/{team}/"

@@ -7,6 +7,7 @@
                      (isolation.py), the ServiceAccount its jobs run as, and that account's Pod Identity role
                      (data.py: its checkpoint prefix, its datasets)
     viewers          an access entry each in the queue viewer group, bound to the cluster-wide ClusterRole
+    once             the ValidatingAdmissionPolicy refusing a member's job that names no Kueue queue (admission.py)
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import pulumi_kubernetes as k8s
 from ..cluster.iam import pod_identity_role
 from ..config import DatasetConfig
 from ..names import TEAMS_COMPONENT
-from . import isolation, rbac
+from . import admission, isolation, rbac
 from .data import team_policy
 from .model import VIEWER_GROUP, Tenant
 
@@ -87,6 +88,9 @@ class Teams(pulumi.ComponentResource):
             self.roles[tenant.team] = pod_identity_role(
                 f"{name}-{tenant.team}", cluster_name=cluster_name, namespace=tenant.namespace,
                 service_account=tenant.service_account, parent=self, depends_on=[], policy=policy)
+        if tenants:
+            # Cluster-scoped, one for every team: it selects the team namespaces by their label.
+            k8s.yaml.v2.ConfigGroup(f"{name}-queued-jobs", objs=admission.objects(), opts=in_cluster)
         viewers = args.get("viewers", [])
         if viewers:
             k8s.yaml.v2.ConfigGroup(f"{name}-queue-viewer", objs=rbac.viewer_objects(), opts=in_cluster)
