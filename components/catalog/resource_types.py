@@ -25,6 +25,7 @@ what was taken. The logs quoted most, for one fresh EKS stack in us-east-1 (2023
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -144,6 +145,34 @@ def node_group_minutes(inputs: Inputs) -> float:
     """An accelerated (NVIDIA or Neuron AMI) group's nodes take longer to boot and join than CPU nodes."""
     ami = str(inputs.get("amiType") or "")
     return ACCELERATED_NODE_GROUP if ("NVIDIA" in ami or "NEURON" in ami) else CPU_NODE_GROUP
+
+
+MAX_BATCH_NODES = 100
+"""EKS replaces at most 100 nodes of a managed node group at once, whatever ``updateConfig`` asks: "The maximum
+concurrency (unavailable) is capped at 100 nodes" (EKS User Guide, managed-node-update-behavior); the API takes
+``maxUnavailable`` up to 100 and applies ``maxUnavailablePercentage`` "up to 100 nodes at once" (EKS API
+Reference, NodegroupUpdateConfig)."""
+
+
+def update_batch(update: Inputs, nodes: int) -> int:
+    """Nodes EKS replaces at once in a group of ``nodes`` under ``update`` (the recorded ``updateConfig``).
+
+    A percentage is rounded down and never below one node: EKS does not say how it rounds, and fewer nodes a
+    batch only lengthens the estimate, which the timeout then covers."""
+    count = int(update.get("maxUnavailable") or 0)
+    percentage = int(update.get("maxUnavailablePercentage") or 0)
+    batch = count or max(1, math.floor(nodes * percentage / 100))
+    return min(batch, MAX_BATCH_NODES)
+
+
+def node_group_roll_minutes(inputs: Inputs, nodes: int) -> float:
+    """Minutes EKS takes to roll ``nodes`` nodes of a managed node group to a new version or launch template:
+    one batch after another (``update_batch``), each launched, joined and drained in about the group's creation
+    time (EKS User Guide, managed-node-update-behavior: upgrade phase, steps 6-9)."""
+    if nodes <= 0:
+        return 0.0
+    batch = update_batch(inputs.get("updateConfig") or {}, nodes)
+    return math.ceil(nodes / batch) * node_group_minutes(inputs)
 
 
 def _endpoint_minutes(inputs: Inputs) -> float:

@@ -10,6 +10,7 @@ import pulumi
 import pulumi_aws as aws
 
 from .. import catalog
+from ..catalog import timeouts
 from ..catalog.efa_layout import plain_layout
 from ..config import Capacity, RootVolume, SystemNodesConfig
 from ..config.resource_names import EKS_NODEGROUP_MAX, autonamed
@@ -42,5 +43,9 @@ def system_node_group(name: str, *, settings: SystemNodesConfig, cluster_name: s
         launch_template={"id": template.id, "version": template.latest_version.apply(str)},
         labels=SYSTEM_LABELS, update_config={"max_unavailable": 1},
         node_repair_config=node_repair_config(settings.auto_repair),
+        # How long `pulumi up` waits: the plan's estimates with their margin (catalog/timeouts.py).
         opts=pulumi.ResourceOptions(parent=parent, depends_on=depends_on,
-                                    ignore_changes=["scalingConfig.desiredSize"]))
+                                    ignore_changes=["scalingConfig.desiredSize"],
+                                    custom_timeouts=pulumi.CustomTimeouts(**timeouts.node_group_timeouts({
+                                        "amiType": instance.ami_types[0], "updateConfig": {"maxUnavailable": 1},
+                                        "scalingConfig": {"maxSize": settings.max_size}}))))

@@ -230,6 +230,11 @@ class RootVolume(ConfigModel):
     """gp3 throughput."""
 
 
+FIXED_CAPACITY_BATCH_PERCENTAGE = 25
+"""A reserved or Capacity Block group's default roll batch, in percent of its nodes (``maxUnavailablePercentage``
+says why)."""
+
+
 class NodeGroupConfig(ConfigModel):
     """An accelerated node group (GPU or Trainium) in one zone."""
 
@@ -265,6 +270,20 @@ class NodeGroupConfig(ConfigModel):
     auto_repair: bool = True
     """EKS node auto repair: replace or reboot a node whose conditions (from the node monitoring
     agent: AcceleratedHardwareReady, NetworkingReady, ...) or NodeReady report it unhealthy."""
+    max_unavailable: Optional[int] = Field(default=None, ge=1, le=100)
+    """Nodes EKS replaces at once when it rolls the group to a new version or launch template (``updateConfig``
+    ``maxUnavailable``, 1-100: EKS replaces at most 100 nodes at once). Set this or ``maxUnavailablePercentage``,
+    not both. Default: 1 on on-demand capacity, which launches its replacements first and must find room for
+    them; 25 percent on a reservation or capacity block (see ``maxUnavailablePercentage``). A roll takes about
+    8 minutes a batch, and `pulumi up` waits for it (docs/upgrades.md)."""
+    max_unavailable_percentage: Optional[int] = Field(default=None, ge=1, le=100)
+    """The share of the group's nodes EKS replaces at once when it rolls the group (``updateConfig``
+    ``maxUnavailablePercentage``, 1-100, at most 100 nodes at once). Default on a reservation or capacity block:
+    25. Those groups terminate a node before launching its replacement (``MINIMAL``) into capacity held for them,
+    so a larger batch needs no room beyond the group's own; a distributed job stops when any of its nodes goes,
+    so one node at a time keeps no job running and only makes the roll last (16 p5 nodes: 128 minutes one by
+    one, 32 in batches of 25 percent); a quarter bounds what one bad AMI takes down before EKS fails the
+    update. Not with ``autoscaler: karpenter`` (a NodePool's disruption budget paces its rolls)."""
     node_repair: Optional[NodeRepair] = None
     """Node auto repair's thresholds, pace and per-condition actions (EKS ``nodeRepairConfig``); unset, EKS's
     defaults. On reserved capacity it repairs one node at a time unless told otherwise (config/node_repair.py)."""
@@ -355,6 +374,18 @@ class NodeGroupConfig(ConfigModel):
         return self.efa_enabled and self.capacity.type == "none"
 
     @property
+    def update_batch(self) -> dict[str, int]:
+        """The managed node group's ``updateConfig`` batch, in the provider's argument names: the one given, else
+        25 percent on a reservation or capacity block and 1 node elsewhere (``maxUnavailablePercentage``)."""
+        if self.max_unavailable is not None:
+            return {"max_unavailable": self.max_unavailable}
+        if self.max_unavailable_percentage is not None:
+            return {"max_unavailable_percentage": self.max_unavailable_percentage}
+        if self.capacity.type != "none":
+            return {"max_unavailable_percentage": FIXED_CAPACITY_BATCH_PERCENTAGE}
+        return {"max_unavailable": 1}
+
+    @property
     def owned_nodes(self) -> int:
         """The nodes the stack can count on for this group: its maxSize. With a reservation or a
         capacity block, maxSize is at most the instances it holds (checked below), so shrinking the
@@ -370,6 +401,7 @@ class NodeGroupConfig(ConfigModel):
                 fix="change minSize, desiredSize or maxSize so they are in order.",
                 path=("desiredSize",), value=self.desired_size)
         check_group(self)
+        self._check_update_batch()
         check_node_repair(self.auto_repair, self.node_repair, self.max_size, self.autoscaler)
         if self.autoscaler == "karpenter":
             check_karpenter_group(self)
@@ -390,6 +422,21 @@ class NodeGroupConfig(ConfigModel):
                                    fix="set placementGroup: false (or remove it).", path=("placementGroup",),
                                    value=True)
         return self
+
+    def _check_update_batch(self) -> None:
+        given = [(key, value) for key, value in (("maxUnavailable", self.max_unavailable),
+                                                 ("maxUnavailablePercentage", self.max_unavailable_percentage))
+                 if value is not None]
+        if len(given) > 1:
+            # NodegroupUpdateConfig takes exactly one (EKS API Reference; terraform-provider-aws: ExactlyOneOf).
+            raise ConfigValueError(
+                "maxUnavailable and maxUnavailablePercentage are both set; EKS takes one of them.",
+                fix="remove one of them.", path=("maxUnavailablePercentage",), value=self.max_unavailable_percentage)
+        if given and self.autoscaler == "karpenter":
+            key, value = given[0]
+            raise ConfigValueError(
+                f"{key} paces an EKS managed node group's roll; a Karpenter group has none (its NodePool's "
+                "disruption budget paces replacements).", fix=f"remove {key}.", path=(key,), value=value)
 
     def _resolve_efa(self) -> bool:
         """``efa`` resolved against the catalog; refuses EFA the instance type cannot lay out."""

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, NotRequired, Optional, TypedDict
 
 import pulumi
 
+from ..catalog import timeouts
 from ..config import AddonVersions, ConfigError, ConfigIssue, HyperPodConfig, validate
 from ..config.component_args import check_args
 from ..config.offerings import check_component, hyperpod_placements
@@ -118,8 +119,9 @@ class HyperPodCluster(pulumi.ComponentResource):
                                                    lifecycle_uri=lifecycle_uri, fsx_mount=fsx_mount),
             node_recovery=settings.node_recovery,
             vpc_config={"subnets": [args["subnet_id"]], "security_group_ids": security_groups},
-            opts=pulumi.ResourceOptions(parent=self, custom_timeouts=pulumi.CustomTimeouts(create="180m",
-                                                                                           update="180m")),
+            # The plan's estimate with its margin (catalog/timeouts.py): longer with deep health checks on start.
+            opts=pulumi.ResourceOptions(parent=self, custom_timeouts=pulumi.CustomTimeouts(**timeouts.hyperpod_timeouts(
+                any(group.deep_health_checks for group in settings.groups)))),
         )
         self.cluster: aws_native.sagemaker.Cluster = cluster
         """The SageMaker HyperPod cluster (``aws_native.sagemaker.Cluster``): instance groups, orchestrator."""

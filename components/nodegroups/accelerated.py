@@ -19,6 +19,7 @@ import pulumi_aws as aws
 
 from .. import catalog
 from ..catalog import EFA_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESOURCE, AcceleratorKind
+from ..catalog import timeouts as catalog_timeouts
 from ..catalog.efa_layout import layout_for
 from ..config import ConfigError, ConfigIssue, NodeGroupConfig, validate
 from ..config.component_args import check_args
@@ -96,13 +97,26 @@ class AcceleratedNodeGroupArgs(TypedDict):
 # MINIMAL terminates old nodes before it launches new ones, "useful ... with hardware
 # accelerators such as GPUs" (EKS API Reference, NodegroupUpdateConfig); it is the only
 # strategy that rolls fixed capacity. Why: docs/adr/0006-placement-groups-and-rollouts.md
-UPDATE_MAX_UNAVAILABLE = 1
-
-
 def update_config(settings: NodeGroupConfig, in_placement_group: bool) -> dict[str, object]:
-    """The managed node group's rollout: one node at a time, terminated first where capacity is fixed."""
+    """The managed node group's rollout: the group's batch (``NodeGroupConfig.update_batch``), terminated first
+    where capacity is fixed."""
     fixed_capacity = settings.capacity.type != "none" or in_placement_group
-    return {"max_unavailable": UPDATE_MAX_UNAVAILABLE, **({"update_strategy": "MINIMAL"} if fixed_capacity else {})}
+    return {**settings.update_batch, **({"update_strategy": "MINIMAL"} if fixed_capacity else {})}
+
+
+def _engine_names(update: Mapping[str, object]) -> dict[str, object]:
+    """``updateConfig`` as the engine records it (camelCase), for the estimates that read records."""
+    return {"".join(w.capitalize() if i else w for i, w in enumerate(k.split("_"))): v for k, v in update.items()}
+
+
+def node_group_timeouts(ami_type: str, settings: NodeGroupConfig,
+                        update: Mapping[str, object]) -> pulumi.CustomTimeouts:
+    """How long `pulumi up` waits for the group: its creation and its roll at ``maxSize``, as the plan estimates
+    them, with the margin of ``catalog/timeouts.py``. Without it the provider stops waiting after 60 minutes
+    while EKS keeps rolling (16 p5 nodes one at a time take about 128)."""
+    timeouts = catalog_timeouts.node_group_timeouts({
+        "amiType": ami_type, "scalingConfig": {"maxSize": settings.max_size}, "updateConfig": _engine_names(update)})
+    return pulumi.CustomTimeouts(**timeouts)
 
 
 def _first_autoscaling_group(resources: Optional[list[aws.eks.outputs.NodeGroupResource]]) -> Optional[str]:
@@ -164,6 +178,7 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
         self.taints = [*({"key": t.key, "value": t.value, "effect": t.effect} for t in settings.taints),
                        dict(self.TAINT)]
         _, _, capacity_type = capacity_settings(settings.capacity)
+        update = update_config(settings, settings.in_placement_group)
         self.node_group = aws.eks.NodeGroup(
             autonamed(name, EKS_NODEGROUP_MAX),  # Pulumi names it '<logical name>-<7 random>'
             cluster_name=cluster.cluster_name,
@@ -178,14 +193,15 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
             launch_template={"id": self.launch_template.id, "version": self.launch_template.latest_version.apply(str)},
             labels=self.labels,
             taints=[{**t, "effect": _TAINT_EFFECTS[t["effect"]]} for t in self.taints],
-            update_config=update_config(settings, settings.in_placement_group),
+            update_config=update,
             node_repair_config=node_repair_config(settings.auto_repair, settings.node_repair,
                                                   reserved=settings.capacity.type != "none"),
             tags={NODE_GROUP_TAG: name},
             # The Cluster Autoscaler and operators move desired size; a later `pulumi up`
             # must not fight them over it.
             opts=pulumi.ResourceOptions(parent=self, depends_on=cluster.depends_on,
-                                        ignore_changes=["scalingConfig.desiredSize"]),
+                                        ignore_changes=["scalingConfig.desiredSize"],
+                                        custom_timeouts=node_group_timeouts(instance.ami_types[0], settings, update)),
         )
         self._scale_from_zero_tags(name, instance, settings)
         self.register_outputs({"nodeGroupName": self.node_group.node_group_name, "maxPods": self.max_pods,

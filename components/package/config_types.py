@@ -288,6 +288,10 @@ class NodeGroupConfig(TypedDict, total=False):
     """Extra taints, besides the accelerator taint the library adds."""
     auto_repair: bool
     """EKS node auto repair: replace or reboot a node whose conditions (from the node monitoring agent: AcceleratedHardwareReady, NetworkingReady, ...) or NodeReady report it unhealthy."""
+    max_unavailable: int
+    """Nodes EKS replaces at once when it rolls the group to a new version or launch template (``updateConfig`` ``maxUnavailable``, 1-100: EKS replaces at most 100 nodes at once). Set this or ``maxUnavailablePercentage``, not both. Default: 1 on on-demand capacity, which launches its replacements first and must find room for them; 25 percent on a reservation or capacity block (see ``maxUnavailablePercentage``). A roll takes about 8 minutes a batch, and `pulumi up` waits for it (docs/upgrades.md)."""
+    max_unavailable_percentage: int
+    """The share of the group's nodes EKS replaces at once when it rolls the group (``updateConfig`` ``maxUnavailablePercentage``, 1-100, at most 100 nodes at once). Default on a reservation or capacity block: 25. Those groups terminate a node before launching its replacement (``MINIMAL``) into capacity held for them, so a larger batch needs no room beyond the group's own; a distributed job stops when any of its nodes goes, so one node at a time keeps no job running and only makes the roll last (16 p5 nodes: 128 minutes one by one, 32 in batches of 25 percent); a quarter bounds what one bad AMI takes down before EKS fails the update. Not with ``autoscaler: karpenter`` (a NodePool's disruption budget paces its rolls)."""
     node_repair: NodeRepair
     """Node auto repair's thresholds, pace and per-condition actions (EKS ``nodeRepairConfig``); unset, EKS's defaults. On reserved capacity it repairs one node at a time unless told otherwise (config/node_repair.py)."""
     offering_unchecked: str

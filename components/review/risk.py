@@ -310,10 +310,9 @@ def _roll(group: dict[str, Any], how: str, cause: str) -> Finding:
         pace = "the group is deleted with all its nodes at once"
         minutes = per_batch
     else:
-        unavailable = int(update.get("maxUnavailable") or 0) or max(
-            1, math.floor(desired * int(update.get("maxUnavailablePercentage") or 0) / 100))
+        unavailable = resource_types.update_batch(update, desired)
         batches = math.ceil(desired / unavailable) if desired else 0
-        minutes = batches * per_batch
+        minutes = resource_types.node_group_roll_minutes(inputs, desired)
         pace = (f"{batches} batch{'es' if batches != 1 else ''} of at most {unavailable} node"
                 f"{'s' if unavailable != 1 else ''} (updateConfig), about {per_batch:g} min each to launch, join and "
                 "drain")

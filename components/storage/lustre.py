@@ -26,6 +26,7 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
+from ..catalog import timeouts
 from ..config import ConfigError, ConfigIssue, FsxConfig, validate
 from ..config.checkpoints import CheckpointWriters
 from ..config.component_args import check_args
@@ -170,7 +171,8 @@ class LustreFileSystem(pulumi.ComponentResource):
             log_configuration={"level": "WARN_ERROR"},
             tags={"Name": name},
             opts=pulumi.ResourceOptions(parent=self, protect=settings.protect,
-                                        custom_timeouts=pulumi.CustomTimeouts(create="45m", update="45m")),
+                                        # The plan's estimate with its margin (catalog/timeouts.py).
+                                        custom_timeouts=pulumi.CustomTimeouts(**timeouts.lustre_timeouts())),
         )
 
     def _data_repositories(self, name: str, settings: FsxConfig, file_system_id: pulumi.Output[str],

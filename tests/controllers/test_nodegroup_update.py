@@ -29,7 +29,8 @@ def test_nemo_p4de_reserved_group_terminates_before_it_launches():
     """Finding: the group fills its reservation; DEFAULT's surge instances have no room, so an AMI or
     version update could not proceed."""
     record = rendered_jobs.planned_record("nemo-p4de")
-    assert update_config(record, "nemo-p4de-eks-p4de") == {"maxUnavailable": 1, "updateStrategy": "MINIMAL"}
+    # A quarter of its nodes at a time: terminating first needs no room beyond the reservation (issue 64).
+    assert update_config(record, "nemo-p4de-eks-p4de") == {"maxUnavailablePercentage": 25, "updateStrategy": "MINIMAL"}
     reasons = nodegroup_update.fixed_capacity(from_record(record), policy_stacks.find(
         from_record(record), NODE_GROUP, "nemo-p4de-eks-p4de"))
     assert reasons == ["it runs on an On-Demand Capacity Reservation"]
