@@ -86,7 +86,8 @@ OWN_OPTIONS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "rendezvous": (("--rendezvous",), {"choices": list(BACKENDS), "default": DEFAULT_BACKEND,
                                        "help": "how torchrun's agents meet: c10d (default; nothing to install) or "
                                                "etcd, for an elastic PyTorchJob (--min-nodes below --nodes) on a "
-                                               "stack with operators.etcd, whose image needs python-etcd; "
+                                               "stack with operators.etcd and no teams, whose image needs "
+                                               "python-etcd; "
                                                "device-check imports in --image what it names"}),
 }
 

@@ -9,7 +9,7 @@ can come from a ``PET_``-prefixed variable, ``torch/distributed/argparse_util.py
   without one and without an ``elasticPolicy`` there is no rendezvous address at all;
 * with an ``elasticPolicy``: ``PET_RDZV_BACKEND``, ``PET_RDZV_ENDPOINT``
   (``rdzvHost:rdzvPort``; without them ``<job>-worker-0`` on the pytorchjob port),
-  ``PET_NNODES`` = ``min:max`` and ``PET_MAX_RESTARTS``;
+  ``PET_NNODES`` = ``min:max`` and ``PET_MAX_RESTARTS``; ``PET_RDZV_ID`` only from ``rdzvId``;
 * ``PET_NPROC_PER_NODE`` from ``spec.nprocPerNode``: how many ranks torchrun starts on a pod.
 
 The model checks, per PyTorchJob (HyperPod's included): there is a rendezvous (a single
@@ -69,6 +69,12 @@ def _rendezvous(job: Job, spec: Mapping[str, Any], replicas: Mapping[str, Any],
                             "would wait on an endpoint nothing serves.")
     if elastic.get("rdzvBackend") == "etcd" and not etcd_endpoint:
         yield _finding(job, "an etcd rendezvous on a stack that runs no etcd: turn on operators.etcd.")
+    if elastic.get("rdzvBackend") == "etcd" and not elastic.get("rdzvId"):
+        # torchrun's --rdzv-id defaults to "none" (torch/distributed/run.py) and the etcd backend keys its state by it
+        # (etcd_rendezvous.py): every job left without one meets every other on the stack's one etcd.
+        yield _finding(job, "an etcd rendezvous without rdzvId: the operator sets no PET_RDZV_ID, so torchrun meets "
+                            "under its default id 'none', where every other such job on the stack's etcd meets too. "
+                            "Set elasticPolicy.rdzvId to <namespace>.<name>.")
     low, high = int(elastic.get("minReplicas", 1)), int(elastic.get("maxReplicas", pods))
     if not low <= pods <= high:
         yield _finding(job, f"{pods} pods outside the elastic range {low}:{high} the operator gives torchrun as "

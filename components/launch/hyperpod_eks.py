@@ -32,6 +32,7 @@ from .placement import (
     dataset_volumes,
     fabric_env,
 )
+from .rendezvous import run_id_env
 from .restarts import checkpoint_env
 from .torchrun import TorchJob, check_torch_command
 from .ultraserver import keep_in_unit
@@ -82,7 +83,8 @@ def render_hyperpod_pytorchjob(outputs: StackOutputs, *, name: str, group_name: 
         "volumes": vols,
         "containers": [{"name": "pytorch", "image": image, "command": as_written(command),
                         "resources": pod_resources(target, gpus), "volumeMounts": mounts,
-                        "env": env + checkpoint_env(outputs, job_metadata)}],
+                        "env": env + checkpoint_env(outputs, job_metadata)
+                        + run_id_env(name, job_metadata.get("namespace"))}],
     }}
     # On an UltraServer every replica stays inside one unit's NVLink domain (HyperPod labels its nodes).
     pod = keep_in_unit(pod, target.instance_type, nodes, name, hyperpod=True)

@@ -29,7 +29,7 @@ from .placement import (
     volumes,
 )
 from .queueing import QueueRequest, admission, annotate_pods, label_job
-from .rendezvous import DEFAULT_BACKEND, Rendezvous, choose_rendezvous
+from .rendezvous import DEFAULT_BACKEND, Rendezvous, choose_rendezvous, run_id, run_id_env
 from .restarts import backoff_limit_for, checkpoint_env, run_policy
 from .team_identity import run_as_team
 from .torchrun import TorchJob, check_torch_command
@@ -70,6 +70,9 @@ def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, node
     granted = admission(outputs, group_name, nodes, queue, namespace)
     job_metadata = metadata(outputs, name, granted.namespace or namespace)
     vols, mounts = volumes(outputs, job_metadata.get("namespace"))
+    # Every job's rendezvous under its own id (rendezvous.py): the elastic policy's rdzvId, which the operator hands
+    # torchrun; a job of fixed size has no elastic policy, so its containers carry PET_RDZV_ID themselves.
+    rdzv_id = run_id(name, job_metadata.get("namespace"), meeting.backend)
     pod: dict = {
         "spec": {
             **pod_placement(target),
@@ -79,7 +82,8 @@ def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, node
                 "name": "pytorch", "image": image, "command": as_written(command),
                 "resources": resources(target, gpus), "volumeMounts": mounts,
                 "env": fabric_env(target.accelerator_kind, target.efa_interfaces_per_node, target.instance_type)
-                + checkpoint_env(outputs, job_metadata, granted.checkpoint_prefix),
+                + checkpoint_env(outputs, job_metadata, granted.checkpoint_prefix)
+                + ([] if meeting.elastic else run_id_env(name, job_metadata.get("namespace"))),
             }],
         },
     }
@@ -87,7 +91,7 @@ def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, node
     run_as_team(pod, granted)
     spec: dict = {"pytorchReplicaSpecs": {}, "nprocPerNode": str(gpus), **run_policy(limit)}
     if meeting.elastic:
-        spec["elasticPolicy"] = meeting.elastic_policy(limit)
+        spec["elasticPolicy"] = meeting.elastic_policy(limit, rdzv_id)
         spec["pytorchReplicaSpecs"]["Worker"] = {"replicas": nodes, "restartPolicy": restart_policy,
                                                  "template": annotate_pods(pod, granted)}
     else:

@@ -31,6 +31,30 @@ etcd is not refused: an elastic job may still ask for it, to survive the loss of
 A job of fixed size keeps the operator's Master and Workers: the operator gives every pod the master's Service as
 ``MASTER_ADDR``/``PET_MASTER_ADDR`` (pytorch/master.go, envvar.go at v1.8.1), and torchrun's default ``static``
 rendezvous meets on a c10d TCPStore there. No elastic policy, no etcd, nothing beyond torch in the image.
+
+Every job's rendezvous has its own id (issue 64), ``<namespace>.<name>``: the two are unique in the cluster at any
+one time, and ``.`` is in neither a namespace (a DNS-1123 label) nor a job's name (a DNS-1035 label), so no two jobs
+make the same id. torchrun's ``--rdzv-id`` (``PET_RDZV_ID``) defaults to ``none`` (run.py), and the etcd backend keys
+its whole state by it (``/torchelastic/p2p/run_<id>``, etcd_rendezvous.py): two elastic jobs left at ``none`` on one
+etcd join each other's rendezvous. The training operator sets ``PET_RDZV_ID`` only from ``elasticPolicy.rdzvId``
+(kubeflow/training-operator v1.8.1 pkg/controller.v1/pytorch/elastic.go, ``Generate``), so an elastic PyTorchJob
+names it there; a PyTorchJob of fixed size (no elastic policy, so the operator sets none) and a TrainJob (Trainer
+v2.3.0's torch plugin sets ``PET_NNODES``, ``PET_NPROC_PER_NODE``, ``PET_NODE_RANK``, ``PET_MASTER_*`` and reserves
+only those: pkg/runtime/framework/plugins/torch/torch.go, pkg/constants) carry ``PET_RDZV_ID`` in their container's
+environment. Those meet on a store of their own (the master's, worker 0's), where the id keeps apart nothing but
+runs of the job itself; it is set anyway so that no torch launcher leaves it at ``none`` (the sbatch script exports
+the Slurm job id). A job whose namespace is not rendered (kubectl's context picks it) is named by its name alone;
+etcd, the one store jobs share, is refused for it.
+
+On a stack with teams, etcd is refused (``check_backend``): trainstack's etcd is one member serving the whole
+cluster, without authentication (addons/operators.py: no ``--auth-token``, no client certificates, plain HTTP on
+2379), in a namespace no NetworkPolicy fences. Any pod of any team could read and write every job's rendezvous
+keys, or join another team's job as a rank. A unique id keeps honest jobs apart; it does not keep a team out. The
+alternatives are an etcd per team namespace, or etcd's auth with a role per team prefix, which torch's etcd
+backend could reach only with a client certificate per team (its ``rdzv_conf`` takes ``protocol``, ``cacert``,
+``cert`` and ``key``, no user or password: etcd_rendezvous.py ``_create_etcd_client``): certificates issued, stored
+and rotated per team. Both are larger than what etcd buys (an elastic job that survives the loss of worker 0's
+node, above), and c10d, torch's recommended backend, keeps the rendezvous inside the job's own namespace.
 """
 
 from __future__ import annotations
@@ -44,6 +68,8 @@ from .placement import LaunchError
 Backend = Literal["c10d", "etcd"]
 BACKENDS: tuple[str, ...] = get_args(Backend)
 DEFAULT_BACKEND: Backend = "c10d"
+RDZV_ID_ENV = "PET_RDZV_ID"
+"""torchrun's ``--rdzv-id`` as its environment fallback (torch/distributed/run.py: each option reads ``PET_<NAME>``)."""
 
 
 @dataclass(frozen=True)
@@ -75,11 +101,12 @@ class Rendezvous:
     def elastic(self) -> bool:
         return self.minimum < self.nodes
 
-    def elastic_policy(self, max_restarts: Optional[int]) -> dict[str, Any]:
+    def elastic_policy(self, max_restarts: Optional[int], run_id: str) -> dict[str, Any]:
         """The PyTorchJob's ``elasticPolicy``. c10d names no host or port: the operator's default endpoint is worker
         0's Service on the ``pytorchjob-port`` its defaulting gives the container (23456,
-        pkg/apis/kubeflow.org/v1/pytorch_defaults.go at v1.8.1)."""
-        policy: dict[str, Any] = {"rdzvBackend": self.backend}
+        pkg/apis/kubeflow.org/v1/pytorch_defaults.go at v1.8.1). ``run_id``: :func:`run_id`, which the operator
+        hands torchrun as ``PET_RDZV_ID`` (see the module's docstring)."""
+        policy: dict[str, Any] = {"rdzvBackend": self.backend, "rdzvId": run_id}
         if self.backend == "etcd" and self.etcd_endpoint:
             host, port = self.etcd_endpoint.rsplit(":", 1)
             policy.update(rdzvHost=host, rdzvPort=int(port))
@@ -98,7 +125,30 @@ def check_backend(outputs: StackOutputs, backend: str) -> Backend:
     if backend == "etcd" and not outputs.operators.etcd_endpoint:
         raise LaunchError(f"--rendezvous etcd: stack {outputs.stack} runs no etcd; turn on operators.etcd, or use "
                           "--rendezvous c10d (the default), which needs no server.")
+    if backend == "etcd" and outputs.scheduling is not None:
+        raise LaunchError(f"--rendezvous etcd: stack {outputs.stack} has teams, and its one etcd serves them all "
+                          "without authentication, so any team's pods could read, write or join this job's "
+                          "rendezvous; trainstack puts no team's job on it. Use --rendezvous c10d (the default): an "
+                          "elastic job then meets at its own worker 0, inside its team's namespace.")
     return "etcd" if backend == "etcd" else "c10d"
+
+
+def run_id(name: str, namespace: Optional[str], backend: Backend = DEFAULT_BACKEND) -> str:
+    """The job's rendezvous id, ``<namespace>.<name>`` (the module's docstring says why); ``name`` alone where the
+    job's namespace is left to kubectl, which only a job on its own store may be."""
+    if namespace:
+        return f"{namespace}.{name}"
+    if backend == "etcd":
+        raise LaunchError(f"--rendezvous etcd: job {name} is rendered without a namespace (the stack has no FSx "
+                          "claim to put it beside, and none was given), and its id in the stack's one etcd is "
+                          "<namespace>.<name>, unique only with the namespace. Give the job a namespace "
+                          "(render_pytorchjob's namespace), or use --rendezvous c10d (the default).")
+    return name
+
+
+def run_id_env(name: str, namespace: Optional[str]) -> list[dict[str, str]]:
+    """``PET_RDZV_ID`` for a job that meets on its own store (a PyTorchJob of fixed size, a TrainJob)."""
+    return [{"name": RDZV_ID_ENV, "value": run_id(name, namespace)}]
 
 
 def choose_rendezvous(outputs: StackOutputs, *, nodes: int, min_nodes: Optional[int],

@@ -43,6 +43,7 @@ from .expansion import as_written
 from .limits import check_job
 from .placement import LaunchError
 from .queueing import QueueRequest, admission, annotate_pods, label_job
+from .rendezvous import run_id_env
 from .restarts import checkpoint_env
 from .team_identity import forwarded_identity, run_as_team
 from .torchrun import TorchJob, check_torch_command
@@ -98,7 +99,9 @@ def render_trainjob(outputs: StackOutputs, *, name: str, group_name: str, nodes:
         trainer, patched = _mpi_trainer(outputs, target, group_name, nodes, devices, image, command, rank_env,
                                         forwarded_identity(granted))
     else:
-        trainer, patched = _torch_trainer(target, nodes, devices, image, command, rank_env), [NODE]
+        # torchrun's rendezvous id (rendezvous.py): Trainer's torch plugin sets none and does not reserve it.
+        trainer, patched = _torch_trainer(target, nodes, devices, image, command,
+                                          rank_env + run_id_env(name, job_metadata.get("namespace"))), [NODE]
     runtime_ref = _runtime_ref(target, name, runtime, trainer, job_metadata)
     # On an UltraServer type, every node pod in one unit (launch/ultraserver.py); a runtime patch may set both the pods'
     # labels and their affinity (PodTemplatePatch, trainjob_types.go at v2.3.0).

@@ -108,11 +108,13 @@ def _eks_jobs(outputs: StackOutputs, group: str, kind: str, nodes: int, accelera
 
 def _elastic(outputs: StackOutputs, nodes: int) -> dict[str, Any]:
     """On more than one node, the PyTorchJob is elastic (it keeps training on half its nodes), over etcd where the
-    stack runs it: the real training operator then renders its elastic policy and rendezvous (launch/rendezvous.py),
-    and one node's job covers the fixed-size Master and Workers."""
+    stack runs it and has no teams (a team's job is refused the etcd every team shares): the real training operator
+    then renders its elastic policy and rendezvous (launch/rendezvous.py), and one node's job covers the fixed-size
+    Master and Workers."""
     if nodes < 2:
         return {}
-    return {"min_nodes": nodes // 2, "rendezvous": "etcd" if outputs.operators.etcd_endpoint else "c10d"}
+    shared_etcd = outputs.operators.etcd_endpoint and outputs.scheduling is None
+    return {"min_nodes": nodes // 2, "rendezvous": "etcd" if shared_etcd else "c10d"}
 
 
 def first_queue(outputs: StackOutputs, group: str, nodes: int, skip: int = 0) -> launch.QueueRequest | None:

@@ -82,6 +82,14 @@ def test_an_etcd_rendezvous_must_be_the_stacks_etcd():
     assert any("a stack that runs no etcd" in m for m in messages(elastic_fsdp("etcd"), None))
 
 
+def test_an_etcd_rendezvous_without_its_own_id_meets_every_other_job_under_none():
+    job = elastic_fsdp("etcd")
+    assert job["spec"]["elasticPolicy"]["rdzvId"] and messages(job) == []
+    del job["spec"]["elasticPolicy"]["rdzvId"]
+    assert any("an etcd rendezvous without rdzvId: the operator sets no PET_RDZV_ID, so torchrun meets under its "
+               "default id 'none'" in m for m in messages(job))
+
+
 def test_one_rank_per_gpu_the_pod_holds():
     job = fsdp()
     job["spec"]["nprocPerNode"] = "4"

@@ -43,8 +43,8 @@ def test_a_job_of_fixed_size_meets_on_its_master_over_c10d_even_on_a_stack_that_
 def test_an_elastic_job_meets_over_c10d_at_worker_0_by_default():
     job = fsdp(min_nodes=2)
     # No host or port: the operator points torchrun at <job>-worker-0 on the pytorchjob port.
-    assert job["spec"]["elasticPolicy"] == {"rdzvBackend": "c10d", "minReplicas": 2, "maxReplicas": 4,
-                                            "maxRestarts": 3}
+    assert job["spec"]["elasticPolicy"] == {"rdzvBackend": "c10d", "rdzvId": "default.fsdp", "minReplicas": 2,
+                                            "maxReplicas": 4, "maxRestarts": 3}
     assert replicas(job) == {"Worker": 4}
 
 
@@ -56,8 +56,9 @@ def test_an_elastic_job_on_a_stack_without_etcd_needs_none():
 
 def test_an_elastic_job_that_asks_for_etcd_meets_at_the_stacks_etcd():
     job = fsdp(min_nodes=3, rendezvous="etcd")
-    assert job["spec"]["elasticPolicy"] == {"rdzvBackend": "etcd", "rdzvHost": "etcd.etcd.svc.cluster.local",
-                                            "rdzvPort": 2379, "minReplicas": 3, "maxReplicas": 4, "maxRestarts": 3}
+    assert job["spec"]["elasticPolicy"] == {"rdzvBackend": "etcd", "rdzvId": "default.fsdp",
+                                            "rdzvHost": "etcd.etcd.svc.cluster.local", "rdzvPort": 2379,
+                                            "minReplicas": 3, "maxReplicas": 4, "maxRestarts": 3}
     assert FSDP.operators.etcd_endpoint == "etcd.etcd.svc.cluster.local:2379"
 
 

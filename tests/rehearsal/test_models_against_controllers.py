@@ -77,6 +77,8 @@ def test_the_training_operator_gives_every_rank_the_rendezvous_the_model_checks_
         assert variables["PET_RDZV_ENDPOINT"] == etcd, pod["metadata"]["name"]
         assert variables["PET_NPROC_PER_NODE"] == "8"  # one rank per GPU the pod holds
         assert variables["PET_NNODES"] == "8:16", variables["PET_NNODES"]
+        # Its own rendezvous on the shared etcd: the operator turns elasticPolicy.rdzvId into PET_RDZV_ID (issue 64).
+        assert variables["PET_RDZV_ID"] == rendered["spec"]["elasticPolicy"]["rdzvId"], pod["metadata"]["name"]
 
 
 # Kubeflow Trainer v2.3.0 and JobSet v0.12.0 on kueue-p5's TrainJob.
@@ -90,6 +92,8 @@ def test_trainer_makes_a_jobset_whose_node_job_runs_num_nodes_pods_with_the_torc
     assert {"PET_NNODES", "PET_NPROC_PER_NODE", "PET_NODE_RANK", "PET_MASTER_ADDR", "PET_MASTER_PORT"} <= set(
         env(container))
     assert env(container)["PET_NPROC_PER_NODE"] == "8"
+    # Trainer sets no rendezvous id; the TrainJob's own PET_RDZV_ID reaches the node container (issue 64).
+    assert env(container)["PET_RDZV_ID"].endswith(f".{jobset['metadata']['name']}"), env(container)
 
 
 # Kueue v0.19.2 on kueue-p5: admission, quota, borrowing, topology.
