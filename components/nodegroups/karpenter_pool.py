@@ -32,7 +32,7 @@ from ..names import CAPACITY_TYPE_LABEL, INSTANCE_TYPE_LABEL, KARPENTER_NODE_POO
 from . import NODE_GROUP_FOR
 from .accelerated import group_labels
 from .karpenter_capacity import capacity_types, node_class_capacity, template_lifetime
-from .launch_template import capacity_record
+from .launch_template import capacity_record, efa_node_config
 
 NODEPOOL_API = "karpenter.sh/v1"
 NODECLASS_API = "karpenter.k8s.aws/v1"
@@ -87,6 +87,8 @@ def node_class(settings: NodeGroupConfig, *, subnet_id: Any, security_group_id: 
                 "volumeSize": f"{volume.size_gib}Gi", "volumeType": "gp3", "iops": volume.iops,
                 "throughput": volume.throughput_mibps, "encrypted": True, "deleteOnTermination": True}}],
             "kubelet": {"maxPods": settings.pods_per_node.value},
+            # EFA needs locked memory past containerd's 8 MiB (catalog/efa_node.py); set node-side.
+            **({"userData": efa_node_config()} if settings.efa_enabled else {}),
             "tags": {NODE_GROUP_TAG: settings.name},
             **node_class_capacity(settings, placement_group=placement_group),
         },

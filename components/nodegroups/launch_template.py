@@ -1,5 +1,5 @@
 """The launch template of an EKS managed node group: interfaces, IMDS, root volume,
-capacity, placement and the kubelet's pods-per-node.
+capacity, placement, the kubelet's pods-per-node and, on EFA nodes, the containers' locked-memory limit.
 
 The template carries no subnet (EKS rejects one; the node group's subnet is
 used) and no AMI id (the node group's AMI type picks the EKS-optimized AMI and
@@ -17,6 +17,7 @@ import pulumi
 import pulumi_aws as aws
 
 from ..catalog.efa_layout import InterfaceSlot
+from ..catalog.efa_node import efa_container_rlimits
 from ..config import Capacity, RootVolume
 
 # IMDSv2 only. A hop limit of 1 keeps pods (one network hop further) away from the
@@ -25,7 +26,8 @@ from ..config import Capacity, RootVolume
 IMDS_HOP_LIMIT = 1
 
 
-def nodeadm_user_data(max_pods: int, raid0_instance_store: bool = False, boot_script: Optional[str] = None) -> str:
+def nodeadm_user_data(max_pods: int, raid0_instance_store: bool = False, boot_script: Optional[str] = None,
+                      efa: bool = False) -> str:
     """An AL2023 NodeConfig part setting maxPods; EKS merges it with its own bootstrap.
 
     With ``raid0_instance_store``, nodeadm stripes the instance's NVMe instance store into
@@ -33,7 +35,8 @@ def nodeadm_user_data(max_pods: int, raid0_instance_store: bool = False, boot_sc
     NodeConfig ``spec.instance.localStorage.strategy: RAID0``): training images and pods'
     emptyDir volumes, among them Mountpoint for S3's dataset cache, land on local NVMe
     instead of the EBS root volume. Without it AL2023 leaves the instance store unused.
-    ``boot_script`` (a shell script) goes in a part of its own (the Lustre client over EFA)."""
+    ``boot_script`` (a shell script) goes in a part of its own (the Lustre client over EFA). With ``efa``,
+    containerd gives every container the locked-memory limit EFA needs (``efa_containerd_lines``)."""
     boundary = "TRAINSTACK"
     local_storage = ["  instance:", "    localStorage:", "      strategy: RAID0"] if raid0_instance_store else []
     document = "\n".join([
@@ -47,6 +50,7 @@ def nodeadm_user_data(max_pods: int, raid0_instance_store: bool = False, boot_sc
         "kind: NodeConfig",
         "spec:",
         *local_storage,
+        *(efa_containerd_lines() if efa else []),
         "  kubelet:",
         "    config:",
         f"      maxPods: {max_pods}",
@@ -57,6 +61,28 @@ def nodeadm_user_data(max_pods: int, raid0_instance_store: bool = False, boot_sc
         "",
     ])
     return base64.b64encode(document.encode()).decode()
+
+
+def efa_containerd_lines() -> list[str]:
+    """NodeConfig ``spec.containerd.baseRuntimeSpec`` raising RLIMIT_MEMLOCK for every container of the node
+    (catalog/efa_node.py says why and what nodeadm does with it). Node-side, so no pod needs IPC_LOCK and
+    Baseline Pod Security stays; nodeadm merges it over its default spec (awslabs/amazon-eks-ami v20260724
+    nodeadm/doc/examples.md, "Modifying container RLIMITs")."""
+    lines = ["  containerd:", "    baseRuntimeSpec:", "      process:", "        rlimits:"]
+    for rlimit in efa_container_rlimits():
+        lines += [f"          - type: {rlimit['type']}", f"            soft: {rlimit['soft']}",
+                  f"            hard: {rlimit['hard']}"]
+    return lines
+
+
+def efa_node_config(boundary: str = "TRAINSTACK") -> str:
+    """A MIME document of one NodeConfig part holding only ``efa_containerd_lines``: the user data of a
+    Karpenter EC2NodeClass with EFA, which Karpenter merges with its own NodeConfig for AL2023
+    (aws/karpenter-provider-aws v1.14.1, website/content/en/v1.14/concepts/nodeclasses.md, spec.userData, AL2023)."""
+    return "\n".join([
+        "MIME-Version: 1.0", f'Content-Type: multipart/mixed; boundary="{boundary}"', "", f"--{boundary}",
+        "Content-Type: application/node.eks.aws", "", "apiVersion: node.eks.aws/v1alpha1", "kind: NodeConfig",
+        "spec:", *efa_containerd_lines(), "", f"--{boundary}--", ""])
 
 
 def network_interfaces(layout: Sequence[InterfaceSlot], security_group_ids: Sequence[pulumi.Input[str]]) -> list[dict]:
@@ -131,7 +157,7 @@ def launch_template(
         capacity_reservation_specification=reservation,
         instance_market_options=market,
         placement={"group_name": placement_group} if placement_group is not None else None,
-        user_data=nodeadm_user_data(max_pods, raid0_instance_store, boot_script),
+        user_data=nodeadm_user_data(max_pods, raid0_instance_store, boot_script, efa=uses_efa),
         tag_specifications=[{"resource_type": kind, "tags": {"Name": name}} for kind in ("instance", "volume")],
         opts=pulumi.ResourceOptions(parent=parent),
     )

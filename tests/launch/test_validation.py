@@ -2,6 +2,7 @@
 figures as arguments, and end with one verdict."""
 
 import json
+import resource
 import stat
 import subprocess
 import sys
@@ -27,6 +28,10 @@ def recorded(stack):
 def executable(path: Path, text: str) -> None:
     path.write_text(text)
     path.chmod(path.stat().st_mode | stat.S_IEXEC)
+
+
+# A p5.48xlarge's 2 TiB as /proc/meminfo's MemTotal (kB) would print it.
+P5_MEMORY_KIB = 2048 * 1024 * 1024
 
 
 def worker_command(job):
@@ -76,16 +81,28 @@ else
 fi
 """)
 
-    def run(*args: str, efa_devices: int = 0, domains: tuple[str, ...] | None = None, fabric: str = ""):
+    def run(*args: str, efa_devices: int = 0, domains: tuple[str, ...] | None = None, fabric: str = "",
+            locked: str | None = "unlimited", node_kib: int = P5_MEMORY_KIB, limit_bytes: int | None = None):
+        """``locked``: what the shell's ``ulimit -l`` prints (a function shadowing the builtin); None keeps the real
+        builtin, with the process's limit lowered to ``limit_bytes``. ``node_kib``: the fake /proc/meminfo's
+        MemTotal."""
+        (tmp_path / "meminfo").write_text(f"MemTotal:       {node_kib} kB\nMemFree:        1024 kB\n")
         for index in range(efa_devices):
             (efa_dir / f"uverbs{index}").touch()
         if domains is not None:
             # fi_info lists a domain once per fabric that offers it (efa and efa-direct).
             lines = "".join(f"provider: efa\\n    domain: {d}\\nprovider: efa\\n    domain: {d}\\n" for d in domains)
             executable(bin_dir / "fi_info", f"#!/bin/sh\nprintf '{lines}'\n")
-        env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "EFA_DEVICE_DIR": str(efa_dir), "FABRIC": fabric}
-        return subprocess.run(["/bin/sh", "-c", program_text("device_check.sh"), "device_check", *args],
-                              capture_output=True, text=True, env=env)
+        env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "EFA_DEVICE_DIR": str(efa_dir), "FABRIC": fabric,
+               "MEMINFO": str(tmp_path / "meminfo")}
+        fake_limit = f"ulimit() {{ echo '{locked}'; }}\n" if locked is not None else ""
+
+        def lower_limit() -> None:
+            if limit_bytes is not None:
+                resource.setrlimit(resource.RLIMIT_MEMLOCK, (limit_bytes, limit_bytes))
+
+        return subprocess.run(["/bin/sh", "-c", fake_limit + program_text("device_check.sh"), "device_check", *args],
+                              capture_output=True, text=True, env=env, preexec_fn=lower_limit)
 
     return run
 
@@ -115,6 +132,51 @@ def test_device_check_fails_when_libfabric_cannot_open_every_efa_device(pod):
 def test_device_check_fails_on_a_missing_gpu(pod):
     result = pod("nvidia-gpu", "8", "0")
     assert "accelerators (nvidia-gpu): 2 of 8" in result.stdout and result.returncode == 1
+
+
+def test_an_efa_pod_under_containerds_default_8_mib_locked_memory_fails_the_check_saying_where_to_raise_it(pod):
+    """The real ``ulimit -l`` of a process limited as containerd's default leaves an AL2023 pod (8 MiB,
+    catalog/efa_node.py), on a node of 2 TiB."""
+    limit = min(8 * 1024 * 1024, resource.getrlimit(resource.RLIMIT_MEMLOCK)[1])
+    result = pod("nvidia-gpu", "2", "2", efa_devices=2, domains=("rdmap16s27-rdm", "rdmap32s27-rdm"),
+                 locked=None, limit_bytes=limit)
+    assert (f"locked memory (ulimit -l): {limit // 1024} KiB: TOO LOW FOR EFA, below the node's {P5_MEMORY_KIB} KiB"
+            in result.stdout), result.stdout
+    assert "nodeadm NodeConfig spec.containerd.baseRuntimeSpec" in result.stdout
+    assert result.returncode == 1 and result.stdout.endswith("device check: FAIL\n")
+
+
+def test_an_unlimited_locked_memory_limit_passes_an_efa_pod(pod):
+    result = pod("nvidia-gpu", "2", "2", efa_devices=2, domains=("rdmap16s27-rdm", "rdmap32s27-rdm"))
+    assert "locked memory (ulimit -l): unlimited" in result.stdout and result.returncode == 0, result.stdout
+
+
+def test_a_limit_of_at_least_the_nodes_memory_is_unlimited_in_effect_and_passes(pod):
+    """trainstack's EFA nodes set 2**53 bytes (catalog/efa_node.py), which ``ulimit -l`` prints in KiB."""
+    result = pod("nvidia-gpu", "2", "2", efa_devices=2, domains=("rdmap16s27-rdm", "rdmap32s27-rdm"),
+                 locked=str(2 ** 53 // 1024))
+    assert f"locked memory (ulimit -l): {2 ** 53 // 1024} KiB, at least the node's {P5_MEMORY_KIB} KiB" in result.stdout
+    assert result.returncode == 0
+
+
+def test_one_kib_below_the_nodes_memory_fails_an_efa_pod(pod):
+    result = pod("nvidia-gpu", "2", "2", efa_devices=2, domains=("rdmap16s27-rdm", "rdmap32s27-rdm"),
+                 locked=str(P5_MEMORY_KIB - 1))
+    assert "TOO LOW FOR EFA" in result.stdout and result.returncode == 1
+
+
+def test_a_pod_without_efa_prints_its_locked_memory_and_is_not_failed_by_it(pod):
+    result = pod("nvidia-gpu", "2", "0", locked="8192")
+    assert (f"locked memory (ulimit -l): 8192 KiB, below the node's {P5_MEMORY_KIB} KiB (no EFA expected)"
+            in result.stdout)
+    assert result.returncode == 0
+
+
+def test_a_shell_whose_ulimit_prints_no_number_fails_an_efa_pod_and_says_what_it_printed(pod):
+    result = pod("nvidia-gpu", "2", "2", efa_devices=2, domains=("rdmap16s27-rdm", "rdmap32s27-rdm"),
+                 locked="ulimit: bad option")
+    assert "locked memory (ulimit -l): unknown, this shell printed 'ulimit: bad option'" in result.stdout
+    assert result.returncode == 1
 
 
 # What nvidia-smi printed on a 4 x H200 host (docs/validation/nvidia-smi-fabric-h200.txt), for this pod's two GPUs.

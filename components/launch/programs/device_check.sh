@@ -6,6 +6,7 @@
 #   import:MODULE:FIX: the image's Python must import MODULE (what the job's rendezvous needs beyond
 #     torch); FIX is what the failure line tells the user to do.
 #   EFA_DEVICE_DIR (default /dev/infiniband) is where the EFA devices appear.
+#   MEMINFO (default /proc/meminfo) gives the node's memory, the locked-memory limit's threshold.
 # Prints one line per check; exits 0 only when every check passes.
 set -u
 
@@ -49,6 +50,37 @@ else
         [ "$usable" -eq "$efa" ] || status=1
     else
         echo "libfabric EFA domains: not checked (no fi_info in the image)"
+    fi
+fi
+
+# Locked memory: libfabric's EFA provider registers (pins) its buffers and the job's, and the kernel refuses a
+# registration past RLIMIT_MEMLOCK (a pod cannot add IPC_LOCK under Baseline Pod Security). containerd's
+# default is 8 MiB. Bottlerocket sets unlimited when EFA is attached (bottlerocket-core-kit v3.1.0,
+# sources/api/schnauzer/src/helpers/mod.rs); a limit of at least the node's memory is the same, since a pod cannot
+# pin more than the node has. trainstack's EFA nodes set 8 PiB (catalog/efa_node.py). So: unlimited, or at least
+# MemTotal, passes; below it fails when the pod expects EFA devices.
+# ulimit -l is outside POSIX, but dash, bash and busybox ash, the shells of training images, all have it.
+# shellcheck disable=SC3045
+locked=$(ulimit -l 2>/dev/null)
+if [ "$locked" = "unlimited" ]; then
+    echo "locked memory (ulimit -l): unlimited"
+elif ! [ "$locked" -ge 0 ] 2>/dev/null; then
+    echo "locked memory (ulimit -l): unknown, this shell printed '$locked'"
+    [ "$expected_efa" -eq 0 ] || status=1
+else
+    node_kib=$(awk '$1 == "MemTotal:" {print $2}' "${MEMINFO:-/proc/meminfo}" 2>/dev/null)
+    if [ -z "$node_kib" ]; then
+        echo "locked memory (ulimit -l): $locked KiB (node memory unknown: no MemTotal in ${MEMINFO:-/proc/meminfo})"
+        [ "$expected_efa" -eq 0 ] || status=1
+    elif [ "$locked" -ge "$node_kib" ]; then
+        echo "locked memory (ulimit -l): $locked KiB, at least the node's $node_kib KiB"
+    elif [ "$expected_efa" -eq 0 ]; then
+        echo "locked memory (ulimit -l): $locked KiB, below the node's $node_kib KiB (no EFA expected)"
+    else
+        echo "locked memory (ulimit -l): $locked KiB: TOO LOW FOR EFA, below the node's $node_kib KiB" \
+            "(EFA memory registration fails past it: raise RLIMIT_MEMLOCK node-side, in containerd's base runtime" \
+            "spec, nodeadm NodeConfig spec.containerd.baseRuntimeSpec, as trainstack's EFA node groups do)"
+        status=1
     fi
 fi
 
