@@ -9,14 +9,17 @@ starts (sampled each second from /proc), in all and per program.
 
     .venv/bin/python bench/rehearse_time.py [--nodes 16 64]
     .venv/bin/python bench/rehearse_time.py --quick     # fsdp-p5 at 16 nodes, its validation job only
-    .venv/bin/python bench/rehearse_time.py --frontier 2048   # frontier-p5's pool at 2,048 nodes, its TrainJobs
+    .venv/bin/python bench/rehearse_time.py --frontier 2048   # frontier-p5 at 2,048 nodes, as users rehearse it
+    .venv/bin/python bench/rehearse_time.py --frontier 2048 --only trainjob   # its TrainJobs only
 
 ``--frontier N`` rehearses the shipped frontier-p5 stack with its pool of four reservations scaled to N nodes
 (N/4 each; 2,048 is the stack as shipped): every node registered by kwok, the TrainJob on the whole pool admitted
 by the real Kueue through topology-aware scheduling across the pool's managed node groups, every pod bound by the
 real scheduler and Running; with ``--faults``, a node lost under it and every team at once. It prints the seconds
 to all pods Running, the nodes per network block and the peak memory (the goals: under 10 minutes and 8 GiB on a
-2-core machine; measured figures in docs/guides/frontier-p5.md).
+2-core machine; measured figures in docs/guides/frontier-p5.md). It runs `trainstack rehearse` with its default
+waits, as users do (rehearsal/waits.py), never a longer ``--job-timeout``: a default too short for the stack fails
+here first.
 """
 
 from __future__ import annotations
@@ -99,15 +102,15 @@ def _tree_rss(root: int) -> dict[tuple[int, str], int]:
     return {(pid, found[pid][0]): found[pid][1] for pid in tree if pid in found}
 
 
-def measure(nodes: int, quick: bool, frontier: bool = False, faults: bool = False) -> dict:
+def measure(nodes: int, quick: bool, frontier: bool = False, faults: bool = False, only: tuple[str, ...] = ()) -> dict:
     with tempfile.TemporaryDirectory() as directory:
         stack = "frontier-p5" if frontier else "fsdp-p5"
         project = (frontier_with if frontier else project_with)(Path(directory), nodes)
         command = [str(TRAINSTACK), "rehearse", "--stack", stack, "--cwd", str(project), "--json", "--quiet"]
         if quick:
             command += ["--only", "device-check"]
-        if frontier:  # a 2,048-pod job is given 15 minutes to run whole
-            command += ["--only", "trainjob", "--job-timeout", "900"]
+        for launcher in only:
+            command += ["--only", launcher]
         if faults:
             command += ["--faults"]
         started = time.perf_counter()
@@ -140,14 +143,17 @@ def main() -> None:
                         help="rehearse frontier-p5's pool at NODES nodes (2048 as shipped) instead")
     parser.add_argument("--faults", action="store_true",
                         help="with --frontier: a node lost under the whole-pool job, and two teams at once")
+    parser.add_argument("--only", action="append", default=[],
+                        help="with --frontier: rehearse only this launcher's jobs (trainstack rehearse --only)")
     args = parser.parse_args()
     if args.frontier:
-        result = measure(args.frontier, quick=False, frontier=True, faults=args.faults)
+        result = measure(args.frontier, quick=False, frontier=True, faults=args.faults, only=tuple(args.only))
         phases = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in result["seconds"].items())
         print(f"frontier-p5 at {args.frontier} nodes: {len(result['jobs'])} jobs, ok={result['ok']}")
         for job in result["jobs"]:
             steps = ", ".join(f"{step} {seconds:.1f} s" for step, seconds in job["seconds"].items())
-            print(f"  {job['id']}: {job.get('problem') or 'ran'} ({steps})")
+            print(f"  {job['id']}: {job.get('problem') or 'ran'} ({steps}; its default wait "
+                  f"{job['wait']['seconds']:.0f} s: {job['wait']['why']})")
             if job.get("nodesPerBlock"):
                 print("    nodes per network block: " + ", ".join(
                     f"{block.rsplit('=', 1)[1]} {count}" for block, count in job["nodesPerBlock"].items()))

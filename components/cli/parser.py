@@ -81,7 +81,8 @@ def _add_preflight_nodes(scopes: Any) -> None:
     nodes = scopes.add_parser("nodes", help="check the running cluster's accelerated nodes show the GPUs, Neuron "
                                             "devices and EFA interfaces of their instance type, in their group's "
                                             "number, EFA nodes offer the 2 MiB huge pages their group's pods "
-                                            "request, and the CSI driver etcd's volume needs is registered (read "
+                                            "request, the CSI driver etcd's volume needs is registered, and on a "
+                                            "stack with teams the VPC CNI enforces their NetworkPolicies (read "
                                             "only)")
     nodes.add_argument("--outputs", type=Path, default=Path("-"),
                        help="the stack's outputs: pulumi stack output --json --show-secrets (its kubeconfig is used "
@@ -184,8 +185,9 @@ def _add_rehearse(commands: Any) -> None:
     rehearse_parser.add_argument("--only", action="append", choices=[k.name for k in KINDS if k.image != "none"],
                                  help="rehearse only this launcher's jobs (repeat for more); default every launcher "
                                       "that serves the stack's groups")
-    rehearse_parser.add_argument("--job-timeout", type=float, default=90.0,
-                                 help="seconds each job has to run whole before it counts as unable to; default 90")
+    rehearse_parser.add_argument("--job-timeout", type=float, default=None,
+                                 help="seconds each job has to run whole before it counts as unable to; default: "
+                                      "each job's own, from its pods and the controllers' rates (90 s and up)")
     rehearse_parser.add_argument("--logs", type=Path,
                                  help="keep the control plane's and controllers' logs and certificates in this "
                                       "directory (default: a temporary one, removed after)")

@@ -25,6 +25,7 @@ from ..tenancy.model import team_group
 from .cluster import Nodes, Progress
 from .jobs import RenderedJob
 from .submission import delete_job
+from .waits import explicit, together_wait
 from .watch import Observation, expected_pods, observe
 
 NODE_LOSS_TIMEOUT_SECONDS = 150.0
@@ -77,10 +78,10 @@ def member_of(cluster: Cluster, team: str) -> tuple[Cluster, str]:
     return cluster.as_user(user, [team_group(team)]), user
 
 
-def two_teams_at_once(cluster: Cluster, nodes: Nodes, outputs: StackOutputs, image: str, timeout: float,
+def two_teams_at_once(cluster: Cluster, nodes: Nodes, outputs: StackOutputs, image: str, timeout: float | None,
                       progress: Progress) -> dict[str, Any]:
     """Every team submits, at the same moment, the validation job on the most nodes its queue can reach, on the
-    group the queues share the most of."""
+    group the queues share the most of; ``timeout`` None waits as long as all their pods need (rehearsal.waits)."""
     from .. import launch
 
     group = max(sorted(outputs.accelerated_groups),
@@ -89,13 +90,15 @@ def two_teams_at_once(cluster: Cluster, nodes: Nodes, outputs: StackOutputs, ima
     documents = [launch.render_device_check(outputs, name=f"{team}-{reach}", group_name=group, nodes=reach, image=image,
                                             queue=launch.QueueRequest(team=team)) for team, reach in reaches]
     progress(f"  fault: {' and '.join(f'{team} ({reach} nodes)' for team, reach in reaches)} submit at once")
+    wait = together_wait(documents) if timeout is None else explicit(timeout)
+    progress(f"    waiting up to {wait.seconds:.0f} s ({wait.why})")
     members = {team: member_of(cluster, team) for team, _ in reaches}
     seen = []
     for (team, _), document in zip(reaches, documents, strict=True):
         members[team][0].create(document)
         namespace = document["metadata"]["namespace"]
         seen.append(Observation("Job", document["metadata"]["name"], namespace, expected_pods(document), True))
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + wait.seconds
     while time.monotonic() < deadline:
         for observation in seen:
             nodes.scale_for(observe(cluster, observation))

@@ -36,6 +36,7 @@ def _job(job: JobResult) -> dict[str, Any]:
         "pods": {"expected": seen.expected, "created": seen.created, "bound": seen.bound, "running": seen.running},
         "nodesUsed": len(seen.nodes), "nodesPerBlock": seen.blocks, "nodesAddedByAutoscaler": job.scaled_up,
         "seconds": seen.seconds,
+        "wait": job.wait.as_dict() if job.wait is not None else None,
     }
 
 
@@ -57,6 +58,8 @@ def render_text(rehearsal: Rehearsal) -> str:
             pods = f"{seen.created}/{seen.bound}/{seen.running}"
             running = f"{seen.seconds['running']:.1f} s" if "running" in seen.seconds else "-"
             lines.append(f"{job.id:<44} {admitted:<22} {pods:<11} {running:>13}  {'ok' if job.ok else job.problem}")
+            if not job.ok and job.wait is not None:  # how long it was given, and why that long
+                lines.append(f"{'':<4}waited {job.wait.seconds:.0f} s: {job.wait.why}")
             if len(seen.blocks) > 1:  # a job that spans network blocks: where it landed
                 lines.append(f"{'':<4}nodes per network block: "
                              + ", ".join(f"{block.rsplit('=', 1)[1]} {count}" for block, count in seen.blocks.items()))

@@ -27,8 +27,8 @@ from .cluster import Nodes, Progress, cluster_for
 from .faults import lose_a_node, two_teams_at_once
 from .jobs import IMAGE, RenderedJob, jobs_for
 from .submission import JobResult, delete_job, submit
+from .waits import Wait, explicit, job_wait, node_loss_wait
 
-JOB_TIMEOUT_SECONDS = 90.0
 DEFAULT_SCHEDULER = "default-scheduler"
 
 
@@ -79,11 +79,21 @@ def scheduler_names(jobs: list[RenderedJob]) -> list[str]:
             names |= {str(pod["schedulerName"]) for pod in pod_specs(job.document) if pod.get("schedulerName")}
     return sorted(names)
 
+def default_wait(job: RenderedJob) -> Wait:
+    """The wait ``job`` gets unless ``--job-timeout`` overrides it: from its size and the controllers' rates."""
+    assert isinstance(job.document, dict)
+    try:
+        return job_wait(job.document)
+    except ValueError:  # a kind whose size the rehearsal does not read from its spec: a pod per node
+        return job_wait(job.document, pods=job.nodes)
+
+
 def rehearse(plan: Plan, progress: Progress = lambda line: None, image: str = IMAGE,
-             timeout: float = JOB_TIMEOUT_SECONDS, directory: Path | None = None, faults: bool = False,
+             timeout: float | None = None, directory: Path | None = None, faults: bool = False,
              launchers: frozenset[str] | None = None) -> Rehearsal:
     """Rehearse a planned stack (``analysis.plan_stack``, or a saved record's ``Plan.from_dict``); with
-    ``faults``, play ``rehearsal.faults`` too; ``launchers`` keeps only those launchers' jobs."""
+    ``faults``, play ``rehearsal.faults`` too; ``launchers`` keeps only those launchers' jobs. ``timeout``: the
+    seconds every job and fault is given; None (the default) gives each its own wait (rehearsal.waits)."""
     rehearsal = Rehearsal(plan.stack)
     outputs: StackOutputs = parse_outputs(plan.outputs)
     jobs = [job for job in jobs_for(outputs, sizes="whole", image=image, named_by_launcher=True)
@@ -101,7 +111,8 @@ def rehearse(plan: Plan, progress: Progress = lambda line: None, image: str = IM
         rehearsal.not_rehearsed += running.not_applied
         step = time.monotonic()
         for job in jobs:
-            result = submit(running.cluster, running.nodes, job, timeout, progress)
+            wait = default_wait(job) if timeout is None else explicit(timeout)
+            result = submit(running.cluster, running.nodes, job, wait, progress)
             rehearsal.jobs.append(result)
             if not result.problem or "refused" not in result.problem:
                 assert isinstance(job.document, dict)
@@ -116,8 +127,11 @@ def rehearse(plan: Plan, progress: Progress = lambda line: None, image: str = IM
             document = copy.deepcopy(job.document)
             document["metadata"]["name"] += "-again"
             job = dataclasses.replace(job, document=document)
-            again = submit(running.cluster, running.nodes, job, timeout, progress)
-            rehearsal.faults.append(lose_a_node(running.cluster, running.nodes, job, again.seen, timeout))
+            again = submit(running.cluster, running.nodes, job, default_wait(job) if timeout is None
+                           else explicit(timeout), progress)
+            loss = node_loss_wait(document, pods=job.nodes) if timeout is None else explicit(timeout)
+            progress(f"    waiting up to {loss.seconds:.0f} s for it to run whole again ({loss.why})")
+            rehearsal.faults.append(lose_a_node(running.cluster, running.nodes, job, again.seen, loss.seconds))
             progress(f"    {rehearsal.faults[-1]['outcome']}")
             assert isinstance(job.document, dict)
             delete_job(running.cluster, job.document)

@@ -14,11 +14,10 @@ from ..launch.queueing import QUEUE_LABEL
 from . import controllers
 from .cluster import Nodes, Progress
 from .jobs import RenderedJob
+from .waits import KUBE_CONTROLLER_MANAGER_QPS, Wait
 from .watch import Observation, expected_pods, nodes_per_block, observe, pods_of, workload_of
 
 POLL_SECONDS = 0.25
-CONTROLLER_MANAGER_QPS = 20
-"""kube-controller-manager's client requests a second (--kube-api-qps; its default, which the rehearsal keeps)."""
 
 
 @dataclass
@@ -33,19 +32,23 @@ class JobResult:
     evidence: dict[str, Any] = field(default_factory=dict)
     """What the real controllers made of the job, for the models' cross-checks (not in the JSON record):
     ``pods`` (as created), the MPI operator's ``hostfile`` ConfigMap, Trainer's ``jobset``."""
+    wait: Wait | None = None
+    """How long the rehearsal waited for the job to run whole, and why that long (rehearsal.waits)."""
 
     @property
     def ok(self) -> bool:
         return self.problem is None
 
-def submit(cluster: Cluster, nodes: Nodes, job: RenderedJob, timeout: float, progress: Progress) -> JobResult:
+def submit(cluster: Cluster, nodes: Nodes, job: RenderedJob, timeout: float | Wait, progress: Progress) -> JobResult:
+    """Submit ``job`` and watch it for ``timeout``: seconds, or a ``Wait`` that says why that long."""
     assert isinstance(job.document, dict)
     document = job.document
     namespace = document["metadata"].get("namespace", "default")
     controllers.ensure_namespace(cluster, namespace)
     queued = _queued(document)
     seen = Observation(document["kind"], document["metadata"]["name"], namespace, expected_pods(document), queued)
-    result = JobResult(job.id, job.launcher, job.group, job.nodes, seen)
+    wait = timeout if isinstance(timeout, Wait) else Wait(float(timeout), "as given")
+    result = JobResult(job.id, job.launcher, job.group, job.nodes, seen, wait=wait)
     try:
         for prerequisite in job.prerequisites:  # a claim template is shared by the jobs that ask for the same devices
             cluster.create_unless_there({**prerequisite,
@@ -54,7 +57,8 @@ def submit(cluster: Cluster, nodes: Nodes, job: RenderedJob, timeout: float, pro
     except ApiError as error:
         result.problem = f"refused at submission: {error}"
         return result
-    deadline = time.monotonic() + timeout
+    progress(f"  {job.id}: waiting up to {wait.seconds:.0f} s for it to run whole ({wait.why})")
+    deadline = time.monotonic() + wait.seconds
     while time.monotonic() < deadline:
         looked = time.monotonic()
         pods = observe(cluster, seen)
@@ -101,7 +105,8 @@ def _why_not(seen: Observation) -> str:
 def _line(result: JobResult) -> str:
     seen = result.seen
     if result.problem:
-        return f"FAILED: {result.problem}"
+        waited = f" (waited {result.wait.seconds:.0f} s: {result.wait.why})" if result.wait is not None else ""
+        return f"FAILED: {result.problem}{waited}"
     admitted = f"admitted to {seen.cluster_queue} on {', '.join(seen.flavors)}" if seen.queued else "no queue"
     return (f"{admitted}; {seen.running}/{seen.expected} pods Running on {len(seen.nodes)} nodes in "
             f"{seen.seconds.get('running', 0):.1f} s")
@@ -140,7 +145,7 @@ def delete_job(cluster: Cluster, document: dict[str, Any], timeout: float = 120.
     except ValueError:  # a kind whose size the rehearsal does not read: the base timeout
         pods = 0
     cluster.wait_for(f"{kind} {name}, its pods and its Workload deleted", gone,
-                     timeout + pods / CONTROLLER_MANAGER_QPS)
+                     timeout + pods / KUBE_CONTROLLER_MANAGER_QPS)
 
 
 def _queued(document: dict[str, Any]) -> bool:
