@@ -78,7 +78,10 @@ def test_the_training_operator_gives_every_rank_the_rendezvous_the_model_checks_
         assert variables["PET_NPROC_PER_NODE"] == "8"  # one rank per GPU the pod holds
         assert variables["PET_NNODES"] == "8:16", variables["PET_NNODES"]
         # Its own rendezvous on the shared etcd: the operator turns elasticPolicy.rdzvId into PET_RDZV_ID (issue 64).
-        assert variables["PET_RDZV_ID"] == rendered["spec"]["elasticPolicy"]["rdzvId"], pod["metadata"]["name"]
+        # (The rehearsed job is the rendered one under the rehearsal's own name: its id is <namespace>.<that name>.)
+        rehearsed = pod["metadata"]["labels"]["training.kubeflow.org/job-name"]
+        assert variables["PET_RDZV_ID"] == f"{pod['metadata']['namespace']}.{rehearsed}", pod["metadata"]["name"]
+        assert rendered["spec"]["elasticPolicy"]["rdzvId"] == f"{rendered['metadata']['namespace']}.p5-16"
 
 
 # Kubeflow Trainer v2.3.0 and JobSet v0.12.0 on kueue-p5's TrainJob.
