@@ -49,6 +49,9 @@ class Chart:
     source: str
     """Where the pinned version was read, and when."""
     support: Support
+    image_tag: Optional[str] = None
+    """The image tag trainstack sets in the chart's values (``image.tag``) where it runs another release than the
+    chart's own; None: the chart's. The support row is then the image's."""
 
 
 @dataclass(frozen=True)
@@ -108,12 +111,34 @@ KARPENTER = Chart(
 # newest chart whose values.yaml ``image.tag`` runs that minor (the tag, not the chart's appVersion, decides the
 # binary: charts 9.54.0 to 9.55.0 say 1.35.0 and run v1.34.2). Read in kubernetes/autoscaler at 55c37cd5
 # (2026-08-22), charts/cluster-autoscaler at each chart tag.
-# 1.36: no chart runs it. cluster-autoscaler-1.36.0 and -1.36.1 are tagged, but the newest chart, 9.59.0, runs
-# v1.35.0, and the README's release table stops at 1.34. Decided: 1.36 is refused where trainstack installs the
-# autoscaler (catalog/minor_pins.py), not served by 9.59.0 with its image swapped, a pairing upstream never
-# published (the 1.36 binary's RBAC needs are not in any chart).
+# 1.36: no chart's own image is 1.36 (cluster-autoscaler-1.36.0 and -1.36.1 are tagged; the newest chart, 9.59.0,
+# runs v1.35.0), so 1.36 runs chart 9.59.0 with image.tag v1.36.1, the newest 1.36 release (README 'Releases': the
+# latest release of the cluster's minor). Read before deciding, in kubernetes/autoscaler at 55c37cd5:
+# * RBAC: upstream's own manifest for the AWS provider, cluster-autoscaler/cloudprovider/aws/examples/
+#   cluster-autoscaler-autodiscover.yaml, changed from cluster-autoscaler-1.35.0 to -1.36.1 only by adding
+#   resource.k8s.io deviceclasses, resourceslices and resourceclaims (watch, list, get). Chart 9.59.0's ClusterRole
+#   and Role (templates/clusterrole.yaml, role.yaml at cluster-autoscaler-chart-9.59.0; cloudProvider aws,
+#   rbac.create, clusterScoped) grant every rule of that 1.36.1 manifest, those three included.
+# * What 1.36 reads beyond it is behind flags that are off by default (config/flags/flags.go at
+#   cluster-autoscaler-1.36.1): capacity buffers (capacity-buffer-controller-enabled, -pod-injection-enabled: their
+#   pod templates, ResourceQuotas and CapacityBuffers) and CapacityQuotas (capacity-quotas-enabled: the only user of
+#   the controller-runtime manager main.go now starts). trainstack sets none of them.
+# * Flags: no flag of 1.35.0 is gone in 1.36.1 (flags.go diff: additions, two moved lines), so every argument the
+#   chart and trainstack pass still parses; enable-dynamic-resource-allocation is still locked to true
+#   (catalog/autoscaler_dra.py: 9.59.0's DRA handling holds).
+# * Chart.yaml at 9.59.0 sets no kubeVersion, so Helm installs it on 1.36.
+# * The AWS provider's node templates are unchanged (cloudprovider/aws: only aws_cloud_provider.go's registration
+#   changed), so controllers/cluster_autoscaler.py's model, read at 1.35.0, holds for 1.36.1.
 _AUTOSCALER_REPOSITORY = "https://kubernetes.github.io/autoscaler"
 CLUSTER_AUTOSCALER = {
+    "1.36": Chart(
+        "cluster-autoscaler", "9.59.0", _AUTOSCALER_REPOSITORY,
+        "kubernetes/autoscaler cluster-autoscaler-chart-9.59.0 with image.tag v1.36.1 (tag cluster-autoscaler-1.36.1, "
+        "2026-07-22; read at 55c37cd5, 2026-11-29)",
+        Support("1.36", "1.36", "kubernetes/autoscaler cluster-autoscaler-1.36.1, run by chart 9.59.0 (image.tag): "
+                "the autoscaler's minor matches the cluster's (README 'Releases'); the chart's RBAC covers the "
+                "release's own AWS manifest (cloudprovider/aws/examples/cluster-autoscaler-autodiscover.yaml)"),
+        image_tag="v1.36.1"),
     "1.35": Chart(
         "cluster-autoscaler", "9.59.0", _AUTOSCALER_REPOSITORY,
         "kubernetes/autoscaler cluster-autoscaler-chart-9.59.0 (appVersion 1.35.0)",
@@ -216,11 +241,14 @@ def chart_reference(chart: str) -> str:
     return chart
 
 
-def support(component: str, version: str) -> Optional[Support]:
-    """The support row of a pinned component (a chart as a release records it, or ``kustomize:<operator>``)."""
-    pins = [(c.name, c.version, c.support) for c in CHARTS]
-    pins += [(m.component, m.version, m.support) for m in OPERATOR_MANIFESTS]
-    return next((row for name, pinned, row in pins if (name, pinned) == (component, version)), None)
+def support(component: str, version: str, image_tag: Optional[str] = None) -> Optional[Support]:
+    """The support row of a pinned component (a chart as a release records it, or ``kustomize:<operator>``):
+    the row of the image the release sets (``image_tag``, its values' ``image.tag``) where one names it, else the
+    chart's own."""
+    pins = [(c.name, c.version, c.image_tag, c.support) for c in CHARTS]
+    pins += [(m.component, m.version, None, m.support) for m in OPERATOR_MANIFESTS]
+    rows = {tag: row for name, pinned, tag, row in pins if (name, pinned) == (component, version)}
+    return rows.get(image_tag) if image_tag in rows else rows.get(None)
 
 # The awslabs/amazon-eks-ami release whose nodeadm trainstack's node facts were read from
 # (controllers/cluster_autoscaler.py): the release a production Karpenter group's error suggests

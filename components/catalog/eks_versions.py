@@ -33,6 +33,14 @@ Kubernetes 1.37", opened 2026-08-28) was open in its stored copy. EKS has lately
 after upstream, so 1.37 may be offered on 2026-11-28; neither answer is written down here. ``--check`` against
 EKS's API says "1.37 added" once it is.
 
+Searched again on 2026-11-29 (issue 64), for any AWS source that gives 1.37's EKS release day and support dates: the
+EKS User Guide's version pages (kubernetes-versions, kubernetes-versions-standard, in every stored language: the
+newest name 1.36 as the current minor, none names 1.37), the AWS What's New posts and Containers blog ("Amazon EKS
+... now supports Kubernetes 1.37": none stored), awsdocs/amazon-eks-user-guide (its newest snapshot is 4d52b4d0,
+2024-12-18) and aws/containers-roadmap #2864 (still open, no availability comment). The one AWS artifact that names
+1.37 is aws/eks-distro's release v1-37-eks-2 (2026-09-02): EKS Distro, the Kubernetes build EKS runs, which is not
+EKS offering the minor and carries no calendar dates. So 1.37 stays out of the window.
+
 Control-plane rates: $0.10 per cluster-hour in standard support and $0.60 in all in extended support, effective
 from the April 2024 billing cycle (AWS Containers blog, "Amazon EKS extended support for Kubernetes versions
 pricing", aws.amazon.com/blogs/containers/amazon-eks-extended-support-for-kubernetes-versions-pricing/, stored copy

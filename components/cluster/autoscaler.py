@@ -89,4 +89,7 @@ def cluster_autoscaler(name: str, *, cluster_name: str, kubernetes_version: str,
                 **autoscaler_dra.extra_args(chart.version),
             },
             "resources": {"requests": {"cpu": "100m", "memory": "300Mi"}},
+            # A minor whose release no chart ships runs the newest chart with that release's image
+            # (catalog/addons.py CLUSTER_AUTOSCALER says what was read for it).
+            **({"image": {"tag": chart.image_tag}} if chart.image_tag else {}),
         })

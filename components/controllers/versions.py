@@ -82,7 +82,9 @@ def check(stack: Stack) -> list[Finding]:
     cluster = minor(version)
     findings = []
     for resource, component, pinned in pinned_components(stack):
-        row = support(component, pinned)
+        values = resource.props.get("values") if resource.type == HELM_RELEASE else None
+        image = (values or {}).get("image") if isinstance(values, dict) else None
+        row = support(component, pinned, image.get("tag") if isinstance(image, dict) else None)
         if row is None:
             findings.append(Finding(CONTROLLER, f"{component} {pinned}", "no support row: pin it in the catalog's "
                                     "table of add-ons (catalog/addons.py) with the version's published Kubernetes "

@@ -25,6 +25,7 @@ from typing import Any, Optional
 
 from ..names import (
     EKS_ACCESS_ENTRY,
+    EKS_ADDON,
     EKS_COMPONENT_CLUSTER,
     IAM_ROLE,
     IAM_ROLE_POLICY,
@@ -47,6 +48,9 @@ PSA_LEVELS = ("privileged", "baseline", "restricted")
 # cluster-admin is every verb on everything; the others are named grants, compared by name.
 SUPERUSER = "cluster-admin"
 FSX_DRIVER = "fsx.csi.aws.com"
+VPC_CNI = "vpc-cni"
+ENFORCED, OFF, UNCHECKED = "enforced", "off", "unchecked"
+"""Whether NetworkPolicy is enforced: by the record's own vpc-cni add-on, not by it, or not known from the record."""
 
 
 @dataclass(frozen=True, order=True)
@@ -137,6 +141,8 @@ class StackAccess:
     """The contract's datasets (name, bucket, prefix, read only), to name what a statement reaches."""
     existing_cluster: bool = False
     """The cluster was made elsewhere: the record has no access entries or IAM of its own."""
+    network_policy: str = UNCHECKED
+    """Whether the teams' NetworkPolicies are enforced by what the record installs (``network_policy``)."""
 
     def of_principal(self, principal: str) -> frozenset[Grant]:
         return frozenset().union(*(self.grants.get(g, frozenset()) for g in self.entries.get(principal, ())))
@@ -198,7 +204,29 @@ def read_access(plan: Plan) -> Optional[StackAccess]:
     return StackAccess(teams=teams, entries=entries, grants=grants, urns=urns,
                        checkpoint_bucket=contract.get("checkpointBucket"),
                        datasets=tuple(d for d in contract.get("datasets") or [] if isinstance(d, dict)),
-                       existing_cluster=not any(r.type == EKS_COMPONENT_CLUSTER for r in plan.resources))
+                       existing_cluster=not any(r.type == EKS_COMPONENT_CLUSTER for r in plan.resources),
+                       network_policy=network_policy(plan.resources))
+
+
+def network_policy(resources: Iterable[ResourceRecord]) -> str:
+    """Whether the record itself turns on NetworkPolicy enforcement: ``enforced`` where its vpc-cni add-on sets
+    ``enableNetworkPolicy`` to "true" (the VPC CNI enforces NetworkPolicy only then; it is off by default: EKS user
+    guide, cni-network-policy-configure.html), ``off`` where its vpc-cni add-on does not, and ``unchecked`` where the
+    record installs no vpc-cni add-on (a cluster made elsewhere: its network plugin is its owner's, which
+    ``trainstack preflight nodes`` reads, preflight/network_policy.py). A value the record does not hold as JSON
+    text (known only at deploy) is not enforcement it can show: ``off``."""
+    found = UNCHECKED
+    for resource in resources:
+        if resource.type != EKS_ADDON or resource.inputs.get("addonName") != VPC_CNI:
+            continue
+        try:
+            values = json.loads(str(resource.inputs.get("configurationValues") or "{}"))
+        except ValueError:
+            values = {}
+        if not (isinstance(values, dict) and values.get("enableNetworkPolicy") == "true"):
+            return OFF
+        found = ENFORCED
+    return found
 
 
 # -- Kubernetes ---------------------------------------------------------------------------------------------------
@@ -292,7 +320,9 @@ def _fsx(resources: list[ResourceRecord], namespace: str) -> Optional[str]:
         if (resource.inputs.get("kind") == "PersistentVolumeClaim" and _metadata(resource.inputs).get("namespace")
                 == namespace and spec.get("volumeName") in volumes):
             csi = (volumes[spec["volumeName"]].get("spec") or {}).get("csi") or {}
-            return f"{csi.get('volumeHandle')}:/{(csi.get('volumeAttributes') or {}).get('mountname', '')}"
+            # A handle is the file system id, or ``<id>::<volume name>`` (storage/lustre_directories.volume_handle).
+            file_system = str(csi.get("volumeHandle")).split("::", 1)[0]
+            return f"{file_system}:/{(csi.get('volumeAttributes') or {}).get('mountname', '')}"
     return None
 
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 import posixpath
 import shlex
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Optional
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -45,6 +45,8 @@ from ..cluster.system_nodes import SYSTEM_LABELS
 from ..config import ConfigError, ConfigIssue
 
 CSI_DRIVER = "fsx.csi.aws.com"
+HANDLE_SEPARATOR = "::"
+"""Between the file system id and the volume's name in a ``volumeHandle`` (``volume_handle``): no FSx id holds it."""
 PLATFORM_NAMESPACE = "trainstack-system"
 """The platform's own namespace: no team's Role reaches it."""
 DIRECTORIES_JOB = "fsx-team-directories"
@@ -98,9 +100,40 @@ def check_platform_namespace(where: str, namespaces: list[str], directories: Map
             "existingCluster.fileSystem.namespace) another namespace.")], where)
 
 
+def volume_handle(file_system_id: pulumi.Input[str], volume_name: Optional[str]) -> pulumi.Input[str]:
+    """The volume's ``volumeHandle``: the file system's id for the one volume that mounts the root for the stack's
+    first job namespace (``volume_name`` None, the handle it always had), ``<file system id>::<volume name>`` for
+    every other volume of the file system, so no two volumes share one.
+
+    Why unique: the kubelet names a persistent CSI volume ``<driver>^<volumeHandle>`` (kubernetes/kubernetes
+    pkg/volume/csi/csi_plugin.go@v1.35.4, GetVolumeName) and keys its desired and actual state by that name,
+    because such a volume is device-mountable (CanDeviceMount; pkg/kubelet/volumemanager/cache/
+    desired_state_of_world.go, AddPodToVolume). Two volumes with one handle on one node are one volume to it: a pod
+    that mounts both never starts (kubernetes/kubernetes#91556, aws-fsx-csi-driver#328). The Kubernetes docs say
+    the handle "uniquely identifies the volume" (Persistent Volumes, "CSI").
+
+    Why the driver still mounts it: the FSx CSI driver's node plugin reads the handle only to refuse an empty one
+    and to key its in-flight operations with the target path; the mount source comes from the volume context
+    alone (kubernetes-sigs/aws-fsx-csi-driver pkg/driver/node.go@v1.9.0 (0267bab6), NodePublishVolume and
+    NodeUnpublishVolume; unchanged from v1.5.0 to main@5b227125). Its controller reads a handle as a file system id
+    only in DeleteVolume, ValidateVolumeCapabilities and ControllerExpandVolume (pkg/driver/controller.go): a
+    ``Retain`` volume is never deleted, its CSIDriver needs no attach (``attachRequired: false``), and a volume of
+    no StorageClass cannot be expanded. So a suffixed handle could never make the controller delete the file
+    system either."""
+    if volume_name is None:
+        return file_system_id
+    return pulumi.Output.concat(file_system_id, HANDLE_SEPARATOR, volume_name)
+
+
+def file_system_of(handle: str) -> str:
+    """The file system id a ``volume_handle`` names."""
+    return handle.split(HANDLE_SEPARATOR, 1)[0]
+
+
 def volume_spec(*, file_system_id: pulumi.Input[str], dns_name: pulumi.Input[str], mount_name: pulumi.Input[str],
-                capacity_gib: int) -> dict[str, Any]:
-    """A static volume of the file system (``mount_name`` may name a directory below its root)."""
+                capacity_gib: int, volume_name: Optional[str]) -> dict[str, Any]:
+    """A static volume of the file system (``mount_name`` may name a directory below its root); ``volume_name``: the
+    volume's name, which makes its handle unique (``volume_handle``), or None for the first job namespace's root."""
     return {
         "capacity": {"storage": f"{capacity_gib}Gi"},
         "volumeMode": "Filesystem",
@@ -108,7 +141,7 @@ def volume_spec(*, file_system_id: pulumi.Input[str], dns_name: pulumi.Input[str
         "persistentVolumeReclaimPolicy": "Retain",
         "storageClassName": "",
         "mountOptions": ["flock"],
-        "csi": {"driver": CSI_DRIVER, "volumeHandle": file_system_id,
+        "csi": {"driver": CSI_DRIVER, "volumeHandle": volume_handle(file_system_id, volume_name),
                 "volumeAttributes": {"dnsname": dns_name, "mountname": mount_name}},
     }
 
@@ -124,7 +157,7 @@ def platform_objects(*, file_system_id: pulumi.Input[str], dns_name: pulumi.Inpu
     """The platform namespace, the root's volume and claim pinned to each other, and the Job."""
     volume = root_volume_name(claim_name)
     spec = volume_spec(file_system_id=file_system_id, dns_name=dns_name, mount_name=mount_name,
-                       capacity_gib=capacity_gib)
+                       capacity_gib=capacity_gib, volume_name=volume)
     spec["claimRef"] = {"namespace": PLATFORM_NAMESPACE, "name": claim_name}
     container = {
         "name": "mkdir", "image": SHELL_IMAGE, "command": directories_command(directories),

@@ -17,9 +17,11 @@ applied at boot) sends the traffic over EFA although the mount source says ``tcp
 
 A claim is namespaced and a volume binds one claim: each namespace jobs run in (the ``fsx.namespace``
 and every team's, ``StackConfig.job_namespaces``) gets its own volume of the same file system and
-its claim. The driver uses a volume's id only to key its in-flight operations with the target path
-(pkg/driver/node.go@01a89278, NodePublishVolume) and has no attach step, so volumes naming one file
-system mount side by side.
+its claim. Each volume has its own ``volumeHandle`` (``<file system id>::<volume name>``, the first
+namespace's root volume the bare id it always had): the kubelet keys a CSI volume by its handle, and the
+driver uses the handle only to key its in-flight operations with the target path
+(pkg/driver/node.go@01a89278, NodePublishVolume), so volumes of one file system mount side by side
+(lustre_directories.volume_handle says why and cites both).
 
 With teams, a team's volume mounts only its directory (``teams/<team>``), pinned to its claim; the directories,
 and the one claim of the root that makes them, are ``lustre_directories``'.
@@ -81,12 +83,16 @@ def lustre_claim(name: str, *, file_system_id: pulumi.Input[str], dns_name: pulu
                                             metadata={"name": namespace, **({"labels": labels} if labels else {})},
                                             opts=in_cluster)]
         directory = directories.get(namespace)
-        spec = lustre_directories.volume_spec(
-            file_system_id=file_system_id, dns_name=dns_name, capacity_gib=capacity_gib,
-            mount_name=mount_name if directory is None else pulumi.Output.concat(mount_name, "/", directory))
         volume_name = f"{claim_name}{suffix}-volume"
         if directory is not None:
             volume_name = lustre_directories.team_volume_name(claim_name, directory)
+        # Only the first namespace's root volume keeps the bare file system id as its handle (what a stack without
+        # teams always had, so it is not replaced); every other handle is unique (lustre_directories.volume_handle).
+        spec = lustre_directories.volume_spec(
+            file_system_id=file_system_id, dns_name=dns_name, capacity_gib=capacity_gib,
+            mount_name=mount_name if directory is None else pulumi.Output.concat(mount_name, "/", directory),
+            volume_name=None if index == 0 and directory is None else volume_name)
+        if directory is not None:
             # Only this namespace's claim can bind it (Kubernetes docs, Persistent Volumes, "Reserving a
             # PersistentVolume"); a root volume of a namespace no team has keeps what it had.
             spec["claimRef"] = {"namespace": namespace, "name": claim_name}

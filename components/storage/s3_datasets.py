@@ -24,7 +24,9 @@ pod's service account, by EKS Pod Identity or IRSA, and any driver-level credent
 Pod Identity at pod level came with v2 (v1.15.0's page: "Only IRSA is supported with Pod-Level credentials"), and
 v2.3.0's chart asks the kubelet for the pod's token with the ``pods.eks.amazonaws.com`` audience
 (charts/aws-mountpoint-s3-csi-driver/templates/csidriver.yaml). ``stsRegion`` is read only for IRSA, so it is not
-set. What a team's pods read is then its own role's policy (tenancy/data.py), and the driver has no role.
+set. What a team's pods read is then its own role's policy (tenancy/data.py), and the driver has no role. The
+add-on is left at EKS's default for the minor, so ``trainstack preflight nodes`` checks that the live driver requests
+that audience, v2 or later (preflight/volume_drivers.py).
 """
 
 from __future__ import annotations

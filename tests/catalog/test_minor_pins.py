@@ -24,6 +24,23 @@ def test_every_pin_supports_every_minor_of_the_window_or_only_serves_dra_groups(
         addons.NVIDIA_DRA_DRIVER.name: DRA_MINIMUM_KUBERNETES, addons.AWS_DRANET.name: DRA_MINIMUM_KUBERNETES}
 
 
-def test_only_1_36_misses_a_pin_and_only_where_trainstack_installs_the_autoscaler():
-    assert [minor for minor in EKS_VERSIONS if missing_pins(minor, autoscaler=True, neuron_scheduler=True)] == ["1.36"]
+def test_no_minor_of_the_window_misses_a_pin_now_that_1_36_runs_chart_9_59_0_with_the_1_36_image():
+    assert [minor for minor in EKS_VERSIONS if missing_pins(minor, autoscaler=True, neuron_scheduler=True)] == []
     assert [minor for minor in EKS_VERSIONS if missing_pins(minor, autoscaler=False, neuron_scheduler=True)] == []
+
+
+def test_a_minor_without_an_autoscaler_row_is_still_refused_with_where_the_charts_were_read(monkeypatch):
+    monkeypatch.delitem(addons.CLUSTER_AUTOSCALER, "1.36")
+    (said,) = missing_pins("1.36", autoscaler=True, neuron_scheduler=False)
+    assert said.startswith("no Cluster Autoscaler chart runs the autoscaler of Kubernetes 1.36 (the newest, 9.59.0, "
+                           "runs 1.35;")
+    assert missing_pins("1.36", autoscaler=False, neuron_scheduler=False) == []
+
+
+def test_1_36_runs_the_newest_chart_with_the_newest_1_36_release_and_its_own_support_row():
+    chart = addons.CLUSTER_AUTOSCALER["1.36"]
+    assert (chart.version, chart.image_tag) == ("9.59.0", "v1.36.1")
+    assert addons.support("cluster-autoscaler", "9.59.0", "v1.36.1") == chart.support
+    assert addons.support("cluster-autoscaler", "9.59.0") == addons.CLUSTER_AUTOSCALER["1.35"].support, (
+        "a release without the image override runs the chart's own 1.35.0")
+    assert [c.image_tag for m, c in addons.CLUSTER_AUTOSCALER.items() if m != "1.36"] == [None, None, None, None]

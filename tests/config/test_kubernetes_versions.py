@@ -19,7 +19,7 @@ def on(version, **more):
     return edit
 
 
-@pytest.mark.parametrize("version", ["1.32", "1.33", "1.34", "1.35"])
+@pytest.mark.parametrize("version", ["1.32", "1.33", "1.34", "1.35", "1.36"])
 def test_every_minor_in_standard_or_extended_support_plans(version):
     assert validated("dev", on(version)).eks.version == version
 
@@ -27,11 +27,19 @@ def test_every_minor_in_standard_or_extended_support_plans(version):
 @pytest.mark.parametrize(("version", "said"), [
     ("1.31", "Kubernetes 1.31 left EKS extended support on 2026-11-26"),
     ("1.37", "Kubernetes 1.37 is not a version EKS offers"),
-    ("1.36", "trainstack cannot yet plan Kubernetes 1.36, which EKS offers: no Cluster Autoscaler chart"),
 ])
-def test_a_minor_out_of_the_window_or_without_its_pins_is_refused(version, said):
+def test_a_minor_out_of_the_window_is_refused(version, said):
     with pytest.raises(ConfigError, match=said):
         validated("dev", on(version))
+
+
+def test_a_minor_without_its_pins_is_refused_with_what_is_missing(monkeypatch):
+    from trainstack.catalog import addons
+
+    monkeypatch.delitem(addons.CLUSTER_AUTOSCALER, "1.36")
+    with pytest.raises(ConfigError, match=r"trainstack cannot yet plan Kubernetes 1\.36, which EKS offers: no Cluster "
+                                          "Autoscaler chart"):
+        validated("dev", on("1.36"))
 
 
 def test_byo_p5_plans_on_the_oldest_minor_in_the_window_and_on_the_newest(tmp_path):

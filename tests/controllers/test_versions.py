@@ -41,12 +41,25 @@ def test_the_neuron_custom_scheduler_runs_the_kube_scheduler_of_the_clusters_min
     assert image == {"repository": "registry.k8s.io/kube-scheduler", "tag": tag}
 
 
-def test_every_offered_kubernetes_version_has_a_neuron_scheduler_and_every_one_but_1_36_an_autoscaler_row():
+def test_every_offered_kubernetes_version_has_a_neuron_scheduler_and_an_autoscaler_row():
     assert set(NEURON_SCHEDULER_IMAGES) == set(EKS_VERSIONS)
     covered = {version for chart in addons.CLUSTER_AUTOSCALER.values()
                for version in (chart.support.minimum, chart.support.maximum)}
-    # No chart runs the autoscaler of 1.36 (catalog/addons.py): trainstack refuses it where it installs one.
-    assert covered == set(EKS_VERSIONS) - {"1.36"}
+    # 1.36 runs chart 9.59.0 with the 1.36.1 image (catalog/addons.py says what was read for it).
+    assert covered == set(EKS_VERSIONS)
+
+
+def test_on_1_36_the_autoscaler_runs_the_1_36_image_and_the_versions_check_judges_that_image(tmp_path):
+    from support.plan_records import record
+
+    def on_1_36(config):
+        config["trainstack:eks"].update(version="1.36")
+
+    stack = from_record(record(tmp_path, "dev", on_1_36))
+    (release,) = [r for r in stack.of_type("kubernetes:helm.sh/v3:Release")
+                  if r.props.get("chart") == "cluster-autoscaler"]
+    assert (release.props["version"], release.props["values"]["image"]) == ("9.59.0", {"tag": "v1.36.1"})
+    assert [f for f in versions.check(stack) if f.subject.startswith("cluster-autoscaler")] == []
 
 
 def test_the_autoscaler_held_one_minor_behind_during_an_upgrade_is_a_warning_and_two_behind_an_error(tmp_path):
