@@ -178,9 +178,10 @@ class TrainingStack(pulumi.ComponentResource):
             "settings": config.eks, "node_groups": config.node_groups, "region": config.region,
             "cluster_name": cluster_name(pulumi.get_project(), name),
             "vpc_id": network.vpc_id, "private_subnet_ids": network.private_subnet_ids,
-            "public_subnet_ids": network.public_subnet_ids,
+            "private_subnets_by_zone": network.private_subnets_by_zone, "public_subnet_ids": network.public_subnet_ids,
             "lustre_over_efa": bool(config.fsx and config.fsx.efa),
-            "network_policy": config.scheduling is not None,
+            # Enforced wherever the teams' NetworkPolicies are rendered (_teams): the same predicate, the tenants.
+            "network_policy": bool(self.tenants),
             "external_nodes": [catalog.get_hyperpod(g.instance_type) for g in hyperpod.groups]
             if hyperpod is not None and hyperpod.orchestrator == "eks" else [],
         }, opts=opts)

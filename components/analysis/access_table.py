@@ -54,6 +54,7 @@ class AccessTable:
             "checkpoints": checkpoints, "datasets": datasets, "otherAws": other,
             "fsx": team.fsx, "podSecurity": team.pod_security,
             "ingress": None if team.ingress is None else sorted(team.ingress),
+            "ingressEnforced": access.network_policy,
             "quota": team.quota,
             "reach": {group: {"guaranteedNodes": guaranteed, "maxNodes": most}
                       for group, (guaranteed, most) in team.reach.items()},

@@ -149,14 +149,15 @@ NODES_OUTPUTS_FIX = ("write it with `pulumi stack output --json --show-secrets >
 
 def preflight_nodes(args: argparse.Namespace) -> int:
     """Exit 1 unless every EFA group's running nodes offer the huge pages its pods request, every accelerated
-    group's nodes show their devices, and the cluster runs the CSI driver each of the stack's claims needs
-    (preflight.node_preflight)."""
+    group's nodes show their devices, the cluster runs the CSI driver each of the stack's claims needs, and, on a
+    stack with teams, its VPC CNI enforces their NetworkPolicies (preflight.node_preflight)."""
     from ..analysis import read_outputs
     from ..config.device_wait import DeviceWait
     from ..kube.kubeconfig import read_access
     from ..launch.node_needs import hugepages_needs
     from ..outputs import ContractError
     from ..preflight import verdict
+    from ..preflight.network_policy import network_policy_need
     from ..preflight.node_devices import needs_from_outputs
     from ..preflight.node_preflight import CLUSTER, run_node_preflight
     from ..preflight.volume_drivers import volume_needs
@@ -171,8 +172,9 @@ def preflight_nodes(args: argparse.Namespace) -> int:
     node_counts, uncounted, settings = _node_counts(args.cwd, outputs.stack)
     devices = needs_from_outputs(outputs, node_counts)
     volumes = volume_needs(outputs)
+    network = network_policy_need(outputs)
     access = None
-    if hugepages or devices or volumes:
+    if hugepages or devices or volumes or network is not None:
         kubeconfig, name, directory = _kubeconfig(args.kubeconfig, document, shown, outputs.kubeconfig_output)
         access = read_access(kubeconfig, name, directory, args.context)
     # --wait reads again as often as the stack's own deviceWait does, where it sets one.
@@ -183,8 +185,8 @@ def preflight_nodes(args: argparse.Namespace) -> int:
         print(line, file=sys.stderr, flush=True)
 
     cluster_name = outputs.cluster.name if outputs.cluster is not None else None
-    checks = (run_node_preflight(hugepages, devices, access, uncounted, wait, progress, volumes, cluster_name)
-              if access is not None else [])
+    checks = (run_node_preflight(hugepages, devices, access, uncounted, wait, progress, volumes, cluster_name,
+                                 network) if access is not None else [])
     why_not = verdict(checks, allow_unchecked=args.allow_unchecked, scope=CLUSTER)
     through = f" through {cut(access.server)} (context {cut(access.context)})" if access is not None else ""
     return _preflight_result(checks, why_not, args.json, f"Preflight of stack {outputs.stack}'s nodes{through}")

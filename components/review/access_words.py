@@ -11,6 +11,14 @@ NAMESPACE_NAME = "kubernetes.io/metadata.name"
 EXISTING_CLUSTER = ("The cluster was made elsewhere: its own access entries are left alone and this stack makes "
                     "none; its owner maps each member to the team's group")
 
+UNENFORCED = {
+    "unchecked": (" (not enforced until checked: the cluster's network plugin is its owner's; `trainstack preflight "
+                  "nodes` reads whether it enforces NetworkPolicy)"),
+    "off": " (not enforced: this stack's vpc-cni add-on does not set enableNetworkPolicy)",
+}
+"""What the ingress row adds where no part of the stack enforces the NetworkPolicy it shows (the access section's
+``ingressEnforced``; a record saved before it has none, and shows the row as it did)."""
+
 
 def team_rows(team: dict[str, Any]) -> list[tuple[str, str]]:
     """The table's rows for one team: (label, value in words)."""
@@ -25,7 +33,8 @@ def team_rows(team: dict[str, Any]) -> list[tuple[str, str]]:
                                   for g, r in team["reach"].items()) or "no node group"),
             ("kubernetes", "; ".join(team["kubernetes"]) or "nothing bound"),
             ("ingress", "from any pod of the cluster (no NetworkPolicy selects all its pods)"
-             if team["ingress"] is None else "; ".join(_peer(p) for p in team["ingress"]) or "from nowhere"),
+             if team["ingress"] is None else ("; ".join(_peer(p) for p in team["ingress"]) or "from nowhere")
+             + UNENFORCED.get(team.get("ingressEnforced") or "", "")),
             ("runs as", ", ".join(f"{team['namespace']}/{sa}" for sa in team["serviceAccounts"])
              + (f" -> IAM role {', '.join(team['roles'])} (Pod Identity)" if team["roles"] else "")
              or "no Pod Identity role in this stack"),

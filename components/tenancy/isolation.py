@@ -7,13 +7,16 @@ launcher to the workers, a TrainJob's JobSet service. Egress stays open: pods re
 own namespace), S3, ECR and the Hugging Face Hub. Another team's pods cannot connect in because that team's
 namespace denies them, so ingress alone separates every pair of teams. EKS enforces NetworkPolicy through the
 VPC CNI's network policy agent once the vpc-cni add-on has ``enableNetworkPolicy`` (EKS user guide,
-cni-network-policy-configure.html), as ``cluster/eks_cluster.py`` sets on stacks with teams.
+cni-network-policy-configure.html), as ``cluster/eks_cluster.py`` sets on stacks with teams. On a cluster made
+elsewhere the network plugin is its owner's: the access table marks the fence "not enforced until checked"
+(review/access.py), and ``trainstack preflight nodes`` reads it (preflight/network_policy.py).
 
 EFA traffic is not IP traffic: libfabric's EFA provider sends SRD packets from user space straight to the
 device (OS bypass), past the kernel's network stack, where the network policy agent's eBPF programs sit (EC2
 user guide, efa.html, "EFA basics": "OS-bypass traffic ... is not routable"; aws-network-policy-agent attaches
 its programs to each pod's veth). NCCL's and Neuron's collectives are therefore neither helped nor fenced by a
-NetworkPolicy; the EFA security group admits only its own members (network/).
+NetworkPolicy. The EFA security group admits only its own members (network/), and one group serves every team's
+nodes: nothing in the network separates one team's EFA traffic from another's.
 """
 
 from __future__ import annotations

@@ -111,4 +111,4 @@ def test_the_verdict_passes_only_when_nodes_were_checked_and_none_is_short(offer
 def test_a_stack_without_an_accelerated_or_efa_group_checks_nothing_and_does_not_pass():
     assert verdict(check_nodes([], [node("n", "0")]), scope=CLUSTER) == (
         "nothing was checked against the cluster: no group of this stack has accelerators or runs pods that request "
-        "hugepages-2Mi, and it makes no claim a CSI driver must provision")
+        "hugepages-2Mi, and it makes no claim a CSI driver must provision or team a NetworkPolicy fences")

@@ -84,7 +84,7 @@ def test_a_stack_without_an_accelerated_group_needs_no_kubeconfig_and_does_not_p
     assert json.loads(out) == []
     assert err == ("error: preflight did not pass: nothing was checked against the cluster: no group of this stack "
                    "has accelerators or runs pods that request hugepages-2Mi, and it makes no claim a CSI driver must "
-                   "provision\n")
+                   "provision or team a NetworkPolicy fences\n")
 
 
 @pytest.mark.parametrize("argv", [["preflight", "--help"], ["preflight", "nodes", "--help"]])

@@ -72,8 +72,9 @@ def test_a_class_already_in_the_cluster_is_judged_by_the_provisioner_it_names():
 
 @pytest.fixture
 def api_server():
-    """An API server on loopback answering discovery and the lists preflight nodes reads, from ``objects``."""
-    objects = {"nodes": [], "storageclasses": [], "csidrivers": []}
+    """An API server on loopback answering discovery and the lists preflight nodes reads, from ``objects``, and
+    single objects by path (``objects["paths"]``: the VPC CNI's, which it reads on a stack with teams)."""
+    objects = {"nodes": [], "storageclasses": [], "csidrivers": [], "paths": {}}
     groups = {"/api/v1": [("nodes", "Node")],
               "/apis/storage.k8s.io/v1": [("storageclasses", "StorageClass"), ("csidrivers", "CSIDriver")]}
 
@@ -81,7 +82,9 @@ def api_server():
         def do_GET(self):
             path = self.path.split("?")[0]
             prefix, _, plural = path.rpartition("/")
-            if path in groups:
+            if path in objects["paths"]:
+                body = objects["paths"][path]
+            elif path in groups:
                 body = {"resources": [{"name": p, "kind": k, "namespaced": False} for p, k in groups[path]]}
             elif prefix in groups and plural in objects:
                 body = {"items": objects[plural]}
@@ -119,6 +122,10 @@ def test_preflight_nodes_on_byo_p5_fails_without_the_ebs_csi_driver_and_passes_w
                                                                                         capsys):
     url, objects = api_server
     objects["nodes"] = whole_p5_nodes()
+    # byo-p5 has a team: its NetworkPolicy is enforced here (tests/engines/test_network_policy_enforced.py).
+    agent = {"name": "aws-eks-nodeagent", "args": ["--enable-network-policy=true"]}
+    objects["paths"]["/apis/apps/v1/namespaces/kube-system/daemonsets/aws-node"] = {
+        "spec": {"template": {"spec": {"containers": [{"name": "aws-node"}, agent]}}}}
     kubeconfig, outputs = tmp_path / "kubeconfig", tmp_path / "plan.json"
     kubeconfig.write_text(json.dumps({
         "apiVersion": "v1", "kind": "Config", "current-context": "byo",
@@ -132,8 +139,8 @@ def test_preflight_nodes_on_byo_p5_fails_without_the_ebs_csi_driver_and_passes_w
     out, err = capsys.readouterr()
     assert "fail             volume CSI driver            etcd/data-etcd-0 (StorageClass trainstack-gp3)" in out
     assert "--cluster-name ml-platform-prod --addon-name aws-ebs-csi-driver" in out
-    assert "1 failed, 0 could not be checked, 2 passed" in out and "1 check failed" in err
+    assert "1 failed, 0 could not be checked, 3 passed" in out and "1 check failed" in err
 
     objects["storageclasses"], objects["csidrivers"] = [gp3()], [named("ebs.csi.aws.com")]
     assert cli.main(argv) == 0
-    assert "0 failed, 0 could not be checked, 3 passed" in capsys.readouterr().out
+    assert "0 failed, 0 could not be checked, 4 passed" in capsys.readouterr().out
