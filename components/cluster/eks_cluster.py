@@ -73,6 +73,9 @@ class GpuEksClusterArgs(TypedDict):
     """The VPC the cluster and its nodes live in."""
     private_subnet_ids: Mapping[str, pulumi.Input[str]]
     """Private subnet id per zone: nodes, and the control plane's network interfaces."""
+    private_subnets_by_zone: NotRequired[Mapping[str, Sequence[pulumi.Input[str]]]]
+    """Every private subnet id per zone, in the order configured: a node group pool's parts spread over them, part
+    i on subnet i mod n (config/subnet_placement.py). Without it each zone has ``private_subnet_ids``' one."""
     public_subnet_ids: NotRequired[Mapping[str, pulumi.Input[str]]]
     """Public subnet id per zone, handed to the EKS cluster with the private ones (internet-facing load
     balancers); the node groups use the private subnets."""
@@ -202,7 +205,7 @@ class GpuEksCluster(pulumi.ComponentResource):
             cluster_security_group_id=self.cluster_security_group_id,
             efa_security_group_id=efa_group.id if efa_group else None, node_role_arn=node_role_arn,
             subnet_ids=args["private_subnet_ids"], depends_on=depends_on,
-            lustre_over_efa=args.get("lustre_over_efa", False))
+            lustre_over_efa=args.get("lustre_over_efa", False), zone_subnets=args.get("private_subnets_by_zone", {}))
         return {g.name: NodeGroupPool(f"{name}-{g.name}", {"settings": g, "cluster": attachment,
                                                            "kind": NODE_GROUP_FOR[g.accelerator.kind]}, opts=child)
                 if is_pool(g) else

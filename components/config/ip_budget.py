@@ -11,7 +11,9 @@ VPC CNI's documented behaviour (amazon-vpc-cni-k8s ``docs/eni-and-ip-target.md``
 
 never more than the ENIs left on network card 0 can hold.
 
-Two cases per zone, both at every group's maxSize:
+Budgeted per private subnet, counting exactly the subnets each group is given (config/subnet_placement.py, the
+rule the rendering reads too): a zone with several subnets spreads a pool's parts over them, and a node's pods
+take addresses from its own subnet. Two cases per subnet, both at every group's maxSize:
 
 * steady state: accelerated nodes run their expected pods (an estimate: the
   DaemonSet pods that take a pod IP, plus one worker per accelerator). It must fit,
@@ -20,13 +22,13 @@ Two cases per zone, both at every group's maxSize:
   the numbers and the settings that change it: pods past the subnet's end would
   stay ContainerCreating for want of an address, but no training layout runs there.
 
-System nodes may all land in any one zone, so each zone counts them at max size,
-and at maxPods in both cases (they run the cluster's services, whose count grows
+System nodes are given each zone's first subnet and may all land in any one zone, so each zone's first subnet
+counts them at max size, and at maxPods in both cases (they run the cluster's services, whose count grows
 with the add-ons).
 
 HyperPod's instance groups on an EKS-orchestrated cluster count too: their instances join the
 cluster as nodes in the HyperPod cluster's subnet (``hyperpod_zone``, the same private subnets
-as the EKS groups), and the VPC CNI gives their pods addresses there as on any EKS node (SageMaker
+as the EKS groups, its first one there), and the VPC CNI gives their pods addresses there as on any EKS node (SageMaker
 HyperPod EKS prerequisites, "each instance ... IP addresses ... from the subnet":
 https://docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-hyperpod-eks-prerequisites.html). They
 are counted at their instance count, with every EFA interface the type has (as HyperPod sets up,
@@ -35,7 +37,7 @@ stack_contract's assumption) and the type's default maxPods.
 
 from __future__ import annotations
 
-import ipaddress
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Optional
@@ -44,13 +46,14 @@ from .. import catalog
 from ..catalog.efa_layout import PRIMARY, InterfaceSlot, layout_for
 from .base import ConfigValueError
 from .cluster_size import ClusterSize, vpc_cni_for
+from .node_pool import parts
 from .pods import PodsPerNode, pods_per_node
+from .subnet_placement import FIRST, PrivateSubnet, part_subnet_index, private_subnets
 from .vpc_cni import VpcCniConfig
 
 if TYPE_CHECKING:
+    from .nodegroups import NodeGroupConfig
     from .stack import StackConfig
-
-AWS_RESERVED_PER_SUBNET = 5
 
 # Pods with a pod IP that this stack's DaemonSets put on every accelerated node
 # (device plugins, DCGM exporter, CloudWatch agent and Fluent Bit, CSI node
@@ -118,14 +121,29 @@ class GroupAddresses:
     """Interfaces the launch template's layout attaches to a node, EFA-only ones included (they take no address,
     so ``steady.interfaces`` leaves them out; the region's quota of network interfaces counts them,
     ``config/quotas.py``)."""
+    parts: tuple[int, ...] = ()
+    """The parts of a pool (config/node_pool.py) given this subnet; empty for a group made whole."""
+
+
+    @property
+    def label(self) -> str:
+        return f"{self.group} (parts {', '.join(map(str, self.parts))})" if self.parts else self.group
 
 
 @dataclass(frozen=True)
 class ZoneBudget:
+    """One private subnet of a zone and the nodes given it (one per zone where the stack makes the VPC)."""
+
     zone: str
     usable: int
-    """Addresses the zone's private subnets offer (5 per subnet are AWS's)."""
+    """Addresses the subnet offers (5 are AWS's)."""
     groups: tuple[GroupAddresses, ...]
+    subnet: Optional[PrivateSubnet] = None
+    """The subnet; None only where a caller built a budget without one."""
+
+    @property
+    def label(self) -> str:
+        return self.subnet.label if self.subnet is not None else self.zone
 
     @property
     def steady(self) -> int:
@@ -136,7 +154,7 @@ class ZoneBudget:
         return sum(g.nodes * g.worst.total for g in self.groups)
 
     def lines(self, case: str) -> list[str]:
-        return [f"{g.group}: {g.nodes} x ({getattr(g, case).describe()}) = {g.nodes * getattr(g, case).total}"
+        return [f"{g.label}: {g.nodes} x ({getattr(g, case).describe()}) = {g.nodes * getattr(g, case).total}"
                 for g in self.groups]
 
 
@@ -153,20 +171,24 @@ class IpBudget:
         for zone in self.zones:
             if zone.worst > zone.usable:
                 found.append(
-                    f"if every node ran maxPods pods, the nodes in {zone.zone} would hold {zone.worst} addresses but "
-                    f"its private subnets hold {zone.usable} ({'; '.join(zone.lines('worst'))}); pods past the "
+                    f"if every node ran maxPods pods, the nodes in {zone.label} would hold {zone.worst} addresses but "
+                    f"its private subnet holds {zone.usable} ({'; '.join(zone.lines('worst'))}); pods past the "
                     "subnet's end would wait for an address. To change it: lower nodeGroups[].maxPods or "
                     "eks.systemNodes.maxPods, lower eks.vpcCni.warmIpTarget, give the zone a larger private "
-                    "subnet (network.privateSubnetPrefixLength or a bigger existing subnet), or lower maxSize.")
+                    "subnet (network.privateSubnetPrefixLength or a bigger existing subnet), list another private "
+                    "subnet in the zone (a pool's parts spread over them), or lower maxSize.")
         return found
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "vpcCni": self.cni.env(),
             "zones": [{
-                "zone": zone.zone, "usable": zone.usable, "steady": zone.steady, "worst": zone.worst,
+                "zone": zone.zone,
+                **({"subnet": zone.subnet.subnet_id} if zone.subnet and zone.subnet.subnet_id else {}),
+                "usable": zone.usable, "steady": zone.steady, "worst": zone.worst,
                 "groups": [{
-                    "group": g.group, "instanceType": g.instance_type, "nodes": g.nodes,
+                    "group": g.group, **({"parts": list(g.parts)} if g.parts else {}),
+                    "instanceType": g.instance_type, "nodes": g.nodes,
                     "maxPods": g.max_pods.value, "maxPodsSource": g.max_pods.source,
                     "layoutCeiling": g.max_pods.ceiling, "eksRecommendation": g.max_pods.recommended,
                     "expectedPods": g.expected_pods,
@@ -187,23 +209,24 @@ class IpBudget:
                     lines.append(f"  {g.group} ({g.instance_type}): maxPods {g.max_pods.describe()}")
         for zone in self.zones:
             flag = "  WARNING: worst case exceeds the subnet" if zone.worst > zone.usable else ""
-            lines.append(f"  {zone.zone}: {zone.usable} usable; steady state {zone.steady}, "
+            lines.append(f"  {zone.label}: {zone.usable} usable; steady state {zone.steady}, "
                          f"worst case (maxPods everywhere) {zone.worst}{flag}")
             lines += [f"    steady  {line}" for line in zone.lines("steady")]
             lines += [f"    worst   {line}" for line in zone.lines("worst")]
         return "\n".join(lines)
 
 
-def usable_ips_by_zone(config: StackConfig) -> dict[str, int]:
-    network = config.network
-    if network.existing_vpc is None:
-        per_subnet = 2 ** (32 - network.private_prefix) - AWS_RESERVED_PER_SUBNET
-        return {zone: per_subnet for zone in network.zones}
-    usable: dict[str, int] = {}
-    for subnet in network.existing_vpc.private_subnets:
-        size = ipaddress.IPv4Network(subnet.cidr).num_addresses - AWS_RESERVED_PER_SUBNET
-        usable[subnet.zone] = usable.get(subnet.zone, 0) + size
-    return usable
+def group_subnets(group: NodeGroupConfig, subnets_in_zone: int) -> dict[int, tuple[int, ...]]:
+    """The subnets (positions in the group's zone) a managed node group's parts are given, and the parts each
+    holds; a Karpenter pool takes the zone's first (config/subnet_placement.py)."""
+    if group.autoscaler != "cluster-autoscaler":
+        return {FIRST: ()}
+    pieces = parts(group)
+    given: dict[int, tuple[int, ...]] = {}
+    for part in pieces:
+        index = part_subnet_index(part.index, subnets_in_zone)
+        given[index] = (*given.get(index, ()), part.index)
+    return {index: held if len(pieces) > 1 else () for index, held in given.items()}
 
 
 def _group_addresses(name: str, instance_type: str, efa: bool, nodes: int, max_pods: PodsPerNode,
@@ -233,21 +256,24 @@ def ip_budget(config: StackConfig) -> Optional[IpBudget]:
     system_row = _group_addresses("system nodes", system.instance_type, False, system.max_size, system_pods,
                                   system_pods.value, cni, None, None, ("eks", "systemNodes", "instanceType"),
                                   ("eks", "systemNodes", "maxSize"))
-    usable = usable_ips_by_zone(config)
-    zones = []
-    for zone in config.network.private_zones:
-        rows = [system_row]
-        for index, group in enumerate(config.node_groups):
-            if group.zone != zone:
-                continue
-            accelerators = group.instance.accelerator.count if group.instance.accelerator else 0
-            rows.append(_group_addresses(
-                group.name, group.instance_type, group.efa_enabled, group.max_size, group.pods_per_node,
-                DAEMONSET_PODS_WITH_IP + accelerators, cni, zone, index, ("nodeGroups", index, "instanceType"),
-                ("nodeGroups", index, "maxSize")))
-        if zone == config.hyperpod_zone:
-            rows += _hyperpod_rows(config, cni)
-        zones.append(ZoneBudget(zone, usable[zone], tuple(rows)))
+    subnets = private_subnets(config.network)
+    rows: dict[tuple[str, int], list[GroupAddresses]] = {
+        (zone, subnet.index): [system_row] if subnet.index == FIRST else [] for zone in config.network.private_zones
+        for subnet in subnets[zone]}
+    for index, group in enumerate(config.node_groups):
+        accelerators = group.instance.accelerator.count if group.instance.accelerator else 0
+        pieces = parts(group)
+        for subnet_index, held in group_subnets(group, len(subnets[group.zone])).items():
+            nodes = sum(pieces[i].max_size for i in held) if held else group.max_size
+            row = _group_addresses(
+                group.name, group.instance_type, group.efa_enabled, nodes, group.pods_per_node,
+                DAEMONSET_PODS_WITH_IP + accelerators, cni, group.zone, index, ("nodeGroups", index, "instanceType"),
+                ("nodeGroups", index, "maxSize"))
+            rows[(group.zone, subnet_index)].append(dataclasses.replace(row, parts=held))
+    if config.hyperpod_zone in config.network.private_zones:
+        rows[(config.hyperpod_zone, FIRST)] += _hyperpod_rows(config, cni)
+    zones = [ZoneBudget(zone, subnet.usable, tuple(rows[(zone, subnet.index)]), subnet)
+             for zone in config.network.private_zones for subnet in subnets[zone]]
     return IpBudget(cni, tuple(zones))
 
 
@@ -281,13 +307,14 @@ def check_ip_budget(config: StackConfig) -> None:
         groups = [g for g in zone.groups if g.zone is not None] or list(zone.groups)
         largest = max(groups, key=lambda g: g.nodes * g.steady.total)
         path: tuple[str | int, ...] = largest.size_key
-        value: Any = largest.nodes
+        # A pool's row holds its parts in this subnet; the key names the whole group's size.
+        value: Any = config.node_groups[largest.index].max_size if largest.index is not None else largest.nodes
         raise ConfigValueError(
-            f"at max size the nodes in {zone.zone} hold {zone.steady} addresses at steady state "
-            f"(VPC CNI {budget.cni.describe()}) but its private subnets hold {zone.usable} "
+            f"at max size the nodes in {zone.label} hold {zone.steady} addresses at steady state "
+            f"(VPC CNI {budget.cni.describe()}) but its private subnet holds {zone.usable} "
             f"({'; '.join(zone.lines('steady'))}).",
             fix="lower the size named here (a group's maxSize or count), give the zone a larger private subnet "
-            "(network.privateSubnetPrefixLength, "
-            "or a bigger existing subnet), spread groups over zones, or lower eks.vpcCni.minimumIpTarget "
-            "and warmIpTarget.",
+            "(network.privateSubnetPrefixLength, or a bigger existing subnet), list another private subnet in the "
+            "zone under network.existingVpc.privateSubnets (a pool's parts spread over the zone's subnets: part i "
+            "takes subnet i mod n), spread groups over zones, or lower eks.vpcCni.minimumIpTarget and warmIpTarget.",
             path=path, value=value)

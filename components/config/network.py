@@ -61,7 +61,8 @@ class ExistingVpc(ConfigModel):
     vpc_id: str = Field(pattern=r"^vpc-[0-9a-f]{8,17}$")
     """VPC id, ``vpc-…``."""
     private_subnets: list[ExistingSubnet] = Field(min_length=1)
-    """Private subnets for nodes, FSx and HyperPod; at least one per zone used."""
+    """Private subnets for nodes, FSx and HyperPod; at least one per zone used. A pool's part i takes its zone's
+    subnet i mod n, in the order listed; everything else takes the zone's first (config/subnet_placement.py)."""
     public_subnets: list[ExistingSubnet] = []
     """Public subnets (load balancers only); optional."""
 

@@ -17,6 +17,7 @@ import pulumi_aws as aws
 from ..config import ExistingVpc, NetworkConfig, validate
 from ..config.component_args import check_args
 from ..config.offerings import check_component, network_zones
+from ..config.subnet_placement import FIRST
 from ..names import NETWORK_COMPONENT
 from .subnets import plan_subnets
 
@@ -43,7 +44,10 @@ class Network(pulumi.ComponentResource):
 
     vpc_id: pulumi.Output[str]
     private_subnet_ids: dict[str, pulumi.Output[str]]
-    """Private subnet id per availability zone."""
+    """Private subnet id per availability zone: the zone's first (config/subnet_placement.py)."""
+    private_subnets_by_zone: dict[str, list[pulumi.Output[str]]]
+    """Every private subnet id per availability zone, in the order configured: a node group pool's parts spread
+    over them (config/subnet_placement.py)."""
     public_subnet_ids: dict[str, pulumi.Output[str]]
 
     def __init__(self, name: str, args: NetworkArgs, opts: Optional[pulumi.ResourceOptions] = None):
@@ -62,10 +66,12 @@ class Network(pulumi.ComponentResource):
 
     def _use_existing(self, existing: ExistingVpc) -> None:
         self.vpc_id = pulumi.Output.from_input(existing.vpc_id)
-        # One subnet per zone for node groups: the first listed in that zone.
-        self.private_subnet_ids = {}
+        # Every private subnet per zone, in the order listed: a pool's parts spread over them; everything else takes
+        # the zone's first (config/subnet_placement.py, which the IP budget reads too).
+        self.private_subnets_by_zone = {}
         for subnet in existing.private_subnets:
-            self.private_subnet_ids.setdefault(subnet.zone, pulumi.Output.from_input(subnet.id))
+            self.private_subnets_by_zone.setdefault(subnet.zone, []).append(pulumi.Output.from_input(subnet.id))
+        self.private_subnet_ids = {zone: ids[FIRST] for zone, ids in self.private_subnets_by_zone.items()}
         self.public_subnet_ids = {s.zone: pulumi.Output.from_input(s.id) for s in existing.public_subnets}
 
     def _create(self, name: str, settings: NetworkConfig, region: str) -> None:
@@ -80,7 +86,7 @@ class Network(pulumi.ComponentResource):
             f"{name}-public", vpc_id=vpc.id, routes=[{"cidr_block": "0.0.0.0/0", "gateway_id": gateway.id}],
             tags={"Name": f"{name}-public"}, opts=child)
 
-        self.private_subnet_ids, self.public_subnet_ids = {}, {}
+        self.private_subnet_ids, self.public_subnet_ids, self.private_subnets_by_zone = {}, {}, {}
         private_routes: list[aws.ec2.RouteTable] = []
         nat: Optional[aws.ec2.NatGateway] = None
         plans = plan_subnets(settings.new_vpc_cidr, settings.zones, settings.private_prefix,
@@ -94,6 +100,7 @@ class Network(pulumi.ComponentResource):
                 f"{name}-private-{zone}", vpc_id=vpc.id, cidr_block=plan.private_cidr, availability_zone=zone,
                 tags={"Name": f"{name}-private-{zone}", "kubernetes.io/role/internal-elb": "1"}, opts=child)
             self.public_subnet_ids[zone], self.private_subnet_ids[zone] = public.id, private.id
+            self.private_subnets_by_zone[zone] = [private.id]
             aws.ec2.RouteTableAssociation(f"{name}-public-{zone}", subnet_id=public.id,
                                           route_table_id=public_routes.id, opts=child)
             if nat is None or settings.nat_gateways == "perZone":

@@ -10,9 +10,9 @@ scale the group from zero.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Optional, TypedDict
+from typing import NotRequired, Optional, TypedDict
 
 import pulumi
 import pulumi_aws as aws
@@ -24,6 +24,7 @@ from ..catalog.efa_layout import layout_for
 from ..config import ConfigError, ConfigIssue, NodeGroupConfig, validate
 from ..config.component_args import check_args
 from ..config.resource_names import EKS_NODEGROUP_MAX, autonamed
+from ..config.subnet_placement import part_subnet_index
 from ..names import (
     ACCELERATOR_LABEL,
     DEVICE_ALLOCATION_LABEL,
@@ -55,13 +56,21 @@ class ClusterAttachment:
     node_role_arn: pulumi.Input[str]
     """The node IAM role (it has an EC2_LINUX access entry on the cluster)."""
     subnet_ids: Mapping[str, pulumi.Input[str]]
-    """Private subnet id per zone."""
+    """Private subnet id per zone: the zone's first."""
     efa_security_group_id: Optional[pulumi.Input[str]] = None
     """The EFA security group; required for EFA groups."""
     depends_on: list[pulumi.Resource] = field(default_factory=list)
     """The control plane and the VPC CNI add-on: nodes cannot become Ready before them."""
     lustre_over_efa: bool = False
     """The stack's FSx for Lustre file system is EFA-enabled: EFA groups bring LNet up on their EFA devices."""
+    zone_subnets: Mapping[str, Sequence[pulumi.Input[str]]] = field(default_factory=dict)
+    """Every private subnet id per zone, in the order configured; a zone left out has ``subnet_ids``' one."""
+
+    def subnet_for(self, zone: str, part: int) -> pulumi.Input[str]:
+        """The subnet part ``part`` of a group in ``zone`` is given: the rule the IP budget counts
+        (config/subnet_placement.py)."""
+        subnets = self.zone_subnets.get(zone) or [self.subnet_ids[zone]]
+        return subnets[part_subnet_index(part, len(subnets))]
 
 
 def group_labels(settings: NodeGroupConfig, instance: catalog.InstanceType, present_label: str) -> dict[str, str]:
@@ -92,6 +101,9 @@ class AcceleratedNodeGroupArgs(TypedDict):
     """One entry of the ``nodeGroups`` config list."""
     cluster: ClusterAttachment
     """The cluster, network and security groups the group joins."""
+    part: NotRequired[int]
+    """Its position among its pool's parts (config/node_pool.py), which picks its subnet; 0 (a group made whole)
+    without it."""
 
 
 # MINIMAL terminates old nodes before it launches new ones, "useful ... with hardware
@@ -183,7 +195,7 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
             autonamed(name, EKS_NODEGROUP_MAX),  # Pulumi names it '<logical name>-<7 random>'
             cluster_name=cluster.cluster_name,
             node_role_arn=cluster.node_role_arn,
-            subnet_ids=[cluster.subnet_ids[settings.zone]],
+            subnet_ids=[cluster.subnet_for(settings.zone, args.get("part", 0))],
             instance_types=[instance.name],
             ami_type=instance.ami_types[0],
             version=cluster.kubernetes_version,

@@ -1,7 +1,8 @@
 """NodeGroupPool: a group made as several EKS managed node groups (its parts: config/node_pool.py).
 
 Each part is the group's own kind of node group (GpuNodeGroup or TrainiumNodeGroup) with the group's settings, its
-share of one reservation and its sizes, so every record reader (cost, policies, the controller models, the review)
+share of one reservation, its sizes and its subnet (part i takes its zone's subnet i mod n:
+config/subnet_placement.py), so every record reader (cost, policies, the controller models, the review)
 sees each part as the managed node group it is, with the instances of the reservation it holds; the parts' shares
 of a reservation add up to the reservation. Every part's nodes carry the group's name as their node label, so
 Kubernetes, Kueue and the launchers see one group.
@@ -40,8 +41,9 @@ class NodeGroupPool(pulumi.ComponentResource):
             "reservations": settings.capacity.reservation_ids}}, opts)
         kind = args["kind"]
         self.parts: list[AcceleratedNodeGroup] = [
-            kind(f"{name}-{part.index}", {"settings": part_settings(settings, part), "cluster": args["cluster"]},
-                 opts=pulumi.ResourceOptions(parent=self)) for part in pieces]
+            kind(f"{name}-{part.index}", {"settings": part_settings(settings, part), "cluster": args["cluster"],
+                                          "part": part.index}, opts=pulumi.ResourceOptions(parent=self))
+            for part in pieces]
         """The managed node groups, in order."""
         first = self.parts[0]
         self.ACCELERATOR = first.ACCELERATOR

@@ -270,12 +270,12 @@ def _subnets(config: StackConfig, ec2: Any) -> Iterator[Check]:
     except (ClientError, BotoCoreError) as error:
         yield Check("subnet IPs", "existing private subnets", "could-not-check", _unreachable(error))
         return
-    free: dict[str, int] = {}
-    for subnet in found:
-        free[subnet["AvailabilityZone"]] = free.get(subnet["AvailabilityZone"], 0) + subnet["AvailableIpAddressCount"]
+    # The budget is per subnet, each holding the nodes given it (config/subnet_placement.py).
+    free = {subnet["SubnetId"]: subnet["AvailableIpAddressCount"] for subnet in found}
     for zone in budget.zones:
-        available = free.get(zone.zone, 0)
-        yield Check("subnet IPs", f"private subnets in {zone.zone}", "pass" if available >= zone.steady else "fail",
+        subnet_id = zone.subnet.subnet_id if zone.subnet is not None else None
+        available = free.get(subnet_id, 0) if subnet_id is not None else 0
+        yield Check("subnet IPs", f"private subnet {zone.label}", "pass" if available >= zone.steady else "fail",
                     f"{available} free IPs; the nodes hold {zone.steady} at max size "
                     f"({'; '.join(zone.lines('steady'))})")
 

@@ -81,7 +81,7 @@ def test_the_walkthrough_plans_with_the_budget_and_the_worst_case_warning_shown(
     assert "steady  p4de: 64 x (1 interface + 0 ENI + 22 pod IPs) = 1472" in out
     assert "us-east-1a: 8187 usable; steady state 240, worst case (maxPods everywhere) 240\n" in out
     warning = next(line for line in out.splitlines() if line.startswith("  warning: if every node ran maxPods"))
-    assert "the nodes in us-east-1b would hold 17136 addresses but its private subnets hold 8187" in warning
+    assert "the nodes in us-east-1b would hold 17136 addresses but its private subnet holds 8187" in warning
     for setting in ("nodeGroups[].maxPods", "eks.vpcCni.warmIpTarget", "network.privateSubnetPrefixLength"):
         assert setting in warning
 
@@ -110,7 +110,7 @@ def test_64_p5_nodes_in_a_zone_with_a_slash_24_are_refused_with_the_numbers(scra
     stderr = capsys.readouterr().err
     assert "trainstack:nodeGroups[0].maxSize = 64" in stderr
     assert "the nodes in us-east-1b hold 1712 addresses at steady state" in stderr
-    assert "but its private subnets hold 251" in stderr
+    assert "but its private subnet holds 251" in stderr
     assert "p5: 64 x (1 interface + 0 ENI + 22 pod IPs) = 1472" in stderr
     assert "system nodes: 4 x (1 interface + 3 ENI + 56 pod IPs) = 240" in stderr
 

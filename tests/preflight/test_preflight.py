@@ -213,9 +213,9 @@ def test_an_existing_subnet_with_too_few_free_ips_fails(aws):
     stub.quota("L-DB2E81BA", 64)
     stub.quota("L-1216C47A", 64)
     checks = stub.run(config, aws)
-    subnet = next(c for c in checks if c.subject == "private subnets in us-east-1b")
+    subnet = next(c for c in checks if c.subject == f"private subnet us-east-1b {small['SubnetId']}")
     assert subnet.status == "fail" and subnet.reason.startswith("251 free IPs; the nodes hold 276 at max size")
-    assert next(c for c in checks if c.subject == "private subnets in us-east-1c").status == "pass"
+    assert next(c for c in checks if c.subject == f"private subnet us-east-1c {other['SubnetId']}").status == "pass"
 
 
 def test_without_credentials_or_network_checks_say_they_could_not_check(monkeypatch):
