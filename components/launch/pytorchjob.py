@@ -12,7 +12,7 @@ import copy
 from collections.abc import Sequence
 from typing import Optional
 
-from ..outputs import StackOutputs
+from ..outputs import AcceleratedGroup, StackOutputs
 from .arguments import check_image, check_namespace, check_replica_job_name
 from .claims import pod_claims, refuse_dra_on_the_training_operator
 from .expansion import as_written
@@ -28,7 +28,7 @@ from .placement import (
     resources,
     volumes,
 )
-from .queueing import QueueRequest, admission, annotate_pods, label_job
+from .queueing import Admission, QueueRequest, admission, annotate_pods, label_job
 from .rendezvous import DEFAULT_BACKEND, Rendezvous, choose_rendezvous, run_id, run_id_env
 from .restarts import backoff_limit_for, checkpoint_env, run_policy
 from .team_identity import run_as_team
@@ -40,6 +40,28 @@ def _check_pod_names(name: str, nodes: int, rendezvous: Rendezvous) -> None:
     elastic job, else Master 0 and Worker 0..n-2."""
     check_replica_job_name(name, [f"{name}-worker-{nodes - 1}"] if rendezvous.elastic else
                            [f"{name}-master-0", *([f"{name}-worker-{nodes - 2}"] if nodes > 1 else [])], "PyTorchJob")
+
+
+def _node_pod(outputs: StackOutputs, target: AcceleratedGroup, group_name: str, gpus: int, image: str,
+              command: Sequence[str], job_metadata: dict, granted: Admission, own_id: list[dict[str, str]]) -> dict:
+    """The pod every replica runs: the group's placement and devices, the stack's volumes, the fabric's and the
+    checkpoint's environment, run as the team's ServiceAccount (the operator copies the template into each pod)."""
+    vols, mounts = volumes(outputs, job_metadata.get("namespace"))
+    pod: dict = {
+        "spec": {
+            **pod_placement(target),
+            **pod_claims(target, group_name, gpus),
+            "volumes": vols,
+            "containers": [{
+                "name": "pytorch", "image": image, "command": as_written(command),
+                "resources": resources(target, gpus), "volumeMounts": mounts,
+                "env": fabric_env(target.accelerator_kind, target.efa_interfaces_per_node, target.instance_type)
+                + checkpoint_env(outputs, job_metadata, granted.checkpoint_prefix) + own_id,
+            }],
+        },
+    }
+    run_as_team(pod, granted)
+    return pod
 
 
 def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, nodes: int, image: str,
@@ -69,26 +91,11 @@ def render_pytorchjob(outputs: StackOutputs, *, name: str, group_name: str, node
     check_torch_command(command, TorchJob(meeting.minimum, nodes, gpus, counted=gpus == target.accelerators_per_node))
     granted = admission(outputs, group_name, nodes, queue, namespace)
     job_metadata = metadata(outputs, name, granted.namespace or namespace)
-    vols, mounts = volumes(outputs, job_metadata.get("namespace"))
     # Every job's rendezvous under its own id (rendezvous.py): the elastic policy's rdzvId, which the operator hands
     # torchrun; a job of fixed size has no elastic policy, so its containers carry PET_RDZV_ID themselves.
     rdzv_id = run_id(name, job_metadata.get("namespace"), meeting.backend)
-    pod: dict = {
-        "spec": {
-            **pod_placement(target),
-            **pod_claims(target, group_name, gpus),
-            "volumes": vols,
-            "containers": [{
-                "name": "pytorch", "image": image, "command": as_written(command),
-                "resources": resources(target, gpus), "volumeMounts": mounts,
-                "env": fabric_env(target.accelerator_kind, target.efa_interfaces_per_node, target.instance_type)
-                + checkpoint_env(outputs, job_metadata, granted.checkpoint_prefix)
-                + ([] if meeting.elastic else run_id_env(name, job_metadata.get("namespace"))),
-            }],
-        },
-    }
-    # The training operator copies each replica's template into its pods (serviceAccountName included).
-    run_as_team(pod, granted)
+    own_id = [] if meeting.elastic else run_id_env(name, job_metadata.get("namespace"))
+    pod = _node_pod(outputs, target, group_name, gpus, image, command, job_metadata, granted, own_id)
     spec: dict = {"pytorchReplicaSpecs": {}, "nprocPerNode": str(gpus), **run_policy(limit)}
     if meeting.elastic:
         spec["elasticPolicy"] = meeting.elastic_policy(limit, rdzv_id)

@@ -67,24 +67,8 @@ def render_trainjob(outputs: StackOutputs, *, name: str, group_name: str, nodes:
     runtime by default. ``gpus_per_node``: the accelerators each node claims (all by default).
     ``image``: on Neuron, the MPI runtime's image or None (the nodes run that image)."""
     target = placement.group(outputs, group_name)
-    if target.accelerator_kind == "neuron":
-        # The MPI runtime names the Neuron scheduler extension, which a DRA Neuron group does not run.
-        refuse_dra(target, group_name, "Open MPI TrainJob", "an MPIJob (`trainstack launch mpijob`)")
-    if outputs.operators.trainer_runtime is None:
-        # A TrainJob is the one training job a DRA GPU group can run (launch/claims.py): no other kind to offer.
-        other = "" if is_dra(target) else ", or launch a PyTorchJob or MPIJob"
-        raise LaunchError(f"stack {outputs.stack} does not run Kubeflow Trainer v2; set operators.trainer: true and "
-                          f"operators.trainingOperator: false{other}.")
-    if target.accelerator_kind not in KINDS:
-        raise LaunchError(f"group '{group_name}' runs {target.accelerator_kind}; trainstack's TrainJob runtimes are "
-                          "torch for GPU groups and Open MPI for Neuron groups.")
     neuron = target.accelerator_kind == "neuron"
-    runtime = runtime or (outputs.operators.trainer_mpi_runtime if neuron else outputs.operators.trainer_runtime)
-    if runtime is None:
-        raise LaunchError(f"stack {outputs.stack} has no MPI TrainJob runtime for Neuron group '{group_name}'.")
-    if target.scheduler_name and not neuron:
-        raise LaunchError(f"group '{group_name}' needs scheduler {target.scheduler_name}, which a TrainJob's "
-                          "runtime patch cannot set.")
+    runtime = _runtime_for(outputs, target, group_name, runtime)
     if image is not None:
         check_image(image)
     check_namespace(namespace)
@@ -121,6 +105,29 @@ def render_trainjob(outputs: StackOutputs, *, name: str, group_name: str, nodes:
         },
     }
     return check_job(label_job(job, granted))
+
+
+def _runtime_for(outputs: StackOutputs, target: AcceleratedGroup, group_name: str, runtime: Optional[str]) -> str:
+    """The ClusterTrainingRuntime a TrainJob on the group names, or LaunchError where none can run it."""
+    if target.accelerator_kind == "neuron":
+        # The MPI runtime names the Neuron scheduler extension, which a DRA Neuron group does not run.
+        refuse_dra(target, group_name, "Open MPI TrainJob", "an MPIJob (`trainstack launch mpijob`)")
+    if outputs.operators.trainer_runtime is None:
+        # A TrainJob is the one training job a DRA GPU group can run (launch/claims.py): no other kind to offer.
+        other = "" if is_dra(target) else ", or launch a PyTorchJob or MPIJob"
+        raise LaunchError(f"stack {outputs.stack} does not run Kubeflow Trainer v2; set operators.trainer: true and "
+                          f"operators.trainingOperator: false{other}.")
+    if target.accelerator_kind not in KINDS:
+        raise LaunchError(f"group '{group_name}' runs {target.accelerator_kind}; trainstack's TrainJob runtimes are "
+                          "torch for GPU groups and Open MPI for Neuron groups.")
+    neuron = target.accelerator_kind == "neuron"
+    runtime = runtime or (outputs.operators.trainer_mpi_runtime if neuron else outputs.operators.trainer_runtime)
+    if runtime is None:
+        raise LaunchError(f"stack {outputs.stack} has no MPI TrainJob runtime for Neuron group '{group_name}'.")
+    if target.scheduler_name and not neuron:
+        raise LaunchError(f"group '{group_name}' needs scheduler {target.scheduler_name}, which a TrainJob's "
+                          "runtime patch cannot set.")
+    return runtime
 
 
 def _runtime_ref(target: AcceleratedGroup, name: str, runtime: str, trainer: dict[str, Any],

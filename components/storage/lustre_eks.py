@@ -34,7 +34,7 @@ Intelligent-Tiering "is ignored").
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Optional
+from typing import Any, Optional
 
 import pulumi
 import pulumi_aws as aws
@@ -43,6 +43,26 @@ import pulumi_kubernetes as k8s
 from . import lustre_directories
 
 CSI_DRIVER = lustre_directories.CSI_DRIVER
+
+
+def _volume(claim_name: str, namespace: str, suffix: str, directory: Optional[str], *, first: bool,
+            file_system_id: pulumi.Input[str], dns_name: pulumi.Input[str], mount_name: pulumi.Input[str],
+            capacity_gib: int) -> tuple[str, dict[str, Any]]:
+    """The name and spec of one namespace's volume: the root of the file system, or a team's directory."""
+    volume_name = f"{claim_name}{suffix}-volume"
+    if directory is not None:
+        volume_name = lustre_directories.team_volume_name(claim_name, directory)
+    # Only the first namespace's root volume keeps the bare file system id as its handle (what a stack without
+    # teams always had, so it is not replaced); every other handle is unique (lustre_directories.volume_handle).
+    spec = lustre_directories.volume_spec(
+        file_system_id=file_system_id, dns_name=dns_name, capacity_gib=capacity_gib,
+        mount_name=mount_name if directory is None else pulumi.Output.concat(mount_name, "/", directory),
+        volume_name=None if first and directory is None else volume_name)
+    if directory is not None:
+        # Only this namespace's claim can bind it (Kubernetes docs, Persistent Volumes, "Reserving a
+        # PersistentVolume"); a root volume of a namespace no team has keeps what it had.
+        spec["claimRef"] = {"namespace": namespace, "name": claim_name}
+    return volume_name, spec
 
 
 def lustre_claim(name: str, *, file_system_id: pulumi.Input[str], dns_name: pulumi.Input[str],
@@ -83,19 +103,9 @@ def lustre_claim(name: str, *, file_system_id: pulumi.Input[str], dns_name: pulu
                                             metadata={"name": namespace, **({"labels": labels} if labels else {})},
                                             opts=in_cluster)]
         directory = directories.get(namespace)
-        volume_name = f"{claim_name}{suffix}-volume"
-        if directory is not None:
-            volume_name = lustre_directories.team_volume_name(claim_name, directory)
-        # Only the first namespace's root volume keeps the bare file system id as its handle (what a stack without
-        # teams always had, so it is not replaced); every other handle is unique (lustre_directories.volume_handle).
-        spec = lustre_directories.volume_spec(
-            file_system_id=file_system_id, dns_name=dns_name, capacity_gib=capacity_gib,
-            mount_name=mount_name if directory is None else pulumi.Output.concat(mount_name, "/", directory),
-            volume_name=None if index == 0 and directory is None else volume_name)
-        if directory is not None:
-            # Only this namespace's claim can bind it (Kubernetes docs, Persistent Volumes, "Reserving a
-            # PersistentVolume"); a root volume of a namespace no team has keeps what it had.
-            spec["claimRef"] = {"namespace": namespace, "name": claim_name}
+        volume_name, spec = _volume(claim_name, namespace, suffix, directory, first=index == 0,
+                                    file_system_id=file_system_id, dns_name=dns_name, mount_name=mount_name,
+                                    capacity_gib=capacity_gib)
         volume = k8s.core.v1.PersistentVolume(
             f"{name}-pv{suffix}", metadata={"name": volume_name}, spec=spec,
             opts=in_cluster if directory is None else pulumi.ResourceOptions(
