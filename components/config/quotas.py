@@ -142,8 +142,10 @@ def vcpu_needs(config: StackConfig) -> list[QuotaNeed]:
 def network_interfaces(budget: IpBudget) -> QuotaNeed:
     """The interfaces the nodes attach at max size, from the IP budget's rows (the system nodes, which it
     counts in every zone they may run in, once)."""
-    rows = {(row.group, row.zone if row.zone is not None else ""): row for zone in budget.zones
-            for row in zone.groups if row.size_key[0] != "hyperpod"}
+    # One row per group and subnet: a pool's parts in a zone's two subnets are two rows of its nodes, not one. The
+    # system nodes (no zone of their own) are one row wherever the budget counts them.
+    rows = {(row.group, "", "") if row.zone is None else (row.group, row.zone, zone.label): row
+            for zone in budget.zones for row in zone.groups if row.size_key[0] != "hyperpod"}
     total, lines = 0, []
     for row in rows.values():
         per_node = row.layout_interfaces + row.steady.extra_enis

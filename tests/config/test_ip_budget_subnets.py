@@ -100,6 +100,13 @@ def test_frontier_p5s_eight_parts_alternate_over_the_zones_two_subnets():
     assert document["ipBudget"]["warnings"] == []
 
 
+def test_the_network_interface_quota_counts_every_node_once_wherever_its_part_is_placed():
+    """Each part in its subnet is a row of the budget; the quota once kept one row a group and zone, and counted
+    frontier-p5's 2,048 p5 nodes as 1,024."""
+    quota = next(need for need in record_of_frontier()["quotas"]["quotas"] if need["quotaCode"] == "L-DF5E4CA3")
+    assert quota["need"] == 2048 * 33 + 4 * (1 + 3)  # p5: 33 interfaces each; the 4 system nodes: 1 + 3 ENIs
+
+
 _FRONTIER: dict[str, Any] = {}
 
 
