@@ -45,9 +45,6 @@ class Network(pulumi.ComponentResource):
     vpc_id: pulumi.Output[str]
     private_subnet_ids: dict[str, pulumi.Output[str]]
     """Private subnet id per availability zone: the zone's first (config/subnet_placement.py)."""
-    private_subnets_by_zone: dict[str, list[pulumi.Output[str]]]
-    """Every private subnet id per availability zone, in the order configured: a node group pool's parts spread
-    over them (config/subnet_placement.py)."""
     public_subnet_ids: dict[str, pulumi.Output[str]]
 
     def __init__(self, name: str, args: NetworkArgs, opts: Optional[pulumi.ResourceOptions] = None):
@@ -57,6 +54,10 @@ class Network(pulumi.ComponentResource):
         super().__init__(NETWORK_COMPONENT, name, {}, opts)
         self.vpc: Optional[aws.ec2.Vpc] = None
         """The VPC made here (``aws.ec2.Vpc``); None where ``settings.existingVpc`` names one made elsewhere."""
+        self.private_subnets_by_zone: dict[str, list[pulumi.Output[str]]] = {}
+        """Every private subnet id per availability zone, in the order configured: a node group pool's parts spread
+        over them (config/subnet_placement.py). Not a class annotation: the component package serves those as the
+        component's outputs, and its schema has no list of outputs inside a map."""
         if settings.existing_vpc is not None:
             self._use_existing(settings.existing_vpc)
         else:

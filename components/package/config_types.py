@@ -25,7 +25,7 @@ class ExistingVpc(TypedDict, total=False):
     vpc_id: Required[str]
     """VPC id, ``vpc-…``."""
     private_subnets: Required[list[ExistingSubnet]]
-    """Private subnets for nodes, FSx and HyperPod; at least one per zone used."""
+    """Private subnets for nodes, FSx and HyperPod; at least one per zone used. A pool's part i takes its zone's subnet i mod n, in the order listed; everything else takes the zone's first (config/subnet_placement.py)."""
     public_subnets: list[ExistingSubnet]
     """Public subnets (load balancers only); optional."""
 
