@@ -99,12 +99,19 @@ def read_text(path: Path, what: str, max_bytes: int | None = None) -> str:
     except OSError as error:
         raise FileProblem(f"{what} {shown_path(path)} cannot be read: {error.strerror or type(error).__name__}") \
             from None
-    if max_bytes is not None and len(data) > max_bytes:
-        held = f"{size:,} bytes" if size > max_bytes else f"more than {max_bytes:,} bytes"  # a pipe has no size
-        raise FileProblem(f"{what} {shown_path(path)} is {held}; trainstack reads at most {max_bytes:,} bytes "
+    if max_bytes is not None:
+        _refuse_larger(data, size, max_bytes, f"{what} {shown_path(path)}")
+    return _decoded(data, f"{what} {shown_path(path)}")
+
+
+def _refuse_larger(data: bytes, size: int, max_bytes: int, name: str) -> None:
+    """Refuse ``data`` (read up to one byte past ``max_bytes``) when it holds more; ``size``: the file's, 0 for a
+    pipe, which has none."""
+    if len(data) > max_bytes:
+        held = f"{size:,} bytes" if size > max_bytes else f"more than {max_bytes:,} bytes"
+        raise FileProblem(f"{name} is {held}; trainstack reads at most {max_bytes:,} bytes "
                           f"({max_bytes // 1024:,} KiB) of it, before parsing: look for the wrong file, or a value "
                           "pasted in by mistake")
-    return _decoded(data, f"{what} {shown_path(path)}")
 
 
 def _decoded(data: bytes, name: str) -> str:
@@ -171,9 +178,7 @@ def read_json_object(path: Path, what: str, fix: str, max_bytes: int = JSON_FILE
 
         stream = getattr(sys.stdin, "buffer", None)  # bytes, so that what is not UTF-8 is refused here too
         data = stream.read(max_bytes + 1) if stream is not None else sys.stdin.read(max_bytes + 1).encode()
-        if len(data) > max_bytes:
-            raise FileProblem(f"{what} <stdin> is more than {max_bytes:,} bytes; trainstack reads at most that, "
-                              "before parsing: look for the wrong file or command piped in")
+        _refuse_larger(data, 0, max_bytes, f"{what} <stdin>")
         path, text = Path("<stdin>"), _decoded(data, f"{what} <stdin>")
     else:
         text = read_text(path, what, max_bytes=max_bytes)

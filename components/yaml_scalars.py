@@ -30,6 +30,7 @@ So trainstack uses these rules two ways:
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from decimal import Decimal
@@ -134,21 +135,15 @@ def engine_json(value: Any) -> str:
     program: Go's ``encoding/json`` of the config object, whose maps are written with their keys sorted and whose
     floats are written as Go writes them (``1e3`` is ``1000``; config.object.MarshalJSON). Non-ASCII text is kept;
     Go's escapes of ``<``, ``>`` and ``&`` are left out, since they decode to the same text."""
-    return _encode(value)
-
-
-def _encode(value: Any) -> str:
-    import json
-
     if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, float):
         return go_float(value)
     if isinstance(value, dict):
-        return "{" + ",".join(f"{json.dumps(key, ensure_ascii=False)}:{_encode(value[key])}"
+        return "{" + ",".join(f"{json.dumps(key, ensure_ascii=False)}:{engine_json(value[key])}"
                               for key in sorted(value)) + "}"
     if isinstance(value, list):
-        return "[" + ",".join(_encode(item) for item in value) + "]"
+        return "[" + ",".join(engine_json(item) for item in value) + "]"
     raise TypeError(f"{type(value).__name__} is not a value a stack file holds")
 
 
