@@ -24,7 +24,7 @@ from typing import Any
 from ..analysis import Plan
 from ..outputs import StackOutputs, parse_outputs
 from .cluster import Nodes, Progress, cluster_for
-from .faults import lose_a_node, two_teams_at_once
+from .faults import lose_a_node, two_teams_at_once, unqueued_held, unqueued_job
 from .jobs import IMAGE, RenderedJob, jobs_for
 from .submission import JobResult, delete_job, submit
 from .waits import Wait, explicit, job_wait, node_loss_wait
@@ -138,8 +138,10 @@ def rehearse(plan: Plan, progress: Progress = lambda line: None, image: str = IM
             rehearsal.seconds["nodeLost"] = round(time.monotonic() - step, 2)
         if faults and outputs.scheduling is not None:
             step = time.monotonic()
-            rehearsal.faults.append(two_teams_at_once(running.cluster, running.nodes, outputs, image, timeout,
-                                                      progress))
+            # Before the teams' jobs, on their group: what they do in the meantime is what an unheld job would do.
+            unqueued = unqueued_job(running.cluster, outputs, image, progress)
+            teams = two_teams_at_once(running.cluster, running.nodes, outputs, image, timeout, progress)
+            rehearsal.faults += [teams, unqueued_held(running.cluster, unqueued, teams, progress)]
             rehearsal.seconds["twoTeams"] = round(time.monotonic() - step, 2)
         _record_groups(rehearsal, running.nodes)
     rehearsal.seconds["total"] = round(time.monotonic() - began, 2)

@@ -172,13 +172,16 @@ def test_a_stack_broken_one_way_fails_with_the_controllers_own_reason_in_one_lin
     assert reason.lower() in problem.lower(), problem
 
 
-def test_faults_a_lost_node_is_replaced_and_the_trainjob_restarts_whole_and_one_of_two_teams_waits() -> None:
+def test_faults_a_lost_node_is_replaced_one_of_two_teams_waits_and_a_job_without_a_queue_never_runs() -> None:
     """kueue-p5's TrainJob on its 16 p5 nodes loses one: the Auto Scaling group's replacement joins, JobSet
     restarts the whole gang (Trainer's runtime fails its node Job on the first pod failure) and it runs
-    whole again. Then both teams ask for all 16 nodes at once: Kueue admits one and holds the other."""
+    whole again. Then both teams ask for all 16 nodes at once: Kueue admits one and holds the other. Just before
+    them, llm's Job without a queue name: the API server refuses it to a member (the admission policy), and created
+    by the admin, whom the policy lets through, it is held by the real Kueue on the stack's own configuration
+    (manageJobsWithoutQueueName on the team namespaces) while the admitted team's later job runs whole."""
     plan = Plan.from_dict(rendered_jobs.planned_record("kueue-p5"))
     result = rehearse(plan, faults=True, launchers=frozenset({"render_trainjob"}))
-    lost, teams = result.faults
+    lost, teams, unqueued = result.faults
     assert lost["fault"] == "node lost" and lost["ok"], lost
     assert lost["job"] == "kueue-p5/p5/render_trainjob/16" and lost["replacement"] == "p5-16"
     assert "replaced 16 pod(s)" in lost["outcome"]  # the whole gang, not the one pod
@@ -186,6 +189,17 @@ def test_faults_a_lost_node_is_replaced_and_the_trainjob_restarts_whole_and_one_
     admitted = sorted(name for name, team in teams["teams"].items() if team["admitted"])
     waiting = [team["reason"] for team in teams["teams"].values() if not team["admitted"]]
     assert len(admitted) == 1 and len(waiting) == 1 and waiting[0], teams
+    assert unqueued["fault"] == "a job without a queue name" and unqueued["job"] == "llm/llm-no-queue"
+    refused = unqueued["refused"] or "(the API server created it for the member)"
+    assert "ValidatingAdmissionPolicy 'trainstack-team-jobs-queued'" in refused, refused
+    assert "must name its team's Kueue queue: set the label kueue.x-k8s.io/queue-name: llm" in refused, refused
+    # Kueue's webhook stored it suspended; its Workload names no queue, so no LocalQueue ever admits it.
+    assert (unqueued["createdBy"], unqueued["suspended"], unqueued["pods"]) == ("the rehearsal's admin", True, 0), (
+        unqueued["outcome"])
+    reserved = {c["type"]: c for c in unqueued["workload"]["conditions"]}["QuotaReserved"]
+    assert unqueued["workload"]["queueName"] == "" and (reserved["status"], reserved["reason"]) == (
+        "False", "Inadmissible"), unqueued["workload"]
+    assert unqueued["ok"] and "was admitted and ran whole" in unqueued["outcome"], unqueued["outcome"]
 
 
 def test_kueue_admits_a_dra_groups_trainjob_by_quota_alone_and_places_the_device_plugin_groups_by_topology(
