@@ -133,8 +133,24 @@ def _metadata(outputs: StackOutputs, name: str, namespace: Optional[str], max_re
         raise LaunchError(f"the FSx claim is in namespace '{claim_namespace}' and claims are namespaced; a job in "
                           f"'{chosen}' could not mount it. Set fsx.namespace: {chosen}, or run the job in "
                           f"'{claim_namespace}'.")
+    check_no_team_owns(outputs, chosen, claim_namespace)
     return {"name": name, "namespace": chosen,
             "annotations": {AUTO_RESUME_ANNOTATION: "true", MAX_RETRY_ANNOTATION: str(max_retries)}}
+
+
+def check_no_team_owns(outputs: StackOutputs, namespace: str, claim_namespace: Optional[str]) -> None:
+    """HyperPod's job runs in no team's namespace: Kueue manages every job there (``manageJobsWithoutQueueName``,
+    addons/kueue.py) and would keep this one, which names no queue, suspended for ever: HyperPod's instance groups
+    are in no team's queue. Found with a team in ``kubeflow``, the FSx claim's namespace
+    (tests/analysis/test_feature_combinations.py)."""
+    queues = outputs.scheduling.queues if outputs.scheduling is not None else {}
+    team = next((name for name, queue in queues.items() if queue.namespace == namespace), None)
+    if team is not None:
+        raise LaunchError(f"namespace '{namespace}' is team {team}'s: Kueue keeps every job there until a queue "
+                          "admits it, and HyperPod's instance groups are in no team's queue, so the job would never "
+                          f"start. Run it in a namespace no team has ('{RESUME_NAMESPACE}' or one whose name starts "
+                          "with 'hyperpod')" + (", with fsx.namespace set to it." if namespace == claim_namespace
+                                                else "."))
 
 
 def node_selector(group_name: str) -> dict[str, str]:

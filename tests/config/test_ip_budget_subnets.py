@@ -3,17 +3,15 @@ its zone's private subnet i mod n, everything else the zone's first, and the bud
 node groups read that one rule (config/subnet_placement.py). A subnet that cannot hold its nodes is refused,
 naming the group, the subnet and the numbers."""
 
-from collections import defaultdict
 from typing import Any
 
 import pytest
 from hypothesis import Phase, example, given, note, settings
 from hypothesis import strategies as st
 from support.plan_records import record, stack_config
+from support.subnet_use import budgeted, rendered
 from trainstack.config import ConfigError, validate_stack_config
-from trainstack.config.ip_budget import ip_budget
 
-NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 ZONES = ["us-east-1a", "us-east-1b"]
 # Each example is a whole offline plan (a few seconds); a failure is shown as drawn, not shrunk, which would
 # take minutes of plans.
@@ -38,33 +36,6 @@ def stacks(draw: st.DrawFn) -> dict[str, Any]:
         for index in range(draw(st.integers(1, 3)))]
     config.pop("trainstack:cost", None)  # a large group passes the dev stack's cost ceiling
     return config
-
-
-def budgeted(config: dict[str, Any]) -> dict[tuple[str, str], int]:
-    """(group, subnet id) -> nodes the IP budget counts there."""
-    budget = ip_budget(validate_stack_config({key.split(":", 1)[1]: value for key, value in config.items()}))
-    assert budget is not None
-    nodes: dict[tuple[str, str], int] = defaultdict(int)
-    for subnet in budget.zones:
-        assert subnet.subnet is not None and subnet.subnet.subnet_id is not None
-        for row in subnet.groups:
-            nodes[(row.group, subnet.subnet.subnet_id)] += row.nodes
-    return dict(nodes)
-
-
-def rendered(document: dict[str, Any]) -> dict[tuple[str, str], int]:
-    """(group, subnet id) -> maxSize of the managed node groups the plan record renders there; the system nodes'
-    one group spans a subnet per zone and is counted in each at its maxSize, as the budget counts it."""
-    nodes: dict[tuple[str, str], int] = defaultdict(int)
-    for resource in document["resources"]:
-        if resource["type"] != NODE_GROUP:
-            continue
-        inputs = resource["inputs"]
-        group = inputs["labels"]["trainstack.io/node-group"]
-        group = "system nodes" if group == "system" else group
-        for subnet in inputs["subnetIds"]:
-            nodes[(group, subnet)] += inputs["scalingConfig"]["maxSize"]
-    return dict(nodes)
 
 
 def spread_example() -> dict[str, Any]:
