@@ -1,6 +1,7 @@
-"""`trainstack upgrade` writes a stack's upgrade two minors ahead as eight stack files, one pull request each, and the
-gate passes every one: the autoscaler held one minor behind is a warning until the charts step moves it. Each file is
-the one before it with the step's lines alone changed, its comments and `$schema` line kept."""
+"""`trainstack upgrade` writes a stack's upgrade three minors ahead as ten stack files, one pull request each, and the
+gate passes every one: the autoscaler held one minor behind is a warning until the charts step moves it, and the node
+groups, held on the first minor (three behind at the end, as the version-skew policy allows), roll once, in the last
+step. Each file is the one before it with the step's lines alone changed, its comments and `$schema` line kept."""
 
 import difflib
 import itertools
@@ -28,7 +29,7 @@ def dev_on_1_33(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def upgraded(dev_on_1_33):
-    code, out, err = run_cli(["upgrade", "--stack", "dev", "--to", "1.35", "--cwd", str(dev_on_1_33), "--json",
+    code, out, err = run_cli(["upgrade", "--stack", "dev", "--to", "1.36", "--cwd", str(dev_on_1_33), "--json",
                               "--write", str(dev_on_1_33 / "steps")])
     return code, json.loads(out), err
 
@@ -37,35 +38,44 @@ def test_every_step_passes_the_gate_in_order(upgraded):
     code, document, err = upgraded
     assert code == 0, err
     assert [(step["part"], step["minor"]) for step in document["steps"]] == [
-        (part, minor) for minor in ("1.34", "1.35") for part in ("control plane", "add-ons", "charts", "node groups")]
+        (part, minor) for minor in ("1.34", "1.35", "1.36") for part in ("control plane", "add-ons", "charts")
+    ] + [("node groups", "1.36")]
     assert all(step["gate"]["passed"] for step in document["steps"])
 
 
-def test_the_node_groups_step_says_which_nodes_roll_and_for_how_long(upgraded):
+def rolls(step) -> list[str]:
+    return [warning for warning in step["gate"]["warnings"] if "rolled, jobs on them are killed" in warning]
+
+
+def test_only_the_last_step_rolls_nodes_and_it_says_which_and_for_how_long(upgraded):
     _, document, _ = upgraded
-    node_groups = document["steps"][3]
-    assert any("nodes rolled, jobs on them are killed" in warning and "Estimated" in warning
-               for warning in node_groups["gate"]["warnings"])
+    assert [bool(rolls(step)) for step in document["steps"]] == [False] * 9 + [True]
+    [system, gpu] = rolls(document["steps"][-1])
+    assert system.startswith("dev-eks-system: 2 nodes rolled") and gpu.startswith("dev-eks-gpu: 1 node rolled")
+    assert all("Estimated" in warning for warning in (system, gpu))
 
 
 def test_each_written_stack_file_is_a_valid_stack_and_the_last_is_on_the_target(upgraded):
     _, document, _ = upgraded
     configs = [yaml.safe_load(open(path))["config"] for path in document["written"]]
-    assert len(configs) == 8
-    for config in configs:
-        validate_stack_config({key.split(":", 1)[1]: value for key, value in config.items()})
-    assert configs[-1]["trainstack:eks"]["version"] == "1.35" and "upgrade" not in configs[-1]["trainstack:eks"]
+    assert len(configs) == 10
+    eks = [validate_stack_config({key.split(":", 1)[1]: value for key, value in config.items()}).eks
+           for config in configs]
+    assert [each.nodes_version for each in eks] == ["1.33"] * 9 + ["1.36"]
+    assert configs[-1]["trainstack:eks"]["version"] == "1.36" and "upgrade" not in configs[-1]["trainstack:eks"]
 
 
 def test_each_written_stack_file_is_the_one_before_it_with_only_the_steps_lines_changed(upgraded, dev_on_1_33):
-    """The version (2 lines) and the upgrade block (3) of a control plane step, the add-on versions block (3) then
-    one version (2), the held list (2), the upgrade block's removal (3); comments and the `$schema` line kept."""
+    """The version (2 lines) and the upgrade block (3) of the first control plane step; the add-on versions block (3)
+    then one version (2), or none where the guide has no row for the minor (1.36); the held list (2); the next
+    control plane steps' version, fromVersion and held (6), with nodesVersion added once (1); the upgrade block's
+    removal (4); comments and the `$schema` line kept."""
     _, document, _ = upgraded
     texts = [path.read_text() for path in (dev_on_1_33 / "Pulumi.dev.yaml", *map(Path, document["written"]))]
     changed = [sum(line[:1] in "+-" and not line.startswith(("+++", "---"))
                    for line in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0))
                for before, after in itertools.pairwise(texts)]
-    assert changed == [5, 3, 2, 3, 5, 2, 2, 3]
+    assert changed == [5, 3, 2, 7, 2, 2, 6, 0, 2, 4]
     comments = [[line for line in text.splitlines() if line.lstrip().startswith("#")] for text in texts]
     assert comments[0][0].startswith("# yaml-language-server: $schema=") and all(each == comments[0]
                                                                                  for each in comments)

@@ -37,10 +37,10 @@ def group_daemons(group: NodeGroupConfig) -> int:
 def control_plane_sizing(plan: Plan, config: Optional[StackConfig]) -> Optional[ControlPlaneSizing]:
     """The stack's control plane sizing; None where trainstack makes no EKS cluster, and None where there is nothing
     to say (no tier set and standard mode suffices), so the records of those stacks are unchanged."""
-    if config is None or config.eks is None:
+    if config is None or config.eks is None or (sizes := config.system_node_sizes) is None:
         return None
     addons = per_node_addons(plan)
-    system = config.eks.system_nodes.max_size
+    system = sizes.max_size
     launcher = 1  # the launchers run one pod per node (launch/placement.py: whole-node pods)
     pods = system * addons + sum(g.max_size * (launcher + addons + group_daemons(g)) for g in config.node_groups)
     sizing = ControlPlaneSizing(nodes=system + sum(g.max_size for g in config.node_groups), burst_pods=pods,

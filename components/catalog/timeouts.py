@@ -47,6 +47,13 @@ NODE_GROUP_DEFAULTS = ProviderDefaults(
     "the update's waitNodegroupUpdateSuccessful waits d.Timeout(schema.TimeoutUpdate)")
 
 
+CONTROL_PLANE_DEFAULTS = ProviderDefaults(
+    30, 60, 15,
+    "terraform-provider-aws internal/service/eks/cluster.go, Timeouts: Create schema.DefaultTimeout(30 * "
+    "time.Minute), Update 60 and Delete 15, read at 00555dc5 (the upstream tag pulumi-aws 7.51.1 bridges was not "
+    "found in the sources read); a version update's waitClusterUpdateSuccessful waits d.Timeout(schema.TimeoutUpdate)")
+
+
 def with_margin(estimate: float) -> int:
     """Whole minutes a resource may take whose estimate is ``estimate`` minutes."""
     return math.ceil(FACTOR * estimate + SLACK_MINUTES)
@@ -78,6 +85,20 @@ def timeouts_of(token: str, inputs: Inputs, floor: int, operations: tuple[str, .
     row = find(token)
     estimate = row.created_in(inputs) if row is not None else 0.0
     return {operation: f"{max(floor, with_margin(estimate))}m" for operation in operations}
+
+
+def control_plane_timeouts() -> dict[str, str]:
+    """The EKS control plane's (``aws:eks/cluster:Cluster``'s) create and update timeouts. The plan's estimate for it
+    is its row's (``resource_types``, ``eks:index:Cluster``): 10 minutes, from public ``terraform apply`` logs
+    (10m44s, and 8.4 to 11.4 minutes in 12 others) against AWS's "about 15 minutes". An upgrade updates it in place,
+    EKS replacing the API server nodes with new ones of the next minor ("The update takes several minutes to
+    complete", EKS User Guide, update-cluster.html); no timing of it is published, so it is estimated as a creation.
+    With the margin that is 50 minutes: longer than the provider's 30 to create, shorter than its 60 to update,
+    which stay. The deletion is not estimated: the provider's 15 minutes stay."""
+    row = find(names.EKS_COMPONENT_CLUSTER)
+    estimate = with_margin(row.created_in({}) if row is not None else 0.0)
+    return {"create": f"{max(CONTROL_PLANE_DEFAULTS.create, estimate)}m",
+            "update": f"{max(CONTROL_PLANE_DEFAULTS.update, estimate)}m"}
 
 
 LUSTRE_FLOOR = 45

@@ -10,12 +10,15 @@ claims on both pinned versions: where the chart leaves that off (9.52.0 for Kube
 
 from __future__ import annotations
 
+from typing import Any, Optional
+
 import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from ..catalog import autoscaler_dra
 from ..catalog.addons import CLUSTER_AUTOSCALER as CHARTS
+from ..config.controller_resources import cluster_autoscaler_resources
 from ..helm import helm_release
 from .iam import pod_identity_role
 
@@ -60,7 +63,10 @@ def _statements(account: str, region: str, cluster_name: str) -> list[aws.iam.Ge
 
 def cluster_autoscaler(name: str, *, cluster_name: str, kubernetes_version: str, region: str,
                        system_node_selector: dict[str, str], provider: k8s.Provider, parent: pulumi.Resource,
-                       depends_on: list[pulumi.Resource]) -> k8s.helm.v3.Release:
+                       depends_on: list[pulumi.Resource],
+                       resources: Optional[dict[str, Any]] = None) -> k8s.helm.v3.Release:
+    """The autoscaler's release on the system nodes. ``resources``: its pod's, as the stack's size sets them
+    (config/controller_resources.py, ``cluster_autoscaler_resources``); without them, a small stack's."""
     account = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=parent)).account_id
     policy = aws.iam.get_policy_document_output(
         statements=account.apply(lambda account_id: _statements(account_id, region, cluster_name)),
@@ -88,7 +94,7 @@ def cluster_autoscaler(name: str, *, cluster_name: str, kubernetes_version: str,
                 "expander": "least-waste",
                 **autoscaler_dra.extra_args(chart.version),
             },
-            "resources": {"requests": {"cpu": "100m", "memory": "300Mi"}},
+            "resources": resources if resources is not None else cluster_autoscaler_resources(None),
             # A minor whose release no chart ships runs the newest chart with that release's image
             # (catalog/addons.py CLUSTER_AUTOSCALER says what was read for it).
             **({"image": {"tag": chart.image_tag}} if chart.image_tag else {}),

@@ -33,14 +33,16 @@ from .. import catalog
 from ..addons.device_plugins import efa_device_plugin, neuron_device_plugin, nvidia_device_plugin
 from ..addons.dra_drivers import aws_dranet, neuron_dra_driver, nvidia_dra_driver
 from ..addons.feature_discovery import gpu_feature_discovery
-from ..catalog import AcceleratorKind, eks_versions
+from ..catalog import AcceleratorKind, eks_versions, timeouts
 from ..catalog.ultraservers import needs_compute_domain, needs_gpu_feature_discovery
 from ..config import EksConfig, NodeGroupConfig, validate
 from ..config.cluster_size import ClusterSize, coredns_configuration, vpc_cni_for
 from ..config.component_args import check_args
+from ..config.controller_resources import cluster_autoscaler_resources
 from ..config.node_pool import is_pool
 from ..config.offerings import check_component, group_placements, system_placement
 from ..config.resource_names import pulumi_eks_cluster_logical
+from ..config.system_load import SystemNodeSizes, check_component_system_nodes
 from ..names import GPU_EKS_CLUSTER_COMPONENT
 from ..network import efa_security_group
 from ..nodegroups import NODE_GROUP_FOR, AcceleratedNodeGroup, ClusterAttachment
@@ -49,6 +51,7 @@ from ..nodegroups.node_health import NODE_MONITORING_AGENT, node_monitoring_conf
 from ..nodegroups.pool import NodeGroupPool
 from .autoscaler import cluster_autoscaler
 from .control_plane_tier import CONTROL_PLANE_TIER_INPUT, scaling_tier_transform
+from .control_plane_timeouts import timeouts_transform
 from .core_addons import AFTER_NODES, BEFORE_NODES, core_addon
 from .iam import node_role
 from .karpenter import karpenter
@@ -106,6 +109,7 @@ class GpuEksCluster(pulumi.ComponentResource):
         check_component(f"GpuEksCluster({name})", args["region"], groups=[
             system_placement(settings.system_nodes, zones, ("settings", "systemNodes")),
             *group_placements(configured, ("nodeGroups",))])
+        system_sizes = check_component_system_nodes(f"GpuEksCluster({name})", settings.system_nodes, configured)
         # The tier is recorded as the component's input only where it is set, so other stacks' records are unchanged.
         tier = settings.control_plane_tier
         super().__init__(GPU_EKS_CLUSTER_COMPONENT, name, {CONTROL_PLANE_TIER_INPUT: tier} if tier else {}, opts)
@@ -121,6 +125,8 @@ class GpuEksCluster(pulumi.ComponentResource):
         self.size = ClusterSize.of(settings.system_nodes, configured)
         """The most nodes and pods the groups hold: the add-ons that must grow with it are sized from it
         (config/cluster_size.py)."""
+        self.system_sizes: SystemNodeSizes = system_sizes
+        """The system group's sizes, which hold what runs there at that size (config/system_load.py)."""
         before_nodes, nodes_role, system = self._core_addons_and_system_nodes(name, settings, args)
         self.node_monitoring_agent = bool(configured) and settings.node_monitoring_agent
         """The agent runs where trainstack's own accelerated groups do."""
@@ -137,7 +143,8 @@ class GpuEksCluster(pulumi.ComponentResource):
         self._device_plugins(name, settings, configured, list(args.get("external_nodes", [])), system)
         cluster_autoscaler(name, cluster_name=self.cluster_name, kubernetes_version=settings.charts_version,
                            region=args["region"], system_node_selector=SYSTEM_LABELS, provider=self.provider,
-                           parent=self, depends_on=[system, *after_nodes, *before_nodes])
+                           parent=self, depends_on=[system, *after_nodes, *before_nodes],
+                           resources=cluster_autoscaler_resources(self.size))
         self.karpenter_pools: dict[str, KarpenterNodePool] = self._karpenter_pools(
             name, configured, args, depends_on=[system, *after_nodes, *before_nodes])
         """The Karpenter groups' pools, by config name."""
@@ -169,7 +176,8 @@ class GpuEksCluster(pulumi.ComponentResource):
             f"{name}-system", settings=settings.system_nodes, cluster_name=self.cluster_name,
             cluster_security_group_id=self.cluster_security_group_id, node_role_arn=nodes_role.arn,
             subnet_ids=list(args["private_subnet_ids"].values()), kubernetes_version=settings.nodes_version,
-            parent=self, depends_on=[self.control_plane, *before_nodes])
+            parent=self, depends_on=[self.control_plane, *before_nodes],
+            sizes=(self.system_sizes.min_size, self.system_sizes.desired_size, self.system_sizes.max_size))
         return before_nodes, nodes_role, system
 
     def _addons_after_nodes(self, name: str, settings: EksConfig, configured: list[NodeGroupConfig],
@@ -335,10 +343,11 @@ class GpuEksCluster(pulumi.ComponentResource):
             coredns_addon_options=eks.CoreDnsAddonOptionsArgs(enabled=False),
             kube_proxy_addon_options=eks.KubeProxyAddonOptionsArgs(enabled=False),
             create_oidc_provider=False,
-            # pulumi-eks has no argument for the Provisioned Control Plane tier: a transform sets it on its
-            # aws:eks/cluster:Cluster (control_plane_tier.py says why).
-            opts=pulumi.ResourceOptions(parent=self, transforms=[scaling_tier_transform(settings.control_plane_tier)]
-                                        if settings.control_plane_tier else None),
+            # pulumi-eks has no argument for the Provisioned Control Plane tier nor for timeouts: transforms set them
+            # on its aws:eks/cluster:Cluster (control_plane_tier.py and control_plane_timeouts.py say why).
+            opts=pulumi.ResourceOptions(parent=self, transforms=[
+                timeouts_transform(timeouts.control_plane_timeouts()),
+                *([scaling_tier_transform(settings.control_plane_tier)] if settings.control_plane_tier else [])]),
         )
         if access == "private":
             pulumi.log.warn(

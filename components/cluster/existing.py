@@ -93,7 +93,7 @@ class ExistingCluster(pulumi.ComponentResource):
         """The described groups, by config name."""
         system = settings.system_nodes
         ExistingNodeGroup(f"{name}-system", instance_type=system.instance_type,
-                          sizes=(system.min_size, system.desired_size, system.max_size), labels=dict(SYSTEM_LABELS),
+                          sizes=system.described_sizes, labels=dict(SYSTEM_LABELS),
                           taints=[], zone=None, efa_interfaces=0, max_pods=system.pods_per_node.value, opts=child)
         self.karpenter_pools: dict[str, ExistingNodeGroup] = {}
         self.accelerator_kinds = {g.accelerator.kind for g in described}

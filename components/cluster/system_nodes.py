@@ -6,6 +6,8 @@ launch template rules as accelerated groups (IMDSv2, encrypted gp3 root).
 
 from __future__ import annotations
 
+from typing import Optional
+
 import pulumi
 import pulumi_aws as aws
 
@@ -24,8 +26,13 @@ SYSTEM_LABELS = {NODE_GROUP_LABEL: "system"}
 def system_node_group(name: str, *, settings: SystemNodesConfig, cluster_name: str,
                       cluster_security_group_id: pulumi.Input[str], node_role_arn: pulumi.Input[str],
                       subnet_ids: list[pulumi.Input[str]], kubernetes_version: str, parent: pulumi.Resource,
-                      depends_on: list[pulumi.Resource]) -> aws.eks.NodeGroup:
-    """The cluster's system node group (the ``eks.systemNodes`` block), a child of ``parent``."""
+                      depends_on: list[pulumi.Resource],
+                      sizes: Optional[tuple[int, int, int]] = None) -> aws.eks.NodeGroup:
+    """The cluster's system node group (the ``eks.systemNodes`` block), a child of ``parent``.
+
+    ``sizes``: its min, desired and max. ``GpuEksCluster`` passes what the stack's size sets
+    (config/system_load.py); without them, the block's own, else 2, minSize and 4 (a system group alone)."""
+    minimum, desired, maximum = sizes if sizes is not None else settings.described_sizes
     instance = catalog.get(settings.instance_type)
     layout = plain_layout()
     template = launch_template(
@@ -38,8 +45,7 @@ def system_node_group(name: str, *, settings: SystemNodesConfig, cluster_name: s
         subnet_ids=subnet_ids,
         instance_types=[instance.name], ami_type=instance.ami_types[0], version=kubernetes_version,
         capacity_type="ON_DEMAND",
-        scaling_config={"min_size": settings.min_size, "desired_size": settings.desired_size,
-                        "max_size": settings.max_size},
+        scaling_config={"min_size": minimum, "desired_size": desired, "max_size": maximum},
         launch_template={"id": template.id, "version": template.latest_version.apply(str)},
         labels=SYSTEM_LABELS, update_config={"max_unavailable": 1},
         node_repair_config=node_repair_config(settings.auto_repair),
@@ -48,4 +54,4 @@ def system_node_group(name: str, *, settings: SystemNodesConfig, cluster_name: s
                                     ignore_changes=["scalingConfig.desiredSize"],
                                     custom_timeouts=pulumi.CustomTimeouts(**timeouts.node_group_timeouts({
                                         "amiType": instance.ami_types[0], "updateConfig": {"maxUnavailable": 1},
-                                        "scalingConfig": {"maxSize": settings.max_size}}))))
+                                        "scalingConfig": {"maxSize": maximum}}))))

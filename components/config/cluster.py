@@ -10,6 +10,7 @@ from pydantic import Field, field_validator, model_validator
 
 from .. import catalog
 from ..catalog import eks_versions
+from ..catalog.addons import minor as kubernetes_minor
 from ..catalog.eks_versions import previous_minor
 from ..cidrs import whole_internet
 from .base import ConfigModel, ConfigValueError
@@ -51,12 +52,15 @@ class SystemNodesConfig(ConfigModel):
 
     instance_type: str = "c5.2xlarge"
     """A CPU instance type from the catalog."""
-    min_size: int = Field(default=2, ge=1)
-    """Fewest system nodes (at least 1)."""
-    desired_size: int = Field(default=2, ge=1)
-    """System nodes at creation."""
-    max_size: int = Field(default=4, ge=1)
-    """Most system nodes."""
+    min_size: Optional[int] = Field(default=None, ge=1)
+    """Fewest system nodes (at least 1). Default: the nodes that hold what runs on them (CoreDNS's replicas, the
+    Cluster Autoscaler, the job controllers, each node's DaemonSets) with every node group at its minSize; at
+    least 2. Under existingCluster: 2."""
+    desired_size: Optional[int] = Field(default=None, ge=1)
+    """System nodes at creation. Default: minSize."""
+    max_size: Optional[int] = Field(default=None, ge=1)
+    """Most system nodes. Default: one more than the nodes that hold what runs on them with every node group at its
+    maxSize; at least 4. A maxSize too small to hold it is refused, with the figures. Under existingCluster: 4."""
     max_pods: Optional[int] = Field(default=None, ge=1)
     """The kubelet's maxPods. Default: the smaller of what the type's ENIs hold and the EKS
     recommendation (110, or 250 above 30 vCPUs); never above the former."""
@@ -88,6 +92,14 @@ class SystemNodesConfig(ConfigModel):
     def pods_per_node(self) -> PodsPerNode:
         return pods_per_node(self.instance_type, False, self.max_pods)
 
+    @property
+    def described_sizes(self) -> tuple[int, int, int]:
+        """Min, desired and max of an existing cluster's system group (``existingCluster.systemNodes``, its owner's):
+        as given, else 2, minSize and 4. A group trainstack makes is sized by config/system_load.py instead."""
+        minimum = self.min_size if self.min_size is not None else 2
+        return (minimum, self.desired_size if self.desired_size is not None else minimum,
+                self.max_size if self.max_size is not None else 4)
+
 
 def version_refusal(value: str) -> ConfigValueError:
     """Why a Kubernetes version is outside EKS's window on the data's date, and what to use instead."""
@@ -105,17 +117,34 @@ def version_refusal(value: str) -> ConfigValueError:
 
 
 UpgradePart = Literal["charts", "nodeGroups"]
+KUBELET_SKEW = 3
+"""Minors a kubelet, and kube-proxy, may be behind kube-apiserver: "kubelet may be up to three minor versions older
+than kube-apiserver (kubelet < 1.25 may only be up to two minor versions older)" (kubernetes/website
+content/en/releases/version-skew-policy.md, https://kubernetes.io/releases/version-skew-policy/#kubelet). Every
+minor of EKS's window is 1.25 or later, so the three minors apply."""
 
 
 class UpgradeInProgress(ConfigModel):
-    """The parts of the cluster still on the previous minor while an upgrade is under way. ``trainstack upgrade``
+    """The parts of the cluster still on an older minor while an upgrade is under way. ``trainstack upgrade``
     writes it with the control plane's step and removes it with the node groups' (docs/upgrades.md)."""
 
     from_version: str
     """The minor the held parts still run: the one ``version`` was upgraded from, one minor older."""
     held: list[UpgradePart] = Field(min_length=1)
     """What still runs ``fromVersion``: ``charts`` (the Cluster Autoscaler and the Neuron custom scheduler, whose minor
-    follows the cluster's) and ``nodeGroups`` (every managed node group's kubelet and AMI)."""
+    follows the cluster's) and ``nodeGroups`` (every managed node group's kubelet and AMI; on ``nodesVersion`` where
+    it is set)."""
+    nodes_version: Optional[str] = None
+    """The minor the held node groups run when it is older than ``fromVersion``: an upgrade over several minors
+    keeps them where they were, at most three minors behind ``version``, and rolls them once. Unset:
+    ``fromVersion``."""
+
+    @field_validator("nodes_version")
+    @classmethod
+    def _nodes_minor(cls, value: Optional[str]) -> Optional[str]:
+        if value is not None and value not in EKS_VERSIONS:
+            raise version_refusal(value)
+        return value
 
     @field_validator("held")
     @classmethod
@@ -124,6 +153,40 @@ class UpgradeInProgress(ConfigModel):
             raise ConfigValueError("a part is listed twice.", fix="list charts and nodeGroups at most once each.",
                                    value=held)
         return held
+
+
+def minors_behind(newer: str, older: str) -> int:
+    """How many minors ``older`` is behind ``newer``, negative when it is ahead: ``"1.36"`` and ``"v1.33.2"`` are
+    3 apart. Another major counts as more minors than any skew allows."""
+    (major, number), (older_major, older_number) = kubernetes_minor(newer), kubernetes_minor(older)
+    return (major - older_major) * 1000 + number - older_number
+
+
+def _held_nodes_within_the_skew(version: str, upgrade: UpgradeInProgress, held: str) -> None:
+    """Node groups held on ``nodesVersion``: held (listed in ``held``), no newer than ``fromVersion`` (they move to
+    ``version`` with the node groups' step, never part way) and at most ``KUBELET_SKEW`` minors behind ``version``
+    (a kubelet "must not be newer than kube-apiserver" and "may be up to three minor versions older",
+    kubernetes.io/releases/version-skew-policy/#kubelet)."""
+    path = ("upgrade", "nodesVersion")
+    if "nodeGroups" not in upgrade.held:
+        raise ConfigValueError(
+            f"nodesVersion says the node groups run {held}, but held does not list nodeGroups: the node groups run "
+            f"{version}.", fix="add nodeGroups to held, or remove nodesVersion, or use trainstack upgrade to write "
+            "the steps.", path=path, value=held)
+    if minors_behind(upgrade.from_version, held) < 0:
+        raise ConfigValueError(
+            f"the node groups are held on {held}, newer than fromVersion ({upgrade.from_version}): held node groups "
+            f"stay on a minor the control plane has left and move to {version} in one roll.",
+            fix=f"set nodesVersion to the node groups' minor, {upgrade.from_version} or older, or use trainstack "
+                "upgrade to write the steps.", path=path, value=held)
+    if minors_behind(version, held) > KUBELET_SKEW:
+        before = previous_minor(version)
+        raise ConfigValueError(
+            f"the node groups run {held} while the control plane runs {version}: a kubelet may be at most "
+            f"{KUBELET_SKEW} minors older than kube-apiserver (kubernetes.io/releases/version-skew-policy).",
+            fix=f"roll the node groups to {before} while the control plane is still on it (version \"{before}\" and "
+                f"nodeGroups out of held), then move the control plane to {version}; trainstack upgrade writes "
+                "these steps.", path=path, value=held)
 
 
 class AddonVersions(ConfigModel):
@@ -164,8 +227,8 @@ class EksConfig(ConfigModel):
     """Kubernetes version of the control plane: a minor EKS offers (standard or extended support; a minor in
     extended support is billed at the extended rate, and the plan names the day its support ends)."""
     upgrade: Optional[UpgradeInProgress] = None
-    """Set during an upgrade only (``trainstack upgrade`` writes and removes it): the parts still on the previous
-    minor while the control plane runs ``version``."""
+    """Set during an upgrade only (``trainstack upgrade`` writes and removes it): the parts still on an older minor
+    while the control plane runs ``version`` (the charts one minor behind, the node groups up to three)."""
     endpoint_access: Optional[Literal["private", "public", "publicAndPrivate"]] = None
     """API server endpoint. Profile default: ``private`` for production (required there),
     ``publicAndPrivate`` for dev with ``publicAccessCidrs`` as the allowlist. A private
@@ -214,11 +277,36 @@ class EksConfig(ConfigModel):
                 "upgrades one minor at a time, so they can only be one minor behind.",
                 fix=f"set fromVersion to \"{previous_minor(self.version)}\", or use trainstack upgrade to write "
                 "the steps.", path=("upgrade", "fromVersion"), value=self.upgrade.from_version)
+        if self.upgrade is not None and self.upgrade.nodes_version is not None:
+            _held_nodes_within_the_skew(self.version, self.upgrade, self.upgrade.nodes_version)
+        return self
+
+    @model_validator(mode="after")
+    def _kube_proxy_within_the_skew(self) -> EksConfig:
+        pinned = self.addon_versions.kube_proxy
+        if pinned is None:
+            return self
+        behind_the_api, behind_the_kubelet = (minors_behind(newer, pinned) for newer in (self.version,
+                                                                                          self.nodes_version))
+        # version-skew-policy.md, kube-proxy: "must not be newer than kube-apiserver", "may be up to three minor
+        # versions older than kube-apiserver", "may be up to three minor versions older or newer than the kubelet
+        # instance it runs alongside".
+        if not 0 <= behind_the_api <= KUBELET_SKEW or abs(behind_the_kubelet) > KUBELET_SKEW:
+            raise ConfigValueError(
+                f"kube-proxy {pinned} against kube-apiserver {self.version} and kubelets on {self.nodes_version}: "
+                f"kube-proxy may not be newer than kube-apiserver, nor more than {KUBELET_SKEW} minors older than "
+                f"it or than {KUBELET_SKEW} minors away from the kubelet (kubernetes.io/releases/version-skew-policy).",
+                fix=f"pin the kube-proxy release EKS gives {self.version} (aws eks describe-addon-versions "
+                    f"--kubernetes-version {self.version} --addon-name kube-proxy), or leave it unset for EKS's "
+                    "default.", path=("addonVersions", "kubeProxy"), value=pinned)
         return self
 
     @property
     def nodes_version(self) -> str:
-        """The minor the managed node groups run: the previous one while the upgrade holds them, else ``version``."""
+        """The minor the managed node groups run: while the upgrade holds them, ``nodesVersion`` where set, else
+        ``fromVersion``; else ``version``."""
+        if self.upgrade is not None and "nodeGroups" in self.upgrade.held and self.upgrade.nodes_version is not None:
+            return self.upgrade.nodes_version
         return self._held_at("nodeGroups")
 
     @property

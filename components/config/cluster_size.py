@@ -17,7 +17,9 @@ What grows, each with its source beside its rule:
   (``coredns_configuration``).
 * The VPC CNI: on a large stack ipamd's floor covers what the 16/8 targets were sized to hold, so a node's
   target never moves and ipamd stops calling EC2 after the node starts (``vpc_cni_for``; ADR 0004).
-* The controllers' resources (Kueue, JobSet, Trainer, the training and MPI operators): config/controller_resources.py.
+* The controllers' resources (Kueue, JobSet, Trainer, the training and MPI operators, the Cluster Autoscaler):
+  config/controller_resources.py.
+* The system group's sizes, which hold all of the above: config/system_load.py.
 """
 
 from __future__ import annotations
@@ -50,11 +52,21 @@ class ClusterSize:
 
     @classmethod
     def of(cls, system: SystemNodesConfig, groups: Sequence[NodeGroupConfig]) -> ClusterSize:
+        """The size with the system group at its maxSize: as given, else as what runs there sizes it
+        (config/system_load.py)."""
+        # Imported here: the system load sizes its controllers from this module's sizes.
+        from .system_load import system_node_sizes
+
+        return cls.at(system_node_sizes(system, groups).max_size, system, groups)
+
+    @classmethod
+    def at(cls, system_nodes: int, system: SystemNodesConfig, groups: Sequence[NodeGroupConfig]) -> ClusterSize:
+        """The size with ``system_nodes`` system nodes and every accelerated group at its maxSize."""
         # Imported here: the IP budget imports this module for the CNI targets it counts.
         from .ip_budget import DAEMONSET_PODS_WITH_IP
 
-        nodes = system.max_size + sum(g.max_size for g in groups)
-        pods = system.max_size * system.pods_per_node.value + sum(
+        nodes = system_nodes + sum(g.max_size for g in groups)
+        pods = system_nodes * system.pods_per_node.value + sum(
             g.max_size * (DAEMONSET_PODS_WITH_IP + g.accelerator.count) for g in groups)
         return cls(nodes, pods)
 
@@ -82,7 +94,12 @@ COREDNS_NODES_PER_REPLICA = 16
 
 def coredns_replicas(size: ClusterSize) -> int:
     """The most CoreDNS replicas the stack's nodes call for: the node term of EKS's formula, at least two."""
-    return max(COREDNS_DEFAULT_REPLICAS, math.ceil(size.nodes / COREDNS_NODES_PER_REPLICA))
+    return coredns_replicas_at(size.nodes)
+
+
+def coredns_replicas_at(nodes: int) -> int:
+    """The CoreDNS replicas EKS's autoscaling runs while the cluster has ``nodes`` nodes (its node term)."""
+    return max(COREDNS_DEFAULT_REPLICAS, math.ceil(nodes / COREDNS_NODES_PER_REPLICA))
 
 
 def coredns_configuration(size: ClusterSize) -> Optional[str]:

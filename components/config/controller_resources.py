@@ -1,5 +1,5 @@
 """The job controllers' resources and client rates, sized from the stack (issue 55): Kueue, JobSet, Trainer, the
-training operator and the MPI operator.
+training operator and the MPI operator; and the Cluster Autoscaler's requests (issue 64).
 
 A controller's memory is mostly its informer cache, and what the cache holds depends on the kinds the controller
 watches at its pinned tag, named beside each one below. Its memory is a base plus every cached object at a
@@ -158,3 +158,56 @@ def mpi_operator_settings(size: Optional[ClusterSize]) -> Optional[tuple[dict[st
     qps = mpi_operator_client_qps(size)
     resources = _requests_only_cpu(KUBEFLOW_CPU_REQUEST, _memory_mi(KUBEFLOW_BASE_MEMORY_MI, pods=size.pods))
     return resources, [f"--kube-api-qps={qps}", f"--kube-api-burst={2 * qps}"]
+
+
+# --- The Cluster Autoscaler -------------------------------------------------------------------------------------
+# Its chart sets no resources (kubernetes/autoscaler cluster-autoscaler-chart-9.59.0, charts/cluster-autoscaler
+# values.yaml ``resources: {}``; the commented example requests and limits 100m and 300Mi), and trainstack requests
+# that example's 100m and 300Mi, no limit. At scale, two sources: the autoscaler's FAQ at the same tag ("What are the
+# Service Level Objectives for Cluster Autoscaler?": "It is also important to request full 1 core (or make it
+# available) for CA pod in a bigger clusters"; tested to 1,000 nodes of 30 pods, proposals/scalability_tests.md, "We
+# didn't run any performance tests on clusters bigger than 1000 nodes"), and the EKS Best Practices Guide, Cluster
+# Autoscaler, "Vertically Autoscaling the Cluster Autoscaler" (https://docs.aws.amazon.com/eks/latest/best-practices/
+# cas.html; aws/aws-eks-best-practices content/cluster-autoscaling/index.md @1712ffcd): "The autoscaling algorithm
+# stores all pods and nodes in memory, which can result in a memory footprint larger than a gigabyte in some cases".
+# Decided: on a large stack a full core is requested, and memory is the example's 300Mi plus every Pod and Node at
+# the sizes above. No limit, as today: an autoscaler killed for memory adds no node, and the guide's "larger than a
+# gigabyte" is more than this model gives frontier-p5 (768Mi); the request is what the scheduler reserves for it.
+AUTOSCALER_CPU_REQUEST, AUTOSCALER_LARGE_CPU_REQUEST = "100m", "1"
+AUTOSCALER_BASE_MEMORY_MI = 300
+
+
+def cluster_autoscaler_resources(size: Optional[ClusterSize]) -> dict[str, Any]:
+    """The autoscaler chart's ``resources``: the chart example's requests, and on a large stack a core and memory
+    for every cached Pod and Node."""
+    if size is None or not size.large:
+        return {"requests": {"cpu": AUTOSCALER_CPU_REQUEST, "memory": f"{AUTOSCALER_BASE_MEMORY_MI}Mi"}}
+    memory_mi = _memory_mi(AUTOSCALER_BASE_MEMORY_MI, pods=size.pods, nodes=size.nodes)
+    return {"requests": {"cpu": AUTOSCALER_LARGE_CPU_REQUEST, "memory": f"{memory_mi}Mi"}}
+
+
+# --- What they all request of the system nodes --------------------------------------------------------------------
+# The scheduler reserves requests, so the system group is sized by them (config/system_load.py): each controller's
+# as rendered above, else its chart's own (Kueue's and JobSet's, named above; the others ship none).
+_CHART_REQUESTS = {"Kueue": (KUEUE_CHART_CPU_REQUEST, f"{KUEUE_BASE_MEMORY_MI}Mi"),
+                   "JobSet": (JOBSET_CHART_CPU_REQUEST, f"{JOBSET_BASE_MEMORY_MI}Mi")}
+
+
+def controller_requests(size: ClusterSize) -> dict[str, tuple[int, int]]:
+    """What each controller sized here requests on a stack of ``size``, as (CPU millicores, memory MiB): the
+    Cluster Autoscaler and the five job controllers, whether or not the stack turns the latter on."""
+    mpi = mpi_operator_settings(size)
+    rendered = {"the Cluster Autoscaler": cluster_autoscaler_resources(size), "Kueue": kueue_manager_resources(size),
+                "JobSet": jobset_controller_resources(size), "Trainer": trainer_manager_resources(size),
+                "the training operator": training_operator_resources(size),
+                "the MPI operator": mpi[0] if mpi else None}
+    found = {}
+    for name, resources in rendered.items():
+        cpu, memory = (resources["requests"]["cpu"], resources["requests"]["memory"]) if resources else \
+            _CHART_REQUESTS.get(name, ("0", "0Mi"))
+        found[name] = (_millicores(cpu), int(memory.removesuffix("Mi")))
+    return found
+
+
+def _millicores(cpu: str) -> int:
+    return int(cpu.removesuffix("m")) if cpu.endswith("m") else int(cpu) * 1000

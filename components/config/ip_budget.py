@@ -49,6 +49,7 @@ from .cluster_size import ClusterSize, vpc_cni_for
 from .node_pool import parts
 from .pods import PodsPerNode, pods_per_node
 from .subnet_placement import FIRST, PrivateSubnet, part_subnet_index, private_subnets
+from .system_load import system_node_sizes
 from .vpc_cni import VpcCniConfig
 
 if TYPE_CHECKING:
@@ -253,7 +254,8 @@ def ip_budget(config: StackConfig) -> Optional[IpBudget]:
     cni = vpc_cni_for(config.eks.vpc_cni, ClusterSize.of(config.eks.system_nodes, config.node_groups))
     system = config.eks.system_nodes
     system_pods = system.pods_per_node
-    system_row = _group_addresses("system nodes", system.instance_type, False, system.max_size, system_pods,
+    system_max = system_node_sizes(system, config.node_groups).max_size
+    system_row = _group_addresses("system nodes", system.instance_type, False, system_max, system_pods,
                                   system_pods.value, cni, None, None, ("eks", "systemNodes", "instanceType"),
                                   ("eks", "systemNodes", "maxSize"))
     subnets = private_subnets(config.network)

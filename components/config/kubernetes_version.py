@@ -45,7 +45,9 @@ def _check_dra_minor(stack: StackConfig) -> None:
     """A DRA group needs ``resource.k8s.io/v1`` on the API server and a kubelet of 1.34 or later (catalog/
     device_allocation.py): refused on the window's older minors (1.32, 1.33), and on held nodes of one."""
     if stack.eks is not None:
-        minors = {"eks.version": stack.eks.version, "eks.upgrade.fromVersion": stack.eks.nodes_version}
+        held = stack.eks.upgrade
+        nodes_key = "eks.upgrade.nodesVersion" if held is not None and held.nodes_version else "eks.upgrade.fromVersion"
+        minors = {"eks.version": stack.eks.version, nodes_key: stack.eks.nodes_version}
     elif stack.existing_cluster is not None:
         minors = {"existingCluster.version": stack.existing_cluster.version}
     else:

@@ -108,8 +108,8 @@ def managed_node_groups(config: StackConfig) -> list[tuple[str, int]]:
     Cluster Autoscaler scales; a pool (``config/node_pool.py``) counts each of its parts."""
     if config.eks is None:
         return []
-    system = config.eks.system_nodes
-    groups = [("system nodes", system.max_size)]
+    system = config.system_node_sizes
+    groups = [("system nodes", system.max_size if system is not None else 0)]
     for group in config.node_groups:
         if group.autoscaler == "cluster-autoscaler":
             made = parts(group)
@@ -129,8 +129,8 @@ def vcpu_needs(config: StackConfig) -> list[QuotaNeed]:
         vcpus, lines = needs.get(quota, (0, []))
         needs[quota] = (vcpus + count * per_node, [*lines, f"{label} {count} x {per_node}"])
 
-    if config.eks is not None:
-        add(config.eks.system_nodes.instance_type, config.eks.system_nodes.max_size, "system")
+    if config.eks is not None and (system := config.system_node_sizes) is not None:
+        add(config.eks.system_nodes.instance_type, system.max_size, "system")
     for group in config.node_groups:
         # Capacity blocks are bought capacity, not On-Demand quota.
         if group.capacity.type != "capacityBlock":

@@ -35,6 +35,7 @@ from .principals import admin_listings, refuse_repeats, team_listings
 from .profiles import with_profile_defaults
 from .scheduling import SchedulingConfig, cohort_of_groups
 from .storage import EFA_GUIDE, CheckpointBucketConfig, FsxConfig
+from .system_load import SystemNodeSizes, check_system_nodes, system_node_sizes
 from .usage import UsageConfig
 
 
@@ -113,6 +114,7 @@ class StackConfig(ConfigModel):
         check_zones(self)
         self._check_existing_cluster()
         self._check_node_groups()
+        self._check_system_nodes()
         check_ip_budget(self)
         self._check_fsx()
         self._check_datasets()
@@ -166,6 +168,15 @@ class StackConfig(ConfigModel):
                 f"vpc-cni {pinned_cni} cannot run beside efa-only interfaces (needs 1.18.5 or later).",
                 fix="pin vpc-cni v1.18.5-eksbuild.1 or later, or remove the pin.",
                 path=("eks", "addonVersions", "vpcCni"), value=pinned_cni)
+
+    def _check_system_nodes(self) -> None:
+        if self.eks is None:
+            return
+        try:
+            check_system_nodes(self.eks.system_nodes, self.node_groups)
+        except ConfigValueError as error:
+            raise ConfigValueError(error.message, fix=error.fix, path=("eks", "systemNodes", *error.path),
+                                   value=error.value) from None
 
     def _check_existing_cluster(self) -> None:
         """An existing cluster's stack makes no AWS resource: refuse each block that would make one,
@@ -399,6 +410,12 @@ class StackConfig(ConfigModel):
     @property
     def zones(self) -> list[str]:
         return self.network.private_zones
+
+    @property
+    def system_node_sizes(self) -> Optional[SystemNodeSizes]:
+        """The EKS system group's min, desired and max sizes: as given, else as what runs on it at the stack's size
+        sets them (config/system_load.py); None without a cluster trainstack makes."""
+        return system_node_sizes(self.eks.system_nodes, self.node_groups) if self.eks is not None else None
 
     @property
     def hyperpod_zone(self) -> str:

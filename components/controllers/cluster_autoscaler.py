@@ -22,8 +22,8 @@ Two nodes per managed node group, both built from the plan record:
     ``NO_SCHEDULE`` to ``NoSchedule``).
 
 * **The running node** (every group: once up, its nodes must admit the job too).
-  Allocatable is capacity less what the EKS AMI's bootstrap reserves (awslabs/amazon-eks-ami
-  v20260724, ``nodeadm/internal/kubelet/config.go``): kube-reserved CPU by nodeadm's
+  Allocatable is capacity less what the EKS AMI's bootstrap reserves (``catalog/kubelet_reserved.py``;
+  awslabs/amazon-eks-ami v20260724, ``nodeadm/internal/kubelet/config.go``): kube-reserved CPU by nodeadm's
   ranges (6% of the first core, 1% of the second, 0.5% of cores 3-4, 0.25% above) and
   memory ``11 * maxPods + 255`` MiB with maxPods nodeadm's own default for the type
   (``eni_max_pods.go``: it reserves before the NodeConfig's maxPods drop-in applies),
@@ -57,7 +57,7 @@ from fractions import Fraction
 from typing import Any
 
 from .. import catalog
-from ..catalog import EFA_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESOURCE, AcceleratorKind, autoscaler_dra
+from ..catalog import EFA_HUGEPAGES, EFA_RESOURCE, HUGEPAGES_RESOURCE, AcceleratorKind, autoscaler_dra, kubelet_reserved
 from ..catalog.addons import CLUSTER_AUTOSCALER, chart_reference, runs_device_plugin
 from ..kube.quantity import quantity
 from ..names import (
@@ -86,12 +86,11 @@ SOURCE = ("kubernetes/autoscaler cluster-autoscaler-1.35.0 cluster-autoscaler/cl
           "buildNodeFromTemplate")
 SCHEDULERS_SOURCE = ("kubernetes/autoscaler cluster-autoscaler-1.35.0 cluster-autoscaler/core/static_autoscaler.go "
                      "listPods, utils/kubernetes/listers.go FilterOutPodsByScheduler")
-KUBELET_SOURCE = "awslabs/amazon-eks-ami v20260724 nodeadm/internal/kubelet/config.go"
+KUBELET_SOURCE = kubelet_reserved.SOURCE
 
 
 TEMPLATE_PREFIX = "k8s.io/cluster-autoscaler/node-template/"
 TEMPLATE_PODS = 110  # aws_manager.go: "TODO: get a real value."
-EVICTION_MEMORY_MIB = 100  # nodeadm's evictionHard memory.available
 _EFFECTS = {"NO_SCHEDULE": "NoSchedule", "PREFER_NO_SCHEDULE": "PreferNoSchedule", "NO_EXECUTE": "NoExecute"}
 
 # Which chart's device plugin advertises which resources (addons/device_plugins.py installs
@@ -209,15 +208,13 @@ def running_node(group: ManagedGroup, plugins: dict[str, dict[str, Any]]) -> Nod
     """A node of ``group`` once it joined: allocatable after nodeadm's reservations, with the resources of
     the device plugins whose DaemonSet pod lands on it (``plugins``: chart name -> the release's values)."""
     instance = group.instance
-    vcpus = instance.require("vCPUs", instance.vcpus, "model the node's allocatable")
-    memory_gib = instance.require("memory", instance.memory_gib, "model the node's allocatable")
+    cpu_millicores, memory_mib = kubelet_reserved.allocatable(instance, "model the node's allocatable")
     accelerator = instance.accelerator
     default_max_pods = instance.require("max pods", instance.network.max_pods, "model the node's kube-reserved")
     hugepages = quantity(EFA_HUGEPAGES) if group.efa_interfaces else Fraction(0)
-    memory_mib = memory_gib * 1024 - (11 * default_max_pods + 255) - EVICTION_MEMORY_MIB
     allocatable: dict[str, Fraction] = {
         "pods": Fraction(group.max_pods or default_max_pods),
-        "cpu": Fraction(vcpus) - Fraction(_reserved_millicores(vcpus * 1000), 1000),
+        "cpu": Fraction(cpu_millicores, 1000),
         "memory": Fraction(memory_mib * 2**20) - hugepages,
         HUGEPAGES_RESOURCE: hugepages,
     }
@@ -235,16 +232,6 @@ def running_node(group: ManagedGroup, plugins: dict[str, dict[str, Any]]) -> Nod
         elif count:
             node.notes.append(f"No {name} there: its device plugin ({chart}) {'; '.join(kept_off)}")
     return node
-
-
-def _reserved_millicores(total: int) -> int:
-    """nodeadm's getCPUMillicoresToReserve: 6%, 1%, 0.5%, 0.25% of the 1st, 2nd, 3rd-4th and further cores."""
-    bounds, per_ten_thousand = [0, 1000, 2000, 4000, total], [600, 100, 50, 25]
-    reserved = 0
-    for start, end, share in zip(bounds, bounds[1:], per_ten_thousand, strict=False):
-        if total > start:
-            reserved += (min(total, end) - start) * share // 10000
-    return reserved
 
 
 def _allowed_schedulers(values: dict[str, Any] | None) -> set[str]:

@@ -49,11 +49,13 @@ class NetworkConfig(TypedDict, total=False):
 
 
 class UpgradeInProgress(TypedDict, total=False):
-    """The parts of the cluster still on the previous minor while an upgrade is under way. ``trainstack upgrade`` writes it with the control plane's step and removes it with the node groups' (docs/upgrades.md)."""
+    """The parts of the cluster still on an older minor while an upgrade is under way. ``trainstack upgrade`` writes it with the control plane's step and removes it with the node groups' (docs/upgrades.md)."""
     from_version: Required[str]
     """The minor the held parts still run: the one ``version`` was upgraded from, one minor older."""
     held: Required[list[str]]
-    """What still runs ``fromVersion``: ``charts`` (the Cluster Autoscaler and the Neuron custom scheduler, whose minor follows the cluster's) and ``nodeGroups`` (every managed node group's kubelet and AMI). One of: 'charts', 'nodeGroups'."""
+    """What still runs ``fromVersion``: ``charts`` (the Cluster Autoscaler and the Neuron custom scheduler, whose minor follows the cluster's) and ``nodeGroups`` (every managed node group's kubelet and AMI; on ``nodesVersion`` where it is set). One of: 'charts', 'nodeGroups'."""
+    nodes_version: str
+    """The minor the held node groups run when it is older than ``fromVersion``: an upgrade over several minors keeps them where they were, at most three minors behind ``version``, and rolls them once. Unset: ``fromVersion``."""
 
 
 class SystemNodesConfig(TypedDict, total=False):
@@ -61,11 +63,11 @@ class SystemNodesConfig(TypedDict, total=False):
     instance_type: str
     """A CPU instance type from the catalog."""
     min_size: int
-    """Fewest system nodes (at least 1)."""
+    """Fewest system nodes (at least 1). Default: the nodes that hold what runs on them (CoreDNS's replicas, the Cluster Autoscaler, the job controllers, each node's DaemonSets) with every node group at its minSize; at least 2. Under existingCluster: 2."""
     desired_size: int
-    """System nodes at creation."""
+    """System nodes at creation. Default: minSize."""
     max_size: int
-    """Most system nodes."""
+    """Most system nodes. Default: one more than the nodes that hold what runs on them with every node group at its maxSize; at least 4. A maxSize too small to hold it is refused, with the figures. Under existingCluster: 4."""
     max_pods: int
     """The kubelet's maxPods. Default: the smaller of what the type's ENIs hold and the EKS recommendation (110, or 250 above 30 vCPUs); never above the former."""
     auto_repair: bool
@@ -109,7 +111,7 @@ class EksConfig(TypedDict, total=False):
     version: str
     """Kubernetes version of the control plane: a minor EKS offers (standard or extended support; a minor in extended support is billed at the extended rate, and the plan names the day its support ends)."""
     upgrade: UpgradeInProgress
-    """Set during an upgrade only (``trainstack upgrade`` writes and removes it): the parts still on the previous minor while the control plane runs ``version``."""
+    """Set during an upgrade only (``trainstack upgrade`` writes and removes it): the parts still on an older minor while the control plane runs ``version`` (the charts one minor behind, the node groups up to three)."""
     endpoint_access: str
     """API server endpoint. Profile default: ``private`` for production (required there), ``publicAndPrivate`` for dev with ``publicAccessCidrs`` as the allowlist. A private endpoint means ``pulumi up`` must run where it can reach the VPC. One of: 'private', 'public', 'publicAndPrivate'."""
     public_access_cidrs: list[str]

@@ -53,8 +53,8 @@ def _instance_groups(components: list[Component]) -> list[Nodes]:
 
 
 def fleet(components: list[Component]) -> str:
-    """The overview's first words: ``2,050 nodes at desired size (2,052 at max) in 9 node groups: 2,048
-    p5.48xlarge with 16,384 H100 GPUs (8 groups of 256), 2 c5.2xlarge (up to 4).``; "" where the plan makes
+    """The overview's first words: ``2,051 nodes at desired size (2,052 at max) in 9 node groups: 2,048
+    p5.48xlarge with 16,384 H100 GPUs (8 groups of 256), 3 c5.2xlarge (up to 4).``; "" where the plan makes
     no nodes (an existing cluster's groups are made elsewhere)."""
     groups = [found for found in map(nodes, components) if found is not None] + _instance_groups(components)
     if not groups:

@@ -45,11 +45,11 @@ not serve it by default (EKS runs the default). ``deprecated``: served, to be re
 dry-run adds two: ``needs its CRD`` (a custom resource whose CRD the server does not have), and ``refused`` (the
 server refused the object for another reason, named in the finding's source)."""
 
-LIFECYCLE_SOURCE = ("k8s.io/api v0.36.3 (the Go module of kubernetes/api's tag v0.36.3, 2026-07-23), "
-                    "<group>/<version>/zz_generated.prerelease-lifecycle.go, read 2026-11-28")
-DEFAULTS_SOURCE = ("k8s.io/kubernetes v1.36.3 pkg/controlplane/instance.go: "
+LIFECYCLE_SOURCE = ("k8s.io/api v0.37.2 (the Go module of kubernetes/api's tag v0.37.2, 2026-10-28), "
+                    "<group>/<version>/zz_generated.prerelease-lifecycle.go, read 2026-11-29")
+DEFAULTS_SOURCE = ("k8s.io/kubernetes v1.37.2 pkg/controlplane/instance.go: "
                    "genericBetaAPIGroupVersionsDisabledByDefault, betaAPIGroupVersionsDisabledByDefault and the "
-                   "alpha lists, read 2026-11-28")
+                   "alpha lists, read 2026-11-29")
 EKS_SOURCE = ("awsdocs/amazon-eks-user-guide latest/ug/versioning/kubernetes-versions-standard.adoc @ 0e7fca37, "
               "read 2026-11-28")
 
@@ -91,10 +91,12 @@ def _text(minor: tuple[int, int]) -> str:
     return f"{minor[0]}.{minor[1]}"
 
 
-# Every alpha and beta kind of k8s.io/api v0.36.3 whose removal falls in 1.32 or later, grouped by group/version and
+# Every alpha and beta kind of k8s.io/api v0.37.2 whose removal falls in 1.32 or later, grouped by group/version and
 # lifecycle. The introduced, deprecated and removed minors come from the file (LIFECYCLE_SOURCE), except the one row
-# whose types that version no longer has (its own source). "Served by default" comes from the API server's own lists
-# (DEFAULTS_SOURCE; the same lists at v1.35.4 and v1.37.2): every alpha and beta group/version is off by default.
+# whose types that version no longer has (its own source). tests/data/k8s-api-lifecycle.json is the excerpt of the
+# module the tests hold each row to. "Served by default" comes from the API server's own lists (DEFAULTS_SOURCE;
+# v1.35.4's and v1.36.3's turn off every alpha and beta they have too): every alpha and beta group/version is off by
+# default, the two that 1.37 adds (lifecycle.k8s.io/v1alpha1, scheduling.k8s.io/v1beta1) too.
 # The last beta that was on by default, flowcontrol v1beta3, was removed in 1.32; EKS's notes for 1.32 (EKS_SOURCE)
 # tell users of it to "update your configurations ... before upgrading".
 #
@@ -126,13 +128,13 @@ LIFECYCLE: tuple[Lifecycle, ...] = (
     Lifecycle("admissionregistration.k8s.io/v1beta1", _VALIDATING, "1.28", "1.31", "1.34", False,
               "admissionregistration.k8s.io/v1"),
     Lifecycle("certificates.k8s.io/v1alpha1", ("ClusterTrustBundle",), "1.26", "1.34", "1.37", False,
-              "certificates.k8s.io/v1 (from 1.37; k8s.io/kubernetes v1.37.2 pkg/apis/certificates/v1)"),
+              "certificates.k8s.io/v1 (from 1.37)"),
     Lifecycle("networking.k8s.io/v1beta1", ("IPAddress", "ServiceCIDR"), "1.31", "1.34", "1.37", False,
               "networking.k8s.io/v1"),
     Lifecycle("storage.k8s.io/v1beta1", ("VolumeAttributesClass",), "1.31", "1.34", "1.37", False,
               "storage.k8s.io/v1", served_on_eks=("1.32", "1.33")),
-    # k8s.io/api v0.35.4 and v0.36.3 no longer have these v1alpha3 DRA types (their resource/v1alpha3 holds
-    # DeviceTaintRule, and ResourcePoolStatusRequest in v0.36.3, only), so the API servers checked here do not serve
+    # k8s.io/api v0.35.4 to v0.37.2 no longer have these v1alpha3 DRA types (their resource/v1alpha3 holds
+    # DeviceTaintRule, and ResourcePoolStatusRequest from v0.36.3, only), so the API servers checked here do not serve
     # them. The lifecycle is the one v0.33.0 published.
     Lifecycle("resource.k8s.io/v1alpha3", _DRA_KINDS, "1.31", "1.34", "1.37", False, _V1,
               source="k8s.io/api v0.33.0 resource/v1alpha3/zz_generated.prerelease-lifecycle.go, read 2026-11-28"),
@@ -143,29 +145,34 @@ LIFECYCLE: tuple[Lifecycle, ...] = (
     Lifecycle("resource.k8s.io/v1beta1", _DRA_KINDS, "1.32", "1.35", "1.38", False, _V1, served_on_eks=("1.33",)),
     Lifecycle("resource.k8s.io/v1beta2", _DRA_KINDS, "1.33", "1.36", "1.39", False, _V1, served_on_eks=("1.33",)),
     Lifecycle("resource.k8s.io/v1alpha3", ("DeviceTaintRule",), "1.33", "1.36", "1.39", False,
-              "resource.k8s.io/v1 (from 1.37; k8s.io/kubernetes v1.37.2 pkg/apis/resource/v1)"),
+              "resource.k8s.io/v1 (from 1.37)"),
     Lifecycle("coordination.k8s.io/v1beta1", ("LeaseCandidate",), "1.33", "1.36", "1.39", False,
               "none served by default"),
     Lifecycle("certificates.k8s.io/v1beta1", ("ClusterTrustBundle",), "1.33", "1.37", "1.40", False,
               "certificates.k8s.io/v1 (from 1.37)"),
     Lifecycle("admissionregistration.k8s.io/v1beta1", _MUTATING, "1.34", "1.37", "1.40", False,
               "admissionregistration.k8s.io/v1 (from 1.36)"),
-    Lifecycle("certificates.k8s.io/v1beta1", ("PodCertificateRequest",), "1.35", "1.38", "1.41", False,
-              "certificates.k8s.io/v1 (from 1.37; k8s.io/kubernetes v1.37.2 pkg/apis/certificates/v1)"),
-    Lifecycle("storagemigration.k8s.io/v1beta1", ("StorageVersionMigration",), "1.35", "1.38", "1.41", False,
-              "storagemigration.k8s.io/v1 (from 1.37; k8s.io/kubernetes v1.37.2 pkg/controlplane/instance.go)"),
+    # v0.36.3 had these two at 1.38 and 1.41; v0.37.2, which adds their v1, brings both a minor earlier.
+    Lifecycle("certificates.k8s.io/v1beta1", ("PodCertificateRequest",), "1.35", "1.37", "1.40", False,
+              "certificates.k8s.io/v1 (from 1.37)"),
+    Lifecycle("storagemigration.k8s.io/v1beta1", ("StorageVersionMigration",), "1.35", "1.37", "1.40", False,
+              "storagemigration.k8s.io/v1 (from 1.37)"),
     Lifecycle("resource.k8s.io/v1alpha3", ("ResourcePoolStatusRequest",), "1.36", "1.39", "1.42", False,
               "none served by default"),
     Lifecycle("resource.k8s.io/v1beta2", ("DeviceTaintRule",), "1.36", "1.39", "1.42", False,
-              "resource.k8s.io/v1 (from 1.37; k8s.io/kubernetes v1.37.2 pkg/apis/resource/v1)"),
+              "resource.k8s.io/v1 (from 1.37)"),
+    Lifecycle("lifecycle.k8s.io/v1alpha1", ("Eviction", "EvictionRequest"), "1.37", "1.40", "1.43", False,
+              "none served by default"),
+    Lifecycle("scheduling.k8s.io/v1beta1", ("PodGroup", "Workload"), "1.37", "1.40", "1.43", False,
+              "none served by default"),
 )
 
 BUILT_IN_GROUPS = frozenset({
     "", "admissionregistration.k8s.io", "apiextensions.k8s.io", "apiregistration.k8s.io", "apps",
     "authentication.k8s.io", "authorization.k8s.io", "autoscaling", "batch", "certificates.k8s.io",
     "coordination.k8s.io", "discovery.k8s.io", "events.k8s.io", "extensions", "flowcontrol.apiserver.k8s.io",
-    "internal.apiserver.k8s.io", "networking.k8s.io", "node.k8s.io", "policy", "rbac.authorization.k8s.io",
-    "resource.k8s.io", "scheduling.k8s.io", "storage.k8s.io", "storagemigration.k8s.io"})
+    "internal.apiserver.k8s.io", "lifecycle.k8s.io", "networking.k8s.io", "node.k8s.io", "policy",
+    "rbac.authorization.k8s.io", "resource.k8s.io", "scheduling.k8s.io", "storage.k8s.io", "storagemigration.k8s.io"})
 """The groups kube-apiserver serves itself (DEFAULTS_SOURCE's lists, the CRD and aggregation groups, and
 ``extensions``, which it no longer serves). An object of any other group is a custom resource. Its lifecycle belongs to
 its project, and the dry-run needs its CRD."""

@@ -1,23 +1,53 @@
 """An upgrade as the ordered stack-file changes EKS requires, one reviewable change each (issue 56).
 
-For each minor between the stack's and the target, one minor at a time with the control plane first (EKS user guide,
-"Update existing cluster to new Kubernetes version", update-cluster.html), then the add-ons, then the nodes.
-eksctl's cluster-upgrade page and the EKS page roll the nodes before the add-ons (as issue 64 reads them); the order
-here is kept because the version-skew policy allows it (kubernetes/website content/en/releases/version-skew-policy.md,
-kube-proxy: "must not be newer than kube-apiserver" and "may be up to three minor versions older or newer than the
-kubelet instance it runs alongside"): kube-proxy at the new minor beside kubelets one minor behind is within it.
-CoreDNS has no upstream skew rule; EKS's add-on tables give its version per cluster minor. So the nodes roll last,
-once every other part of the minor is in place:
+The control plane moves one minor at a time: "you can update only one minor version at a time" (EKS user guide,
+"Update existing cluster to new Kubernetes version",
+https://docs.aws.amazon.com/eks/latest/userguide/update-cluster.html; awsdocs/amazon-eks-user-guide
+latest/ug/clusters/update-cluster.adoc @ 13c3274b, read 2026-11-29). The add-ons and
+the charts follow it minor by minor. The node groups roll once.
 
-1. the control plane moves to the next minor; ``eks.upgrade`` holds the charts and the node groups on the previous
-   one (the kubelet may be up to three minors older than the API server and never newer: Kubernetes' version-skew
-   policy, kubernetes.io/releases/version-skew-policy). The nodes still roll at every minor, so a kubelet is never
-   more than one minor behind: the strict reading of EKS's update-cluster page, not the three minors the policy
-   allows (which would roll them once for a multi-minor upgrade; issue 64, not done);
+Which rule for the nodes. The same EKS page says both. Its step 1 asks: "Before updating your control plane to a new
+Kubernetes version, make sure that the Kubernetes minor version of both the managed nodes and Fargate nodes in your
+cluster are the same as your control plane's version." Its detailed considerations say: "If the kubelet on your
+managed and Fargate nodes is on Kubernetes version 1.25 or newer, you can update your cluster up to three versions
+ahead without updating the kubelet version. For example, if the kubelet is on version 1.25, you can update your
+Amazon EKS cluster version from 1.25 to 1.26, to 1.27, and to 1.28 while the kubelet remains on version 1.25." The
+second is Kubernetes' own rule: "kubelet must not be newer than kube-apiserver" and "may be up to three minor
+versions older than kube-apiserver (kubelet < 1.25 may only be up to two minor versions older)" (kubernetes/website
+content/en/releases/version-skew-policy.md, https://kubernetes.io/releases/version-skew-policy/#kubelet). This
+module follows the three minors. Every minor of EKS's window is 1.25 or later, so the EKS sentence that names the
+exception applies to every stack; the strict one is the general advice it refines (the page repeats it as "a best
+practice"). EKS's upgrade insight "Kubelet version skew" "Checks for kubelet versions of worker nodes in the cluster
+to see if upgrade would cause non compliance with supported Kubernetes kubelet version skew policy" (EKS user guide,
+cluster-insights.html): the skew policy, not equality. EKS did once refuse such an update ("Nodegroups ... must be
+updated to match cluster version 1.18 before updating cluster version", hashicorp/terraform-provider-aws issue
+19478, 2021), before the policy allowed three minors; no AWS account tried it here. And a roll is what a training
+cluster pays most for: every distributed job on a rolled node restarts. Rolling at every minor would stop them once
+per minor for nothing the policy needs. A managed node group can go several minors at once: UpdateNodegroupVersion
+takes the cluster's version ("You can update to the latest AMI version of your cluster's current Kubernetes version
+by specifying your cluster's Kubernetes version in the request", EKS API Reference,
+https://docs.aws.amazon.com/eks/latest/APIReference/API_UpdateNodegroupVersion.html), and "The version that you
+update to can't be greater than the control plane's version" (EKS user guide, update-managed-node-group.html).
+
+So, for each minor between the stack's and the target:
+
+1. the control plane moves to the next minor; ``eks.upgrade`` holds the charts on the previous minor
+   (``fromVersion``) and the node groups where they are: on ``fromVersion`` at the first minor, then on
+   ``nodesVersion``, the minor they ran when the upgrade began;
 2. the EKS managed add-ons that follow the minor (kube-proxy, CoreDNS) move to the new minor's versions
    (catalog/eks_addon_versions.py);
-3. the charts pinned per minor (the Cluster Autoscaler, the Neuron custom scheduler) move;
-4. the node groups roll to the new minor's AMI, and ``eks.upgrade`` goes.
+3. the charts pinned per minor (the Cluster Autoscaler, the Neuron custom scheduler) move.
+
+The node groups roll once, to the target, as the last step, and ``eks.upgrade`` goes. They roll earlier only where
+the next control plane step would put their kubelets more than three minors behind (from 1.32 to 1.36: to 1.35
+before the control plane goes to 1.36, then to 1.36).
+
+The add-ons come before the nodes. eksctl's cluster-upgrade page and EKS's summary roll the nodes first; this order is
+kept because the version-skew policy allows it. kube-proxy "must not be newer than kube-apiserver", "may be up to
+three minor versions older than kube-apiserver" and "may be up to three minor versions older or newer than the
+kubelet instance it runs alongside" (version-skew-policy.md, kube-proxy): kube-proxy on the control plane's minor
+beside kubelets at most three minors behind is within it, and config/cluster.py refuses a pinned kube-proxy outside
+it. CoreDNS has no upstream skew rule; EKS's add-on tables give its version per cluster minor.
 
 Each step is a whole stack file, so the gate (``trainstack diff``) judges it as any pull request. The objects
 trainstack renders are checked against the target's API first (upgrade/api_check.py). On a bring-your-own-cluster
@@ -37,15 +67,13 @@ from ..catalog import AcceleratorKind, addons
 from ..catalog.eks_addon_versions import FOLLOWS_THE_MINOR
 from ..catalog.eks_versions import previous_minor
 from ..catalog.minor_pins import missing_pins
-from ..config.cluster import DEFAULT_EKS_VERSION, EKS_VERSIONS
+from ..config.cluster import DEFAULT_EKS_VERSION, EKS_VERSIONS, KUBELET_SKEW, minors_behind
 
 EKS = "trainstack:eks"
 EXISTING = "trainstack:existingCluster"
 HELD_AT_FIRST = ["charts", "nodeGroups"]
 ADDON_KEYS = {"kube-proxy": "kubeProxy", "coredns": "coredns"}
 """The stack file's key (``eks.addonVersions``) of each add-on that follows the minor."""
-KUBELET_SKEW = 3
-"""Minors a kubelet may be behind kube-apiserver (version-skew policy, since Kubernetes 1.28)."""
 
 Part = Literal["control plane", "add-ons", "charts", "node groups", "existing cluster"]
 AddonVersion = Callable[[str, str], Optional[str]]
@@ -143,50 +171,85 @@ def _neuron(config: dict[str, Any]) -> bool:
 def _managed(document: dict[str, Any], target: str, addon_version: AddonVersion) -> list[Step]:
     eks = document["config"][EKS]
     current = stack_file_minor(document)
-    held = list((eks.get("upgrade") or {}).get("held", []))
+    upgrade = eks.get("upgrade") or {}
+    held = list(upgrade.get("held", []))
+    nodes = _nodes_minor(upgrade, current)
     neuron = _neuron(document["config"])
     steps: list[Step] = []
     state = copy.deepcopy(document)
-    if held:
-        # Mid-upgrade: finish the current minor first.
-        steps += _finish(state, current, held, addon_version, addons_done=True)
+    if "charts" in held:
+        # Mid-upgrade: the charts catch up with the control plane before it moves on.
+        steps.append(_charts(state, current))
         state = steps[-1].document
     if target == current and held:
-        return steps
+        return [*steps, *([_node_groups(state, current, nodes)] if nodes != current else [])]
     for minor in _refuse_target(current, target, autoscaler=True, neuron=neuron):
-        state = _with_eks(state, version=minor, upgrade={"fromVersion": previous_minor(minor),
-                                                          "held": list(HELD_AT_FIRST)})
-        steps.append(Step("control plane", minor, state, {
-            f"{EKS}.version": minor, f"{EKS}.upgrade": {"fromVersion": previous_minor(minor),
-                                                         "held": list(HELD_AT_FIRST)}},
-            [f"The node groups stay on {previous_minor(minor)}: the kubelet may be up to {KUBELET_SKEW} minors "
-             "older than the API server and never newer (kubernetes.io/releases/version-skew-policy)."]))
-        steps += _finish(state, minor, list(HELD_AT_FIRST), addon_version, addons_done=False)
+        if minors_behind(minor, nodes) > KUBELET_SKEW:
+            steps.append(_node_groups(state, previous_minor(minor), nodes, next_minor=minor))
+            state, nodes = steps[-1].document, previous_minor(minor)
+        steps.append(_control_plane(state, minor, nodes))
         state = steps[-1].document
-    return steps
-
-
-def _finish(state: dict[str, Any], minor: str, held: list[str], addon_version: AddonVersion,
-            addons_done: bool) -> list[Step]:
-    """The add-ons', charts' and node groups' steps of ``minor`` that are still to do."""
-    steps: list[Step] = []
-    if not addons_done:
         addon_step = _addons(state, minor, addon_version)
         if addon_step is not None:
             steps.append(addon_step)
             state = addon_step.document
-    if "charts" in held:
-        held = [part for part in held if part != "charts"]
-        state = _with_eks(state, upgrade={"fromVersion": previous_minor(minor), "held": held} if held else None)
-        steps.append(Step("charts", minor, state, {f"{EKS}.upgrade.held": held or None}, [
-            f"The Cluster Autoscaler (and the Neuron scheduler, where Neuron groups run) move to their {minor} "
-            "release; their pods restart on the system nodes, no job is touched."]))
-    if "nodeGroups" in held:
-        state = _with_eks(state, upgrade=None)
-        steps.append(Step("node groups", minor, state, {f"{EKS}.upgrade": None}, [
-            f"Every managed node group rolls to the {minor} AMI at its updateConfig pace; jobs on a rolled node "
-            "restart from their last checkpoint (the gate counts them)."]))
+        steps.append(_charts(state, minor))
+        state = steps[-1].document
+    steps.append(_node_groups(state, target, nodes))
     return steps
+
+
+def _nodes_minor(upgrade: dict[str, Any], current: str) -> str:
+    """The minor the node groups run: ``nodesVersion`` or ``fromVersion`` while ``eks.upgrade`` holds them, else the
+    control plane's (config/cluster.py ``EksConfig.nodes_version``'s rule, on the stack file as written)."""
+    if "nodeGroups" not in upgrade.get("held", []):
+        return current
+    return str(upgrade.get("nodesVersion") or upgrade["fromVersion"])
+
+
+def _upgrade_changes(before: Optional[dict[str, Any]], after: Optional[dict[str, Any]]) -> dict[str, Any]:
+    """``eks.upgrade``'s change as the stack file shows it: the whole block where it comes or goes, else each of its
+    keys that changes (None: removed)."""
+    if before is None or after is None:
+        return {f"{EKS}.upgrade": after}
+    return {f"{EKS}.upgrade.{key}": after.get(key) for key in dict.fromkeys([*before, *after])
+            if before.get(key) != after.get(key)}
+
+
+def _control_plane(state: dict[str, Any], minor: str, nodes: str) -> Step:
+    """The control plane to ``minor``, the charts held one minor behind and the node groups on ``nodes``."""
+    previous = previous_minor(minor)
+    upgrade: dict[str, Any] = {"fromVersion": previous, "held": list(HELD_AT_FIRST)}
+    if nodes != previous:
+        upgrade["nodesVersion"] = nodes
+    changes = {f"{EKS}.version": minor, **_upgrade_changes(state["config"][EKS].get("upgrade"), upgrade)}
+    return Step("control plane", minor, _with_eks(state, version=minor, upgrade=upgrade), changes, [
+        f"The node groups stay on {nodes}: the kubelet may be up to {KUBELET_SKEW} minors older than the API server "
+        "and never newer (kubernetes.io/releases/version-skew-policy), so they roll at the end, or sooner only where "
+        f"the control plane would get more than {KUBELET_SKEW} minors ahead of them."])
+
+
+def _charts(state: dict[str, Any], minor: str) -> Step:
+    """The charts to ``minor``, the control plane's; ``eks.upgrade`` keeps holding the node groups, if it does."""
+    before = state["config"][EKS]["upgrade"]
+    held = [part for part in before["held"] if part != "charts"]
+    after = {**before, "held": held} if held else None
+    return Step("charts", minor, _with_eks(state, upgrade=after), _upgrade_changes(before, after), [
+        f"The Cluster Autoscaler (and the Neuron scheduler, where Neuron groups run) move to their {minor} "
+        "release; their pods restart on the system nodes, no job is touched."])
+
+
+def _node_groups(state: dict[str, Any], minor: str, nodes: str, next_minor: Optional[str] = None) -> Step:
+    """Every node group from ``nodes`` to ``minor``, the control plane's; ``eks.upgrade`` goes. ``next_minor``: the
+    control plane step this roll makes room for, where the roll comes before the target."""
+    why = "" if next_minor is None else (
+        f" They roll now, before the target, because the control plane's move to {next_minor} would leave their "
+        f"kubelets {minors_behind(next_minor, nodes)} minors behind, more than the {KUBELET_SKEW} the "
+        "version-skew policy allows.")
+    return Step("node groups", minor, _with_eks(state, upgrade=None), {f"{EKS}.upgrade": None}, [
+        f"Every managed node group rolls from {nodes} to the {minor} AMI in one update at its updateConfig pace "
+        "(UpdateNodegroupVersion to the cluster's version); jobs on a rolled node restart from their last "
+        f"checkpoint (the gate counts them).{why}"])
 
 
 def _addons(state: dict[str, Any], minor: str, addon_version: AddonVersion) -> Optional[Step]:

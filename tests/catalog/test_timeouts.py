@@ -6,30 +6,40 @@ waitNodegroupUpdateSuccessful waits d.Timeout(schema.TimeoutUpdate)), and 16 p5 
 about 128. So every resource whose duration the plan estimates records a custom timeout of at least that estimate
 with the stated margin (``catalog/timeouts.py``), read here from each shipped stack's plan record: what the engine
 is handed, not what a component meant to set.
+
+The control plane is the exception the offline plan cannot record directly: pulumi-eks's Cluster makes the
+``aws:eks/cluster:Cluster`` inside its own provider, so the plan records the component alone, and its timeouts ride
+on the transforms registered with it (cluster/control_plane_timeouts.py). The transforms each shipped stack registers
+are the ones Pulumi's mock monitor hands the mocks (``MockResourceArgs.transforms``); applied here to the child
+pulumi-eks makes, they give the timeouts the engine would set on it.
 """
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
 from typing import Any
+from unittest import mock
 
+import pulumi
 import pytest
-from support import rendered_jobs
+from support import plan_records, rendered_jobs
 from support.rendered_jobs import SHIPPED_STACKS
 from trainstack.catalog import resource_types
-from trainstack.catalog.timeouts import FACTOR, SLACK_MINUTES, minutes, with_margin
+from trainstack.catalog.timeouts import CONTROL_PLANE_DEFAULTS, FACTOR, SLACK_MINUTES, minutes, with_margin
+from trainstack.cluster.control_plane_timeouts import timeouts_transform
 from trainstack.estimate.durations import minutes as planned_minutes
-from trainstack.names import EKS_COMPONENT_CLUSTER, NODE_GROUP
-from trainstack.plan import ResourceRecord
+from trainstack.names import EKS_CLUSTER, EKS_COMPONENT_CLUSTER, NODE_GROUP
+from trainstack.plan import ResourceRecord, engine, find_project
 
 TIMED_MINUTES = 5.0
 """Creation estimates below this are an API call, a Kubernetes object or a chart (whose release carries its own
 timeout): no provider default is that short. Node groups, file systems, HyperPod and the control plane are above."""
 
-NOT_YET_TIMED = {
-    EKS_COMPONENT_CLUSTER: "pulumi-eks 4.4.0's Cluster makes the aws:eks/cluster:Cluster itself; a timeout would go "
-                           "through a transform, which the offline plan does not run (cluster/control_plane_tier.py), "
-                           "so it could not be read here; the provider's own default applies (issue 64, left "
-                           "open).",
+TIMED_ON_ITS_CHILD = {
+    EKS_COMPONENT_CLUSTER: "pulumi-eks 4.4.0's Cluster makes the aws:eks/cluster:Cluster itself; its timeouts go on "
+                           "that child through a transform, read by test_the_control_plane_waits_as_long_as_its_"
+                           "estimate_with_the_margin_on_every_shipped_stack.",
 }
 
 
@@ -51,7 +61,7 @@ def test_every_estimated_creation_fits_its_recorded_create_timeout(stack):
     short = []
     for item in rendered_jobs.planned_record(stack)["resources"]:
         estimate = planned_minutes(_record(item))
-        if estimate < TIMED_MINUTES or item["type"] in NOT_YET_TIMED:
+        if estimate < TIMED_MINUTES or item["type"] in TIMED_ON_ITS_CHILD:
             continue
         if not _fits(_timeouts(item).get("create"), estimate):
             short.append(f"{item['name']} ({item['type']}): estimated {estimate:g} min, create timeout "
@@ -99,3 +109,68 @@ def test_a_batch_is_capped_at_the_100_nodes_eks_replaces_at_once():
     assert resource_types.update_batch({"maxUnavailablePercentage": 50}, 450) == 100
     assert resource_types.update_batch({"maxUnavailablePercentage": 25}, 3) == 1
     assert resource_types.update_batch({"maxUnavailable": 7}, 450) == 7
+
+
+def registered_transforms(stack: str) -> list[list[pulumi.ResourceTransform]]:
+    """The transforms the stack's program registers with each pulumi-eks Cluster, as Pulumi's mock monitor resolves
+    them from the registration (the callbacks the engine would call for the component's children)."""
+    seen: list[list[pulumi.ResourceTransform]] = []
+    real = engine._PlanMocks.new_resource
+
+    def recording(self, args):
+        if args.typ == EKS_COMPONENT_CLUSTER:
+            seen.append(list(args.transforms))
+        return real(self, args)
+
+    with mock.patch.object(engine._PlanMocks, "new_resource", recording), tempfile.TemporaryDirectory() as directory:
+        project = plan_records.write_project(Path(directory), stack, plan_records.stack_config(stack))
+        engine.run_plan(find_project(project), stack)
+    return seen
+
+
+def eks_cluster_child(transforms: list[pulumi.ResourceTransform]) -> pulumi.ResourceTransformArgs:
+    """The inputs and options pulumi-eks's aws:eks/cluster:Cluster is registered with once the engine has run
+    ``transforms`` on it, in order."""
+    args = pulumi.ResourceTransformArgs(True, EKS_CLUSTER, "c-eksCluster", {"name": "c"}, pulumi.ResourceOptions())
+    for transform in transforms:
+        result = transform(args)
+        if result is not None:
+            args = pulumi.ResourceTransformArgs(True, EKS_CLUSTER, args.name, result.props, result.opts)
+    return args
+
+
+CONTROL_PLANE_STACKS = [stack for stack in SHIPPED_STACKS
+                        if "trainstack:eks" in plan_records.stack_config(stack)]
+"""The shipped stacks whose program makes an EKS control plane (pulumi-eks's Cluster)."""
+
+
+@pytest.mark.parametrize("stack", CONTROL_PLANE_STACKS)
+def test_the_control_plane_waits_as_long_as_its_estimate_with_the_margin_on_every_shipped_stack(stack):
+    """Creating it, and updating its version (an upgrade's control plane step), are estimated alike: the row's
+    creation time (catalog/timeouts.py control_plane_timeouts says why); neither is shorter than the provider's."""
+    [component] = [r for r in rendered_jobs.planned_record(stack)["resources"] if r["type"] == EKS_COMPONENT_CLUSTER]
+    estimate = planned_minutes(_record(component))
+    [transforms] = registered_transforms(stack)
+    timeouts = eks_cluster_child(transforms).opts.custom_timeouts
+    assert timeouts is not None, f"{stack}: no custom timeouts on its {EKS_CLUSTER}"
+    assert _fits(timeouts.create, estimate) and minutes(timeouts.create) >= CONTROL_PLANE_DEFAULTS.create
+    assert _fits(timeouts.update, estimate) and minutes(timeouts.update) >= CONTROL_PLANE_DEFAULTS.update
+    assert (estimate, timeouts.create, timeouts.update) == (10.0, "50m", "60m")
+
+
+def test_the_control_plane_timeouts_reach_the_eks_cluster_alone_and_keep_its_other_options():
+    kept = pulumi.ResourceOptions(protect=True, ignore_changes=["tags"])
+    transform = timeouts_transform({"create": "50m", "update": "60m"})
+    result = transform(pulumi.ResourceTransformArgs(True, EKS_CLUSTER, "c-eksCluster", {"name": "c"}, kept))
+    assert result is not None and result.props == {"name": "c"}
+    assert (result.opts.protect, result.opts.ignore_changes) == (True, ["tags"])
+    assert (result.opts.custom_timeouts.create, result.opts.custom_timeouts.update) == ("50m", "60m")
+    assert transform(pulumi.ResourceTransformArgs(True, "aws:iam/role:Role", "r", {}, kept)) is None
+
+
+def test_the_tier_and_the_timeouts_both_reach_frontier_p5s_eks_cluster():
+    """frontier-p5 sets controlPlaneTier: tier-2xl; each transform leaves what the other set."""
+    [transforms] = registered_transforms("frontier-p5")
+    args = eks_cluster_child(transforms)
+    assert args.props["controlPlaneScalingConfig"] == {"tier": "tier-2xl"}
+    assert args.opts.custom_timeouts.create == "50m"

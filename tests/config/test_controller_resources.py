@@ -11,6 +11,7 @@ from support.plan_records import record, stack_config
 from trainstack.addons.operators import mpi_operator_sizing, training_operator_sizing
 from trainstack.config.cluster_size import ClusterSize
 from trainstack.config.controller_resources import (
+    cluster_autoscaler_resources,
     jobset_controller_resources,
     kueue_manager_resources,
     mpi_operator_client_qps,
@@ -107,3 +108,18 @@ def test_a_small_stack_keeps_every_controllers_own_resources(tmp_path):
     values = trainer_values(record(tmp_path, "kueue-p5", lambda config: config["trainstack:operators"].update(
         trainer=True, trainingOperator=False)))
     assert "resources" not in values["manager"] and values["jobset"] == {"install": True}
+
+
+def test_the_autoscaler_asks_a_core_and_memory_for_every_pod_and_node_on_a_large_stack_only(frontier, tmp_path):
+    """Its FAQ: "request full 1 core ... for CA pod in a bigger clusters"; the EKS Best Practices Guide: it "stores
+    all pods and nodes in memory". 300Mi, plus 8 KiB a Pod and 64 KiB a Node, in 256 MiB steps."""
+    assert (frontier.nodes, frontier.pods) == (2052, 4 * 58 + 2048 * 14)
+    assert cluster_autoscaler_resources(frontier) == {"requests": {"cpu": "1", "memory": "768Mi"}}
+    assert cluster_autoscaler_resources(ClusterSize(nodes=10_000, pods=200_000)) == {
+        "requests": {"cpu": "1", "memory": "2560Mi"}}
+    small = {"requests": {"cpu": "100m", "memory": "300Mi"}}
+    assert cluster_autoscaler_resources(ClusterSize(nodes=300, pods=5000)) == small
+    assert cluster_autoscaler_resources(None) == small
+    [release] = [r for r in record(tmp_path, "dev")["resources"]
+                 if "Release" in r["type"] and r["name"].endswith("-autoscaler")]
+    assert release["inputs"]["values"]["resources"] == small

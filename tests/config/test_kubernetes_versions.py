@@ -1,6 +1,8 @@
 """A cluster may run any minor in EKS's window (standard or extended support on the data's date) whose pins trainstack
 has; a minor past its extended support, one EKS never offered, and one whose pins are missing are refused with what
-to do. During an upgrade the node groups and the charts may run the previous minor."""
+to do. During an upgrade the charts may run the previous minor and the node groups any minor up to three behind the
+control plane (the kubelet's skew), never newer than the one the upgrade came from; kube-proxy stays within the skew
+policy of both."""
 
 import pytest
 from support.plan_records import record, stack_config
@@ -59,6 +61,61 @@ def test_the_held_parts_must_be_one_minor_behind():
         validated("dev", on("1.35", upgrade={"fromVersion": "1.34", "held": ["charts", "charts"]}))
 
 
+def refusal(stack, edit):
+    with pytest.raises(ConfigError) as refused:
+        validated(stack, edit)
+    return str(refused.value)
+
+
+def test_node_groups_held_three_minors_behind_the_control_plane_are_valid():
+    held = {"fromVersion": "1.35", "held": ["nodeGroups"], "nodesVersion": "1.33"}
+    eks = validated("dev", on("1.36", upgrade=held)).eks
+    assert (eks.version, eks.charts_version, eks.nodes_version) == ("1.36", "1.36", "1.33")
+
+
+@pytest.mark.parametrize(("upgrade", "said"), [
+    ({"fromVersion": "1.35", "held": ["nodeGroups"], "nodesVersion": "1.32"},
+     "trainstack:eks.upgrade.nodesVersion = '1.32'\n    the node groups run 1.32 while the control plane runs 1.36: a "
+     "kubelet may be at most 3 minors older than kube-apiserver (kubernetes.io/releases/version-skew-policy).\n    "
+     "Fix: roll the node groups to 1.35 while the control plane is still on it (version \"1.35\" and nodeGroups out "
+     "of held), then move the control plane to 1.36; trainstack upgrade writes these steps."),
+    ({"fromVersion": "1.35", "held": ["charts"], "nodesVersion": "1.34"},
+     "trainstack:eks.upgrade.nodesVersion = '1.34'\n    nodesVersion says the node groups run 1.34, but held does not "
+     "list nodeGroups: the node groups run 1.36.\n    Fix: add nodeGroups to held, or remove nodesVersion, or use "
+     "trainstack upgrade to write the steps."),
+    ({"fromVersion": "1.35", "held": ["nodeGroups"], "nodesVersion": "1.36"},
+     "trainstack:eks.upgrade.nodesVersion = '1.36'\n    the node groups are held on 1.36, newer than fromVersion "
+     "(1.35)"),
+    ({"fromVersion": "1.35", "held": ["nodeGroups"], "nodesVersion": "1.31"},
+     "trainstack:eks.upgrade.nodesVersion = '1.31'\n    Kubernetes 1.31 left EKS extended support on 2026-11-26"),
+])
+def test_held_node_groups_out_of_the_kubelet_skew_or_not_held_are_refused_with_the_key_the_value_and_the_fix(
+        upgrade, said):
+    assert said in refusal("dev", on("1.36", upgrade=upgrade))
+
+
+@pytest.mark.parametrize(("pinned", "version"), [
+    ("v1.36.1-eksbuild.1", "1.35"),  # newer than kube-apiserver
+    ("v1.32.6-eksbuild.2", "1.36"),  # four minors older than kube-apiserver
+])
+def test_a_pinned_kube_proxy_outside_the_skew_policy_is_refused(pinned, version):
+    said = refusal("dev", on(version, addonVersions={"kubeProxy": pinned}))
+    assert f"trainstack:eks.addonVersions.kubeProxy = '{pinned}'" in said
+    assert f"Fix: pin the kube-proxy release EKS gives {version} (aws eks describe-addon-versions" in said
+
+
+def test_kube_proxy_three_minors_ahead_of_held_kubelets_is_within_the_skew_policy():
+    eks = validated("dev", on("1.36", addonVersions={"kubeProxy": "v1.36.1-eksbuild.1"},
+                              upgrade={"fromVersion": "1.35", "held": ["nodeGroups"], "nodesVersion": "1.33"})).eks
+    assert (eks.addon_versions.kube_proxy, eks.nodes_version) == ("v1.36.1-eksbuild.1", "1.33")
+
+
+def test_a_dra_group_held_on_a_minor_without_dra_names_nodes_version():
+    said = refusal("b200-dra", on("1.36", upgrade={"fromVersion": "1.35", "held": ["nodeGroups"],
+                                                   "nodesVersion": "1.33"}))
+    assert "needs Kubernetes 1.34 or later on the control plane and the nodes; eks.upgrade.nodesVersion is 1.33" in said
+
+
 def node_group_versions(document):
     return {r["name"]: r["inputs"]["version"] for r in document["resources"]
             if r["type"] == "aws:eks/nodeGroup:NodeGroup"}
@@ -80,6 +137,15 @@ def test_held_node_groups_and_charts_run_the_previous_minor_while_the_control_pl
     moved = record(tmp_path / "moved", "dev", on("1.35"))
     assert set(node_group_versions(moved).values()) == {"1.35"}
     assert autoscaler_chart(moved) == "9.59.0"
+
+
+def test_node_groups_held_three_minors_behind_run_that_minor_while_the_charts_run_the_control_planes(tmp_path):
+    held = record(tmp_path / "held", "dev",
+                  on("1.36", upgrade={"fromVersion": "1.35", "held": ["nodeGroups"], "nodesVersion": "1.33"}))
+    [control_plane] = [r for r in held["resources"] if r["type"] == "eks:index:Cluster"]
+    assert control_plane["inputs"]["version"] == "1.36"
+    assert set(node_group_versions(held).values()) == {"1.33"}
+    assert autoscaler_chart(held) == "9.59.0"
 
 
 def test_a_cluster_in_extended_support_warns_with_the_day_its_support_ends_and_the_upgrade_to_run(tmp_path):

@@ -66,8 +66,8 @@ def test_at_frontier_size_the_overview_says_the_cluster_once_and_each_group_its_
     said = re.search(r'<h2>Overview</h2><p class="fleet"><strong>(.*?)</strong></p>', overview)
     assert said is not None, f"the overview does not open on the cluster's size: {overview[:200]}"
     assert said.group(1) == (
-        "2,050 nodes at desired size (2,052 at max) in 9 node groups: 2,048 p5.48xlarge with 16,384 H100 GPUs "
-        "(8 groups of 256), 2 c5.2xlarge (up to 4).")
+        "2,051 nodes at desired size (2,052 at max) in 9 node groups: 2,048 p5.48xlarge with 16,384 H100 GPUs "
+        "(8 groups of 256), 3 c5.2xlarge (up to 4).")
     assert overview.index('class="fleet"') < overview.index("<svg")
     drawn = boxes(overview)
     assert len(drawn) == len(components(Plan.from_dict(records["frontier-p5"]))) == 14

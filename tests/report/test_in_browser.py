@@ -148,7 +148,7 @@ def test_frontier_p5_opens_on_the_clusters_size_and_its_whole_overview_fits_one_
     page, errors, _ = opened(browser, path)
     try:
         said = page.eval_on_selector("#overview p.fleet", "e => [e.innerText, e.getBoundingClientRect().bottom]")
-        assert said[0].startswith("2,050 nodes at desired size") and "16,384 H100 GPUs" in said[0]
+        assert said[0].startswith("2,051 nodes at desired size") and "16,384 H100 GPUs" in said[0]
         assert said[1] <= 900
         [figure] = page.eval_on_selector_all("#overview figure", "els => els.map(e => { "
                                              "const b = e.getBoundingClientRect(); return [b.top, b.height]; })")

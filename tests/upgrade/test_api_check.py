@@ -1,17 +1,19 @@
 """The offline API check (trainstack.upgrade.api_check.static_findings). An object that uses a group/version the
 target minor has removed, or does not serve by default, is found before the upgrade. The table is what k8s.io/api
-v0.36.3 publishes, and nothing trainstack renders for a shipped stack is found on 1.36, the newest EKS minor. The
+v0.37.2 publishes, and nothing trainstack renders for a shipped stack is found on 1.36, the newest EKS minor. The
 same objects go through the real 1.36 API server in tests/engines/test_target_apiserver.py."""
 
 from __future__ import annotations
 
+import json
 import re
 import zipfile
+from pathlib import Path
 from typing import Any
 
 import pytest
 from support import rendered_jobs
-from support.go_modules import ModuleCache, Unreachable
+from support.go_modules import ModuleCache
 from trainstack.plan import Plan
 from trainstack.rehearsal.stack_objects import stack_objects
 from trainstack.upgrade.api_check import (
@@ -85,6 +87,29 @@ def test_an_alpha_or_beta_version_the_table_does_not_list_is_not_served_and_a_cu
         ("Workload", "not served"), ("PodDisruptionBudget", "not served")]
 
 
+def test_on_1_37_what_1_37_removes_is_removed_and_its_betas_are_not_served_with_the_v1_to_use() -> None:
+    """k8s.io/api v0.37.2: 1.37 removes certificates v1alpha1 and networking v1beta1, adds certificates/v1 and
+    storagemigration/v1 (whose betas it deprecates), and brings scheduling.k8s.io/v1beta1 Workload, off by default."""
+    def obj(api_version: str, kind: str) -> dict[str, Any]:
+        return {"apiVersion": api_version, "kind": kind, "metadata": {"name": kind.lower()}}
+    objects = [obj("certificates.k8s.io/v1alpha1", "ClusterTrustBundle"),
+               obj("networking.k8s.io/v1beta1", "ServiceCIDR"),
+               obj("storagemigration.k8s.io/v1beta1", "StorageVersionMigration"),
+               obj("certificates.k8s.io/v1beta1", "PodCertificateRequest"),
+               obj("scheduling.k8s.io/v1beta1", "Workload"),
+               obj("certificates.k8s.io/v1", "ClusterTrustBundle"),
+               obj("storagemigration.k8s.io/v1", "StorageVersionMigration")]
+    assert [(f.kind, f.verdict, f.in_minor, f.replacement) for f in static_findings(objects, "1.37")] == [
+        ("ClusterTrustBundle", "removed", "1.37", "certificates.k8s.io/v1 (from 1.37)"),
+        ("ServiceCIDR", "removed", "1.37", "networking.k8s.io/v1"),
+        ("StorageVersionMigration", "not served", "1.37", "storagemigration.k8s.io/v1 (from 1.37)"),
+        ("PodCertificateRequest", "not served", "1.37", "certificates.k8s.io/v1 (from 1.37)"),
+        ("Workload", "not served", "1.37", "none served by default")]
+    assert [(row.deprecated_in, row.removed_in) for row in (
+        lifecycle_of("storagemigration.k8s.io/v1beta1", "StorageVersionMigration"),
+        lifecycle_of("certificates.k8s.io/v1beta1", "PodCertificateRequest"))] == [("1.37", "1.40")] * 2
+
+
 @pytest.mark.parametrize(("target", "objects", "named"), [
     ("1.31", [flow_schema()], "target_minor '1.31' is not a Kubernetes minor the API table covers: give one of 1.32 to "
                               "1.37"),
@@ -103,59 +128,105 @@ def test_a_bad_target_or_object_is_refused_naming_the_field_and_the_value(target
 
 # ---- the table against its source ----------------------------------------------------------------------------------
 
-def lifecycles(module_cache: ModuleCache, version: str) -> dict[tuple[str, str], dict[str, str]]:
-    """(group/version directory, kind) -> {"Introduced": "1.32", ...}, read from every
-    zz_generated.prerelease-lifecycle.go of k8s.io/api at ``version`` (list types left out)."""
-    try:
-        module_cache.read("k8s.io/api", version, "go.mod")  # downloads the module into the cache where it is not
-    except Unreachable as unreachable:
-        pytest.skip(f"the Go module proxy cannot be asked for k8s.io/api@{version}: {unreachable}")
-    archive = module_cache.root / "cache" / "download" / "k8s.io" / "api" / "@v" / f"{version}.zip"
-    found: dict[tuple[str, str], dict[str, str]] = {}
+EXCERPT = Path(__file__).parents[1] / "data" / "k8s-api-lifecycle.json"
+"""The lifecycle k8s.io/api publishes, cut to what the table needs: at v0.37.2 every kind removed in 1.32 or later,
+and every kind introduced in 1.32 or later (the versions the rows' replacements name); at v0.33.0 the group/version
+of the one row read there. Checked in, so that no test downloads the module (the last test below compares it with
+the module where the local Go module cache holds it)."""
+Lifecycles = dict[str, dict[str, dict[str, str]]]
+"""group/version -> kind -> {"introduced": "1.37", "deprecated": ..., "removed": ...}"""
+
+
+def published(version: str) -> Lifecycles:
+    modules: dict[str, Lifecycles] = json.loads(EXCERPT.read_text())["k8s.io/api"]
+    return modules[version]
+
+
+def minor(text: str) -> tuple[int, int]:
+    major, number = text.split(".")
+    return int(major), int(number)
+
+
+def module_lifecycles(archive: Path, version: str) -> Lifecycles:
+    """Every kind's lifecycle in every zz_generated.prerelease-lifecycle.go of the module zip ``archive`` (list
+    types left out), under the group its package's register.go names (``GroupName``) and the package's version."""
+    found: Lifecycles = {}
     with zipfile.ZipFile(archive) as members:
         for name in members.namelist():
-            if name.endswith("/zz_generated.prerelease-lifecycle.go"):
-                directory = name.removeprefix(f"k8s.io/api@{version}/").rsplit("/", 1)[0]
-                for kind, what, major, minor in re.findall(
-                        r"func \(in \*(\w+)\) APILifecycle(Introduced|Deprecated|Removed)\(\) \(major, minor int\) "
-                        r"\{\n\s*return (\d+), (\d+)", members.read(name).decode()):
-                    if not kind.endswith("List"):
-                        found.setdefault((directory, kind), {})[what] = f"{major}.{minor}"
+            if not name.endswith("/zz_generated.prerelease-lifecycle.go"):
+                continue
+            package = name.rsplit("/", 1)[0]
+            [group] = re.findall(r'const GroupName = "([^"]*)"', members.read(f"{package}/register.go").decode())
+            group_version = "/".join(filter(None, (group, package.rsplit("/", 1)[1])))
+            for kind, what, major, number in re.findall(
+                    r"func \(in \*(\w+)\) APILifecycle(Introduced|Deprecated|Removed)\(\) \(major, minor int\) "
+                    r"\{\n\s*return (\d+), (\d+)", members.read(name).decode()):
+                if not kind.endswith("List"):
+                    found.setdefault(group_version, {}).setdefault(kind, {})[what.lower()] = f"{major}.{number}"
     return found
 
 
-def directory_of(group_version: str) -> str:
-    """k8s.io/api's directory of a group/version: the group's first label, then the version."""
-    group, version = group_version.split("/")
-    return f"{group.split('.')[0]}/{version}"
+def excerpt_of(lifecycles: Lifecycles, version: str) -> Lifecycles:
+    """What EXCERPT keeps of a module's ``lifecycles``."""
+    if version == "v0.33.0":
+        return {"resource.k8s.io/v1alpha3": lifecycles["resource.k8s.io/v1alpha3"]}
+    kept: Lifecycles = {}
+    for group_version, kinds in lifecycles.items():
+        for kind, lifecycle in kinds.items():
+            if minor(lifecycle.get("removed", lifecycle["introduced"])) >= (1, 32):
+                kept.setdefault(group_version, {})[kind] = lifecycle
+    return kept
 
 
-def test_every_row_is_what_k8s_io_api_publishes_for_its_kinds() -> None:
-    cache = ModuleCache.here()
-    published = {"v0.36.3": lifecycles(cache, "v0.36.3"), "v0.33.0": lifecycles(cache, "v0.33.0")}
+def test_every_row_is_what_k8s_io_api_v0_37_2_publishes_for_its_kinds() -> None:
     for row in LIFECYCLE:
         tag = re.search(r"k8s\.io/api (v[\d.]+)", row.source).group(1)
+        assert tag == "v0.37.2" or row.group_version == "resource.k8s.io/v1alpha3", (row.group_version, row.source)
         for kind in row.kinds:
-            assert published[tag][(directory_of(row.group_version), kind)] == {
-                "Introduced": row.introduced_in, "Deprecated": row.deprecated_in, "Removed": row.removed_in}, (
+            assert published(tag)[row.group_version][kind] == {
+                "introduced": row.introduced_in, "deprecated": row.deprecated_in, "removed": row.removed_in}, (
                 row.group_version, kind)
 
 
 def test_every_alpha_and_beta_kind_removed_in_1_32_or_later_has_its_row() -> None:
-    """So a kind that k8s.io/api v0.36.3 gives a lifecycle in the table's window cannot be left out."""
-    published = lifecycles(ModuleCache.here(), "v0.36.3")
-    window = {key for key, lifecycle in published.items()
-              if "Removed" in lifecycle and tuple(map(int, lifecycle["Removed"].split("."))) >= (1, 32)}
-    listed = {(directory_of(row.group_version), kind) for row in LIFECYCLE for kind in row.kinds}
-    assert window - listed == {("apidiscovery/v2beta1", "APIGroupDiscovery")}  # a discovery format: see the module
+    """So a kind that k8s.io/api v0.37.2 gives a lifecycle in the table's window cannot be left out."""
+    window = {(group_version, kind) for group_version, kinds in published("v0.37.2").items()
+              for kind, lifecycle in kinds.items() if "removed" in lifecycle}
+    listed = {(row.group_version, kind) for row in LIFECYCLE for kind in row.kinds}
+    # APIGroupDiscovery is a discovery format, not an object a stack creates: see the module
+    assert window - listed == {("apidiscovery.k8s.io/v2beta1", "APIGroupDiscovery")}
+
+
+def test_a_replacement_that_names_its_first_minor_names_the_minor_k8s_io_api_introduces_it_in() -> None:
+    """"certificates.k8s.io/v1 (from 1.37)": v0.37.2 introduces ClusterTrustBundle and PodCertificateRequest in
+    certificates/v1 in 1.37."""
+    named = 0
+    for row in LIFECYCLE:
+        since = re.fullmatch(r"(\S+) \(from (1\.\d+)\)", row.replacement)
+        if since:
+            for kind in row.kinds:
+                assert published("v0.37.2")[since.group(1)][kind]["introduced"] == since.group(2), (
+                    row.group_version, kind, row.replacement)
+                named += 1
+    assert named >= 10
+
+
+@pytest.mark.parametrize("version", ["v0.37.2", "v0.33.0"])
+def test_the_excerpt_is_what_the_module_says(version: str) -> None:
+    """Where this machine's Go module cache holds k8s.io/api at ``version`` (``go mod download
+    k8s.io/api@v0.37.2`` puts it there): nothing is downloaded here."""
+    archive = ModuleCache.here().root / "cache" / "download" / "k8s.io" / "api" / "@v" / f"{version}.zip"
+    if not archive.is_file():
+        pytest.skip(f"the Go module cache does not hold k8s.io/api@{version} ({archive})")
+    assert published(version) == excerpt_of(module_lifecycles(archive, version), version)
 
 
 # ---- what trainstack renders ---------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("stack", rendered_jobs.SHIPPED_STACKS)
-def test_nothing_a_shipped_stack_renders_has_a_finding_on_1_36(stack: str) -> None:
+def test_nothing_a_shipped_stack_renders_has_a_finding_on_1_36_or_1_37(stack: str) -> None:
     objects = rendered_objects(stack)
-    assert static_findings(objects, "1.36") == []
+    assert (static_findings(objects, "1.36"), static_findings(objects, "1.37")) == ([], [])
 
 
 def test_the_dra_stack_renders_its_claim_templates_in_resource_v1_which_the_check_sees() -> None:

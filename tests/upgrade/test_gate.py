@@ -52,3 +52,20 @@ def test_an_object_the_target_does_not_serve_closes_the_steps_gate(kueue_p5_on_1
     [finding] = control_plane.api_blocking
     assert (finding.kind, finding.verdict, finding.api_version) == ("ResourceClaimTemplate", "not served",
                                                                     "resource.k8s.io/v1beta1")
+
+
+def test_an_upgrade_over_three_minors_plans_every_step_and_rolls_the_nodes_in_the_last_alone(tmp_path):
+    """trn1 from 1.33 to 1.36: the Neuron scheduler follows the control plane minor by minor, the node groups stay on
+    1.33 (three minors behind at the end, which the version-skew policy allows) and roll once."""
+    config = copy.deepcopy(stack_config("trn1"))
+    config["trainstack:eks"]["version"] = "1.33"
+    project = find_project(write_project(tmp_path, "trn1", config))
+    document = {"config": config}
+    steps = upgrade_steps(document, "1.36", from_the_guide)
+    path = project.stack_file("trn1")
+    files = gate.step_files(path.read_text(), document, steps, str(path))
+    judged = list(gate.judged_steps(project, "trn1", plan_stack("trn1", project), steps, files))
+    assert [each.api_minor for each in judged] == ["1.34"] * 3 + ["1.35"] * 3 + ["1.36"] * 4
+    assert all(each.passed for each in judged)
+    rolled = [each.step.title for each in judged if any(f.kind == "node-roll" for f in each.review.findings)]
+    assert rolled == ["node groups to 1.36"]

@@ -1,12 +1,16 @@
-"""An upgrade is written as the ordered stack-file changes EKS requires: per minor the control plane (the charts and
-node groups held one minor behind), the add-ons that follow the minor, the charts, then the node groups; a target
-outside EKS's window, a downgrade or a minor missing its pins is refused before any step is written."""
+"""An upgrade is written as the ordered stack-file changes EKS requires: per minor the control plane (the charts held
+one minor behind), the add-ons that follow the minor and the charts; the node groups stay where they were and roll
+once, at the target, or earlier only where the next control plane step would leave their kubelets more than three
+minors behind. A target outside EKS's window, a downgrade or a minor missing its pins is refused before any step is
+written."""
 
 import copy
 
 import pytest
 from support.plan_records import stack_config
+from trainstack.catalog.addons import minor
 from trainstack.catalog.eks_addon_versions import from_the_guide
+from trainstack.config import validate_stack_config
 from trainstack.upgrade.steps import UpgradeRefused, upgrade_steps
 
 
@@ -23,11 +27,48 @@ def titles(steps):
     return [step.title for step in steps]
 
 
-def test_two_minors_are_two_rounds_of_control_plane_add_ons_charts_and_node_groups():
-    steps = upgrade_steps(stack_file("dev", "1.33"), "1.35", from_the_guide)
+def validated(step):
+    return validate_stack_config({key.split(":", 1)[1]: value for key, value in step.document["config"].items()}).eks
+
+
+def test_one_minor_is_control_plane_add_ons_charts_and_node_groups():
+    steps = upgrade_steps(stack_file("dev", "1.34"), "1.35", from_the_guide)
+    assert titles(steps) == ["control plane to 1.35", "add-ons to 1.35", "charts to 1.35", "node groups to 1.35"]
+
+
+def test_three_minors_walk_the_control_plane_add_ons_and_charts_minor_by_minor_and_roll_the_node_groups_once():
+    steps = upgrade_steps(stack_file("dev", "1.33"), "1.36", from_the_guide)
     assert titles(steps) == [
-        "control plane to 1.34", "add-ons to 1.34", "charts to 1.34", "node groups to 1.34",
-        "control plane to 1.35", "add-ons to 1.35", "charts to 1.35", "node groups to 1.35"]
+        "control plane to 1.34", "add-ons to 1.34", "charts to 1.34",
+        "control plane to 1.35", "add-ons to 1.35", "charts to 1.35",
+        "control plane to 1.36", "add-ons to 1.36", "charts to 1.36", "node groups to 1.36"]
+
+
+def test_the_node_groups_stay_on_their_minor_until_the_last_step_within_three_minors_of_the_control_plane():
+    steps = upgrade_steps(stack_file("dev", "1.33"), "1.36", from_the_guide)
+    running = [(validated(step).version, validated(step).nodes_version) for step in steps]
+    assert running == [("1.34", "1.33")] * 3 + [("1.35", "1.33")] * 3 + [("1.36", "1.33")] * 3 + [("1.36", "1.36")]
+    eks = steps[3].document["config"]["trainstack:eks"]
+    assert eks["upgrade"] == {"fromVersion": "1.34", "held": ["charts", "nodeGroups"], "nodesVersion": "1.33"}
+    assert steps[-1].notes[0].startswith("Every managed node group rolls from 1.33 to the 1.36 AMI in one update")
+
+
+def test_kube_proxy_moving_with_the_control_plane_stays_within_three_minors_of_the_held_kubelets():
+    # version-skew-policy: kube-proxy not newer than kube-apiserver, up to three minors older or newer than the kubelet.
+    for step in upgrade_steps(stack_file("dev", "1.33"), "1.36", from_the_guide):
+        eks = validated(step)
+        proxy = eks.addon_versions.kube_proxy
+        if proxy is not None:
+            assert minor(proxy) <= minor(eks.version) and abs(minor(proxy)[1] - minor(eks.nodes_version)[1]) <= 3
+
+
+def test_the_node_groups_roll_early_only_where_the_next_control_plane_step_would_leave_them_four_minors_behind():
+    steps = upgrade_steps(stack_file("dev", "1.32"), "1.36", from_the_guide)
+    rolls = [(index, step.title) for index, step in enumerate(steps) if step.part == "node groups"]
+    assert [title for _, title in rolls] == ["node groups to 1.35", "node groups to 1.36"]
+    early = rolls[0][0]
+    assert (steps[early - 1].title, steps[early + 1].title) == ("charts to 1.35", "control plane to 1.36")
+    assert "the control plane's move to 1.36 would leave their kubelets 4 minors behind" in steps[early].notes[0]
 
 
 def test_the_control_plane_step_holds_the_charts_and_node_groups_one_minor_behind():
@@ -58,10 +99,19 @@ def test_the_last_step_removes_the_upgrade_block_and_leaves_the_stack_file_as_a_
     assert steps[-1].changes == {"trainstack:eks.upgrade": None}
 
 
-def test_a_stack_mid_upgrade_finishes_its_minor_first():
-    held = stack_file("dev", "1.34", upgrade={"fromVersion": "1.33", "held": ["nodeGroups"]})
-    assert titles(upgrade_steps(held, "1.35", from_the_guide)) == [
-        "node groups to 1.34", "control plane to 1.35", "add-ons to 1.35", "charts to 1.35", "node groups to 1.35"]
+def test_a_stack_mid_upgrade_moves_its_held_charts_first_and_keeps_its_node_groups_held_to_the_target():
+    held = stack_file("dev", "1.34", upgrade={"fromVersion": "1.33", "held": ["charts", "nodeGroups"]})
+    steps = upgrade_steps(held, "1.35", from_the_guide)
+    assert titles(steps) == ["charts to 1.34", "control plane to 1.35", "add-ons to 1.35", "charts to 1.35",
+                             "node groups to 1.35"]
+    assert steps[1].document["config"]["trainstack:eks"]["upgrade"]["nodesVersion"] == "1.33"
+
+
+def test_a_stack_mid_upgrade_asked_for_its_own_minor_finishes_it():
+    held = stack_file("dev", "1.35", upgrade={"fromVersion": "1.34", "held": ["nodeGroups"], "nodesVersion": "1.33"})
+    steps = upgrade_steps(held, "1.35", from_the_guide)
+    assert titles(steps) == ["node groups to 1.35"]
+    assert "upgrade" not in steps[0].document["config"]["trainstack:eks"]
 
 
 @pytest.mark.parametrize(("version", "target", "said"), [
