@@ -58,6 +58,12 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Literal, Optional
 
+KUBELET_SKEW = 3
+"""Minors a kubelet, and kube-proxy, may be behind kube-apiserver: "kubelet may be up to three minor versions older
+than kube-apiserver (kubelet < 1.25 may only be up to two minor versions older)" (kubernetes/website
+content/en/releases/version-skew-policy.md, https://kubernetes.io/releases/version-skew-policy/#kubelet). Every
+minor of EKS's window is 1.25 or later, so the three minors apply."""
+
 DATA_FILE: Path = Path(__file__).with_name("eks_versions.json")
 
 Support = Literal["standard", "extended", "ended"]

@@ -181,7 +181,8 @@ def _add_rehearse(commands: Any) -> None:
     rehearse_parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines on standard error")
     rehearse_parser.add_argument("--faults", action="store_true",
                                  help="also lose a node under a running job, and (with Kueue queues) have every team "
-                                      "submit at once; about a minute more")
+                                      "submit at once, just after a team's job without a queue name, which must be "
+                                      "refused or held; about a minute more")
     rehearse_parser.add_argument("--only", action="append", choices=[k.name for k in KINDS if k.image != "none"],
                                  help="rehearse only this launcher's jobs (repeat for more); default every launcher "
                                       "that serves the stack's groups")

@@ -32,5 +32,9 @@ def rehearse(args: argparse.Namespace) -> int:
     if result.ok:
         return EXIT_OK
     failed = sum(1 for job in result.jobs if not job.ok)
-    print(f"error: {failed} of {len(result.jobs)} jobs of {result.stack} cannot run", file=sys.stderr)
+    if failed:
+        print(f"error: {failed} of {len(result.jobs)} jobs of {result.stack} cannot run", file=sys.stderr)
+    for fault in result.failed_faults:
+        print(f"error: the fault '{fault}' did not end as {result.stack} is built for (its line above says how)",
+              file=sys.stderr)
     return EXIT_POLICY

@@ -11,7 +11,7 @@ from pydantic import Field, field_validator, model_validator
 from .. import catalog
 from ..catalog import eks_versions
 from ..catalog.addons import minor as kubernetes_minor
-from ..catalog.eks_versions import previous_minor
+from ..catalog.eks_versions import KUBELET_SKEW, previous_minor
 from ..cidrs import whole_internet
 from .base import ConfigModel, ConfigValueError
 from .pods import PodsPerNode, pods_per_node
@@ -117,11 +117,6 @@ def version_refusal(value: str) -> ConfigValueError:
 
 
 UpgradePart = Literal["charts", "nodeGroups"]
-KUBELET_SKEW = 3
-"""Minors a kubelet, and kube-proxy, may be behind kube-apiserver: "kubelet may be up to three minor versions older
-than kube-apiserver (kubelet < 1.25 may only be up to two minor versions older)" (kubernetes/website
-content/en/releases/version-skew-policy.md, https://kubernetes.io/releases/version-skew-policy/#kubelet). Every
-minor of EKS's window is 1.25 or later, so the three minors apply."""
 
 
 class UpgradeInProgress(ConfigModel):

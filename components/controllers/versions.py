@@ -24,6 +24,7 @@ from pathlib import PurePosixPath
 from typing import Optional
 
 from ..catalog.addons import Support, chart_reference, minor, support
+from ..catalog.eks_versions import KUBELET_SKEW
 from ..names import EKS_CLUSTER, EKS_COMPONENT_CLUSTER, HELM_RELEASE, KUSTOMIZE_DIRECTORY, NODE_GROUP
 from ..plan import library_paths
 from ..policy.model import Resource, Stack
@@ -104,7 +105,7 @@ def check(stack: Stack) -> list[Finding]:
             findings.extend(_scheduler_skew(resource, cluster))
     for group in stack.of_type(NODE_GROUP):
         kubelet = minor(str(group.props.get("version") or version))
-        if not (cluster[0] == kubelet[0] and cluster[1] - 3 <= kubelet[1] <= cluster[1]):
+        if not (cluster[0] == kubelet[0] and cluster[1] - KUBELET_SKEW <= kubelet[1] <= cluster[1]):
             findings.append(Finding(CONTROLLER, group.name, f"kubelet {_show(kubelet)} against kube-apiserver "
                                     f"{version}: a kubelet may be up to three minors older, never newer.",
                                     SKEW_SOURCE, urn=group.urn))

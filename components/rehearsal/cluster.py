@@ -248,8 +248,8 @@ def cluster_for(plan: Plan, scheduler_names: list[str], progress: Progress = lam
     for engine in (engines.KUBERNETES, engines.KWOK):
         engines.directory(engine)
     seconds["engines"] = round(time.monotonic() - began, 2)
-    progress("starting etcd, kube-apiserver, kube-scheduler, kube-controller-manager")
-    with control_plane(scheduler_names, controller_manager=True, directory=directory) as plane:
+    progress("starting etcd, kube-apiserver, kube-scheduler")
+    with control_plane(scheduler_names, directory=directory) as plane:
         seconds["controlPlane"] = round(time.monotonic() - began - seconds["engines"], 2)
         kwok.start(plane)
         step = time.monotonic()
@@ -265,6 +265,8 @@ def cluster_for(plan: Plan, scheduler_names: list[str], progress: Progress = lam
         step = time.monotonic()
         pools, left = karpenter.pools_to_run(stack, nodes.shapes.values())
         started = {"kwok": "v0.7.0", **start_controllers(plane, plan, progress, pools)}
+        # Once the controllers' CRDs are in, so that its garbage collector knows them from the start.
+        plane.start_controller_manager()
         nodes.karpenter = karpenter.Watch(plane.cluster, pools)
         seconds["controllers"] = round(time.monotonic() - step, 2)
         step = time.monotonic()

@@ -173,9 +173,30 @@ class Processes:
 class ControlPlane:
     """The running control plane: its client, its certificates, a kubeconfig for controllers."""
 
-    def __init__(self, directory: Path, cluster: Cluster, ca: certificates.KeyPair, processes: Processes):
+    def __init__(self, directory: Path, cluster: Cluster, ca: certificates.KeyPair, processes: Processes,
+                 service_account_key: Path | None = None):
         self.directory, self.cluster, self.ca, self.processes = directory, cluster, ca, processes
         self.kubeconfig = write_kubeconfig(directory / "admin.kubeconfig", cluster.url, ca.certificate, ADMIN_TOKEN)
+        self.service_account_key = service_account_key
+
+    def start_controller_manager(self, node_lifecycle: bool = False) -> None:
+        """Start kube-controller-manager (``control_plane``'s ``node_lifecycle`` says what that option does).
+
+        Start it after the CRDs its garbage collector must know are installed: the collector reads the API's
+        resources when it starts, and again only every 30 s (kubernetes v1.35.4
+        cmd/kube-controller-manager/app/core.go, ``garbageCollectorController.Run``: ``const syncPeriod = 30 *
+        time.Second``; pkg/controller/garbagecollector ``Sync``). Until it has read a CRD, the pods of a deleted
+        custom job (a PyTorchJob, a TrainJob's JobSet) stay: a rehearsal that deleted its first PyTorchJob
+        seconds after the training operator installed the CRD waited 40 s for its pods. A real cluster's
+        collector has long known its CRDs."""
+        assert self.service_account_key is not None, "a control plane made by control_plane() has its key"
+        self.processes.start("kube-controller-manager", [
+            str(engines.directory(engines.KUBERNETES) / "kube-controller-manager"), f"--kubeconfig={self.kubeconfig}",
+            "--bind-address=127.0.0.1", f"--secure-port={free_port()}",
+            f"--cert-dir={self.directory / 'controller-manager'}", "--leader-elect=false",
+            f"--root-ca-file={self.ca.certificate}", f"--service-account-private-key-file={self.service_account_key}",
+            "--concurrent-gc-syncs=20",
+            *([] if node_lifecycle else ["--controllers=*,-node-lifecycle-controller"])])
 
 
 def write_kubeconfig(path: Path, url: str, ca_file: Path, token: str) -> Path:
@@ -253,19 +274,13 @@ def control_plane(scheduler_names: list[str], *, controller_manager: bool = Fals
             f"--service-account-signing-key-file={service_account.key}"])
         cluster = Cluster(url, ca.certificate, ADMIN_TOKEN)
         processes.wait_for("kube-apiserver", "/readyz", lambda: _ready(cluster, processes))
-        plane = ControlPlane(directory, cluster, ca, processes)
+        plane = ControlPlane(directory, cluster, ca, processes, service_account.key)
         processes.start("kube-scheduler", [
             str(binaries / "kube-scheduler"),
             f"--config={_scheduler_config(directory, url, ca.certificate, scheduler_names)}",
             "--bind-address=127.0.0.1", f"--secure-port={free_port()}", f"--cert-dir={directory / 'scheduler'}"])
         if controller_manager:
-            processes.start("kube-controller-manager", [
-                str(binaries / "kube-controller-manager"), f"--kubeconfig={plane.kubeconfig}",
-                "--bind-address=127.0.0.1", f"--secure-port={free_port()}",
-                f"--cert-dir={directory / 'controller-manager'}", "--leader-elect=false",
-                f"--root-ca-file={ca.certificate}", f"--service-account-private-key-file={service_account.key}",
-                "--concurrent-gc-syncs=20",
-                *([] if node_lifecycle else ["--controllers=*,-node-lifecycle-controller"])])
+            plane.start_controller_manager(node_lifecycle)
         yield plane
     finally:
         processes.stop()

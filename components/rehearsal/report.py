@@ -40,8 +40,14 @@ def _job(job: JobResult) -> dict[str, Any]:
     }
 
 
+def _verdict(rehearsal: Rehearsal) -> str:
+    if not all(job.ok for job in rehearsal.jobs):
+        return "a job cannot run"
+    return "a fault did not end as built for" if rehearsal.failed_faults else "every job ran"
+
+
 def render_text(rehearsal: Rehearsal) -> str:
-    lines = [f"Rehearsal of {rehearsal.stack}: {'every job ran' if rehearsal.ok else 'a job cannot run'}", ""]
+    lines = [f"Rehearsal of {rehearsal.stack}: {_verdict(rehearsal)}", ""]
     if rehearsal.controllers:
         lines.append("Controllers: " + ", ".join(f"{name} {version}" for name, version in
                                                    sorted(rehearsal.controllers.items())))

@@ -47,7 +47,12 @@ class Rehearsal:
 
     @property
     def ok(self) -> bool:
-        return all(job.ok for job in self.jobs)
+        """Every job ran whole, and every fault played (``--faults``) came out as the stack is built for."""
+        return all(job.ok for job in self.jobs) and not self.failed_faults
+
+    @property
+    def failed_faults(self) -> list[str]:
+        return [fault["fault"] for fault in self.faults if not fault["ok"]]
 
 def _record_groups(rehearsal: Rehearsal, nodes: Nodes) -> None:
     """Each group's nodes at the start and the end; for a pool Karpenter ran, what it launched over the whole

@@ -54,8 +54,8 @@ def findings(change: ResourceChange, diff: PlanDiff) -> list[Finding]:
                         f"EKS upgrades one minor version at a time and refuses this; go to {step} first, "
                         "merge and apply, then the next")]
     return [Finding("kubernetes-version", "warning", change.urn, title,
-                    "EKS upgrades the control plane in place; then each node group rolls to the new version "
-                    "(see its node roll)")]
+                    "EKS upgrades the control plane in place; then each node group that eks.upgrade does not hold "
+                    "rolls to the new version (see its node roll)")]
 
 
 def _rollback(change: ResourceChange, title: str, before: tuple[int, int], after: tuple[int, int],

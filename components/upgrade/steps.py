@@ -65,9 +65,9 @@ from typing import Any, Literal, Optional
 from .. import catalog
 from ..catalog import AcceleratorKind, addons
 from ..catalog.eks_addon_versions import FOLLOWS_THE_MINOR
-from ..catalog.eks_versions import previous_minor
+from ..catalog.eks_versions import KUBELET_SKEW, previous_minor
 from ..catalog.minor_pins import missing_pins
-from ..config.cluster import DEFAULT_EKS_VERSION, EKS_VERSIONS, KUBELET_SKEW, minors_behind
+from ..config.cluster import DEFAULT_EKS_VERSION, EKS_VERSIONS, minors_behind
 
 EKS = "trainstack:eks"
 EXISTING = "trainstack:existingCluster"
