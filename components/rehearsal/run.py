@@ -95,14 +95,16 @@ def default_wait(job: RenderedJob) -> Wait:
 
 def rehearse(plan: Plan, progress: Progress = lambda line: None, image: str = IMAGE,
              timeout: float | None = None, directory: Path | None = None, faults: bool = False,
-             launchers: frozenset[str] | None = None) -> Rehearsal:
+             launchers: frozenset[str] | None = None, groups: frozenset[str] | None = None) -> Rehearsal:
     """Rehearse a planned stack (``analysis.plan_stack``, or a saved record's ``Plan.from_dict``); with
-    ``faults``, play ``rehearsal.faults`` too; ``launchers`` keeps only those launchers' jobs. ``timeout``: the
+    ``faults``, play ``rehearsal.faults`` too; ``launchers`` keeps only those launchers' jobs, ``groups`` only the
+    jobs on those node groups (every group's nodes still register). ``timeout``: the
     seconds every job and fault is given; None (the default) gives each its own wait (rehearsal.waits)."""
     rehearsal = Rehearsal(plan.stack)
     outputs: StackOutputs = parse_outputs(plan.outputs)
     jobs = [job for job in jobs_for(outputs, sizes="whole", image=image, named_by_launcher=True)
-            if isinstance(job.document, dict) and (launchers is None or job.launcher in launchers)]
+            if isinstance(job.document, dict) and (launchers is None or job.launcher in launchers)
+            and (groups is None or job.group in groups)]
     if not jobs and outputs.hyperpod is not None and outputs.hyperpod.orchestrator == "slurm":
         rehearsal.notes.append("a Slurm-orchestrated HyperPod stack has no Kubernetes layer to rehearse")
         return rehearsal
