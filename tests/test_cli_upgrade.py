@@ -88,3 +88,37 @@ def test_an_upgrade_to_a_minor_without_pins_is_refused_with_what_is_missing(dev_
     code, _, err = run_cli(["upgrade", "--stack", "dev", "--to", "1.36", "--cwd", str(dev_on_1_33)])
     assert code == 2
     assert "no Cluster Autoscaler chart runs the autoscaler of Kubernetes 1.36" in err
+
+
+@pytest.fixture
+def no_ambient_aws(monkeypatch, tmp_path):
+    """No credentials or region from this machine: only what a test sets."""
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_REGION",
+                 "AWS_DEFAULT_REGION", "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+                 "AWS_WEB_IDENTITY_TOKEN_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-credentials"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+
+
+def test_aws_asks_eks_in_the_stacks_own_region_not_the_environments(dev_on_1_33, no_ambient_aws, monkeypatch):
+    from trainstack.catalog import eks_addon_versions
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-west-1")
+    asked: set[str] = set()
+
+    def from_eks(client, addon: str, minor: str) -> None:
+        asked.add(client.meta.region_name)  # DescribeAddonVersions itself is botocore's Stubber's (tests/catalog)
+
+    monkeypatch.setattr(eks_addon_versions, "from_eks", from_eks)
+    code, _, err = run_cli(["upgrade", "--stack", "dev", "--to", "1.34", "--aws", "--cwd", str(dev_on_1_33)])
+    assert (code, asked) == (0, {"us-east-1"}), err
+
+
+def test_aws_without_credentials_is_one_line_and_exit_2(dev_on_1_33, no_ambient_aws):
+    code, out, err = run_cli(["upgrade", "--stack", "dev", "--to", "1.34", "--aws", "--cwd", str(dev_on_1_33)])
+    assert (code, out) == (2, "") and err.startswith("error: no AWS credentials found"), err
+    assert len(err.strip().splitlines()) == 1

@@ -37,6 +37,19 @@ def add_upgrade(commands: Any, here: dict[str, Any]) -> None:
     upgrade.set_defaults(handler=upgrade_stack)
 
 
+def _eks_client(document: dict[str, Any]) -> Any:
+    """An EKS client in the stack's own region (``trainstack:region``; botocore's default only where the file sets
+    none), its credentials required first: the one line and exit 2 of every command that calls AWS."""
+    import boto3
+
+    from ..preflight.credentials import require_credentials
+
+    region = (document.get("config") or {}).get("trainstack:region")
+    session = boto3.Session(region_name=str(region) if region else None)
+    require_credentials(session)
+    return session.client("eks")
+
+
 def upgrade_stack(args: argparse.Namespace) -> int:
     """Print the steps and each one's gate verdict; exit 1 when a step's gate is closed."""
     from ..analysis import plan_stack
@@ -51,9 +64,7 @@ def upgrade_stack(args: argparse.Namespace) -> int:
     document = read_pulumi_yaml(path, "stack file")
     addon_version: AddonVersion = eks_addon_versions.from_the_guide
     if args.aws:
-        import boto3
-
-        addon_version = functools.partial(eks_addon_versions.from_eks, boto3.client("eks"))
+        addon_version = functools.partial(eks_addon_versions.from_eks, _eks_client(document))
     steps = upgrade_steps(document, args.to, addon_version)
     # Each step's file is the user's own, changed only where the step sets a key (comments and $schema line kept).
     files = step_files(read_text(path, "stack file"), document, steps, f"stack file {shown_path(path)}")
