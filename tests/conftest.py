@@ -108,6 +108,15 @@ def worker_group(item: pytest.Item) -> str:
     return "engines: one control plane"
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """One worker more than the machine has cores (``--numprocesses=auto``, pyproject.toml). The engine tests mostly
+    wait on the controllers' own clocks (a kube-controller-manager's sync, Kueue's requeue, the pod garbage
+    collector's 40 s quarantine): a rehearsal broken one way used 25 s of CPU in 69 s, about a third of one core,
+    and the rehearsal's tests run one after another on one worker (``worker_group``). The extra worker runs other
+    tests in that idle time."""
+    return (os.cpu_count() or 1) + 1
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Each pytest-xdist worker picks the loopback ports of the engines it starts from its own share of the range the
     rehearsal uses (trainstack.rehearsal.control_plane.PORTS_VARIABLE), passed on to every process it starts: two

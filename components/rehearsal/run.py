@@ -93,6 +93,15 @@ def default_wait(job: RenderedJob) -> Wait:
         return job_wait(job.document, pods=job.nodes)
 
 
+def _chosen_jobs(outputs: StackOutputs, image: str, launchers: frozenset[str] | None,
+                 groups: frozenset[str] | None) -> list[RenderedJob]:
+    """The stack's Kubernetes jobs (an sbatch script is no object to submit), of ``launchers`` and ``groups`` only
+    where they are given."""
+    return [job for job in jobs_for(outputs, sizes="whole", image=image, named_by_launcher=True)
+            if isinstance(job.document, dict) and (launchers is None or job.launcher in launchers)
+            and (groups is None or job.group in groups)]
+
+
 def rehearse(plan: Plan, progress: Progress = lambda line: None, image: str = IMAGE,
              timeout: float | None = None, directory: Path | None = None, faults: bool = False,
              launchers: frozenset[str] | None = None, groups: frozenset[str] | None = None) -> Rehearsal:
@@ -102,9 +111,7 @@ def rehearse(plan: Plan, progress: Progress = lambda line: None, image: str = IM
     seconds every job and fault is given; None (the default) gives each its own wait (rehearsal.waits)."""
     rehearsal = Rehearsal(plan.stack)
     outputs: StackOutputs = parse_outputs(plan.outputs)
-    jobs = [job for job in jobs_for(outputs, sizes="whole", image=image, named_by_launcher=True)
-            if isinstance(job.document, dict) and (launchers is None or job.launcher in launchers)
-            and (groups is None or job.group in groups)]
+    jobs = _chosen_jobs(outputs, image, launchers, groups)
     if not jobs and outputs.hyperpod is not None and outputs.hyperpod.orchestrator == "slurm":
         rehearsal.notes.append("a Slurm-orchestrated HyperPod stack has no Kubernetes layer to rehearse")
         return rehearsal

@@ -57,7 +57,7 @@ def test_made_one_flavor_per_managed_node_group_again_the_spanning_job_is_never_
     assert len(parts) == 3
     for index, part in enumerate(parts[1:], 1):  # the second and third parts' nodes leave the p5 flavor
         part.inputs["labels"]["trainstack.io/node-group"] = f"p5-part{index}"
-    result = rehearse(plan, timeout=30, launchers=TRAINJOB)
+    result = rehearse(plan, timeout=30, launchers=TRAINJOB, groups=frozenset({"p5"}))
     assert not result.ok
     (job,) = [j for j in result.jobs if j.group == "p5" and j.nodes == 12]
     assert not job.seen.admitted and job.problem is not None and job.id in render_text(result)
