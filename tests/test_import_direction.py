@@ -6,11 +6,10 @@ Every import counts, those under ``if TYPE_CHECKING:`` too: a type-only import i
 dependency a reader has to follow."""
 
 import ast
-from pathlib import Path
 
 import pytest
+from support.module_imports import PACKAGE, imports_in
 
-PACKAGE = Path(__file__).resolve().parent.parent / "components"
 COMPONENTS = ("network", "cluster", "nodegroups", "storage", "hyperpod", "addons", "tenancy")
 ABOVE_COMPONENTS = {"cli", "analysis", "plan", "launch", "estimate", "policy", "preflight", "report", "training_stack",
                     "stack_contract", "package"}
@@ -28,14 +27,8 @@ def imports_of(unit: str) -> set[str]:
     files = sorted(path.rglob("*.py")) if path.is_dir() else [path.with_suffix(".py")]
     found = set()
     for file in files:
-        package = list(file.relative_to(PACKAGE).parent.parts)
-        for node in ast.walk(ast.parse(file.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.level:
-                base = package[:len(package) - node.level + 1]
-                target = base + (node.module.split(".") if node.module else [])
-                found |= {target[0]} if target else {alias.name for alias in node.names}
-            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("trainstack."):
-                found.add(node.module.split(".")[1])
+        for target, names in imports_in(file):
+            found |= {target[0]} if target else set(names)
     return found - {unit, *LEAVES}
 
 

@@ -2,8 +2,9 @@
 extended support, and when each support period ends.
 
 The rows are ``eks_versions.json`` (package data), dated by its ``generatedOn`` (:data:`DATA_DATE`); each row names
-the source it was read from. ``python -m trainstack.catalog.eks_versions --refresh`` rewrites the file from EKS's own
-answer (``DescribeClusterVersions``) and ``--check`` says what moved (:mod:`.generate_eks_versions`).
+the source it was read from. ``python -m trainstack.catalog.generate_eks_versions --refresh`` rewrites the file from
+EKS's own answer (``DescribeClusterVersions``) and ``--check`` says what moved (:mod:`.generate_eks_versions`, which
+imports this module, never the reverse).
 
 EKS's rules, from the user guide (awsdocs/amazon-eks-user-guide latest/ug/versioning/kubernetes-versions.adoc @
 013856044148d6eeed4723027a45aa2180536bcb, read 2026-11-28):
@@ -198,9 +199,3 @@ def next_minor(minor: str) -> str:
     read 2026-11-28)."""
     major, number = minor_key(minor)
     return f"{major}.{number + 1}"
-
-
-if __name__ == "__main__":
-    from .generate_eks_versions import main
-
-    raise SystemExit(main())

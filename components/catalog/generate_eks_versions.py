@@ -2,8 +2,8 @@
 
 Run with AWS credentials (any account: the call reads no resource of it)::
 
-    .venv/bin/python -m trainstack.catalog.eks_versions --check     # prints what moved; exits 1 if anything did
-    .venv/bin/python -m trainstack.catalog.eks_versions --refresh   # rewrites the file
+    .venv/bin/python -m trainstack.catalog.generate_eks_versions --check    # prints what moved; exits 1 if anything did
+    .venv/bin/python -m trainstack.catalog.generate_eks_versions --refresh  # rewrites the file
 
 Both call ``DescribeClusterVersions`` (``GET /cluster-versions``; botocore's EKS model, apiVersion 2017-11-01) with
 ``clusterType=eks`` and ``includeAll=true``, page by page through ``nextToken``. Each answered
@@ -88,7 +88,7 @@ def build(answer: Sequence[dict[str, Any]], day: date, committed: dict[str, Any]
     document = {
         "generatedOn": day.isoformat(),
         "source": (f"{source} (clusterType eks, includeAll; botocore {metadata.version('botocore')}), written by "
-                   "`python -m trainstack.catalog.eks_versions --refresh`: the minors in standard or extended "
+                   "`python -m trainstack.catalog.generate_eks_versions --refresh`: the minors in standard or extended "
                    "support (versionStatus) and the one whose extended support ended last. EKS gives no upstream "
                    "release day: each is kept from the file before, or from UPSTREAM_RELEASES in "
                    "catalog/generate_eks_versions.py."),
@@ -147,7 +147,7 @@ def main(argv: Optional[Sequence[str]] = None, client: Any = None, data_file: Pa
          today: Optional[date] = None) -> int:
     """``--refresh`` rewrites ``data_file`` from EKS's answer; ``--check`` prints what moved and returns 1 if
     anything did."""
-    parser = argparse.ArgumentParser(prog="python -m trainstack.catalog.eks_versions",
+    parser = argparse.ArgumentParser(prog="python -m trainstack.catalog.generate_eks_versions",
                                      description="EKS's Kubernetes version window from DescribeClusterVersions.")
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--refresh", action="store_true", help="rewrite eks_versions.json from DescribeClusterVersions")
@@ -171,6 +171,10 @@ def main(argv: Optional[Sequence[str]] = None, client: Any = None, data_file: Pa
         print(f"wrote {data_file}")
         return 0
     if moved:
-        print(f"{data_file.name} differs from EKS's answer; run `python -m trainstack.catalog.eks_versions --refresh` "
-              "and commit the file.")
+        print(f"{data_file.name} differs from EKS's answer; run "
+              "`python -m trainstack.catalog.generate_eks_versions --refresh` and commit the file.")
     return 1 if moved else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -36,13 +36,13 @@ from ..addons.feature_discovery import gpu_feature_discovery
 from ..catalog import AcceleratorKind, eks_versions, timeouts
 from ..catalog.ultraservers import needs_compute_domain, needs_gpu_feature_discovery
 from ..config import EksConfig, NodeGroupConfig, validate
-from ..config.cluster_size import ClusterSize, coredns_configuration, vpc_cni_for
+from ..config.cluster_size import coredns_configuration, vpc_cni_for
 from ..config.component_args import check_args
 from ..config.controller_resources import cluster_autoscaler_resources
 from ..config.node_pool import is_pool
 from ..config.offerings import check_component, group_placements, system_placement
 from ..config.resource_names import pulumi_eks_cluster_logical
-from ..config.system_load import SystemNodeSizes, check_component_system_nodes
+from ..config.system_load import SystemNodeSizes, check_component_system_nodes, cluster_size_of
 from ..names import GPU_EKS_CLUSTER_COMPONENT
 from ..network import efa_security_group
 from ..nodegroups import NODE_GROUP_FOR, AcceleratedNodeGroup, ClusterAttachment
@@ -122,7 +122,7 @@ class GpuEksCluster(pulumi.ComponentResource):
         """The EKS control plane (``pulumi_eks.Cluster``): API endpoint, access entries, logs, kubeconfig."""
         self.cluster_security_group_id = self.control_plane.cluster_security_group_id
         self.kubeconfig = pulumi.Output.secret(self.control_plane.kubeconfig_json)
-        self.size = ClusterSize.of(settings.system_nodes, configured)
+        self.size = cluster_size_of(settings.system_nodes, configured)
         """The most nodes and pods the groups hold: the add-ons that must grow with it are sized from it
         (config/cluster_size.py)."""
         self.system_sizes: SystemNodeSizes = system_sizes

@@ -15,7 +15,7 @@ from ..catalog.karpenter_capacity import EC2_BLOCK_WARNING_MINUTES
 from .base import ConfigValueError
 
 if TYPE_CHECKING:
-    from .nodegroups import CapacityPurchase
+    from .group_view import PurchaseView
 
 CHECKPOINT_MINUTES = 20
 """Minutes the default leaves between trainstack's signal and EC2's warning, for a job to checkpoint."""
@@ -50,7 +50,7 @@ def check_end_lead(kind: str, lead: Optional[int], starts_at: Optional[datetime]
             path=("endLeadMinutes",), value=lead)
 
 
-def check_purchase(purchase: Optional[CapacityPurchase], reservation_id: Optional[str], starts_at: Optional[datetime],
+def check_purchase(purchase: Optional[PurchaseView], reservation_id: Optional[str], starts_at: Optional[datetime],
                    ends_at: Optional[datetime]) -> None:
     """A block is either bought elsewhere (its reservationId) or bought by the stack (purchase), with the dates the
     offering lists, so the plan can show what is bought for when."""

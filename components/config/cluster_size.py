@@ -40,6 +40,12 @@ if TYPE_CHECKING:
 LARGE_ABOVE_NODES = 300
 LARGE_ABOVE_PODS = 5000
 
+# Pods with a pod IP that this stack's DaemonSets put on every accelerated node
+# (device plugins, DCGM exporter, CloudWatch agent and Fluent Bit, CSI node
+# drivers); an estimate, since host-network pods take none and add-ons change.
+# The IP budget (config/ip_budget.py) counts the same pods.
+DAEMONSET_PODS_WITH_IP = 6
+
 
 @dataclass(frozen=True)
 class ClusterSize:
@@ -51,20 +57,9 @@ class ClusterSize:
     """The pods those nodes run (module docstring)."""
 
     @classmethod
-    def of(cls, system: SystemNodesConfig, groups: Sequence[NodeGroupConfig]) -> ClusterSize:
-        """The size with the system group at its maxSize: as given, else as what runs there sizes it
-        (config/system_load.py)."""
-        # Imported here: the system load sizes its controllers from this module's sizes.
-        from .system_load import system_node_sizes
-
-        return cls.at(system_node_sizes(system, groups).max_size, system, groups)
-
-    @classmethod
     def at(cls, system_nodes: int, system: SystemNodesConfig, groups: Sequence[NodeGroupConfig]) -> ClusterSize:
-        """The size with ``system_nodes`` system nodes and every accelerated group at its maxSize."""
-        # Imported here: the IP budget imports this module for the CNI targets it counts.
-        from .ip_budget import DAEMONSET_PODS_WITH_IP
-
+        """The size with ``system_nodes`` system nodes and every accelerated group at its maxSize. With the system
+        group at its maxSize (as given, else as what runs there sizes it): ``system_load.cluster_size_of``."""
         nodes = system_nodes + sum(g.max_size for g in groups)
         pods = system_nodes * system.pods_per_node.value + sum(
             g.max_size * (DAEMONSET_PODS_WITH_IP + g.accelerator.count) for g in groups)

@@ -16,12 +16,12 @@ from ..catalog.device_allocation import DRA_ONLY_FAMILIES
 from .base import ConfigValueError
 
 if TYPE_CHECKING:
-    from .nodegroups import NodeGroupConfig
+    from .group_view import GroupView
 
 DeviceAllocation = Literal["device-plugins", "dra"]
 
 
-def check_group(group: NodeGroupConfig) -> None:
+def check_group(group: GroupView) -> None:
     """What a group's profile asks of its own settings: DRA-only families on DRA; DRA on a group its
     autoscaler can provision for claims, and, on Neuron, on a type the Neuron DRA driver runs on. The same checks
     hold for GPU and Neuron groups: EKS gives both drivers Kubernetes 1.34, no dynamic Karpenter pools, managed or

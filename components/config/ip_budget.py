@@ -45,21 +45,16 @@ from typing import TYPE_CHECKING, Any, ClassVar, Optional
 from .. import catalog
 from ..catalog.efa_layout import PRIMARY, InterfaceSlot, layout_for
 from .base import ConfigValueError
-from .cluster_size import ClusterSize, vpc_cni_for
+from .cluster_size import DAEMONSET_PODS_WITH_IP, vpc_cni_for
 from .node_pool import parts
 from .pods import PodsPerNode, pods_per_node
 from .subnet_placement import FIRST, PrivateSubnet, part_subnet_index, private_subnets
-from .system_load import system_node_sizes
+from .system_load import cluster_size_of, system_node_sizes
 from .vpc_cni import VpcCniConfig
 
 if TYPE_CHECKING:
     from .nodegroups import NodeGroupConfig
-    from .stack import StackConfig
-
-# Pods with a pod IP that this stack's DaemonSets put on every accelerated node
-# (device plugins, DCGM exporter, CloudWatch agent and Fluent Bit, CSI node
-# drivers); an estimate, since host-network pods take none and add-ons change.
-DAEMONSET_PODS_WITH_IP = 6
+    from .stack_view import StackView
 
 
 @dataclass(frozen=True)
@@ -246,12 +241,12 @@ def _group_addresses(name: str, instance_type: str, efa: bool, nodes: int, max_p
                           steady, worst, index, size_key, len(layout))
 
 
-def ip_budget(config: StackConfig) -> Optional[IpBudget]:
+def ip_budget(config: StackView) -> Optional[IpBudget]:
     """Per zone, the addresses the nodes hold at max size; None without an EKS cluster."""
     if config.eks is None:
         return None
     # What ipamd runs on a stack of this size (a large stack's targets: config/cluster_size.py).
-    cni = vpc_cni_for(config.eks.vpc_cni, ClusterSize.of(config.eks.system_nodes, config.node_groups))
+    cni = vpc_cni_for(config.eks.vpc_cni, cluster_size_of(config.eks.system_nodes, config.node_groups))
     system = config.eks.system_nodes
     system_pods = system.pods_per_node
     system_max = system_node_sizes(system, config.node_groups).max_size
@@ -279,7 +274,7 @@ def ip_budget(config: StackConfig) -> Optional[IpBudget]:
     return IpBudget(cni, tuple(zones))
 
 
-def _hyperpod_rows(config: StackConfig, cni: VpcCniConfig) -> list[GroupAddresses]:
+def _hyperpod_rows(config: StackView, cni: VpcCniConfig) -> list[GroupAddresses]:
     """HyperPod's instance groups, when they join this EKS cluster as nodes (in the HyperPod zone)."""
     hyperpod = config.hyperpod
     if hyperpod is None or hyperpod.orchestrator != "eks":
@@ -297,7 +292,7 @@ def _hyperpod_rows(config: StackConfig, cni: VpcCniConfig) -> list[GroupAddresse
     return rows
 
 
-def check_ip_budget(config: StackConfig) -> None:
+def check_ip_budget(config: StackView) -> None:
     """Refuse a config whose nodes cannot hold their steady-state addresses at max size."""
     budget = ip_budget(config)
     if budget is None:

@@ -29,10 +29,10 @@ from ..catalog import AcceleratorKind
 from .base import ConfigValueError
 
 if TYPE_CHECKING:
-    from .stack import StackConfig
+    from .stack_view import StackView
 
 
-def check_job_operators(config: StackConfig) -> None:
+def check_job_operators(config: StackView) -> None:
     """Refuse ``operators.trainingOperator`` as the only job operator of a stack whose accelerated groups are
     all on DRA, naming the operator that claims their devices instead."""
     operators, groups = config.operators, config.node_groups

@@ -23,7 +23,7 @@ from ..catalog.karpenter_capacity import (
 from .base import ConfigValueError
 
 if TYPE_CHECKING:
-    from .nodegroups import NodeGroupConfig
+    from .group_view import GroupView
 
 
 def require_feature(feature: KarpenterFeature, path: tuple[str, ...], value: Any,
@@ -37,7 +37,7 @@ def require_feature(feature: KarpenterFeature, path: tuple[str, ...], value: Any
             path=path, value=value)
 
 
-def check_karpenter_group(group: NodeGroupConfig, pinned: str = KARPENTER.version) -> None:
+def check_karpenter_group(group: GroupView, pinned: str = KARPENTER.version) -> None:
     """A Karpenter group's capacity, EFA and placement group against what Karpenter ``pinned`` can do."""
     capacity = group.capacity
     if capacity.type != "none":
@@ -67,7 +67,7 @@ def check_karpenter_group(group: NodeGroupConfig, pinned: str = KARPENTER.versio
         require_feature(PLACEMENT_GROUPS, ("placementGroup",), True, pinned)
 
 
-def check_spot(group: NodeGroupConfig, efa: bool) -> None:
+def check_spot(group: GroupView, efa: bool) -> None:
     """Spot is for elastic pools only: a reservation or block is capacity already paid for, and an EFA job
     needs every one of its nodes, which a Spot interruption takes away with two minutes' notice (EC2 User
     Guide, Spot Instance interruption notices)."""

@@ -14,10 +14,10 @@ from ..catalog.minor_pins import missing_pins
 from .base import ConfigValueError
 
 if TYPE_CHECKING:
-    from .stack import StackConfig
+    from .stack_view import StackView
 
 
-def check_minor_pins(stack: StackConfig) -> None:
+def check_minor_pins(stack: StackView) -> None:
     """Refuse a minor whose pins the stack needs are missing: the Cluster Autoscaler's on a cluster trainstack
     creates, the Neuron scheduler's where Neuron groups run and trainstack installs their plugin."""
     _check_dra_minor(stack)
@@ -41,7 +41,7 @@ def check_minor_pins(stack: StackConfig) -> None:
                     "catalog/addons.py).", path=path, value=minor)
 
 
-def _check_dra_minor(stack: StackConfig) -> None:
+def _check_dra_minor(stack: StackView) -> None:
     """A DRA group needs ``resource.k8s.io/v1`` on the API server and a kubelet of 1.34 or later (catalog/
     device_allocation.py): refused on the window's older minors (1.32, 1.33), and on held nodes of one."""
     if stack.eks is not None:

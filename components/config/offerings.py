@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from .hyperpod import HyperPodConfig, InstanceGroupConfig
     from .network import NetworkConfig
     from .nodegroups import NodeGroupConfig
-    from .stack import StackConfig
+    from .stack_view import StackView
 
 Path = tuple[str | int, ...]
 
@@ -41,13 +41,13 @@ def check_region(region: str) -> None:
                                fix=f"use one of {', '.join(regions.names())}.")
 
 
-def check_zones(stack: StackConfig) -> None:
+def check_zones(stack: StackView) -> None:
     """Every zone the network names is in the stack's region and, where every account's zone names are
     known, one of them."""
     _check_zone_names(stack.region, network_zones(stack.network, ("network",)))
 
 
-def check_offerings(stack: StackConfig) -> None:
+def check_offerings(stack: StackView) -> None:
     """HyperPod is offered in the region, and every instance type in the region and, where the data knows
     them, in its zones."""
     if stack.hyperpod is not None:
@@ -131,7 +131,7 @@ class Placement:
     types with no on-demand HyperPod price anywhere (p5e); no per-region list judges it."""
 
 
-def placements(stack: StackConfig) -> Iterator[Placement]:
+def placements(stack: StackView) -> Iterator[Placement]:
     """Every group's instance type with the zones it launches in: system nodes, node groups, HyperPod groups."""
     if stack.eks is not None:
         yield system_placement(stack.eks.system_nodes, stack.zones, ("eks", "systemNodes"))

@@ -167,6 +167,11 @@ def system_node_sizes(system: SystemNodesConfig, groups: Sequence[NodeGroupConfi
     return SystemNodeSizes(minimum, desired, maximum, load, holding, node)
 
 
+def cluster_size_of(system: SystemNodesConfig, groups: Sequence[NodeGroupConfig]) -> ClusterSize:
+    """The stack's size with the system group at its maxSize: as given, else as what runs there sizes it."""
+    return ClusterSize.at(system_node_sizes(system, groups).max_size, system, groups)
+
+
 def check_system_nodes(system: SystemNodesConfig, groups: Sequence[NodeGroupConfig]) -> SystemNodeSizes:
     """The sizes, once a given maxSize is known to hold what runs at maxSize and min <= desired <= max; else a
     ConfigValueError whose path is relative to the system nodes' block."""

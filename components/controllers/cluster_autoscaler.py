@@ -52,7 +52,6 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -78,6 +77,8 @@ from ..names import (
 )
 from ..policy.model import Resource, Stack
 from . import daemons, dra
+from .groups import ManagedGroup
+from .karpenter import pool_groups  # a Karpenter pool's nodes are judged as they run
 from .model import Finding
 from .scheduling import Node, Taint, pod_specs, unfit_reasons
 
@@ -101,25 +102,6 @@ DEVICE_PLUGINS: dict[str, tuple[str, tuple[str, ...]]] = {
     NEURONCORE_RESOURCE: ("oci://public.ecr.aws/neuron/neuron-helm-chart", ("devicePlugin",)),
     EFA_RESOURCE: ("aws-efa-k8s-device-plugin", ()),
 }
-
-
-@dataclass(frozen=True)
-class ManagedGroup:
-    """One managed node group as the plan renders it, with what its nodes and ASG carry."""
-
-    resource: Resource
-    name: str
-    """The group's trainstack name (its ``trainstack.io/node-group`` label)."""
-    instance: catalog.InstanceType
-    min_size: int
-    labels: dict[str, str]
-    taints: list[Taint]
-    asg_tags: dict[str, str]
-    zone: str | None
-    max_pods: int | None
-    """The kubelet's maxPods from the launch template's NodeConfig; None when it sets none."""
-    efa_interfaces: int
-    """EFA interfaces (``efa`` or ``efa-only``) the launch template attaches."""
 
 
 def managed_groups(stack: Stack, accelerated_only: bool = True) -> list[ManagedGroup]:
@@ -254,8 +236,6 @@ def check(stack: Stack, jobs: Iterable[tuple[str, Any]]) -> list[Finding]:
 
     A pod selects a group by its ``trainstack.io/node-group`` label; pods that select none
     (an MPI launcher) and groups that are not EKS managed node groups (HyperPod) are not judged here."""
-    from .karpenter import pool_groups  # a Karpenter pool's nodes are judged as they run
-
     groups = {g.name: g for g in managed_groups(stack)}
     pools = {g.name: g for g in pool_groups(stack)}
     plugins = installed_charts(stack)

@@ -18,7 +18,7 @@ from .. import catalog
 from ..catalog.efa_layout import EFA_INTERFACE_TYPES
 from ..names import INSTANCE_TYPE_LABEL, KARPENTER_NODE_CLASS, KARPENTER_NODE_POOL, NODE_GROUP_LABEL, ZONE_LABEL
 from ..policy.model import Stack
-from .cluster_autoscaler import ManagedGroup
+from .groups import ManagedGroup
 from .scheduling import Taint
 
 

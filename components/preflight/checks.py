@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC
-from typing import Any, Literal, Optional
+from typing import Any, Optional
 
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -23,23 +23,13 @@ from ..config import NodeGroupConfig, StackConfig
 from ..config.hyperpod import InstanceGroupConfig
 from ..config.ip_budget import ip_budget
 from ..config.offerings import Placement, placements
+from .check import Check, unreachable
 from .credentials import require_credentials
-
-Status = Literal["pass", "fail", "could-not-check"]
+from .quotas import quota_checks
 
 VCPU_QUOTAS = {family: (quota.code, quota.name) for family, quota in service_quotas.VCPU_QUOTAS.items()}
 """EC2 On-Demand vCPU quotas by instance family class (Service Quotas, service "ec2"): (code, name), as the
 catalog holds them (catalog/service_quotas.py)."""
-
-
-@dataclass(frozen=True)
-class Check:
-    name: str
-    subject: str
-    status: Status
-    reason: str
-    offline: bool = False
-    """Decided from the stack alone (a subnet this stack creates): no account was asked."""
 
 
 @dataclass
@@ -80,17 +70,9 @@ def run_preflight(config: StackConfig, clients: Clients) -> list[Check]:
     # HyperPod runs in SageMaker's capacity, which EC2's offerings to this account do not show, and SageMaker
     # has no read API for what it offers: validation judges HyperPod types by SageMaker's per-region list.
     checks.extend(_offering(placement, clients.ec2) for placement in placements(config) if not placement.hyperpod)
-    from .quotas import quota_checks
-
     checks.extend(quota_checks(config, clients.quotas))
     checks.extend(_subnets(config, clients.ec2))
     return checks
-
-
-def _unreachable(error: Exception) -> str:
-    if isinstance(error, ClientError):
-        return f"{error.response['Error'].get('Code')}: {error.response['Error'].get('Message')}"
-    return f"{type(error).__name__}: {error}"
 
 
 def _purchase(group: NodeGroupConfig, ec2: Any) -> Check:
@@ -105,7 +87,7 @@ def _purchase(group: NodeGroupConfig, ec2: Any) -> Check:
                                                 capacity.ends_at, capacity.purchase.offering_id,
                                                 capacity.purchase.upfront_fee_usd)
     except (BotoCoreError, ClientError) as error:
-        return Check("capacity block offering", subject, "could-not-check", _unreachable(error))
+        return Check("capacity block offering", subject, "could-not-check", unreachable(error))
     return Check("capacity block offering", subject, status, reason)
 
 
@@ -137,10 +119,10 @@ def _reservation(group: NodeGroupConfig, ec2: Any, name: str, reservation_id: st
         if error.response["Error"]["Code"].startswith("InvalidCapacityReservationId"):
             yield Check(name, subject, "fail", f"{reservation_id} does not exist in this account and region")
             return
-        yield Check(name, subject, "could-not-check", _unreachable(error))
+        yield Check(name, subject, "could-not-check", unreachable(error))
         return
     except BotoCoreError as error:
-        yield Check(name, subject, "could-not-check", _unreachable(error))
+        yield Check(name, subject, "could-not-check", unreachable(error))
         return
     (reservation,) = found["CapacityReservations"]
     state = reservation.get("State")
@@ -186,13 +168,13 @@ def _training_plan(group: InstanceGroupConfig, sagemaker: Any) -> Iterator[Check
         plan = sagemaker.describe_training_plan(TrainingPlanName=arn)
     except ClientError as error:
         if error.response["Error"]["Code"] in ("ResourceNotFound", "ValidationException"):
-            yield Check("training plan", subject, "fail", f"{_unreachable(error)}: set trainingPlanArn to a plan "
+            yield Check("training plan", subject, "fail", f"{unreachable(error)}: set trainingPlanArn to a plan "
                         "of this account and region (aws sagemaker list-training-plans)")
             return
-        yield Check("training plan", subject, "could-not-check", _unreachable(error))
+        yield Check("training plan", subject, "could-not-check", unreachable(error))
         return
     except BotoCoreError as error:
-        yield Check("training plan", subject, "could-not-check", _unreachable(error))
+        yield Check("training plan", subject, "could-not-check", unreachable(error))
         return
     for check, passed, reason in plan_findings(plan, group.instance_type, group.count):
         yield Check(f"training plan {check}", subject, "pass" if passed else "fail",
@@ -219,13 +201,13 @@ def _zones(config: StackConfig, ec2: Any) -> Iterator[Check]:
         found = ec2.describe_availability_zones(ZoneNames=zones)["AvailabilityZones"]
     except ClientError as error:
         if error.response["Error"]["Code"] == "InvalidParameterValue":
-            yield Check("zones", ", ".join(zones), "fail", f"{_unreachable(error)}; use the zones "
+            yield Check("zones", ", ".join(zones), "fail", f"{unreachable(error)}; use the zones "
                         f"`aws ec2 describe-availability-zones --region {config.region}` lists")
             return
-        yield Check("zones", ", ".join(zones), "could-not-check", _unreachable(error))
+        yield Check("zones", ", ".join(zones), "could-not-check", unreachable(error))
         return
     except BotoCoreError as error:
-        yield Check("zones", ", ".join(zones), "could-not-check", _unreachable(error))
+        yield Check("zones", ", ".join(zones), "could-not-check", unreachable(error))
         return
     ids = {zone["ZoneName"]: zone.get("ZoneId", "?") for zone in found}
     for zone in zones:
@@ -242,7 +224,7 @@ def _offering(placement: Placement, ec2: Any) -> Check:
             LocationType="availability-zone", Filters=[{"Name": "instance-type", "Values": [ec2_type]},
                                                        {"Name": "location", "Values": placement.zones}])
     except (ClientError, BotoCoreError) as error:
-        return Check("instance type offered", subject, "could-not-check", _unreachable(error))
+        return Check("instance type offered", subject, "could-not-check", unreachable(error))
     where = {offering["Location"] for offering in offered["InstanceTypeOfferings"]}
     missing = [zone for zone in placement.zones if zone not in where]
     unchecked = f" (validation skipped it: offeringUnchecked '{placement.unchecked}')" if placement.unchecked else ""
@@ -268,7 +250,7 @@ def _subnets(config: StackConfig, ec2: Any) -> Iterator[Check]:
     try:
         found = ec2.describe_subnets(SubnetIds=[s.id for s in subnets])["Subnets"]
     except (ClientError, BotoCoreError) as error:
-        yield Check("subnet IPs", "existing private subnets", "could-not-check", _unreachable(error))
+        yield Check("subnet IPs", "existing private subnets", "could-not-check", unreachable(error))
         return
     # The budget is per subnet, each holding the nodes given it (config/subnet_placement.py).
     free = {subnet["SubnetId"]: subnet["AvailableIpAddressCount"] for subnet in found}

@@ -28,7 +28,7 @@ from typing import Any, Optional
 
 from ..kube.client import ApiError, Cluster
 from ..outputs import StackOutputs
-from .checks import Check
+from .check import Check
 
 CHECK = "network policy"
 CNI_NAMESPACE = "kube-system"

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 from ..config.device_wait import DeviceNeed, fabric_manager_note, group_devices
 from ..outputs import StackOutputs
-from .checks import Check
+from .check import Check
 from .devices import GroupReading
 
 CHECK = "node devices"

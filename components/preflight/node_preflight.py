@@ -22,7 +22,8 @@ from ..kube.client import ApiError
 from ..kube.kubeconfig import Access, CredentialError, connect
 from ..launch.node_needs import HugePagesNeed
 from . import network_policy, node_devices, nodes, volume_drivers
-from .checks import Check, Scope
+from .check import Check
+from .checks import Scope
 from .devices import read_group, read_objects, wait_for_devices
 from .network_policy import NetworkPolicyNeed
 from .volume_drivers import VolumeNeed

@@ -21,7 +21,7 @@ from typing import Any
 from ..catalog import HUGEPAGES_RESOURCE
 from ..kube.quantity import quantity
 from ..launch.node_needs import HugePagesNeed
-from .checks import Check
+from .check import Check
 
 CHECK = "node huge pages"
 PAGE_BYTES = 2 * 2**20

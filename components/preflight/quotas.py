@@ -18,8 +18,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from ..config import StackConfig
 from ..config.quotas import QuotaNeed, quota_needs, vcpu_needs
-from .checks import Check
-from .checks import _unreachable as unreachable
+from .check import Check, unreachable
 
 
 def quota_checks(config: StackConfig, quotas: Any) -> Iterator[Check]:

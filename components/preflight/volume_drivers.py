@@ -34,7 +34,7 @@ from typing import Any, Optional
 from ..kube.client import Cluster
 from ..names import EBS_CSI_ADDON, EBS_CSI_PROVISIONER, GP3_STORAGE_CLASS
 from ..outputs import StackOutputs
-from .checks import Check
+from .check import Check
 
 CHECK = "volume CSI driver"
 STORAGE_API = "storage.k8s.io/v1"

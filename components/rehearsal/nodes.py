@@ -26,13 +26,13 @@ from typing import Any
 from .. import catalog
 from ..catalog.network_topology import network_node_labels
 from ..controllers.cluster_autoscaler import (
-    ManagedGroup,
     installed_charts,
     managed_groups,
     published_devices,
     running_node,
     template_node,
 )
+from ..controllers.groups import ManagedGroup
 from ..controllers.karpenter import pool_groups
 from ..controllers.scheduling import Node, Taint
 from ..names import (

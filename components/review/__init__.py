@@ -6,10 +6,11 @@
 """
 
 from .diff import IgnoredChange, InputChange, PlanDiff, PolicyFailure, ResourceChange, compare, flatten
+from .finding import Finding
 from .records import RecordError, check_record, load_record
 from .render import REPORT_VERSION, as_dict, render_json, render_markdown, render_text
 from .replacement import Decision, decide
-from .risk import ApprovalError, Finding, assess, blocking, security
+from .risk import ApprovalError, assess, blocking, security
 from .sarif import render_sarif
 
 __all__ = [

@@ -11,16 +11,14 @@ ceiling is the head's: ``cost.maxMonthlyIncreaseUsd`` of the stack it was planne
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 from ..estimate import estimate_cost
 from ..estimate.prices import HOURS_PER_MONTH
 from ..plan import Plan
 from .diff import PlanDiff
+from .finding import Finding
 from .held_capacity import outlived
-
-if TYPE_CHECKING:
-    from .risk import Finding
 
 AT = ("desired", "max")
 
@@ -114,8 +112,6 @@ def monthly_increase_finding(diff: PlanDiff, head: Optional[float], base: Option
     monthly_change = head - base
     largest = sorted((r for r in item_deltas(cost_sections(diff)) if r["change"]), key=lambda r: -r["change"])[:3]
     shown = "; ".join(f"{r['item']} {r['change']:+,.2f}" for r in largest)
-    from .risk import Finding
-
     return Finding("cost", "blocking", None,
                    f"the monthly cost at desired size rises by ${monthly_change:,.2f}, above the ceiling of "
                    f"${ceiling:,.2f} (cost.maxMonthlyIncreaseUsd)",

@@ -22,15 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 from ..estimate.prices import CAPACITY_BLOCK_BILLING, ODCR_BILLING, TRAINING_PLAN_BILLING
 from ..estimate.reserved import Reserved
 from ..names import HYPERPOD_CLUSTER
 from .diff import PlanDiff
-
-if TYPE_CHECKING:
-    from .risk import Finding
+from .finding import Finding
 
 UNRELEASED = "unreleased"
 """The kind of the head's cost line that carries capacity the change lets go of but does not release."""
@@ -114,8 +112,6 @@ def _carried(held: Holding, base_lines: list[dict[str, Any]]) -> dict[str, Any]:
 
 def findings(diff: PlanDiff, base_section: Optional[dict[str, Any]]) -> Iterator[Finding]:
     """A type change under the same capacity blocks the gate; capacity let go of is a warning that it still bills."""
-    from .risk import Finding
-
     for gone in outlived(diff, base_section):
         held, monthly = gone.base, gone.carried["monthlyUsd"]
         cost = f"${monthly['desired']:,.2f} per month" if monthly else "a cost the base record does not price"

@@ -21,13 +21,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 from ..names import NODE_GROUP
 from .diff import PlanDiff, ResourceChange
-
-if TYPE_CHECKING:
-    from .risk import Finding
+from .finding import Finding
 
 ROLLBACK_DAYS = 7
 """Days after an in-place upgrade completes during which EKS rolls the control plane back (rollback-cluster.html)."""
@@ -35,8 +33,6 @@ ROLLBACK_DAYS = 7
 
 def findings(change: ResourceChange, diff: PlanDiff) -> list[Finding]:
     """What the gate says of the EKS cluster ``change``'s Kubernetes version (nothing when it keeps its version)."""
-    from .risk import Finding
-
     version = next((c for c in change.inputs if c.path == "version"), None)
     if version is None:
         return []
@@ -60,8 +56,6 @@ def findings(change: ResourceChange, diff: PlanDiff) -> list[Finding]:
 
 def _rollback(change: ResourceChange, title: str, before: tuple[int, int], after: tuple[int, int],
               diff: PlanDiff) -> Finding:
-    from .risk import Finding
-
     back, now = f"{after[0]}.{after[1]}", f"{before[0]}.{before[1]}"
     if after[0] != before[0] or before[1] - after[1] > 1:
         return Finding("kubernetes-version", "blocking", change.urn, f"{title} rolls back more than one minor",

@@ -15,7 +15,8 @@ from typing import Any, Optional
 from ..estimate.totals import money
 from .cost import cost_sections, item_deltas, monthly_total
 from .diff import InputChange, PlanDiff, ResourceChange
-from .risk import Finding, blocking, security
+from .finding import Finding
+from .risk import blocking, security
 
 REPORT_VERSION = 1
 ACTIONS = ("create", "update", "replace", "delete")

@@ -40,8 +40,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any, Literal, Optional
+from typing import Any
 
 from ..catalog import resource_types
 from ..names import EKS_COMPONENT_CLUSTER, LAUNCH_TEMPLATE, NODE_GROUP, VPC
@@ -56,11 +55,7 @@ from .disruption import (
     overlapping_subnets,
     running_before,
 )
-
-Severity = Literal["blocking", "warning", "note"]
-Kind = Literal["data-loss", "protected", "node-roll", "kubernetes-version", "policy", "provider-decides",
-               "unknown-replacement", "network", "rejected", "instance-group", "ignored", "cost", "purchase",
-               "unclassified", "reserved-capacity", "access"]
+from .finding import Finding, Kind
 
 ENGINE_PREFIX = "pulumi:"
 ROLLING_INPUTS = ("version", "releaseVersion", "launchTemplate.version")
@@ -69,15 +64,6 @@ ROLLING_INPUTS = ("version", "releaseVersion", "launchTemplate.version")
 
 class ApprovalError(ValueError):
     """An ``--approve-replace`` URN that matches nothing this diff asks to approve (one line, the fix in it)."""
-
-
-@dataclass(frozen=True)
-class Finding:
-    kind: Kind
-    severity: Severity
-    urn: Optional[str]
-    title: str
-    detail: str
 
 
 def assess(diff: PlanDiff, approvals: frozenset[str] = frozenset()) -> list[Finding]:

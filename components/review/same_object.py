@@ -45,13 +45,11 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 from ..names import ROOT_STACK, YAML_CONFIG_GROUP
 from .diff import PlanDiff
-
-if TYPE_CHECKING:
-    from .risk import Finding
+from .finding import Finding
 
 KUBERNETES = "kubernetes:"
 SHOWN = 5
@@ -223,8 +221,6 @@ def findings(diff: PlanDiff) -> list[Finding]:
     """One blocking finding per component of the head whose objects moved (the Teams, the file system, the add-ons:
     the key of the stack file behind them), naming each object, the resource of the base that holds it, and the
     fix."""
-    from .risk import Finding
-
     found = moves(diff.base, diff.head)
     if not found:
         return []

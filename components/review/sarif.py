@@ -20,8 +20,8 @@ from ..names import EKS_COMPONENT_CLUSTER
 from ..policy import RULES
 from ..version import version
 from .diff import PlanDiff
+from .finding import Finding
 from .locate import config_keys, line_of, load_config
-from .risk import Finding
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 _DIFF_RULES = {

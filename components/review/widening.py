@@ -14,13 +14,11 @@ what ``scheduling.teams[].members`` is for, and a reviewer is asked to read it, 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 from .access import PSA_LEVELS, Allow, Grant, StackAccess, TeamAccess, covered, grants_said, read_access
 from .diff import PlanDiff
-
-if TYPE_CHECKING:
-    from .risk import Finding
+from .finding import Finding
 
 SHOWN = 4
 """Grants listed in a finding before "and N more"."""
@@ -36,8 +34,6 @@ def findings(diff: PlanDiff) -> list[Finding]:
 
 
 def _finding(urn: Optional[str], title: str, detail: str) -> Finding:
-    from .risk import Finding
-
     return Finding("access", "warning", urn, f"security: {title}", detail)
 
 

@@ -253,7 +253,7 @@ def test_check_prints_what_moved_and_exits_1_and_0_when_nothing_moved(tmp_path, 
     assert generator.main(["--check"], client=client, data_file=data, today=day) == 1
     out = capsys.readouterr().out
     assert "1.34: end of standard support 2026-12-02 -> 2026-12-09" in out and "1.37 added" in out
-    assert "run `python -m trainstack.catalog.eks_versions --refresh`" in out
+    assert "run `python -m trainstack.catalog.generate_eks_versions --refresh`" in out
     assert data.read_text() == eks_versions.DATA_FILE.read_text()
     client, _ = eks_client([answered(COMMITTED["versions"])])
     assert generator.main(["--check"], client=client, data_file=data, today=DATA_DATE) == 0
@@ -281,9 +281,9 @@ def test_the_module_runs_as_the_generator_and_asks_for_refresh_or_check():
     import subprocess
     import sys
 
-    helped = subprocess.run([sys.executable, "-m", "trainstack.catalog.eks_versions", "--help"],
+    helped = subprocess.run([sys.executable, "-m", "trainstack.catalog.generate_eks_versions", "--help"],
                             capture_output=True, text=True, timeout=60)
     assert helped.returncode == 0 and "--refresh" in helped.stdout and "--check" in helped.stdout, helped.stderr
-    neither = subprocess.run([sys.executable, "-m", "trainstack.catalog.eks_versions"],
+    neither = subprocess.run([sys.executable, "-m", "trainstack.catalog.generate_eks_versions"],
                              capture_output=True, text=True, timeout=60)
     assert neither.returncode == 2 and "one of the arguments --refresh --check is required" in neither.stderr

@@ -8,6 +8,7 @@ from support.plan_records import record, stack_config
 from trainstack.config import validate_stack_config
 from trainstack.config.cluster_size import ClusterSize, coredns_configuration, vpc_cni_for
 from trainstack.config.controller_resources import kueue_manager_resources
+from trainstack.config.system_load import cluster_size_of
 
 ADDON = "aws:eks/addon:Addon"
 
@@ -25,7 +26,7 @@ def frontier(config):
 
 def size_of(config):
     stack = validate_stack_config({key.split(":", 1)[1]: value for key, value in config.items()})
-    return ClusterSize.of(stack.eks.system_nodes, stack.node_groups)
+    return cluster_size_of(stack.eks.system_nodes, stack.node_groups)
 
 
 def addon_configuration(document, addon):

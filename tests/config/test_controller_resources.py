@@ -19,6 +19,7 @@ from trainstack.config.controller_resources import (
     trainer_manager_resources,
     training_operator_resources,
 )
+from trainstack.config.system_load import cluster_size_of
 
 # What the real controllers held at peak in the 2,048-node rehearsal (bench/rehearse_time.py --frontier 2048,
 # 2026-11-27, docs/guides/frontier-p5.md section 4), in MiB: each must fit in what the stack gives it.
@@ -38,7 +39,7 @@ def trainer_values(document):
 @pytest.fixture(scope="module")
 def frontier():
     stack = validated(stack_config("frontier-p5"))
-    return ClusterSize.of(stack.eks.system_nodes, stack.node_groups)
+    return cluster_size_of(stack.eks.system_nodes, stack.node_groups)
 
 
 @pytest.fixture(scope="module")
