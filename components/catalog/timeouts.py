@@ -95,10 +95,8 @@ def control_plane_timeouts() -> dict[str, str]:
     complete", EKS User Guide, update-cluster.html); no timing of it is published, so it is estimated as a creation.
     With the margin that is 50 minutes: longer than the provider's 30 to create, shorter than its 60 to update,
     which stay. The deletion is not estimated: the provider's 15 minutes stay."""
-    row = find(names.EKS_COMPONENT_CLUSTER)
-    estimate = with_margin(row.created_in({}) if row is not None else 0.0)
-    return {"create": f"{max(CONTROL_PLANE_DEFAULTS.create, estimate)}m",
-            "update": f"{max(CONTROL_PLANE_DEFAULTS.update, estimate)}m"}
+    return {**timeouts_of(names.EKS_COMPONENT_CLUSTER, {}, CONTROL_PLANE_DEFAULTS.create, ("create",)),
+            **timeouts_of(names.EKS_COMPONENT_CLUSTER, {}, CONTROL_PLANE_DEFAULTS.update, ("update",))}
 
 
 LUSTRE_FLOOR = 45

@@ -55,14 +55,10 @@ from support.feature_combinations import (
     resources,
     stack_file,
 )
+from support.record_timeouts import estimate, short_creations, short_rolls
 from support.subnet_use import budgeted_in_record, placed
-from trainstack.catalog import resource_types
-from trainstack.catalog.timeouts import minutes as timeout_minutes
-from trainstack.catalog.timeouts import with_margin
 from trainstack.cli.launch import BY_NAME
 from trainstack.config.cluster import EKS_VERSIONS
-from trainstack.estimate.durations import minutes as estimated_minutes
-from trainstack.plan import ResourceRecord
 from trainstack.review.access_words import team_rows
 from trainstack.tenancy.flows import selects
 
@@ -379,48 +375,15 @@ def test_every_boundary_the_access_table_shows_is_enforced_by_the_stack_or_marke
 
 
 # -- 3. every estimated operation fits its timeout -----------------------------------------------------------------
-TIMED_MINUTES = 5.0
-"""Below this an estimate is an API call, an object or a chart: the provider's own default is longer (a chart's
-release carries its timeout, checked on its own)."""
-NOT_YET_TIMED = {
-    "eks:index:Cluster": "pulumi-eks makes the control plane itself; its timeouts go through a transform on the "
-                         "component (cluster/control_plane_timeouts.py), which a record cannot hold: "
-                         "tests/catalog/test_timeouts.py applies each stack's registered transform to the child",
-}
-
-
-def _timeouts(item: dict[str, Any]) -> dict[str, str]:
-    return (item.get("options") or {}).get("customTimeouts") or {}
-
-
-def _estimate(item: dict[str, Any]) -> float:
-    return estimated_minutes(ResourceRecord(urn=item["urn"], type=item["type"], name=item["name"],
-                                            parent=item.get("parent"), custom=item["custom"],
-                                            remote=item.get("remote", False), inputs=item.get("inputs") or {}))
-
-
 def short_timeouts(document: dict[str, Any]) -> list[str]:
     """Each operation of the record whose estimate passes what the engine is handed: a timed resource's creation
-    and a managed node group's roll of every node it may have, with catalog/timeouts.py's margin; a chart's
-    install, within its release's own timeout."""
-    short = []
-    for item in document["resources"]:
-        estimate, given = _estimate(item), _timeouts(item)
-        if item["type"] == "kubernetes:helm.sh/v3:Release":
-            seconds = item["inputs"].get("timeout")
-            if seconds is None or seconds / 60 < estimate:
-                short.append(f"{item['name']}: install estimated {estimate:g} min, its release waits {seconds} s")
-        elif estimate >= TIMED_MINUTES and item["type"] not in NOT_YET_TIMED:
-            if "create" not in given or timeout_minutes(given["create"]) < with_margin(estimate):
-                short.append(f"{item['name']} ({item['type']}): created in about {estimate:g} min, create "
-                             f"timeout {given.get('create')}")
-        if item["type"] == "aws:eks/nodeGroup:NodeGroup":
-            roll = resource_types.node_group_roll_minutes(item["inputs"],
-                                                          int(item["inputs"]["scalingConfig"]["maxSize"]))
-            if "update" not in given or timeout_minutes(given["update"]) < with_margin(roll):
-                short.append(f"{item['name']}: rolls in about {roll:g} min at maxSize, update timeout "
-                             f"{given.get('update')}")
-    return short
+    and a managed node group's roll of every node it may have, with catalog/timeouts.py's margin
+    (support/record_timeouts.py); a chart's install, within its release's own timeout."""
+    charts = [f"{item['name']}: install estimated {estimate(item):g} min, its release waits "
+              f"{item['inputs'].get('timeout')} s" for item in document["resources"]
+              if item["type"] == "kubernetes:helm.sh/v3:Release"
+              and (item["inputs"].get("timeout") is None or item["inputs"]["timeout"] / 60 < estimate(item))]
+    return [*charts, *short_creations(document), *short_rolls(document)]
 
 
 @combined

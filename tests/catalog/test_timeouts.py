@@ -18,71 +18,31 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Any
 from unittest import mock
 
 import pulumi
 import pytest
 from support import plan_records, rendered_jobs
+from support.record_timeouts import estimate as planned_estimate
+from support.record_timeouts import fits, short_creations, short_rolls
+from support.record_timeouts import timeouts as recorded_timeouts
 from support.rendered_jobs import SHIPPED_STACKS
 from trainstack.catalog import resource_types
-from trainstack.catalog.timeouts import CONTROL_PLANE_DEFAULTS, FACTOR, SLACK_MINUTES, minutes, with_margin
+from trainstack.catalog.timeouts import CONTROL_PLANE_DEFAULTS, minutes, with_margin
 from trainstack.cluster.control_plane_timeouts import timeouts_transform
-from trainstack.estimate.durations import minutes as planned_minutes
 from trainstack.names import EKS_CLUSTER, EKS_COMPONENT_CLUSTER, NODE_GROUP
-from trainstack.plan import ResourceRecord, engine, find_project
-
-TIMED_MINUTES = 5.0
-"""Creation estimates below this are an API call, a Kubernetes object or a chart (whose release carries its own
-timeout): no provider default is that short. Node groups, file systems, HyperPod and the control plane are above."""
-
-TIMED_ON_ITS_CHILD = {
-    EKS_COMPONENT_CLUSTER: "pulumi-eks 4.4.0's Cluster makes the aws:eks/cluster:Cluster itself; its timeouts go on "
-                           "that child through a transform, read by test_the_control_plane_waits_as_long_as_its_"
-                           "estimate_with_the_margin_on_every_shipped_stack.",
-}
-
-
-def _record(item: dict[str, Any]) -> ResourceRecord:
-    return ResourceRecord(urn=item["urn"], type=item["type"], name=item["name"], parent=item.get("parent"),
-                          custom=item["custom"], remote=item.get("remote", False), inputs=item.get("inputs") or {})
-
-
-def _timeouts(item: dict[str, Any]) -> dict[str, str]:
-    return (item.get("options") or {}).get("customTimeouts") or {}
-
-
-def _fits(timeout: str | None, estimate: float) -> bool:
-    return timeout is not None and minutes(timeout) >= FACTOR * estimate + SLACK_MINUTES
+from trainstack.plan import engine, find_project
 
 
 @pytest.mark.parametrize("stack", SHIPPED_STACKS)
 def test_every_estimated_creation_fits_its_recorded_create_timeout(stack):
-    short = []
-    for item in rendered_jobs.planned_record(stack)["resources"]:
-        estimate = planned_minutes(_record(item))
-        if estimate < TIMED_MINUTES or item["type"] in TIMED_ON_ITS_CHILD:
-            continue
-        if not _fits(_timeouts(item).get("create"), estimate):
-            short.append(f"{item['name']} ({item['type']}): estimated {estimate:g} min, create timeout "
-                         f"{_timeouts(item).get('create')}")
-    assert short == []
+    assert short_creations(rendered_jobs.planned_record(stack)) == []
 
 
 @pytest.mark.parametrize("stack", SHIPPED_STACKS)
 def test_every_node_group_roll_fits_its_recorded_update_timeout_at_max_size(stack):
     """A roll replaces every node the group has on the day; the autoscaler may have it at ``maxSize``."""
-    short = []
-    for item in rendered_jobs.planned_record(stack)["resources"]:
-        if item["type"] != NODE_GROUP:
-            continue
-        scaling = item["inputs"]["scalingConfig"]
-        for nodes in (int(scaling.get("desiredSize") or 0), int(scaling["maxSize"])):
-            estimate = resource_types.node_group_roll_minutes(item["inputs"], nodes)
-            if not _fits(_timeouts(item).get("update"), estimate):
-                short.append(f"{item['name']}: {nodes} nodes roll in about {estimate:g} min, update timeout "
-                             f"{_timeouts(item).get('update')}")
-    assert short == []
+    assert short_rolls(rendered_jobs.planned_record(stack), ("desiredSize", "maxSize")) == []
 
 
 def test_the_pools_of_frontier_p5_roll_in_quarters_well_within_their_update_timeout():
@@ -94,7 +54,7 @@ def test_the_pools_of_frontier_p5_roll_in_quarters_well_within_their_update_time
     for part in parts:
         assert resource_types.update_batch(part["inputs"]["updateConfig"], 256) == 64
         assert resource_types.node_group_roll_minutes(part["inputs"], 256) == 4 * 8.0
-        assert _timeouts(part) == {"create": "60m", "update": "94m", "delete": "60m"}
+        assert recorded_timeouts(part) == {"create": "60m", "update": "94m", "delete": "60m"}
 
 
 def test_a_timeout_is_never_shorter_than_the_providers_default_for_a_node_group():
@@ -102,7 +62,7 @@ def test_a_timeout_is_never_shorter_than_the_providers_default_for_a_node_group(
     system = next(r for r in rendered_jobs.planned_record("kueue-p5")["resources"]
                   if r["type"] == NODE_GROUP and r["name"] == "kueue-p5-eks-system")
     assert with_margin(resource_types.CPU_NODE_GROUP) == 34
-    assert _timeouts(system)["create"] == "60m"
+    assert recorded_timeouts(system)["create"] == "60m"
 
 
 def test_a_batch_is_capped_at_the_100_nodes_eks_replaces_at_once():
@@ -149,12 +109,12 @@ def test_the_control_plane_waits_as_long_as_its_estimate_with_the_margin_on_ever
     """Creating it, and updating its version (an upgrade's control plane step), are estimated alike: the row's
     creation time (catalog/timeouts.py control_plane_timeouts says why); neither is shorter than the provider's."""
     [component] = [r for r in rendered_jobs.planned_record(stack)["resources"] if r["type"] == EKS_COMPONENT_CLUSTER]
-    estimate = planned_minutes(_record(component))
+    estimate = planned_estimate(component)
     [transforms] = registered_transforms(stack)
     timeouts = eks_cluster_child(transforms).opts.custom_timeouts
     assert timeouts is not None, f"{stack}: no custom timeouts on its {EKS_CLUSTER}"
-    assert _fits(timeouts.create, estimate) and minutes(timeouts.create) >= CONTROL_PLANE_DEFAULTS.create
-    assert _fits(timeouts.update, estimate) and minutes(timeouts.update) >= CONTROL_PLANE_DEFAULTS.update
+    assert fits(timeouts.create, estimate) and minutes(timeouts.create) >= CONTROL_PLANE_DEFAULTS.create
+    assert fits(timeouts.update, estimate) and minutes(timeouts.update) >= CONTROL_PLANE_DEFAULTS.update
     assert (estimate, timeouts.create, timeouts.update) == (10.0, "50m", "60m")
 
 
