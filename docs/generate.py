@@ -23,7 +23,7 @@ from trainstack.cli.parser import parser as cli_parser
 from trainstack.config.schema import stack_file_schema
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling module, when loaded by a test too
-from generate_code_pages import fabric_env_page, policy_page, python_page
+from generate_code_pages import fabric_env_page, pins_page, policy_page, python_page
 from wrong_values import wrong_value_error
 
 DOCS = Path(__file__).resolve().parent
@@ -315,6 +315,7 @@ def pages() -> dict[Path, str]:
     found = {STACK_PAGES / name: text for name, text in StackPages().pages().items()}
     found[REFERENCE / "cli.md"] = cli_page()
     found[REFERENCE / "policies.md"] = policy_page()
+    found[REFERENCE / "pins.md"] = pins_page()
     found[REFERENCE / "python.md"] = python_page()
     found[REFERENCE / "fabric-env.md"] = fabric_env_page()
     return found

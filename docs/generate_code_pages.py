@@ -52,6 +52,34 @@ def fabric_env_page() -> str:
     return "\n".join(lines)
 
 
+# The pinned charts and operator manifests ---------------------------------------------------------------
+
+def pins_page() -> str:
+    """Every chart and operator manifest trainstack installs, at its pinned version, from the one table that the
+    components, the versions model and this page all read: a pin is changed in one place."""
+    from trainstack.catalog import addons
+
+    def supported(support: Any) -> str:
+        low, high = support.minimum, support.maximum
+        if high:
+            return f"{high} only" if low == high else f"{low or 'any'} to {high}"
+        return f"{low} or later" if low else "no published range"
+
+    lines = [BANNER.format(source="components/catalog/addons.py (CHARTS, OPERATOR_MANIFESTS)"),
+             "# Pinned charts and operators\n",
+             "Each chart and operator manifest a stack can install, at the version trainstack pins. "
+             "[Add-ons](../addons.md) says when each is installed and what its values set.\n",
+             "| chart | version | repository | Kubernetes | where the version was read |", "|---|---|---|---|---|"]
+    for chart in addons.CHARTS:
+        version = f"{chart.version}, image {chart.image_tag}" if chart.image_tag else chart.version
+        lines.append(f"| `{chart.name}` | {version} | {chart.repository or 'OCI'} | {supported(chart.support)} | "
+                     f"{_cell(chart.source)} |")
+    lines += ["", "| operator manifest | version | Kubernetes | where the range was read |", "|---|---|---|---|"]
+    lines += [f"| `{manifest.component}` | {manifest.version} | {supported(manifest.support)} | "
+              f"{_cell(manifest.support.source)} |" for manifest in addons.OPERATOR_MANIFESTS]
+    return "\n".join(lines) + "\n"
+
+
 # The policy rules ----------------------------------------------------------------------------------------
 
 def policy_page() -> str:
