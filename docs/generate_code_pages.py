@@ -42,6 +42,7 @@ def fabric_env_page() -> str:
              *row("NVIDIA GPU", fabric_env.NCCL_EFA_ENV, "every type with EFA", fabric_env.NCCL_EFA_ENV_SOURCE),
              *row("NVIDIA GPU", fabric_env.GPUDIRECT_RDMA_ENV, f"the families with GPUDirect RDMA over EFA: {families}",
                   fabric_env.GPUDIRECT_RDMA_SOURCE),
+             *row("NVIDIA GPU", fabric_env.NCCL_DEBUG_ENV, "every type with EFA", fabric_env.NCCL_DEBUG_SOURCE),
              *row("Neuron", fabric_env.NEURON_EFA_ENV, "every Trainium type with EFA",
                   fabric_env.NEURON_EFA_ENV_SOURCE),
              "",

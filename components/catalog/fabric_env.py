@@ -24,6 +24,11 @@ read one list.
   user's image pins; on a GPU type without RDMA (g5, g6, g6e, ...) it is never set, since the
   EFA provider then refuses to open. ``NCCL_PROTO=simple`` is for aws-ofi-nccl 1.5.0 and
   older only (same table) and is not set: it costs the LL/LL128 protocols on every later one.
+  ``NCCL_DEBUG=INFO`` (``NCCL_DEBUG_ENV``) makes NCCL say which network it chose, in one line of each
+  rank's log: ``NCCL INFO Using network AWS Libfabric`` over EFA, ``... Using network Socket`` when it
+  fell back to TCP (NVIDIA/nccl src/init.cc at v2.28.9-1, printed under the INIT subsystem, which INFO
+  shows by default). NCCL's default level (WARN) prints neither, and a job that runs over sockets on an
+  EFA node is otherwise silent: ``trainstack doctor`` reads that line from rank 0's log.
 
 Ranks on the host's own network (HyperPod Slurm's sbatch, not a pod) get the same list less
 what names a pod's interface (``POD_NETWORK_ENV``).
@@ -60,6 +65,9 @@ NCCL_EFA_ENV_SOURCE = "aws/aws-ofi-nccl doc/efa-env-var.md@518f4c6; aws-samples/
 # g6, g6e) have EFA on their largest sizes but no GPUDirect RDMA.
 GPUDIRECT_RDMA_FAMILIES = frozenset({"p4d", "p4de", "p5", "p5e", "p5en", "p6-b200", "p6-b300", "p6e-gb200"})
 GPUDIRECT_RDMA_ENV: Mapping[str, str] = MappingProxyType({"FI_EFA_USE_DEVICE_RDMA": "1"})
+NCCL_DEBUG_ENV: Mapping[str, str] = MappingProxyType({"NCCL_DEBUG": "INFO"})
+NCCL_DEBUG_SOURCE = ("NVIDIA/nccl src/init.cc@v2.28.9-1 ('Using network', INIT subsystem); "
+                     "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-debug")
 GPUDIRECT_RDMA_SOURCE = ("aws/aws-ofi-nccl doc/efa-env-var.md@518f4c6 (Sample Presets); "
                          "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html")
 
@@ -89,9 +97,9 @@ def efa_env(accelerator_kind: str, efa_interfaces: int, instance_type: Optional[
     if accelerator_kind == "neuron":
         env = NEURON_EFA_ENV
     elif instance_type is not None and gpudirect_rdma(instance_type):
-        env = MappingProxyType({**NCCL_EFA_ENV, **GPUDIRECT_RDMA_ENV})
+        env = MappingProxyType({**NCCL_EFA_ENV, **GPUDIRECT_RDMA_ENV, **NCCL_DEBUG_ENV})
     else:
-        env = NCCL_EFA_ENV
+        env = MappingProxyType({**NCCL_EFA_ENV, **NCCL_DEBUG_ENV})
     if host_network:
         return MappingProxyType({name: value for name, value in env.items() if name not in POD_NETWORK_ENV})
     return env

@@ -15,7 +15,8 @@ NO_RDMA = ("g5.48xlarge", "g6.48xlarge", "g6e.48xlarge", "g4dn.metal")
 def test_gpu_types_with_gpudirect_rdma_get_fi_efa_use_device_rdma(name):
     interfaces = catalog.get(name).efa.max_interfaces
     assert interfaces, f"{name} has EFA"
-    assert efa_env("nvidia-gpu", interfaces, name) == {**NCCL_EFA_ENV, "FI_EFA_USE_DEVICE_RDMA": "1"}
+    assert efa_env("nvidia-gpu", interfaces, name) == {**NCCL_EFA_ENV, "FI_EFA_USE_DEVICE_RDMA": "1",
+                                                        "NCCL_DEBUG": "INFO"}
     assert efa_env("nvidia-gpu", interfaces, name)["FI_PROVIDER"] == "efa"
 
 
@@ -24,7 +25,7 @@ def test_efa_gpu_types_without_gpudirect_rdma_never_get_it(name):
     interfaces = catalog.get(name).efa.max_interfaces
     assert interfaces, f"{name} has EFA"
     assert "FI_EFA_USE_DEVICE_RDMA" not in efa_env("nvidia-gpu", interfaces, name)
-    assert efa_env("nvidia-gpu", interfaces, name) == NCCL_EFA_ENV
+    assert efa_env("nvidia-gpu", interfaces, name) == {**NCCL_EFA_ENV, "NCCL_DEBUG": "INFO"}
 
 
 def test_hyperpod_names_are_judged_by_their_ec2_type():

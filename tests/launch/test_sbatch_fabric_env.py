@@ -17,7 +17,7 @@ from trainstack.launch.placement import fabric_env
 from trainstack.names import NEURON_RESOURCE
 from trainstack.outputs import StackOutputs, parse_outputs
 
-GPU_BOOTSTRAP = {"FI_PROVIDER": "efa", "NCCL_SOCKET_IFNAME": "^lo,docker,pod-id-link"}
+GPU_BOOTSTRAP = {"FI_PROVIDER": "efa", "NCCL_SOCKET_IFNAME": "^lo,docker,pod-id-link", "NCCL_DEBUG": "INFO"}
 EXTRA_WORKERS = [{"name": "p5", "instanceType": "ml.p5.48xlarge", "count": 2, "partition": "p5"},
                  {"name": "trn1", "instanceType": "ml.trn1.32xlarge", "count": 2, "partition": "trn1"}]
 
