@@ -10,7 +10,8 @@ reading.
 
 How a page is read:
 
-- **Not prose**: front matter, HTML comments, fenced code blocks (a ```mermaid fence counts as a diagram),
+- **Not prose**: front matter, HTML comments, fenced code blocks (a ```mermaid fence counts as a diagram, as
+  does an image of docs/diagrams/),
   images, link URLs, bare URLs, HTML tags, attribute lists (`{ #id }`), footnote markers, headings' hashes,
   admonition and tab markers with their titles. A code span is one word; its text is not prose, but an internal
   path inside it still counts.
@@ -213,8 +214,13 @@ class _Reader:
             self.page.lead, self.lead_open = None, False
 
 
+DIAGRAM_IMAGE = re.compile(r"!\[[^\]]*\]\((?:\.\./)*diagrams/[^)]+\.svg\)")
+"""An image of a rendered diagram (docs/diagrams.py): ``![what it shows](diagrams/<name>.svg)``."""
+
+
 def _read_line(reader: _Reader, line: str, number: int) -> None:
     stripped = line.strip()
+    reader.page.diagrams += len(DIAGRAM_IMAGE.findall(line))
     heading = HEADING.match(line)
     if tab := TAB.match(line):
         reader.end_unit()
