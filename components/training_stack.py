@@ -65,7 +65,8 @@ class TrainingStack(pulumi.ComponentResource):
             # A mapping's keys are a stack file's (trainstack:nodeGroups[0].zone); anything else is named here.
             check_mapping(f"TrainingStack({name})", config, "StackConfig",
                           "pass a StackConfig, or a mapping of a stack file's trainstack: keys (load_stack_config).")
-            config = validate_stack_config(config)
+        # A StackConfig built with StackConfig(...) has its schema alone: its checks run here (config/checks/).
+        config = validate_stack_config(config)
         # Every name below is built from these two: a character one of their owners refuses stops here.
         check_stack_names(pulumi.get_project(), name)
         super().__init__(TRAINING_STACK_COMPONENT, name, {}, opts)

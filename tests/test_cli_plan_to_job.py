@@ -30,7 +30,7 @@ APPLIES = {
     "hyperpod-eks": {"hyperpod-pytorchjob"},
     # DRA with Kubeflow Trainer v2: the device check claims devices through a ResourceClaimTemplate (printed first);
     # a TrainJob, the all-reduce among them, brings a runtime whose pods claim them. No PyTorchJob: the training
-    # operator v1.8.1's CRD refuses a pod's claims (config/job_operators.py).
+    # operator v1.8.1's CRD refuses a pod's claims (config/checks/job_operators.py).
     "b200-dra": {"device-check", "all-reduce", "trainjob"},
     # An existing cluster's p5 group: the training operator, as on a stack that makes its own.
     "byo-p5": {"pytorchjob", "device-check", "all-reduce"},

@@ -3,6 +3,9 @@
 ``load_stack_config()`` reads the running program's Pulumi config;
 ``validate_stack_config(raw)`` validates a plain mapping of the same keys.
 Both raise :class:`ConfigError`, which names each bad key, its value and the fix.
+
+Validation is the schema modules' (each block's keys, types and single-key rules) and then the checks of
+``config/checks/`` (what spans keys, blocks or the stack), which ``validate`` runs on each block once it is built.
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ import pulumi
 from pydantic import BaseModel, ValidationError
 
 from .addons import CostConfig, ObservabilityConfig, OperatorsConfig
-from .base import ConfigModel, ConfigValueError
+from .base import CHECKS, ConfigModel, ConfigValueError
 from .checkpoints import CheckpointConfig
+from .checks import run_checks
 from .cluster import AddonVersions, EksConfig, SystemNodesConfig
 from .datasets import DatasetConfig
 from .errors import NAMESPACE, ConfigError, ConfigIssue, issues_from_validation_error
@@ -30,8 +34,9 @@ from .vpc_cni import VpcCniConfig
 Model = TypeVar("Model", bound=BaseModel)
 
 
-def validate_stack_config(raw: Mapping[str, Any]) -> StackConfig:
-    """Validate the ``trainstack:`` keys (without the namespace) as one StackConfig."""
+def validate_stack_config(raw: Mapping[str, Any] | StackConfig) -> StackConfig:
+    """Validate the ``trainstack:`` keys (without the namespace) as one StackConfig. A StackConfig built with
+    ``StackConfig(...)`` has its schema alone: it is checked here too, and returned as it is."""
     return validate(StackConfig, raw, prefix=NAMESPACE, source="the trainstack stack configuration")
 
 
@@ -41,10 +46,10 @@ def validate(model: type[Model], raw: Any, *, prefix: str, source: str | None = 
     get the same errors as stack files, named from the component: ``prefix`` is ``GpuEksCluster(train)`` and
     ``at`` the Args key that holds the block (``("nodeGroups", 0)``), as in
     ``GpuEksCluster(train):nodeGroups[0].instanceType``."""
-    if isinstance(raw, model):
-        return raw
     try:
-        return model.model_validate(raw)
+        # The checks run on each block once pydantic has built it (config/base.py), so a failing one is reported
+        # with every other problem of the input; a block built elsewhere is checked too, and returned as it is.
+        return model.model_validate(raw, context={CHECKS: run_checks})
     except ValidationError as error:
         raise ConfigError(issues_from_validation_error(error, model, prefix, at),
                           source or f"{prefix} arguments") from None

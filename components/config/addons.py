@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
-from .base import ConfigModel, ConfigValueError
+from .base import ConfigModel
 
 
 class ObservabilityConfig(ConfigModel):
@@ -40,17 +40,6 @@ class OperatorsConfig(ConfigModel):
     """etcd for elastic PyTorchJob rendezvous."""
     kueue: bool = False
     """Kueue job queueing."""
-
-
-    @model_validator(mode="after")
-    def _one_generation(self) -> OperatorsConfig:
-        if self.trainer and self.training_operator:
-            raise ConfigValueError(
-                "trainer (Kubeflow Trainer v2) and trainingOperator (v1) would both run PyTorch training; a cluster "
-                "takes one generation, so each job's kind says which controller owns it.",
-                fix="set trainingOperator: false to use TrainJobs, or trainer: false to keep PyTorchJobs.",
-                path=("trainer",), value=True)
-        return self
 
 
 class HelmChartsConfig(ConfigModel):

@@ -1,5 +1,5 @@
 """The base every config model shares: camelCase keys, unknown keys refused, scalars taken as written,
-validators that only check.
+validators that only check, and the hand-over of each built block to the checks its caller asks for.
 
 Why defaults are properties and validators never assign: docs/adr/0002-config-defaults-on-the-models.md
 """
@@ -9,11 +9,16 @@ from __future__ import annotations
 import json
 import types
 import typing
+from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, ModelWrapValidatorHandler, ValidationInfo, field_validator, model_validator
 from pydantic.alias_generators import to_camel
+
+CHECKS = "trainstack.checks"
+"""The key of the validation context under which a caller passes the function that checks each built block
+(``config.validate`` passes ``config.checks.run_checks``)."""
 
 
 class ConfigModel(BaseModel):
@@ -74,6 +79,27 @@ class ConfigModel(BaseModel):
                                        fix="write it in UTC as EC2 shows it, e.g. 2026-12-01T11:30:00Z.",
                                        value=value) from None
         return value
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _checked(cls, data: Any, handler: ModelWrapValidatorHandler[Self], info: ValidationInfo) -> Self:
+        """Hand the built block to the checks its caller passed in the validation context (``CHECKS``).
+
+        A model declares its keys, their types and what one key alone must be; what spans keys, blocks or the
+        stack is a check of config/checks/, which names the model (never the reverse). Run here, once the block
+        is built and after the blocks inside it, a failing check is reported at the block's key together with
+        every other problem of the input, as a model validator's error is. Without the context (``Model(...)``,
+        ``Model.model_validate(raw)``) a block is built from its schema alone; so a block built that way and
+        handed in is validated again, from what was set on it, with the checks, and kept as it is.
+        """
+        run: Callable[[ConfigModel], None] | None = (info.context.get(CHECKS) if isinstance(info.context, Mapping)
+                                                      else None)
+        if run is None:
+            return handler(data)
+        built_elsewhere = type(data) is cls
+        block = handler(data.model_dump(exclude_unset=True) if built_elsewhere else data)
+        run(block)
+        return data if built_elsewhere else block
 
 
 def _as_written(value: Any) -> str:

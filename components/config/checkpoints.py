@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import Optional, TypedDict
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
-from .base import ConfigModel, ConfigValueError
+from .base import ConfigModel
 
 WEIGHT_BYTES = 2.0
 """bf16/fp16 weights (ZeRO, section 3.1)."""
@@ -59,24 +59,10 @@ class CheckpointConfig(ConfigModel):
     """Export new and changed checkpoints under ``path`` to the stack's checkpoint bucket with a data
     repository association (auto-export NEW, CHANGED; never DELETED, so the bucket keeps what FSx drops)."""
 
-    @model_validator(mode="after")
-    def _one_size(self) -> CheckpointConfig:
-        given = [key for key, value in (("sizeGB", self.size_gb), ("parametersBillions", self.parameters_billions))
-                 if value is not None]
-        if len(given) != 1:
-            raise ConfigValueError(
-                "a checkpoint needs exactly one of sizeGB and parametersBillions" + (f"; got {given}." if given
-                                                                                       else "."),
-                fix="give sizeGB (one checkpoint, all ranks) or parametersBillions (sized as parameters x "
-                    "(bytesPerParameter + optimizerBytesPerParameter)).",
-                path=(given[-1] if given else "sizeGB",),
-                value=self.parameters_billions if "parametersBillions" in given else self.size_gb)
-        return self
-
     @property
     def checkpoint_gb(self) -> float:
         """One checkpoint in decimal GB: given, or parameters x bytes per parameter."""
         if self.size_gb is not None:
             return self.size_gb
-        assert self.parameters_billions is not None  # _one_size
+        assert self.parameters_billions is not None  # config/checks/checkpoints.py
         return self.parameters_billions * (self.bytes_per_parameter + self.optimizer_bytes_per_parameter)

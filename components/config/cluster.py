@@ -6,12 +6,11 @@ import ipaddress
 import re
 from typing import Any, Literal, Optional
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, field_validator
 
 from .. import catalog
 from ..catalog import eks_versions
 from ..catalog.addons import minor as kubernetes_minor
-from ..catalog.eks_versions import KUBELET_SKEW, previous_minor
 from ..cidrs import whole_internet
 from .base import ConfigModel, ConfigValueError
 from .pods import PodsPerNode, pods_per_node
@@ -83,11 +82,6 @@ class SystemNodesConfig(ConfigModel):
             )
         return value
 
-    @model_validator(mode="after")
-    def _pods(self) -> SystemNodesConfig:
-        pods_per_node(self.instance_type, False, self.max_pods)
-        return self
-
     @property
     def pods_per_node(self) -> PodsPerNode:
         return pods_per_node(self.instance_type, False, self.max_pods)
@@ -155,33 +149,6 @@ def minors_behind(newer: str, older: str) -> int:
     3 apart. Another major counts as more minors than any skew allows."""
     (major, number), (older_major, older_number) = kubernetes_minor(newer), kubernetes_minor(older)
     return (major - older_major) * 1000 + number - older_number
-
-
-def _held_nodes_within_the_skew(version: str, upgrade: UpgradeInProgress, held: str) -> None:
-    """Node groups held on ``nodesVersion``: held (listed in ``held``), no newer than ``fromVersion`` (they move to
-    ``version`` with the node groups' step, never part way) and at most ``KUBELET_SKEW`` minors behind ``version``
-    (a kubelet "must not be newer than kube-apiserver" and "may be up to three minor versions older",
-    kubernetes.io/releases/version-skew-policy/#kubelet)."""
-    path = ("upgrade", "nodesVersion")
-    if "nodeGroups" not in upgrade.held:
-        raise ConfigValueError(
-            f"nodesVersion says the node groups run {held}, but held does not list nodeGroups: the node groups run "
-            f"{version}.", fix="add nodeGroups to held, or remove nodesVersion, or use trainstack upgrade to write "
-            "the steps.", path=path, value=held)
-    if minors_behind(upgrade.from_version, held) < 0:
-        raise ConfigValueError(
-            f"the node groups are held on {held}, newer than fromVersion ({upgrade.from_version}): held node groups "
-            f"stay on a minor the control plane has left and move to {version} in one roll.",
-            fix=f"set nodesVersion to the node groups' minor, {upgrade.from_version} or older, or use trainstack "
-                "upgrade to write the steps.", path=path, value=held)
-    if minors_behind(version, held) > KUBELET_SKEW:
-        before = previous_minor(version)
-        raise ConfigValueError(
-            f"the node groups run {held} while the control plane runs {version}: a kubelet may be at most "
-            f"{KUBELET_SKEW} minors older than kube-apiserver (kubernetes.io/releases/version-skew-policy).",
-            fix=f"roll the node groups to {before} while the control plane is still on it (version \"{before}\" and "
-                f"nodeGroups out of held), then move the control plane to {version}; trainstack upgrade writes "
-                "these steps.", path=path, value=held)
 
 
 class AddonVersions(ConfigModel):
@@ -264,38 +231,6 @@ class EksConfig(ConfigModel):
             raise version_refusal(value)
         return value
 
-    @model_validator(mode="after")
-    def _one_minor_behind(self) -> EksConfig:
-        if self.upgrade is not None and self.upgrade.from_version != previous_minor(self.version):
-            raise ConfigValueError(
-                f"the held parts run {self.upgrade.from_version} while the control plane runs {self.version}: EKS "
-                "upgrades one minor at a time, so they can only be one minor behind.",
-                fix=f"set fromVersion to \"{previous_minor(self.version)}\", or use trainstack upgrade to write "
-                "the steps.", path=("upgrade", "fromVersion"), value=self.upgrade.from_version)
-        if self.upgrade is not None and self.upgrade.nodes_version is not None:
-            _held_nodes_within_the_skew(self.version, self.upgrade, self.upgrade.nodes_version)
-        return self
-
-    @model_validator(mode="after")
-    def _kube_proxy_within_the_skew(self) -> EksConfig:
-        pinned = self.addon_versions.kube_proxy
-        if pinned is None:
-            return self
-        behind_the_api, behind_the_kubelet = (minors_behind(newer, pinned) for newer in (self.version,
-                                                                                          self.nodes_version))
-        # version-skew-policy.md, kube-proxy: "must not be newer than kube-apiserver", "may be up to three minor
-        # versions older than kube-apiserver", "may be up to three minor versions older or newer than the kubelet
-        # instance it runs alongside".
-        if not 0 <= behind_the_api <= KUBELET_SKEW or abs(behind_the_kubelet) > KUBELET_SKEW:
-            raise ConfigValueError(
-                f"kube-proxy {pinned} against kube-apiserver {self.version} and kubelets on {self.nodes_version}: "
-                f"kube-proxy may not be newer than kube-apiserver, nor more than {KUBELET_SKEW} minors older than "
-                f"it or than {KUBELET_SKEW} minors away from the kubelet (kubernetes.io/releases/version-skew-policy).",
-                fix=f"pin the kube-proxy release EKS gives {self.version} (aws eks describe-addon-versions "
-                    f"--kubernetes-version {self.version} --addon-name kube-proxy), or leave it unset for EKS's "
-                    "default.", path=("addonVersions", "kubeProxy"), value=pinned)
-        return self
-
     @property
     def nodes_version(self) -> str:
         """The minor the managed node groups run: while the upgrade holds them, ``nodesVersion`` where set, else
@@ -347,30 +282,6 @@ class EksConfig(ConfigModel):
                 fix="list your office or VPN egress ranges only.", value=cidrs,
             )
         return cidrs
-
-    @model_validator(mode="after")
-    def _allowlist_needs_a_public_endpoint(self) -> EksConfig:
-        # publicAccessCidrs are "the CIDR blocks that are allowed access to your cluster's public Kubernetes
-        # API server endpoint" (https://docs.aws.amazon.com/eks/latest/APIReference/API_VpcConfigRequest.html);
-        # a private endpoint has none, and cluster/eks_cluster.py passes no allowlist for it.
-        if self.public_access_cidrs and self.api_endpoint == "private":
-            raise ConfigValueError(
-                "publicAccessCidrs is given, but the API server endpoint is private (endpointAccess "
-                f"{'private' if self.endpoint_access else 'unset, which means private'}): the allowlist "
-                "would be dropped.",
-                fix="set endpointAccess: publicAndPrivate to reach the API from those ranges (a dev stack's "
-                "default; production stacks keep it private), or remove publicAccessCidrs.",
-                path=("publicAccessCidrs",), value=self.public_access_cidrs,
-            )
-        if self.api_endpoint != "private" and not self.public_access_cidrs:
-            # Without an allowlist EKS opens the public endpoint to 0.0.0.0/0 (the API's default for
-            # publicAccessCidrs, same page): a stack file and a library program alike must say who may reach it.
-            raise ConfigValueError(
-                f"endpointAccess '{self.api_endpoint}' opens the API server, but no allowlist is given.",
-                fix="set eks.publicAccessCidrs to your egress ranges (e.g. [203.0.113.0/24]), "
-                "or set endpointAccess: private.",
-                path=("publicAccessCidrs",), value=[])
-        return self
 
     @field_validator("admin_principals")
     @classmethod

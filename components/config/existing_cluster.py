@@ -14,12 +14,11 @@ the selector and tolerations jobs use, and the device plugins select the ``.pres
 
 from __future__ import annotations
 
-import re
 from typing import Optional
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, field_validator
 
-from .base import ConfigModel, ConfigValueError
+from .base import ConfigModel
 from .cluster import DEFAULT_EKS_VERSION, EKS_VERSIONS, SystemNodesConfig, version_refusal
 
 K8S_NAME = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
@@ -81,27 +80,3 @@ class ExistingClusterConfig(ConfigModel):
         if version not in EKS_VERSIONS:
             raise version_refusal(version)
         return version
-
-    @model_validator(mode="after")
-    def _one_way_in(self) -> ExistingClusterConfig:
-        by_endpoint = self.endpoint is not None or self.certificate_authority is not None
-        if (self.kubeconfig is None) == (not by_endpoint):
-            raise ConfigValueError(
-                "the cluster is reached through a kubeconfig file or through its endpoint and certificate "
-                "authority, exactly one of the two.",
-                fix="set kubeconfig (and context), or endpoint and certificateAuthority.",
-                path=("kubeconfig",), value=self.kubeconfig)
-        if by_endpoint and (self.endpoint is None or self.certificate_authority is None):
-            missing = "endpoint" if self.endpoint is None else "certificateAuthority"
-            raise ConfigValueError(f"{missing} is missing: the kubeconfig needs both.",
-                                   fix=f"set {missing} (aws eks describe-cluster --name {self.name}).",
-                                   path=(missing,), value=None)
-        if self.context is not None and self.kubeconfig is None:
-            raise ConfigValueError("context picks a context of the kubeconfig file; no kubeconfig is set.",
-                                   fix="set kubeconfig, or remove context.", path=("context",), value=self.context)
-        if self.certificate_authority is not None and not re.fullmatch(r"[A-Za-z0-9+/=\s]+",
-                                                                       self.certificate_authority):
-            raise ConfigValueError("certificateAuthority is base64 data, as describe-cluster returns it.",
-                                   fix="paste cluster.certificateAuthority.data as it is.",
-                                   path=("certificateAuthority",), value=self.certificate_authority[:20])
-        return self

@@ -1,7 +1,6 @@
-"""What the node-group validators read of a group: Protocols that ``NodeGroupConfig``, its ``Capacity`` and
-``CapacityPurchase`` (config/nodegroups.py) meet. The model calls the validators (``block_end.py``,
-``device_allocation.py``, ``karpenter_groups.py``); they name these views, never the model, so the imports run one
-way."""
+"""What some node-group checks read of a group: Protocols that ``NodeGroupConfig``, its ``Capacity`` and
+``CapacityPurchase`` (config/nodegroups.py) meet. The checks (config/checks/block_end.py, device_allocation.py,
+karpenter_groups.py) say with them exactly what of a group they read."""
 
 from __future__ import annotations
 
@@ -66,3 +65,9 @@ class GroupView(Protocol):
 
     @property
     def spot(self) -> bool: ...
+
+    @property
+    def ami_version(self) -> Optional[str]: ...
+
+    @property
+    def efa_enabled(self) -> bool: ...

@@ -114,53 +114,6 @@ class HyperPodConfig(ConfigModel):
                 value=data["dependenciesChartInstalled"])
         return data
 
-    @model_validator(mode="after")
-    def _groups(self) -> HyperPodConfig:
-        if self.orchestrator == "slurm":
-            if self.controller is None:
-                raise ConfigValueError("a Slurm cluster needs a controller group.",
-                                       fix="add controller: {name: controller, instanceType: ml.c5.xlarge, count: 1}.",
-                                       path=("controller",), value=None)
-            if self.controller.count != 1:
-                raise ConfigValueError("the Slurm controller group has exactly one instance.",
-                                       fix="set controller.count: 1.", path=("controller", "count"),
-                                       value=self.controller.count)
-            self._eks_only_switches()
-        elif self.controller is not None or self.login is not None:
-            raise ConfigValueError("EKS-orchestrated HyperPod has no Slurm controller or login group.",
-                                   fix="remove controller and login, or use orchestrator: slurm.",
-                                   path=("controller" if self.controller else "login",),
-                                   value=next(g.name for g in (self.controller, self.login) if g is not None))
-        names = [g.name for g in self.groups]
-        duplicate = next((n for n in names if names.count(n) > 1), None)
-        if duplicate:
-            raise ConfigValueError(f"instance group name '{duplicate}' is used twice.",
-                                   fix="give each group its own name.", path=("workers",), value=duplicate)
-        partitions = [w.slurm_partition for w in self.workers]
-        duplicate = next((p for p in partitions if partitions.count(p) > 1), None)
-        if duplicate:
-            raise ConfigValueError(f"Slurm partition '{duplicate}' is used by two worker groups.",
-                                   fix="give each worker group its own partition (HyperPod maps one partition "
-                                   "per group).", path=("workers",), value=duplicate)
-        for key in ("name", "uid"):
-            values = [getattr(user, key) for user in self.users]
-            duplicate = next((v for v in values if values.count(v) > 1), None)
-            if duplicate is not None:
-                raise ConfigValueError(f"user {key} {duplicate} is listed twice.", fix=f"give each user its own {key}.",
-                                       path=("users",), value=duplicate)
-        for index, worker in enumerate(self.workers):
-            if "InstanceConnectivity" in worker.deep_health_checks and worker.count < 2:
-                raise ConfigValueError("the InstanceConnectivity deep health check needs two or more instances.",
-                                       fix="raise count to 2, or run only InstanceStress.",
-                                       path=("workers", index, "deepHealthChecks"), value=worker.deep_health_checks)
-        return self
-
-    def _eks_only_switches(self) -> None:
-        for key, on in (("trainingOperator", self.training_operator), ("taskGovernance", self.task_governance)):
-            if on:
-                raise ConfigValueError(f"{key} is an EKS add-on; a Slurm cluster has no EKS cluster to run it.",
-                                       fix=f"remove {key}, or use orchestrator: eks.", path=(key,), value=True)
-
     @property
     def groups(self) -> list[InstanceGroupConfig]:
         return [g for g in (self.controller, self.login) if g is not None] + list(self.workers)

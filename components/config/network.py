@@ -6,9 +6,8 @@ import ipaddress
 import re
 from typing import Literal, Optional
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, field_validator
 
-from ..cidrs import first_overlap
 from .base import ConfigModel, ConfigValueError
 
 DEFAULT_VPC_CIDR = "10.0.0.0/16"
@@ -66,26 +65,6 @@ class ExistingVpc(ConfigModel):
     public_subnets: list[ExistingSubnet] = []
     """Public subnets (load balancers only); optional."""
 
-    @model_validator(mode="after")
-    def _subnets_apart(self) -> ExistingVpc:
-        # The subnets of one VPC never share an address (EC2 CreateSubnet: "A subnet CIDR block must not
-        # overlap the CIDR block of an existing subnet in the VPC",
-        # https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CreateSubnet.html): two that do are a
-        # typo, and the IP budget would count the same addresses twice.
-        keyed = [("privateSubnets", index, subnet) for index, subnet in enumerate(self.private_subnets)]
-        keyed += [("publicSubnets", index, subnet) for index, subnet in enumerate(self.public_subnets)]
-        clash = first_overlap([subnet.cidr for _, _, subnet in keyed])
-        if clash is not None:
-            (key, index, subnet), (other_key, other_index, other) = keyed[clash[1]], keyed[clash[0]]
-            raise ConfigValueError(
-                f"{subnet.id} ({subnet.cidr}) shares addresses with {other_key}[{other_index}] {other.id} "
-                f"({other.cidr}); the subnets of one VPC never overlap.",
-                fix="copy each subnet's id and IPv4 CIDR as `aws ec2 describe-subnets --filters "
-                "Name=vpc-id,Values=<vpcId>` lists them, each subnet once.",
-                path=(key, index, "cidr"), value=subnet.cidr)
-        return self
-
-
 class NetworkConfig(ConfigModel):
     """A new VPC (``vpcCidr`` + ``zones``) or an existing one (``existingVpc``)."""
 
@@ -117,47 +96,6 @@ class NetworkConfig(ConfigModel):
         if len(set(zones)) != len(zones):
             raise ConfigValueError("a zone is listed twice.", fix="list each zone once.", value=zones)
         return zones
-
-    @model_validator(mode="after")
-    def _new_or_existing(self) -> NetworkConfig:
-        if self.existing_vpc is not None:
-            if self.vpc_cidr is not None or self.zones:
-                raise ConfigValueError(
-                    "existingVpc is set together with vpcCidr/zones; it is one or the other.",
-                    fix="remove vpcCidr and zones (the zones come from the existing subnets), "
-                    "or remove existingVpc to create a new VPC.",
-                    path=("existingVpc",),
-                    value={"vpcCidr": self.vpc_cidr, "zones": self.zones},
-                )
-            return self
-        if len(self.zones) < 2:
-            raise ConfigValueError(
-                "a new VPC needs at least two zones (EKS requires subnets in two availability zones).",
-                fix="list two or more zones, for example [us-east-1a, us-east-1b].",
-                path=("zones",),
-                value=self.zones,
-            )
-        cidr = self.new_vpc_cidr
-        try:
-            vpc = parse_ipv4_network(cidr)
-        except ConfigValueError as error:
-            raise ConfigValueError(error.message, fix=error.fix, path=("vpcCidr",), value=cidr) from None
-        if not 16 <= vpc.prefixlen <= 24:
-            raise ConfigValueError(f"VPC CIDRs must be /16 to /24, got /{vpc.prefixlen}.",
-                                   fix="use a /16 to /24 block.", path=("vpcCidr",), value=cidr)
-        private = self.private_prefix
-        needed = len(self.zones) * (2 ** (32 - private) + 2 ** (32 - self.public_subnet_prefix_length))
-        if needed > vpc.num_addresses:
-            raise ConfigValueError(
-                f"{len(self.zones)} zones x (a /{private} private + "
-                f"/{self.public_subnet_prefix_length} public subnet) need {needed} addresses; "
-                f"{cidr} has {vpc.num_addresses}.",
-                fix="use a larger vpcCidr, fewer zones or smaller subnets (a larger "
-                "privateSubnetPrefixLength, or leave it out to size it from the zones).",
-                path=("privateSubnetPrefixLength",) if self.private_subnet_prefix_length else ("vpcCidr",),
-                value=self.private_subnet_prefix_length or cidr,
-            )
-        return self
 
     @property
     def new_vpc_cidr(self) -> str:

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
-from .base import ConfigModel, ConfigValueError
+from .base import ConfigModel
 
 NODE_CONDITIONS = ("AcceleratedHardwareReady", "NetworkingReady", "KernelReady", "StorageReady",
                    "ContainerRuntimeReady")
@@ -58,24 +58,6 @@ class NodeRepair(ConfigModel):
     overrides: list[RepairOverride] = []
     """Per condition and reason: the action and the wait (``nodeRepairConfigOverrides``)."""
 
-    @model_validator(mode="after")
-    def _exclusive(self) -> NodeRepair:
-        for count, percent, count_key, percent_key in (
-                (self.max_unhealthy_nodes, self.max_unhealthy_percent, "maxUnhealthyNodes", "maxUnhealthyPercent"),
-                (self.max_parallel_repairs, self.max_parallel_percent, "maxParallelRepairs", "maxParallelPercent")):
-            if count is not None and percent is not None:
-                raise ConfigValueError(f"{count_key} and {percent_key} are both set; EKS takes one of the two.",
-                                       fix=f"remove {count_key} or {percent_key}.", path=(percent_key,), value=percent)
-        seen: set[tuple[str, str]] = set()
-        for index, override in enumerate(self.overrides):
-            key = (override.condition, override.reason)
-            if key in seen:
-                raise ConfigValueError(f"two overrides for {override.condition} / {override.reason}.",
-                                       fix="keep one override per condition and reason.",
-                                       path=("overrides", index, "reason"), value=override.reason)
-            seen.add(key)
-        return self
-
     def rendered(self, reserved: bool) -> dict[str, object]:
         """The ``node_repair_config`` pulumi-aws takes (snake_case), with the reserved-capacity default filled in."""
         parallel = self.max_parallel_repairs
@@ -93,23 +75,3 @@ class NodeRepair(ConfigModel):
                 {"node_monitoring_condition": o.condition, "node_unhealthy_reason": o.reason,
                  "min_repair_wait_time_mins": o.wait_minutes, "repair_action": o.action} for o in self.overrides]
         return config
-
-
-def check_group(auto_repair: bool, node_repair: Optional[NodeRepair], max_size: int, autoscaler: str) -> None:
-    """``nodeRepair`` asks for repair, which ``autoRepair: false`` turns off; counts above the group cannot apply;
-    a Karpenter pool has no managed node group to carry it."""
-    if node_repair is None:
-        return
-    if autoscaler == "karpenter":
-        raise ConfigValueError("nodeRepair configures a managed node group's auto repair; a Karpenter pool has none.",
-                               fix="remove nodeRepair, or set autoscaler: cluster-autoscaler.", path=("nodeRepair",),
-                               value="set")
-    if not auto_repair:
-        raise ConfigValueError("nodeRepair tunes node auto repair, which autoRepair: false turns off.",
-                               fix="remove nodeRepair, or autoRepair: false.", path=("autoRepair",), value=False)
-    for key, value in (("maxUnhealthyNodes", node_repair.max_unhealthy_nodes),
-                       ("maxParallelRepairs", node_repair.max_parallel_repairs)):
-        if value is not None and value > max_size:
-            raise ConfigValueError(f"nodeRepair.{key} is {value} but the group has at most {max_size} nodes.",
-                                   fix=f"set it to at most {max_size}, or use the percentage.",
-                                   path=("nodeRepair", key), value=value)

@@ -3,31 +3,21 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, Literal, Optional
+from typing import Literal, Optional
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, field_validator
 
 from .. import catalog
 from ..catalog.efa_layout import layout_for
 from ..names import LABEL_PREFIX, RESERVED_LABELS
 from .base import ConfigModel, ConfigValueError
-from .block_end import DEFAULT_END_LEAD_MINUTES, check_end_lead, check_purchase
+from .block_end import DEFAULT_END_LEAD_MINUTES
 from .cluster import catalog_entry
-from .device_allocation import DeviceAllocation, check_group
-from .karpenter_groups import check_karpenter_group, check_spot
+from .device_allocation import DeviceAllocation
 from .kubernetes_names import check_labels, check_taint_key, check_taint_value
 from .network import ZONE_PATTERN
 from .node_repair import NodeRepair
-from .node_repair import check_group as check_node_repair
 from .pods import PodsPerNode, pods_per_node
-from .ultraserver_capacity import check_block_units
-
-
-def _efa_accelerated_kinds() -> str:
-    """The families of the catalog's accelerated types with EFA."""
-    return "families " + ", ".join(catalog.families(t for t in catalog.INSTANCE_TYPES
-                                                    if t.efa.supported and t.accelerator is not None))
-
 
 # EC2 Capacity Blocks hold at most 64 instances each (DescribeCapacityBlockOfferings).
 CAPACITY_BLOCK_MAX_INSTANCES = 64
@@ -112,72 +102,6 @@ class Capacity(ConfigModel):
             raise ConfigValueError(f"'{value.isoformat()}' has no time zone.",
                                    fix="write it in UTC as EC2 shows it, e.g. 2026-12-01T11:30:00Z.")
         return value.astimezone(UTC) if value is not None else None
-
-    @model_validator(mode="after")
-    def _complete(self) -> Capacity:
-        if self.reservations:
-            self._check_pool()
-        if self.type == "none":
-            for key, value in (("reservationId", self.reservation_id), ("resourceGroupArn", self.resource_group_arn),
-                               ("zone", self.zone), ("instanceCount", self.instance_count),
-                               ("reservations", self.reservations or None),
-                               ("endsAt", self.ends_at), ("startsAt", self.starts_at),
-                               ("endLeadMinutes", self.end_lead_minutes), ("purchase", self.purchase)):
-                if value is not None:
-                    raise ConfigValueError(f"'{key}' is set but capacity type is 'none'.",
-                                           fix="set type: reservation or type: capacityBlock, or remove the key.",
-                                           path=(key,), value=value)
-            return self
-        if self.type == "reservation" and not self.reservations and \
-                (self.reservation_id is None) == (self.resource_group_arn is None):
-            raise ConfigValueError("a reservation needs exactly one of reservationId or resourceGroupArn.",
-                                   fix="give the reservation id (cr-…) or the resource group ARN, not both.",
-                                   path=("reservationId",), value=self.reservation_id)
-        if self.type == "capacityBlock":
-            check_purchase(self.purchase, self.reservation_id, self.starts_at, self.ends_at)
-            if self.reservation_id is None and self.purchase is None and not self.reservations:
-                raise ConfigValueError("a capacity block needs its reservationId.",
-                                       fix="set reservationId to the block's cr-… id.", path=("reservationId",),
-                                       value=None)
-            if self.resource_group_arn is not None:
-                raise ConfigValueError("capacity blocks are targeted by id, not by resource group.",
-                                       fix="remove resourceGroupArn.", path=("resourceGroupArn",),
-                                       value=self.resource_group_arn)
-        if self.starts_at is not None and self.ends_at is not None and self.starts_at >= self.ends_at:
-            raise ConfigValueError(f"startsAt {self.starts_at:%Y-%m-%dT%H:%M:%SZ} is not before endsAt "
-                                   f"{self.ends_at:%Y-%m-%dT%H:%M:%SZ}.",
-                                   fix="set both as EC2 shows the block (aws ec2 describe-capacity-reservations).",
-                                   path=("startsAt",), value=self.starts_at)
-        check_end_lead(self.type, self.end_lead_minutes, self.starts_at, self.ends_at)
-        required: list[tuple[str, Any]] = [("zone", self.zone), ("instanceCount", self.total_instances)]
-        if self.type == "capacityBlock":
-            required.append(("endsAt", self.ends_at))
-        for key, value in required:
-            if value is None:
-                raise ConfigValueError(
-                    f"a {self.type} must declare its {key}, so the plan can check it against the node group.",
-                    fix=f"set {key} as the reservation shows it (aws ec2 describe-capacity-reservations).",
-                    path=(key,), value=None)
-        return self
-
-    def _check_pool(self) -> None:
-        for key, value in (("reservationId", self.reservation_id), ("resourceGroupArn", self.resource_group_arn),
-                           ("instanceCount", self.instance_count), ("purchase", self.purchase)):
-            if value is not None:
-                raise ConfigValueError(
-                    f"'{key}' is set beside reservations; a pool names each of its reservations in the list.",
-                    fix=f"move it into reservations (reservationId and instanceCount each), or remove {key}.",
-                    path=(key,), value=value if not isinstance(value, ConfigModel) else key)
-        ids = [r.reservation_id for r in self.reservations]
-        for index, reservation_id in enumerate(ids):
-            if ids.index(reservation_id) != index:
-                raise ConfigValueError(f"{reservation_id} is listed twice.", fix="list each reservation once.",
-                                       path=("reservations", index, "reservationId"), value=reservation_id)
-            if self.type == "capacityBlock" and self.reservations[index].instance_count > CAPACITY_BLOCK_MAX_INSTANCES:
-                raise ConfigValueError(
-                    f"a capacity block holds at most {CAPACITY_BLOCK_MAX_INSTANCES} instances.",
-                    fix="give the block the instances EC2 shows it holds; more instances are more blocks.",
-                    path=("reservations", index, "instanceCount"), value=self.reservations[index].instance_count)
 
     @property
     def total_instances(self) -> Optional[int]:
@@ -361,8 +285,13 @@ class NodeGroupConfig(ConfigModel):
     @property
     def efa_enabled(self) -> bool:
         """Whether the nodes get EFA interfaces: ``efa`` as given, else on where the instance type has
-        EFA; on a Karpenter elastic pool (no reservation) only when asked (valid once validated)."""
-        return self._resolve_efa()
+        EFA; on a Karpenter elastic pool (no reservation) only when asked (valid once validated: the checks
+        refuse EFA the instance type cannot lay out, config/checks/nodegroups.py)."""
+        if self.autoscaler == "karpenter" and self.efa is None and self.capacity.type == "none":
+            return False  # an elastic pool: EFA only when asked (docs/adr/0007-one-autoscaler-per-group.md)
+        if not self.instance.efa.supported:
+            return False
+        return True if self.efa is None else self.efa
 
     @property
     def in_placement_group(self) -> bool:
@@ -388,107 +317,6 @@ class NodeGroupConfig(ConfigModel):
     @property
     def owned_nodes(self) -> int:
         """The nodes the stack can count on for this group: its maxSize. With a reservation or a
-        capacity block, maxSize is at most the instances it holds (checked below), so shrinking the
+        capacity block, maxSize is at most the instances it holds (config/checks/capacity.py), so shrinking the
         reservation shrinks this with it; what the group cannot scale to, no queue may promise."""
         return self.max_size
-
-    @model_validator(mode="after")
-    def _consistent(self) -> NodeGroupConfig:
-        if not self.min_size <= self.desired_size <= self.max_size:
-            raise ConfigValueError(
-                f"sizes must satisfy minSize <= desiredSize <= maxSize, got "
-                f"{self.min_size} / {self.desired_size} / {self.max_size}.",
-                fix="change minSize, desiredSize or maxSize so they are in order.",
-                path=("desiredSize",), value=self.desired_size)
-        check_group(self)
-        self._check_update_batch()
-        check_node_repair(self.auto_repair, self.node_repair, self.max_size, self.autoscaler)
-        if self.autoscaler == "karpenter":
-            check_karpenter_group(self)
-        elif self.ami_version is not None:
-            raise ConfigValueError(
-                "amiVersion pins a Karpenter pool's AMI; an EKS managed node group takes the release EKS "
-                "publishes for its Kubernetes version.", fix="remove amiVersion, or set autoscaler: karpenter.",
-                path=("amiVersion",), value=self.ami_version)
-        efa = self._resolve_efa()
-        pods_per_node(self.instance_type, efa, self.max_pods)
-        check_spot(self, efa)
-        self._check_capacity()
-        if self.placement_group and self.capacity.type != "none":
-            why = ("capacity blocks are already co-located in an UltraCluster"
-                   if self.capacity.type == "capacityBlock"
-                   else "an existing reservation cannot move into a new placement group")
-            raise ConfigValueError(f"a placement group cannot be used with a {self.capacity.type}: {why}.",
-                                   fix="set placementGroup: false (or remove it).", path=("placementGroup",),
-                                   value=True)
-        return self
-
-    def _check_update_batch(self) -> None:
-        given = [(key, value) for key, value in (("maxUnavailable", self.max_unavailable),
-                                                 ("maxUnavailablePercentage", self.max_unavailable_percentage))
-                 if value is not None]
-        if len(given) > 1:
-            # NodegroupUpdateConfig takes exactly one (EKS API Reference; terraform-provider-aws: ExactlyOneOf).
-            raise ConfigValueError(
-                "maxUnavailable and maxUnavailablePercentage are both set; EKS takes one of them.",
-                fix="remove one of them.", path=("maxUnavailablePercentage",), value=self.max_unavailable_percentage)
-        if given and self.autoscaler == "karpenter":
-            key, value = given[0]
-            raise ConfigValueError(
-                f"{key} paces an EKS managed node group's roll; a Karpenter group has none (its NodePool's "
-                "disruption budget paces replacements).", fix=f"remove {key}.", path=(key,), value=value)
-
-    def _resolve_efa(self) -> bool:
-        """``efa`` resolved against the catalog; refuses EFA the instance type cannot lay out."""
-        if self.autoscaler == "karpenter" and self.efa is None and self.capacity.type == "none":
-            return False  # an elastic pool: EFA only when asked (docs/adr/0007-one-autoscaler-per-group.md)
-        instance = self.instance
-        if not instance.efa.supported:
-            if self.efa:
-                efa_types = [t.name for t in catalog.INSTANCE_TYPES
-                             if t.efa.supported and t.family == instance.family]
-                raise ConfigValueError(
-                    f"{self.instance_type} has no EFA.",
-                    fix="set efa: false, or use an EFA type"
-                    + (f" such as {', '.join(efa_types)}." if efa_types else f" ({_efa_accelerated_kinds()})."),
-                    path=("efa",), value=True)
-            return False
-        if instance.efa.max_interfaces is None and self.efa is not False:
-            raise ConfigValueError(
-                f"EFA facts for {self.instance_type} are unknown, so its EFA interfaces cannot be laid out. "
-                + " ".join(instance.notes),
-                fix="set efa: false to run without EFA until the catalog has the facts.",
-                path=("efa",), value=self.efa)
-        return True if self.efa is None else self.efa
-
-    def _check_capacity(self) -> None:
-        capacity = self.capacity
-        if capacity.type == "none":
-            return
-        held = capacity.total_instances
-        assert held is not None  # Capacity requires it for reservations and blocks
-        if capacity.zone != self.zone:
-            raise ConfigValueError(
-                f"the {capacity.type} is in {capacity.zone} but the node group is in {self.zone}; "
-                "instances can only launch into a reservation in its own zone.",
-                fix=f"set zone: {capacity.zone} on the node group (and its subnet), or use a "
-                f"reservation in {self.zone}.", path=("capacity", "zone"), value=capacity.zone)
-        if held < self.max_size:
-            raise ConfigValueError(
-                f"the {capacity.type} holds {held} instances but maxSize is {self.max_size}.",
-                fix=f"set maxSize to at most {held}, or declare the real instanceCount.",
-                path=("maxSize",), value=self.max_size)
-        if capacity.type == "capacityBlock":
-            if not self.instance.capacity_block:
-                raise ConfigValueError(
-                    f"{self.instance_type} is not sold as EC2 Capacity Blocks.",
-                    fix="use an on-demand reservation, or a capacity-block type "
-                    f"({', '.join(catalog.family_names(t for t in catalog.INSTANCE_TYPES if t.capacity_block))}).",
-                    path=("capacity", "type"), value=capacity.type)
-            check_block_units(self.instance_type, instance_count=held,
-                              desired_size=self.desired_size, max_size=self.max_size)
-            if capacity.instance_count is not None and capacity.instance_count > CAPACITY_BLOCK_MAX_INSTANCES:
-                raise ConfigValueError(
-                    f"a capacity block holds at most {CAPACITY_BLOCK_MAX_INSTANCES} instances.",
-                    fix="split the capacity over several blocks and node groups.",
-                    path=("capacity", "instanceCount"), value=capacity.instance_count)

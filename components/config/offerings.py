@@ -7,6 +7,9 @@ refuses anything: a region the offering data does not cover, a catalog entry wit
 and zone names in the regions where AWS maps them per account are let through here (preflight
 checks them). A group whose type AWS began offering after the data was generated sets
 ``offeringUnchecked`` to the reason, and this check steps aside for it.
+
+The stack's zones and offerings are checked with these by config/checks/offerings.py; a component used on its own
+by ``check_component``.
 """
 
 from __future__ import annotations
@@ -41,20 +44,6 @@ def check_region(region: str) -> None:
                                fix=f"use one of {', '.join(regions.names())}.")
 
 
-def check_zones(stack: StackView) -> None:
-    """Every zone the network names is in the stack's region and, where every account's zone names are
-    known, one of them."""
-    _check_zone_names(stack.region, network_zones(stack.network, ("network",)))
-
-
-def check_offerings(stack: StackView) -> None:
-    """HyperPod is offered in the region, and every instance type in the region and, where the data knows
-    them, in its zones."""
-    if stack.hyperpod is not None:
-        _check_hyperpod_region(stack.region, ("hyperpod",))
-    _check_placements(stack.region, placements(stack))
-
-
 def check_component(prefix: str, region: str, *, zones: Iterable[tuple[Path, str]] = (),
                     groups: Iterable[Placement] = (), hyperpod: bool = False) -> None:
     """The same checks for a component used on its own (its ``region`` argument, the zones and groups of its
@@ -64,10 +53,10 @@ def check_component(prefix: str, region: str, *, zones: Iterable[tuple[Path, str
             check_region(region)
         except ConfigValueError as error:
             raise ConfigValueError(error.message, fix=error.fix, path=("region",), value=region) from None
-        _check_zone_names(region, zones)
+        check_zone_names(region, zones)
         if hyperpod:
-            _check_hyperpod_region(region, ("region",))
-        _check_placements(region, groups)
+            check_hyperpod_region(region, ("region",))
+        check_placements(region, groups)
     except ConfigValueError as error:
         raise ConfigError([ConfigIssue(format_path(error.path, prefix), error.value, error.message, error.fix)],
                           f"{prefix} arguments") from None
@@ -83,7 +72,8 @@ def network_zones(network: NetworkConfig, at: Path = ()) -> Iterator[tuple[Path,
         yield from (((*at, "existingVpc", kind, index, "zone"), s.zone) for index, s in enumerate(subnets))
 
 
-def _check_zone_names(region_name: str, zones: Iterable[tuple[Path, str]]) -> None:
+def check_zone_names(region_name: str, zones: Iterable[tuple[Path, str]]) -> None:
+    """Refuse a zone outside the region, or one the region's every account does not name."""
     region = regions.get(region_name)
     for path, zone in zones:
         if not zone.startswith(region_name) or len(zone) <= len(region_name):
@@ -96,14 +86,16 @@ def _check_zone_names(region_name: str, zones: Iterable[tuple[Path, str]]) -> No
                                    fix=f"use one of {', '.join(known)}.", path=path, value=zone)
 
 
-def _check_hyperpod_region(region_name: str, path: Path) -> None:
+def check_hyperpod_region(region_name: str, path: Path) -> None:
+    """Refuse a region where HyperPod offers no instance type."""
     if region_name not in regions.HYPERPOD_REGIONS:
         raise ConfigValueError(
             f"SageMaker HyperPod offers no instance type in {region_name} ({regions.HYPERPOD_SOURCE}).",
             fix=f"use a region that has it ({', '.join(regions.HYPERPOD_REGIONS)}).", path=path, value=region_name)
 
 
-def _check_placements(region_name: str, groups: Iterable[Placement]) -> None:
+def check_placements(region_name: str, groups: Iterable[Placement]) -> None:
+    """Refuse an instance type the region, or the group's zone where the data knows it, does not offer."""
     region = regions.get(region_name)
     for placement in groups:
         if placement.unchecked is None:

@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from typing import Literal, Optional
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, field_validator
 
 from .base import ConfigModel, ConfigValueError
-from .principals import ACCESS_ENTRY_ARN, refuse_repeats, team_listings
+from .principals import ACCESS_ENTRY_ARN
 
 KUBERNETES_NAME = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
 # Namespaces a team cannot own: Kubernetes' and EKS's own, where trainstack neither labels nor isolates, and the
@@ -121,27 +121,6 @@ class SchedulingConfig(ConfigModel):
     @classmethod
     def _viewers(cls, viewers: list[str]) -> list[str]:
         return _principals(viewers)
-
-    @model_validator(mode="after")
-    def _unique(self) -> SchedulingConfig:
-        for key in ("name", "namespace"):
-            seen: set[str] = set()
-            for index, team in enumerate(self.teams):
-                value = getattr(team, key)
-                if value in seen:
-                    raise ConfigValueError(f"two teams have {key} '{value}'; each team has its own queue and "
-                                           "namespace.", fix=f"give each team its own {key}.",
-                                           path=("teams", index, key), value=value)
-                seen.add(value)
-        # One access entry per principal (config/principals.py): a member of two teams would carry both teams'
-        # groups in it, and the wall between them would be this principal.
-        refuse_repeats(team_listings([(t.name, t.members) for t in self.teams], self.viewers), within=("scheduling",))
-        names = [p.name for p in self.priorities]
-        for index, name in enumerate(names):
-            if names.index(name) != index:
-                raise ConfigValueError(f"priority class '{name}' is declared twice.", fix="remove one of them.",
-                                       path=("priorities", index, "name"), value=name)
-        return self
 
     def team(self, name: str) -> Optional[TeamConfig]:
         return next((t for t in self.teams if t.name == name), None)

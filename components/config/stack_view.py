@@ -1,6 +1,6 @@
-"""What the cross-field checks read of a whole stack: a Protocol that ``StackConfig`` (config/stack.py) meets. The
-model's validator calls the checks (``ip_budget.py``, ``job_operators.py``, ``kubernetes_version.py``,
-``offerings.py``); they name this view, never the model, so the imports run one way."""
+"""What some checks and derivations read of a whole stack: a Protocol that ``StackConfig`` (config/stack.py) meets.
+The IP budget and the offerings (``ip_budget.py``, ``offerings.py``) and their checks and those of
+config/checks/job_operators.py and kubernetes_version.py name this view: it says what of a stack they read."""
 
 from __future__ import annotations
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
-from .base import ConfigModel, ConfigValueError
+from .base import ConfigModel
 from .checkpoints import CheckpointConfig
 from .network import ZONE_PATTERN
 
@@ -118,98 +118,6 @@ class FsxConfig(ConfigModel):
     """Pulumi ``protect``: the file system cannot be deleted or replaced until this is false."""
     checkpoints: Optional[CheckpointConfig] = None
     """The job's checkpoints: size, interval, how many are kept, export to S3 (see config.checkpoints)."""
-
-    @model_validator(mode="after")
-    def _deployment(self) -> FsxConfig:
-        if self.storage_class != "SSD":
-            return self._intelligent_tiering()
-        for field, value in (("throughputCapacityMBps", self.throughput_capacity_mbps),
-                             ("readCacheGiB", self.read_cache_gib)):
-            if value is not None:
-                raise ConfigValueError(f"{field} is for the INTELLIGENT_TIERING storage class ({FSX_API}).",
-                                       fix=f"remove {field}, or set storageClass: INTELLIGENT_TIERING.",
-                                       path=(field,), value=value)
-        capacity = self.storage_capacity_gib
-        if capacity != 1200 and capacity % 2400 != 0:
-            lower = capacity // 2400 * 2400
-            nearest = (1200, 2400) if lower < 2400 else (lower, lower + 2400)
-            raise ConfigValueError(
-                f"{self.deployment_type} SSD capacity must be 1200, 2400 or a multiple of 2400 GiB.",
-                fix=f"use {nearest[0]} or {nearest[1]}.", path=("storageCapacityGiB",), value=capacity)
-        if self.deployment_type == "SCRATCH_2":
-            if self.per_unit_storage_throughput is not None:
-                raise ConfigValueError("SCRATCH_2 has a fixed throughput (200 MB/s/TiB baseline).",
-                                       fix="remove perUnitStorageThroughput, or use PERSISTENT_2.",
-                                       path=("perUnitStorageThroughput",), value=self.per_unit_storage_throughput)
-            if self.efa:
-                raise ConfigValueError(f"EFA-enabled file systems must be PERSISTENT_2 ({EFA_GUIDE}).",
-                                       fix="use deploymentType: PERSISTENT_2 or set efa: false.",
-                                       path=("efa",), value=True)
-            return self
-        throughput = self.per_unit_storage_throughput or DEFAULT_PERSISTENT_2_THROUGHPUT
-        if throughput not in PERSISTENT_2_THROUGHPUTS:
-            raise ConfigValueError(f"PERSISTENT_2 throughput must be one of {PERSISTENT_2_THROUGHPUTS} MB/s/TiB "
-                                   f"({FSX_API}).",
-                                   fix=f"use one of {', '.join(map(str, PERSISTENT_2_THROUGHPUTS))}.",
-                                   path=("perUnitStorageThroughput",), value=throughput)
-        if self.metadata_iops is not None and self.metadata_iops not in METADATA_IOPS:
-            raise ConfigValueError(
-                f"metadata IOPS must be 1500, 3000, 6000, 12000 or a multiple of 12000 up to 192000 ({FSX_API}, "
-                "MetadataConfiguration).",
-                fix="use one of those values, or remove metadataIops for AUTOMATIC mode.",
-                path=("metadataIops",), value=self.metadata_iops)
-        step = EFA_CAPACITY_INCREMENTS[throughput]
-        if self.efa and capacity % step != 0:
-            raise ConfigValueError(
-                f"EFA-enabled file systems at {throughput} MB/s/TiB grow in steps of {step} GiB ({EFA_GUIDE}).",
-                fix=f"use a multiple of {step} GiB (e.g. {max(step, capacity // step * step)}), or another "
-                f"throughput tier ({', '.join(f'{t}: {g} GiB' for t, g in EFA_CAPACITY_INCREMENTS.items())}).",
-                path=("storageCapacityGiB",), value=capacity)
-        return self
-
-    def _intelligent_tiering(self) -> FsxConfig:
-        """The combinations AWS refuses for Intelligent-Tiering, refused here first with their source."""
-        def refuse(message: str, fix: str, field: str, value: object) -> ConfigValueError:
-            return ConfigValueError(message, fix=fix, path=tuple(field.split(".")), value=value)
-        if self.storage_class == "HDD":
-            raise refuse(f"HDD storage is PERSISTENT_1 only ({STORAGE_CLASS_GUIDE}); trainstack builds PERSISTENT_2 "
-                         "and SCRATCH_2, whose Lustre 2.15 AL2023 clients mount.",
-                         "use storageClass: SSD, or INTELLIGENT_TIERING for cheaper, rarely read data.",
-                         "storageClass", "HDD")
-        if self.deployment_type != "PERSISTENT_2":
-            raise refuse(f"Intelligent-Tiering is PERSISTENT_2 only ({STORAGE_CLASS_GUIDE}).",
-                         "use deploymentType: PERSISTENT_2, or storageClass: SSD.", "deploymentType",
-                         self.deployment_type)
-        for field, name in (("storageCapacityGiB", "storage_capacity_gib"),
-                            ("perUnitStorageThroughput", "per_unit_storage_throughput")):
-            if name in self.model_fields_set:
-                raise refuse(f"Intelligent-Tiering storage grows and shrinks with its data and has no {field} "
-                             f"({FSX_API}).", f"remove {field}; size throughput with throughputCapacityMBps.",
-                             field, getattr(self, name))
-        throughput, step = self.throughput_capacity_mbps, TIERING_THROUGHPUT_STEP
-        if (throughput is None or throughput % TIERING_THROUGHPUT_STEP != 0
-                or not TIERING_THROUGHPUT_STEP <= throughput <= TIERING_THROUGHPUT_MAX):
-            raise refuse(f"Intelligent-Tiering needs throughputCapacityMBps: {TIERING_THROUGHPUT_STEP} or a multiple "
-                         f"of it up to {TIERING_THROUGHPUT_MAX:,} ({FSX_API}, ThroughputCapacity).",
-                         f"set throughputCapacityMBps: {max(step, (throughput or 0) // step * step)}.",
-                         "throughputCapacityMBps", throughput)
-        low, high = (bound * throughput // TIERING_THROUGHPUT_STEP for bound in TIERING_READ_CACHE_GIB_PER_STEP)
-        if self.read_cache_gib and not low <= self.read_cache_gib <= high:
-            raise refuse(f"at {throughput} MB/s the SSD read cache is {low} to {high} GiB "
-                         "(FSx API LustreReadCacheConfiguration: 32 to 131072 GiB per 4000 MB/s).",
-                         f"use {low}-{high} GiB, 0 for no cache, or remove readCacheGiB to size it with throughput.",
-                         "readCacheGiB", self.read_cache_gib)
-        if self.metadata_iops is not None and self.metadata_iops not in TIERING_METADATA_IOPS:
-            raise refuse(f"Intelligent-Tiering metadata IOPS are 6000 or 12000 ({FSX_API}, MetadataConfiguration).",
-                         "use 6000 or 12000, or remove metadataIops for 6000.", "metadataIops", self.metadata_iops)
-        if self.data_repository is not None:
-            raise refuse(DATA_REPOSITORY_GUIDE + ".", "remove dataRepository (mount datasets with Mountpoint for S3), "
-                         "or use storageClass: SSD.", "dataRepository", self.data_repository.s3_path)
-        if self.checkpoints is not None and self.checkpoints.export_to_bucket:
-            raise refuse("checkpoint export is a data repository association, which " + DATA_REPOSITORY_GUIDE + ".",
-                         "set checkpoints.exportToBucket: false, or use storageClass: SSD.",
-                         "checkpoints.exportToBucket", True)
-        return self
 
     @property
     def per_unit_throughput(self) -> Optional[int]:

@@ -22,8 +22,8 @@ And one EKS rule that no stack file value can follow (Amazon EKS User Guide, htt
 userguide/ml-eks-nvidia-ultraserver.html, read 2026-11-26): "When upgrading EKS managed node groups with P6e-GB200
 UltraServers, you must set the desired size of the node group to 0 before upgrading". trainstack does not scale the
 group to zero itself: that would terminate every running node of the group on any ``pulumi up`` that rolls it, and a
-DRA group keeps ``minSize`` at least 1 (config/device_allocation.py), so the stack says it in the plan as a warning
-(``upgrade_warning``) and leaves the step to the operator.
+DRA group keeps ``minSize`` at least 1 (config/checks/device_allocation.py), so the stack says it in the plan as a
+warning (``upgrade_warning``) and leaves the step to the operator.
 """
 
 from __future__ import annotations

@@ -21,9 +21,9 @@ from __future__ import annotations
 import json
 from typing import Literal, Optional
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
-from .base import ConfigModel, ConfigValueError
+from .base import ConfigModel
 
 DEFAULT_MINIMUM_IP_TARGET = 16
 DEFAULT_WARM_IP_TARGET = 8
@@ -43,17 +43,6 @@ class VpcCniConfig(ConfigModel):
     warm_eni_target: Optional[int] = Field(default=None, ge=0, le=15)
     """``WARM_ENI_TARGET``: whole spare ENIs kept per node instead of the IP targets
     (ipamd ignores it when an IP target is set, so it cannot be combined with them)."""
-
-    @model_validator(mode="after")
-    def _one_mode(self) -> VpcCniConfig:
-        if self.warm_eni_target is not None:
-            if self.warm_ip_target is not None or self.minimum_ip_target is not None:
-                raise ConfigValueError(
-                    "warmEniTarget is set together with warmIpTarget/minimumIpTarget; ipamd ignores "
-                    "WARM_ENI_TARGET once an IP target is set.",
-                    fix="keep warmEniTarget alone (a whole spare ENI per node), or remove it to use the IP targets.",
-                    path=("warmEniTarget",), value=self.warm_eni_target)
-        return self
 
     @property
     def minimum_ips(self) -> int:

@@ -312,7 +312,7 @@ def published_devices(group: ManagedGroup, node: Node,
 def _claim_reasons(pod: dict[str, Any], group: ManagedGroup, node: Node, plugins: dict[str, dict[str, Any]],
                    templates: dict[str, dict[str, Any]]) -> list[str]:
     """On a running node of a DRA group, why the pod's claims find no devices (controllers/dra.py); the
-    template node at zero is not judged here: a DRA group keeps a node up (config/device_allocation.py)."""
+    template node at zero is not judged here: a DRA group keeps a node up (config/checks/device_allocation.py)."""
     if group.labels.get(DEVICE_ALLOCATION_LABEL) != "dra" or "template" in node.name:
         return []
     devices, notes = published_devices(group, node, plugins)

@@ -55,7 +55,8 @@ def refuse_dra_on_the_training_operator(outputs: StackOutputs, target: Accelerat
     """Found by the real kube-apiserver (tests/engines/test_admission.py) with the operator's own CRD: its
     PyTorchJob pod template schema predates the pod's resourceClaims[].resourceClaimTemplateName, so strict
     decoding refuses every PyTorchJob that claims devices. Asked before whether the stack runs the operator at all:
-    on a DRA group the way to train is a TrainJob, whichever operator the stack runs (config/job_operators.py)."""
+    on a DRA group the way to train is a TrainJob, whichever operator the stack runs
+    (config/checks/job_operators.py)."""
     if not is_dra(target):
         return
     if outputs.operators.trainer_runtime is not None:

@@ -251,7 +251,7 @@ class AcceleratedNodeGroup(pulumi.ComponentResource):
         accelerator = instance.require("the accelerator", instance.accelerator, "tag the node group")
         plugins = settings.device_allocation == "device-plugins"
         # A DRA node advertises no extended resources (its drivers publish ResourceSlices), so its template
-        # claims none either; the group keeps a node up for the autoscaler to copy (config/device_allocation.py).
+        # claims none either; the group keeps a node up for the autoscaler to copy (config/checks/device_allocation.py).
         resources: dict[str, int | str] = {accelerator.resource_names[0]: accelerator.count} if plugins else {}
         if accelerator.neuron_cores and plugins:
             resources[NEURONCORE_RESOURCE] = accelerator.neuron_cores

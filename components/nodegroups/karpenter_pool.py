@@ -11,7 +11,7 @@ The labels and taints are the ones a managed node group of the same config carri
 (``accelerated.group_labels`` and the accelerator's taint), so the outputs contract and the
 launchers serve both kinds alike. A pool may hold one reservation or capacity block and lay out EFA
 in a placement group, as a managed group does (``karpenter_capacity.py``); config refuses what the
-pinned Karpenter cannot do (``config/karpenter_groups.py``).
+pinned Karpenter cannot do (``config/checks/karpenter_groups.py``).
 
 API: ``karpenter.sh/v1`` NodePool and ``karpenter.k8s.aws/v1`` EC2NodeClass
 (aws/karpenter-provider-aws v1.14.1, ``pkg/apis/crds/``; ``website/content/en/docs/concepts/

@@ -52,7 +52,7 @@ def test_a_reservation_by_resource_group_is_refused_as_karpenter_cannot_select_o
 ])
 def test_what_an_older_karpenter_release_lacks_is_refused_with_the_release_it_came_in(pinned, group, missing):
     from trainstack.config.base import ConfigValueError
-    from trainstack.config.karpenter_groups import check_karpenter_group
+    from trainstack.config.checks.karpenter_groups import check_karpenter_group
     settings = NodeGroupConfig.model_construct(**validate(NodeGroupConfig, group, prefix="g").__dict__)
     with pytest.raises(ConfigValueError) as raised:
         check_karpenter_group(settings, pinned=pinned)

@@ -40,7 +40,7 @@ def test_a_pytorchjob_on_b200_is_refused_because_the_training_operators_crd_refu
 
 def test_on_a_training_operator_stack_a_job_on_a_dra_group_is_refused_naming_the_keys_that_turn_on_trainer():
     """A stack that keeps the training operator beside a DRA group (a device-plugin group beside it, or HyperPod
-    workers: config/job_operators.py): b200-dra's outputs with that stack's operators."""
+    workers: config/checks/job_operators.py): b200-dra's outputs with that stack's operators."""
     contract = copy.deepcopy(rendered_jobs.planned_record("b200-dra")["outputs"]["trainstack"])
     contract["operators"].update(trainingOperator=True, trainerRuntime=None, trainerCheckRuntime=None)
     outputs = parse_outputs({"trainstack": contract})

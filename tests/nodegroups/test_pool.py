@@ -59,7 +59,7 @@ def test_a_pool_the_stack_cannot_make_is_refused_with_the_fix(edit, says):
     config = group(1200, [300, 300, 300, 300])
     edit(config)
     with pytest.raises(Exception) as error:
-        NodeGroupConfig.model_validate(config)
+        validate(NodeGroupConfig, config, prefix="nodeGroups[0]")
     assert says in str(error.value)
 
 

@@ -1,4 +1,5 @@
-"""What a node group with ``autoscaler: karpenter`` may ask for, by what the pinned Karpenter supports.
+"""The checks of a node group with ``autoscaler: karpenter`` (``nodeGroups[]``, config/nodegroups.py): what it may
+ask for, by what the pinned Karpenter supports.
 
 A Karpenter group is either an elastic pool (on-demand, or Spot with an on-demand fallback) or the one
 holder of a reservation or capacity block it names by id (capacity type ``reserved``). Either may lay out
@@ -11,8 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..catalog.addons import KARPENTER
-from ..catalog.karpenter_capacity import (
+from ...catalog.addons import KARPENTER
+from ...catalog.karpenter_capacity import (
     CAPACITY_BLOCKS,
     NETWORK_INTERFACES,
     PLACEMENT_GROUPS,
@@ -20,10 +21,10 @@ from ..catalog.karpenter_capacity import (
     KarpenterFeature,
     supports,
 )
-from .base import ConfigValueError
+from ..base import ConfigValueError
 
 if TYPE_CHECKING:
-    from .group_view import GroupView
+    from ..group_view import GroupView
 
 
 def require_feature(feature: KarpenterFeature, path: tuple[str, ...], value: Any,
@@ -35,6 +36,17 @@ def require_feature(feature: KarpenterFeature, path: tuple[str, ...], value: Any
             f"v{feature.since} ({feature.source}).",
             fix="set autoscaler: cluster-autoscaler on this group, or pin a Karpenter release that has it.",
             path=path, value=value)
+
+
+def check_autoscaler(group: GroupView) -> None:
+    """A Karpenter group within what the pinned Karpenter can do; ``amiVersion`` on a Karpenter group only."""
+    if group.autoscaler == "karpenter":
+        check_karpenter_group(group)
+    elif group.ami_version is not None:
+        raise ConfigValueError(
+            "amiVersion pins a Karpenter pool's AMI; an EKS managed node group takes the release EKS "
+            "publishes for its Kubernetes version.", fix="remove amiVersion, or set autoscaler: karpenter.",
+            path=("amiVersion",), value=group.ami_version)
 
 
 def check_karpenter_group(group: GroupView, pinned: str = KARPENTER.version) -> None:
@@ -67,7 +79,7 @@ def check_karpenter_group(group: GroupView, pinned: str = KARPENTER.version) -> 
         require_feature(PLACEMENT_GROUPS, ("placementGroup",), True, pinned)
 
 
-def check_spot(group: GroupView, efa: bool) -> None:
+def check_spot(group: GroupView) -> None:
     """Spot is for elastic pools only: a reservation or block is capacity already paid for, and an EFA job
     needs every one of its nodes, which a Spot interruption takes away with two minutes' notice (EC2 User
     Guide, Spot Instance interruption notices)."""
@@ -83,7 +95,7 @@ def check_spot(group: GroupView, efa: bool) -> None:
             f"a group that holds a {group.capacity.type} cannot also run on Spot: the {group.capacity.type} is "
             "paid for whether its instances run or not.", fix="remove spot, or the capacity block.",
             path=("spot",), value=True)
-    if efa:
+    if group.efa_enabled:
         raise ConfigValueError(
             "an EFA group cannot run on Spot: an EFA training job needs every one of its nodes, and a Spot "
             "interruption takes one away with two minutes' notice.",

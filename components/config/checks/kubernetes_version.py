@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..catalog import AcceleratorKind
-from ..catalog.device_allocation import DRA_MINIMUM_KUBERNETES, supports_dra
-from ..catalog.minor_pins import missing_pins
-from .base import ConfigValueError
+from ...catalog import AcceleratorKind
+from ...catalog.device_allocation import DRA_MINIMUM_KUBERNETES, supports_dra
+from ...catalog.minor_pins import missing_pins
+from ..base import ConfigValueError
 
 if TYPE_CHECKING:
-    from .stack_view import StackView
+    from ..stack_view import StackView
 
 
 def check_minor_pins(stack: StackView) -> None:

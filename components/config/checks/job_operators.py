@@ -25,11 +25,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..catalog import AcceleratorKind
-from .base import ConfigValueError
+from ...catalog import AcceleratorKind
+from ..base import ConfigValueError
 
 if TYPE_CHECKING:
-    from .stack_view import StackView
+    from ..stack_view import StackView
 
 
 def check_job_operators(config: StackView) -> None:
