@@ -8,7 +8,7 @@ DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).parent.parent
 
 # Each test directory's total time, and the suite's phases for .ci/run (support/suite_timing.py).
-pytest_plugins = ["support.suite_timing"]
+pytest_plugins = ["support.suite_timing", "support.moto_server"]  # moto_server: the moto_endpoint fixture
 
 
 @pytest.fixture(scope="session")

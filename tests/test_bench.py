@@ -20,6 +20,8 @@ FIGURES = {
                        r"up +\d+\.\d\d s", r"no-op up +\d+\.\d\d s", r"destroy +\d+\.\d\d s"],
     "diff_time.py": [r"2 groups: \d+ -> \d+ resources", r"compare +\d+\.\d ms", r"sarif report +\d+\.\d ms",
                      r"a new process +\d+\.\d ms"],
+    "doctor_time.py": [r"dev: \d+ nodes registered and Ready", r"doctor runs: \d+\.\d\d s, \d+\.\d\d s, \d+\.\d\d s; ",
+                       r"slowest \d+\.\d\d s against the goal of under 30 s at 2,048 nodes: (met|NOT met)"],
     "efa_exposure.py": [r"p4d\.24xlarge +4 +4 +100%", r"p5\.48xlarge +32 +32 +100%", r"trn1\.32xlarge +8 +8 +100%"],
     "plan_growth.py": [r"\n +1 +\d+ +\d+\.\d\d +\d+\.\d{3} +\d+", r"\n +2 +\d+ +\d+\.\d\d +\d+\.\d{3} +\d+"],
     "plan_time.py": [r"stack 'dev' \(\d+ resources\), 1 runs", r"cold +\d+\.\d{3}s", r"warm +\d+\.\d{3}s"],
@@ -39,7 +41,8 @@ def test_every_benchmark_script_is_run_here() -> None:
         "a script in bench/ needs --quick and its figures in FIGURES"
 
 
-STARTS_ENGINES = {"deploy_time.py": engines.DEPLOY, "rehearse_time.py": engines.REHEARSAL}
+STARTS_ENGINES = {"deploy_time.py": engines.DEPLOY, "rehearse_time.py": engines.REHEARSAL,
+                  "doctor_time.py": engines.REHEARSAL}
 """The scripts that time real engines (the Pulumi CLI, the rehearsal's controllers), and those engines."""
 
 

@@ -36,8 +36,8 @@ def test_every_command_and_every_option_has_help():
                 missing.append(f"{command.prog} {'/'.join(action.option_strings) or action.dest}")
     assert missing == []
     # every command, launch kind, `prices refresh`, `preflight nodes`, preview, up and destroy, init,
-    # `capacity` with its offerings, extensions and training plans, and upgrade
-    assert len(list(parsers(parser()))) == 1 + 8 + 7 + 1 + 1 + 3 + 1 + 4 + 1
+    # `capacity` with its offerings, extensions and training plans, upgrade, and doctor
+    assert len(list(parsers(parser()))) == 1 + 8 + 7 + 1 + 1 + 3 + 1 + 4 + 1 + 1
 
 
 def test_help_is_plain_text_without_markup():

@@ -139,9 +139,8 @@ def test_a_launcher_is_its_module_and_one_row_of_the_launch_kinds(tmp_path: Path
          '    LaunchKind("sleep-job", "a Job that sleeps on each node", render_sleep_job, "gpus_per_node", '
          'queued=False),\n')
     assert files_changed(copy) == ["cli/launch.py", "launch/sleep_job.py"]
-    seen = json.loads(probe(copy, f"""
+    seen = json.loads(probe(copy, """
         import contextlib, io, json, tempfile
-        from pathlib import Path
         from trainstack.cli import main
         from trainstack.analysis import plan_stack, render_json
         from pathlib import Path
@@ -153,8 +152,8 @@ def test_a_launcher_is_its_module_and_one_row_of_the_launch_kinds(tmp_path: Path
             code = main(["launch", "sleep-job", "--outputs", str(record), "--group", "gpu", "--nodes", "2",
                          "--image", "busybox:1.37"])
         from generate import cli_page
-        print(json.dumps({{"code": code, "job": "kind: Job" in printed.getvalue() or '"kind": "Job"' in
-                          printed.getvalue(), "page": "trainstack launch sleep-job" in cli_page()}}))
+        print(json.dumps({"code": code, "job": "kind: Job" in printed.getvalue() or '"kind": "Job"' in
+                          printed.getvalue(), "page": "trainstack launch sleep-job" in cli_page()}))
     """))
     assert seen == {"code": 0, "job": True, "page": True}
 

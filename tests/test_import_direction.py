@@ -121,3 +121,11 @@ def test_the_component_package_serves_the_library_and_nothing_imports_it():
 
 def test_controller_models_read_records_and_rendered_objects_and_build_nothing():
     assert imports_of("controllers") <= {"plan", "policy", "catalog", "outputs", "kube"}
+
+
+def test_doctor_reads_the_record_and_the_cluster_and_builds_nothing():
+    # Doctor judges a running cluster by the same readings of a record as the plan's tools (policy's view, the
+    # controller models', the rehearsal's node shapes, the preflight's devices, the launchers' needs): never a
+    # component, the stack or the CLI.
+    assert imports_of("doctor") <= {"plan", "policy", "controllers", "rehearsal", "preflight", "launch", "config",
+                                    "catalog", "outputs", "kube", "boundary"}

@@ -38,14 +38,14 @@ from ..catalog import EFA_RESOURCE
 from ..catalog.device_allocation import EFA, accelerator_device
 from ..catalog.network_topology import network_node_labels
 from ..config import NodeGroupConfig, SchedulingConfig, TeamConfig, cohort_of_groups
-from ..names import HOSTNAME_LABEL, NODE_GROUP_LABEL
+from ..names import HOSTNAME_LABEL, KUEUE_API_VERSION, NODE_GROUP_LABEL
 from ..tenancy.admission import team_namespaces
 from ..tenancy.model import CHECKPOINT_PREFIX, service_account
 
 if TYPE_CHECKING:
     import pulumi
 
-API_VERSION = "kueue.x-k8s.io/v1beta2"
+API_VERSION = KUEUE_API_VERSION
 # The job kinds trainstack launches; the chart's default list leaves PyTorchJob out
 # (charts/kueue/values.yaml at v0.19.2).
 FRAMEWORKS = ("batch/job", "kubeflow.org/mpijob", "kubeflow.org/pytorchjob", "trainer.kubeflow.org/trainjob")

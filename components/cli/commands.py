@@ -18,6 +18,7 @@ GATE_TITLES_SHOWN = 300
 if TYPE_CHECKING:
     from ..analysis import Plan
     from ..config.device_wait import DeviceWait
+    from ..outputs import StackOutputs
     from ..plan import Project
     from ..preflight import Clients
 
@@ -147,27 +148,34 @@ NODES_OUTPUTS_FIX = ("write it with `pulumi stack output --json --show-secrets >
                      "record (`trainstack plan --json`) with --kubeconfig")
 
 
+def read_outputs_file(path: Path) -> tuple[dict[str, Any], StackOutputs, str]:
+    """The stack outputs a command reads from ``path`` (``-``: standard input): the JSON document, the outputs
+    contract in it, and how the file is named in messages. A file that holds no contract is a ``FileProblem``."""
+    from ..analysis import read_outputs
+    from ..outputs import ContractError
+
+    shown = f"outputs {'<stdin>' if str(path) == '-' else shown_path(path)}"
+    document = read_json_object(path, "outputs", NODES_OUTPUTS_FIX)
+    try:
+        return document, read_outputs(document, shown), shown
+    except ContractError as error:
+        raise FileProblem(f"{shown}: {error}") from None
+
+
 def preflight_nodes(args: argparse.Namespace) -> int:
     """Exit 1 unless every EFA group's running nodes offer the huge pages its pods request, every accelerated
     group's nodes show their devices, the cluster runs the CSI driver each of the stack's claims needs, and, on a
     stack with teams, its VPC CNI enforces their NetworkPolicies (preflight.node_preflight)."""
-    from ..analysis import read_outputs
     from ..config.device_wait import DeviceWait
     from ..kube.kubeconfig import read_access
     from ..launch.node_needs import hugepages_needs
-    from ..outputs import ContractError
     from ..preflight import verdict
     from ..preflight.network_policy import network_policy_need
     from ..preflight.node_devices import needs_from_outputs
     from ..preflight.node_preflight import CLUSTER, run_node_preflight
     from ..preflight.volume_drivers import volume_needs
 
-    shown = f"outputs {'<stdin>' if str(args.outputs) == '-' else shown_path(args.outputs)}"
-    document = read_json_object(args.outputs, "outputs", NODES_OUTPUTS_FIX)
-    try:
-        outputs = read_outputs(document, shown)
-    except ContractError as error:
-        raise FileProblem(f"{shown}: {error}") from None
+    document, outputs, shown = read_outputs_file(args.outputs)
     hugepages = hugepages_needs(outputs)
     node_counts, uncounted, settings = _node_counts(args.cwd, outputs.stack)
     devices = needs_from_outputs(outputs, node_counts)

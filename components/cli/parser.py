@@ -13,6 +13,7 @@ from ..version import version
 from . import commands as run
 from .capacity import add_capacity
 from .deploy import add_deploy
+from .doctor import add_doctor
 from .errors import EXIT_CODES
 from .init import add_init
 from .launch import KINDS, add_kind, launch_job
@@ -34,6 +35,7 @@ def parser() -> argparse.ArgumentParser:
                 add_capacity, _add_rehearse):
         add(commands)
     add_deploy(commands, HERE)
+    add_doctor(commands, HERE)
     add_init(commands, HERE)
     add_upgrade(commands, HERE)
     return parser

@@ -22,9 +22,6 @@ record has a revision in its name that no program knows in advance.
 
 from __future__ import annotations
 
-import base64
-import gzip
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +32,7 @@ import yaml
 
 from ..boundary import cut
 from ..catalog.hyperpod_eks import HYPERPOD_CHART_NAME
+from ..kube import helm_records
 from ..kube.client import Cluster
 from ..kube.kubeconfig import connect as open_cluster
 from ..kube.kubeconfig import read_access
@@ -42,9 +40,6 @@ from . import dependencies_chart
 
 PREREQUISITE_PAGE = ("https://docs.aws.amazon.com/sagemaker/latest/dg/"
                      "sagemaker-hyperpod-eks-install-packages-using-helm-chart.html")
-# Helm 3's storage (pkg/storage/driver/secrets.go): one Secret per revision, labelled by its owner and status.
-RELEASE_RECORDS = "owner=helm,status=deployed"
-GZIP_MAGIC = b"\x1f\x8b"
 
 
 @dataclass(frozen=True)
@@ -69,32 +64,11 @@ class Release:
         return None
 
 
-def read_release(record: Mapping[str, Any], *, in_secret: bool) -> Release:
-    """A Helm release from its record: ``data.release`` is base64 of gzipped JSON (Helm's encodeRelease,
-    pkg/storage/driver/util.go), held as it is by a ConfigMap and base64-encoded once more by a Secret's API."""
-    encoded = record["data"]["release"]
-    if in_secret:
-        encoded = base64.b64decode(encoded)
-    payload = base64.b64decode(encoded)
-    if payload[:2] == GZIP_MAGIC:
-        payload = gzip.decompress(payload)
-    document = json.loads(payload)
-    chart = document.get("chart") or {}
-    return Release(name=document.get("name", ""), namespace=document.get("namespace", ""),
-                   chart=(chart.get("metadata") or {}).get("name", ""), chart_values=chart.get("values") or {},
-                   values=document.get("config") or {})
-
-
 def deployed_releases(cluster: Cluster) -> list[Release]:
     """Every deployed Helm release in the cluster, in either of the storages Helm keeps them in by default
-    (Secrets; ConfigMaps with ``HELM_DRIVER=configmap``: pkg/storage/driver/secrets.go and cfgmaps.go, one record
-    per revision, labelled alike). SQL storage is not read."""
-    secrets = cluster.get("/api/v1/secrets", labelSelector=RELEASE_RECORDS).get("items", [])
-    config_maps = cluster.get("/api/v1/configmaps", labelSelector=RELEASE_RECORDS).get("items", [])
-    stored = [(item, True) for item in secrets if item.get("type") == "helm.sh/release.v1"]
-    stored += [(item, False) for item in config_maps]
-    return [read_release(item, in_secret=in_secret) for item, in_secret in stored
-            if "release" in (item.get("data") or {})]
+    (``kube.helm_records``: one record per revision, the deployed one labelled ``status=deployed``)."""
+    return [Release(found.name, found.namespace, found.chart, found.chart_values, found.values)
+            for found in map(helm_records.release_of, helm_records.release_records(cluster, status="deployed"))]
 
 
 def chart_release(releases: list[Release]) -> Optional[Release]:

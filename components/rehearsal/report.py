@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..doctor.finding import Finding
 from .run import Rehearsal
 from .submission import JobResult
 
@@ -23,6 +24,7 @@ def as_dict(rehearsal: Rehearsal) -> dict[str, Any]:
         "notes": rehearsal.notes,
         "seconds": rehearsal.seconds,
         "peakMemoryMiB": rehearsal.peak_memory_mib,
+        "doctor": rehearsal.doctor,
     }
 
 
@@ -75,7 +77,17 @@ def render_text(rehearsal: Rehearsal) -> str:
         lines.append(f"Not rehearsed: {item}")
     for note in rehearsal.notes:
         lines.append(f"Note: {note}")
+    lines += _doctor_lines(rehearsal.doctor)
     lines.append("")
     lines.append(f"{rehearsal.seconds.get('total', 0):.1f} s in all; controllers' peak memory "
                  f"{rehearsal.peak_memory_mib} MiB")
     return "\n".join(lines)
+
+
+def _doctor_lines(diagnosis: dict[str, Any] | None) -> list[str]:
+    """Doctor's verdict on the cluster the rehearsal built, and each of its findings with the fix."""
+    if diagnosis is None:
+        return []
+    findings = diagnosis.get("findings") or []
+    return [f"Doctor: {diagnosis['summary']}",
+            *(f"    {Finding(**finding).line()}" for finding in findings)]

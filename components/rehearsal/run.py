@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis import Plan
+from ..kube.client import Cluster
 from ..outputs import StackOutputs, parse_outputs
 from .cluster import Nodes, Progress, cluster_for
 from .faults import lose_a_node, two_teams_at_once, unqueued_held, unqueued_job
@@ -44,6 +45,9 @@ class Rehearsal:
     notes: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
     peak_memory_mib: int = 0
+    doctor: dict[str, Any] | None = None
+    """``trainstack doctor``'s diagnosis of the cluster the rehearsal built, read after its jobs and faults
+    (``doctor.run.Diagnosis.as_dict``); its verdict is reported, not part of ``ok`` (a job's fate is)."""
 
     @property
     def ok(self) -> bool:
@@ -73,6 +77,27 @@ def _record_groups(rehearsal: Rehearsal, nodes: Nodes) -> None:
                 f"{name} grew from {shape.desired} to {nodes.count[name]} nodes by trainstack's model of the Cluster "
                 "Autoscaler: the real one cannot be built here (the Go module proxy refuses "
                 "k8s.io/autoscaler/cluster-autoscaler; docs/real-engines.md)")
+
+
+DOCTOR_LEAVES_OUT = {"addons": "the rehearsal runs the stack's controllers as processes and installs no Helm "
+                                "release, whose records doctor's add-on checks read"}
+"""Doctor's checks that have nothing to read on a rehearsal's cluster, and why."""
+
+
+def _diagnose(rehearsal: Rehearsal, plan: Plan, cluster: Cluster, progress: Progress) -> None:
+    """Doctor's verdict on the rehearsal's cluster: the reading ``trainstack doctor`` gives a deployed one, less
+    what a rehearsal does not install (``DOCTOR_LEAVES_OUT``)."""
+    from ..doctor.finding import Unreachable
+    from ..doctor.run import doctor
+
+    began = time.monotonic()
+    try:
+        diagnosis = doctor(plan, cluster, left_out=DOCTOR_LEAVES_OUT)
+        rehearsal.doctor = diagnosis.as_dict()
+    except Unreachable as error:  # the control plane stopped under it: said, as doctor says it
+        rehearsal.doctor = {"healthy": False, "summary": str(error), "findings": []}
+    rehearsal.seconds["doctor"] = round(time.monotonic() - began, 2)
+    progress(f"  doctor: {rehearsal.doctor['summary']}")
 
 
 def scheduler_names(jobs: list[RenderedJob]) -> list[str]:
@@ -158,6 +183,7 @@ def rehearse(plan: Plan, progress: Progress = lambda line: None, image: str = IM
             rehearsal.faults += [teams, unqueued_held(running.cluster, unqueued, teams, progress)]
             rehearsal.seconds["twoTeams"] = round(time.monotonic() - step, 2)
         _record_groups(rehearsal, running.nodes)
+        _diagnose(rehearsal, plan, running.cluster, progress)
     rehearsal.seconds["total"] = round(time.monotonic() - began, 2)
     rehearsal.peak_memory_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
     return rehearsal

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..kube.client import Cluster
-from ..names import HOSTNAME_LABEL
+from ..names import HOSTNAME_LABEL, KUEUE_API_VERSION
 
 # The label each operator puts on its pods, naming the job (batch/v1 Job: kubernetes
 # pkg/controller/job; PyTorchJob and MPIJob: training-operator v1.8.1 and mpi-operator v0.8.0,
@@ -75,7 +75,7 @@ def pods_of(cluster: Cluster, kind: str, name: str, namespace: str) -> list[dict
 
 
 def workload_of(cluster: Cluster, kind: str, name: str, namespace: str) -> dict[str, Any] | None:
-    for workload in cluster.list("kueue.x-k8s.io/v1beta2", "Workload", namespace):
+    for workload in cluster.list(KUEUE_API_VERSION, "Workload", namespace):
         if any(o["kind"] == kind and o["name"] == name for o in workload["metadata"].get("ownerReferences", [])):
             return workload
     return None

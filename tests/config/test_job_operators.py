@@ -1,6 +1,6 @@
 """A stack whose accelerated groups are all on DRA cannot have the training operator as its one job operator: its
-PyTorchJob cannot carry a device claim (config/checks/job_operators.py), so no training job could run. Refused before any
-resource exists, with the key, the value and the operator that does claim the devices."""
+PyTorchJob cannot carry a device claim (config/checks/job_operators.py), so no training job could run. Refused before
+any resource exists, with the key, the value and the operator that does claim the devices."""
 
 import pytest
 from trainstack.config import ConfigError, validate_stack_config

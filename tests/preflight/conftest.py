@@ -1,16 +1,6 @@
 """moto's EC2 in server mode on 127.0.0.1: a real HTTP endpoint for the checks it serves."""
 
 import pytest
-from moto.server import ThreadedMotoServer
-
-
-@pytest.fixture(scope="module")
-def moto_endpoint():
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    yield f"http://{host}:{port}"
-    server.stop()
 
 
 @pytest.fixture

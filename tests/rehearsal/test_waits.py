@@ -109,7 +109,9 @@ def test_job_timeout_stays_an_explicit_override_and_the_default_is_computed() ->
 def test_the_frontier_guide_shows_the_command_users_run_with_the_wait_it_computes() -> None:
     """The guide's figure is the default's, not a benchmark's override: a change of rates changes the guide."""
     guide = (Path(__file__).resolve().parents[2] / "docs" / "guides" / "frontier-p5.md").read_text()
-    assert "```bash\ntrainstack rehearse --stack frontier-p5\n```" in guide
+    # The guide's stack is frontier-p5 written into your project under the name frontier (trainstack init).
+    assert "trainstack init --workload frontier-p5 --stack frontier" in guide
+    assert "```bash\ntrainstack rehearse --stack frontier\n```" in guide
     waits = {wait for _, _, _, wait in rehearsed("frontier-p5")}
     assert len(waits) == 1, waits  # its three jobs are each 2,048 pods made by the Job controller
-    assert f"Each waits up to {waits.pop():.0f} s to run whole." in guide
+    assert f"Each job waits up to {waits.pop():.0f} s to run whole" in " ".join(guide.split())
