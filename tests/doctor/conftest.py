@@ -12,17 +12,27 @@ of the rehearsal's controllers."""
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support.rendered_jobs import planned_record
+from trainstack.kube.client import Cluster
 from trainstack.plan import Plan
 from trainstack.rehearsal.cluster import RehearsalCluster, cluster_for
 
 STACK = "kueue-p5"
 SHARED_REHEARSAL = pytest.mark.xdist_group(name="engines: the rehearsal's controllers")
+
+
+@pytest.fixture(scope="module")
+def record(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """kueue-p5's plan record, as `trainstack plan --json` writes it, in a file: what `doctor --plan` reads."""
+    path = tmp_path_factory.mktemp("record") / f"{STACK}.json"
+    path.write_text(json.dumps(planned_record(STACK)))
+    return path
 
 
 @pytest.fixture(scope="session")
@@ -56,3 +66,12 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
         _RUNNING.pop("cluster")
         _RUNNING.pop("stop").close()
     return result
+
+
+def settle(cluster: Cluster) -> None:
+    """Wait until no pod of the rehearsal waits for a node: just after it starts, the stack's Job that makes the
+    teams' FSx directories waits for kube-controller-manager to bind its claim, and a pending pod is doctor's to
+    name."""
+    cluster.wait_for("the rehearsal's own pods placed", lambda: not [
+        pod for pod in cluster.list("v1", "Pod", fieldSelector="status.phase=Pending")
+        if not pod["spec"].get("nodeName")], timeout=120)

@@ -11,37 +11,21 @@ from typing import Any
 
 import pytest
 import yaml
-from support.rendered_jobs import planned_record
 from trainstack import cli
-from trainstack.kube.client import Cluster
 from trainstack.rehearsal import engines
 from trainstack.rehearsal.cluster import RehearsalCluster
 from trainstack.rehearsal.control_plane import free_port
 
-from .conftest import SHARED_REHEARSAL, STACK
+from .conftest import SHARED_REHEARSAL, STACK, settle
 
 pytestmark = [pytest.mark.engines(*engines.REHEARSAL), SHARED_REHEARSAL]
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def record(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("record") / f"{STACK}.json"
-    path.write_text(json.dumps(planned_record(STACK)))
-    return path
 
 
 def _doctor(capsys: pytest.CaptureFixture[str], *arguments: str) -> tuple[int, str, str]:
     code = cli.main(["doctor", *arguments])
     out, err = capsys.readouterr()
     return code, out, err
-
-
-def _settled(cluster: Cluster) -> bool:
-    """Every pod of the stack's objects is placed: the FSx directories Job's waits, just after the rehearsal starts,
-    for the controller manager to bind its claim."""
-    return all(any(c["type"] == "PodScheduled" and c["status"] == "True" for c in p["status"].get("conditions", []))
-               or p["status"].get("phase") == "Succeeded" for p in cluster.list("v1", "Pod"))
 
 
 def _kubectl(running: RehearsalCluster, *arguments: str) -> None:
@@ -51,7 +35,7 @@ def _kubectl(running: RehearsalCluster, *arguments: str) -> None:
 
 def test_a_healthy_section_exits_0_and_says_what_it_checked(kueue_p5: RehearsalCluster, record: Path,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
-    kueue_p5.cluster.wait_for("the stack's pods placed", lambda: _settled(kueue_p5.cluster), timeout=60)
+    settle(kueue_p5.cluster)
     code, out, err = _doctor(capsys, "--plan", str(record), "--kubeconfig", str(kueue_p5.plane.kubeconfig),
                              "--section", "pending", "--section", "fabric")
     assert (code, err) == (0, ""), out

@@ -14,13 +14,6 @@ from trainstack import cli
 STACK = "kueue-p5"
 
 
-@pytest.fixture(scope="module")
-def record(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("record") / f"{STACK}.json"
-    path.write_text(json.dumps(planned_record(STACK)))
-    return path
-
-
 def _run(capsys: pytest.CaptureFixture[str], *arguments: str) -> tuple[int, str, str]:
     code = cli.main(["doctor", *arguments])
     out, err = capsys.readouterr()

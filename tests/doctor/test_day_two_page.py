@@ -50,7 +50,7 @@ from trainstack.rehearsal.submission import delete_job, submit
 from trainstack.rehearsal.watch import pods_of
 
 from . import pending_faults
-from .conftest import SHARED_REHEARSAL, STACK
+from .conftest import SHARED_REHEARSAL, STACK, settle
 
 pytestmark = [pytest.mark.engines(*engines.REHEARSAL, engines.PULUMI, engines.PULUMI_KUBERNETES), SHARED_REHEARSAL]
 
@@ -221,17 +221,10 @@ def job_over_sockets(running: RehearsalCluster, plan: Plan, team: str, name: str
         delete_job(running.cluster, document)
 
 
-def _settled(cluster: Cluster) -> bool:
-    """No pod waits for a node: the stack's Job that makes the teams' FSx directories waits, just after the rehearsal
-    starts, for kube-controller-manager to bind its claim."""
-    return not [pod for pod in cluster.list("v1", "Pod", fieldSelector="status.phase=Pending")
-                if not pod["spec"].get("nodeName")]
-
-
 def test_the_page_shows_what_doctor_prints_on_a_healthy_cluster(
         kueue_p5: RehearsalCluster, kueue_p5_plan: Plan, releases: Releases,
         capsys: pytest.CaptureFixture[str]) -> None:
-    kueue_p5.cluster.wait_for("the rehearsal's own pods placed", lambda: _settled(kueue_p5.cluster), timeout=120)
+    settle(kueue_p5.cluster)
     printed: dict[str, str] = {}
     for command, _ in _page_commands(HEALTHY):
         code, out, err = _run(capsys, command, kueue_p5.plane.kubeconfig)
@@ -244,7 +237,7 @@ def test_the_page_shows_what_doctor_prints_on_a_cluster_with_faults(
         kueue_p5: RehearsalCluster, kueue_p5_plan: Plan, releases: Releases,
         capsys: pytest.CaptureFixture[str]) -> None:
     cluster = kueue_p5.cluster
-    cluster.wait_for("the rehearsal's own pods placed", lambda: _settled(cluster), timeout=120)
+    settle(cluster)
     printed: dict[str, str] = {}
     with contextlib.ExitStack() as faults:
         faults.enter_context(gpu_off_the_bus(cluster, SICK_NODE))

@@ -32,7 +32,7 @@ from trainstack.rehearsal.cluster import RehearsalCluster
 from trainstack.rehearsal.nodes import node_object
 from trainstack.rehearsal.run import DOCTOR_LEAVES_OUT
 
-from .conftest import SHARED_REHEARSAL
+from .conftest import SHARED_REHEARSAL, settle
 
 pytestmark = [pytest.mark.engines(*engines.REHEARSAL), SHARED_REHEARSAL]
 
@@ -89,20 +89,13 @@ def _exists(cluster: Cluster, name: str) -> bool:
         raise
 
 
-def _settled(cluster: Cluster) -> bool:
-    """Every pod of the stack's objects is placed: the FSx directories Job's waits, just after the rehearsal starts,
-    for the controller manager to bind its claim."""
-    return all(any(c["type"] == "PodScheduled" and c["status"] == "True" for c in p["status"].get("conditions", []))
-               or p["status"].get("phase") == "Succeeded" for p in cluster.list("v1", "Pod"))
-
-
 def _doctor(running: RehearsalCluster, plan: Plan) -> Diagnosis:
     """Doctor as ``trainstack rehearse`` runs it on the cluster it built (no Helm release to read there)."""
     return doctor(plan, running.cluster, left_out=DOCTOR_LEAVES_OUT)
 
 
 def test_doctor_says_healthy_on_the_healthy_rehearsal(kueue_p5: RehearsalCluster, kueue_p5_plan: Plan) -> None:
-    kueue_p5.cluster.wait_for("the stack's pods placed", lambda: _settled(kueue_p5.cluster), timeout=60)
+    settle(kueue_p5.cluster)
     diagnosis = _doctor(kueue_p5, kueue_p5_plan)
     assert diagnosis.healthy, diagnosis.render_text()
     assert diagnosis.summary().startswith("healthy: 3 node groups, 18 nodes, ")

@@ -16,18 +16,14 @@ from trainstack.rehearsal import engines
 from trainstack.rehearsal.cluster import RehearsalCluster
 
 from . import pending_faults as faults
-from .conftest import SHARED_REHEARSAL
+from .conftest import SHARED_REHEARSAL, settle
 
 pytestmark = [pytest.mark.engines(*engines.REHEARSAL), SHARED_REHEARSAL]
 
 
 @pytest.fixture(autouse=True)
 def _settled(kueue_p5: RehearsalCluster) -> None:
-    """The rehearsal's own jobs have run: the stack's Job that makes the teams' FSx directories waits for its claim,
-    which kube-controller-manager binds once it starts (rehearsal.cluster), and a pending pod is doctor's to name."""
-    kueue_p5.cluster.wait_for("the rehearsal's own pods scheduled", lambda: not [
-        p for p in kueue_p5.cluster.list("v1", "Pod", fieldSelector="status.phase=Pending")
-        if not p["spec"].get("nodeName")], timeout=120)
+    settle(kueue_p5.cluster)
 
 
 def _doctor(rehearsal: RehearsalCluster, plan: Plan) -> list[Finding]:
